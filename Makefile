@@ -1,0 +1,32 @@
+# vibes-analyze: two commands for a newcomer.
+#   make demo   installs what is missing, builds in release, imports the bundled sample library
+#               into a fresh SQLite file and analyses it
+#   make test   runs the whole test suite
+SHELL := /bin/bash
+APT_PACKAGES := libopenblas-dev liblapacke-dev libsqlite3-dev pkg-config
+DEMO_DIR := out/demo
+DEMO_DB := $(DEMO_DIR)/library.sqlite
+BIN := .build/release/vibes-analyze
+
+.PHONY: demo test deps build clean
+
+deps:
+	@if ! dpkg -s $(APT_PACKAGES) >/dev/null 2>&1; then \
+		echo "Installing $(APT_PACKAGES) (needs root or sudo)"; \
+		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+		$$SUDO apt-get update && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y $(APT_PACKAGES); \
+	fi
+
+build: deps
+	swift build -c release --product vibes-analyze
+
+demo: build
+	@rm -rf $(DEMO_DIR) && mkdir -p $(DEMO_DIR)
+	$(BIN) import --db $(DEMO_DB) samples/tidytuesday-sample.csv
+	$(BIN) library --db $(DEMO_DB)
+
+test: deps
+	swift test --parallel
+
+clean:
+	rm -rf .build out

@@ -1,0 +1,89 @@
+// swift-tools-version:6.1
+
+import PackageDescription
+
+let package = Package(
+    name: "vibes-analyze",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "Features", targets: ["Features"]),
+        .library(name: "Analytics", targets: ["Analytics"]),
+        .library(name: "Ingest", targets: ["Ingest"]),
+        .executable(name: "vibes-analyze", targets: ["vibes-analyze"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-numerics", from: "1.1.1"),
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+        .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
+    ],
+    targets: [
+        // MARK: - Public API
+
+        .target(
+            name: "Features",
+            dependencies: ["CBLAS"]),
+        .target(
+            name: "Analytics",
+            dependencies: [
+                "Features", "CBLAS", "CLAPACKE",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+        .target(
+            name: "Ingest",
+            dependencies: [
+                "Features",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "FlyingFox", package: "FlyingFox"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+        .executableTarget(
+            name: "vibes-analyze",
+            dependencies: [
+                "Analytics", "Features", "Ingest",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+
+        // MARK: - Implementation details
+
+        .systemLibrary(
+            name: "CBLAS",
+            pkgConfig: "openblas",
+            providers: [.apt(["libopenblas-dev"])]),
+        .systemLibrary(
+            name: "CLAPACKE",
+            pkgConfig: "lapacke",
+            providers: [.apt(["liblapacke-dev"])]),
+        .target(
+            name: "VibesTestSupport",
+            dependencies: [
+                "Features",
+                .product(name: "FlyingFox", package: "FlyingFox"),
+                .product(name: "Numerics", package: "swift-numerics"),
+            ],
+            resources: [.copy("Fixtures")]),
+
+        // MARK: - Tests
+
+        .testTarget(
+            name: "FeaturesTests",
+            dependencies: ["Features", "VibesTestSupport"]),
+        .testTarget(
+            name: "AnalyticsTests",
+            dependencies: ["Analytics", "Features", "VibesTestSupport"]),
+        .testTarget(
+            name: "IngestTests",
+            dependencies: [
+                "Ingest", "Features", "VibesTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
+        .testTarget(
+            name: "VibesAnalyzeTests",
+            dependencies: ["vibes-analyze", "Ingest", "VibesTestSupport"]),
+    ]
+)

@@ -1,0 +1,16 @@
+/// An error of an analysis: the input cannot support what was asked of it.
+public enum AnalyticsError: Error, CustomStringConvertible {
+    /// A vector has the wrong number of features.
+    case dimensionMismatch(expected: Int, actual: Int)
+    /// Fewer samples than the analysis needs, such as fewer tracks than clusters.
+    case tooFewSamples(required: Int, available: Int, what: String)
+
+    public var description: String {
+        switch self {
+        case .dimensionMismatch(let expected, let actual):
+            "Expected \(expected) features per track, got \(actual)."
+        case .tooFewSamples(let required, let available, let what):
+            "\(what) needs at least \(required) tracks with features, but the library has \(available)."
+        }
+    }
+}

@@ -1,0 +1,85 @@
+/// One of the twelve audio features that Spotify's audio-features object carries.
+///
+/// The raw values are the wire names used by the Spotify Web API and by the CSV datasets
+/// built from it, so `AudioFeature(rawValue: "time_signature")` reads a column header directly.
+/// Ranges are the documented ones; real data strays outside them (loudness of +1.3 dB, tempo 0),
+/// and such values are kept but flagged (see ``AudioFeatures/outOfRangeFeatures``).
+public enum AudioFeature: String, CaseIterable, Codable, Hashable, Sendable {
+    /// How suitable a track is for dancing, from 0.0 (least danceable) to 1.0 (most danceable).
+    case danceability
+    /// A perceptual measure of intensity and activity, from 0.0 to 1.0.
+    case energy
+    /// The estimated key as a pitch class (0 = C, 1 = C♯/D♭, … 11 = B); −1 means no key was detected.
+    case key
+    /// The overall loudness in decibels (LUFS-like), typically −60 dB to 0 dB.
+    case loudness
+    /// The modality: 1 is major, 0 is minor.
+    case mode
+    /// The presence of spoken words, from 0.0 to 1.0; above 0.66 is probably entirely spoken.
+    case speechiness
+    /// A confidence from 0.0 to 1.0 that the track is acoustic.
+    case acousticness
+    /// The likelihood, from 0.0 to 1.0, that the track contains no vocals.
+    case instrumentalness
+    /// The likelihood, from 0.0 to 1.0, that the track was performed live.
+    case liveness
+    /// The musical positiveness, from 0.0 (sad, angry) to 1.0 (happy, euphoric).
+    case valence
+    /// The estimated tempo in beats per minute. A tempo of 0 means that no tempo was detected.
+    case tempo
+    /// The estimated meter as beats per bar, documented from 3 to 7 (3/4 to 7/4).
+    case timeSignature = "time_signature"
+}
+
+// MARK: - Documented ranges and units
+
+extension AudioFeature {
+    /// The documented range of the feature, in its own unit.
+    public var documentedRange: ClosedRange<Double> {
+        switch self {
+        case .key: -1...11
+        case .loudness: -60...0
+        case .mode: 0...1
+        case .tempo: 1...300
+        case .timeSignature: 3...7
+        default: 0...1
+        }
+    }
+
+    /// The unit of the feature's values, for display.
+    public var unit: String {
+        switch self {
+        case .loudness: "dB"
+        case .tempo: "BPM"
+        case .key: "pitch class"
+        case .mode: "major=1"
+        case .timeSignature: "beats/bar"
+        default: "0–1"
+        }
+    }
+
+    /// Whether the feature takes whole-number values (key, mode, time signature).
+    public var isDiscrete: Bool {
+        switch self {
+        case .key, .mode, .timeSignature: true
+        default: false
+        }
+    }
+
+    /// Whether a value is a sentinel meaning "not measured" rather than a measurement.
+    ///
+    /// A key of −1 means no key was detected and a tempo of 0 (or below 1 BPM) means no tempo was
+    /// detected; analysis treats both as missing, never as "very slow" or "C minus one".
+    public func isMissingSentinel(_ value: Double) -> Bool {
+        switch self {
+        case .key: value == -1
+        case .tempo: value < 1
+        default: false
+        }
+    }
+
+    /// The features whose values lie in 0…1 and are written as 0–100 integers by some datasets.
+    public static let unitIntervalFeatures: [AudioFeature] = [
+        .danceability, .energy, .speechiness, .acousticness, .instrumentalness, .liveness, .valence,
+    ]
+}

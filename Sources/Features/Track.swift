@@ -1,0 +1,88 @@
+import Foundation
+
+/// A recording in a person's library: its identity and the metadata shown next to it.
+///
+/// A track from a local file has no Spotify ID; such tracks, and plays that arrive without a URI,
+/// are matched on ``matchKey``, the normalised first artist and title.
+public struct Track: Hashable, Sendable, Codable {
+    /// The Spotify track ID, or `nil` for local files and sources without IDs.
+    public var spotifyID: SpotifyID?
+    public var name: String
+    /// The credited artists, main artist first.
+    public var artists: [String]
+    public var album: String?
+    public var albumID: SpotifyID?
+    public var releaseDate: ReleaseDate?
+    /// The duration in milliseconds.
+    public var durationMS: Int?
+    /// The International Standard Recording Code, when the source provides it.
+    public var isrc: String?
+    public var isExplicit: Bool?
+    /// Spotify's popularity, 0 (least) to 100 (most popular), at the time the source was made.
+    public var popularity: Int?
+    /// Whether the track is a local file (`spotify:local:` URI) rather than a catalogue track.
+    public var isLocal: Bool
+
+    public init(
+        spotifyID: SpotifyID?, name: String, artists: [String], album: String? = nil,
+        albumID: SpotifyID? = nil, releaseDate: ReleaseDate? = nil, durationMS: Int? = nil,
+        isrc: String? = nil, isExplicit: Bool? = nil, popularity: Int? = nil, isLocal: Bool = false
+    ) {
+        self.spotifyID = spotifyID
+        self.name = name
+        self.artists = artists
+        self.album = album
+        self.albumID = albumID
+        self.releaseDate = releaseDate
+        self.durationMS = durationMS
+        self.isrc = isrc
+        self.isExplicit = isExplicit
+        self.popularity = popularity
+        self.isLocal = isLocal
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case spotifyID = "spotify_id", name, artists, album
+        case albumID = "album_id", releaseDate = "release_date", durationMS = "duration_ms"
+        case isrc, isExplicit = "explicit", popularity, isLocal = "is_local"
+    }
+
+    /// The key that matches this track to plays and exports that carry only names.
+    public var matchKey: String {
+        Track.matchKey(artist: artists.first ?? "", title: name)
+    }
+
+    /// The normalised `artist␟title` key: case-folded, diacritics removed, punctuation and
+    /// spacing collapsed, so that "Tiësto – Red Lights" matches "TIESTO - red lights".
+    public static func matchKey(artist: some StringProtocol, title: some StringProtocol) -> String {
+        normalizedName(artist) + "\u{1F}" + normalizedName(title)
+    }
+
+    /// A name folded for matching: lower case, no diacritics, alphanumerics separated by one space.
+    ///
+    /// ASCII names, the large majority, are folded without Foundation; others go through
+    /// `folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive])` first.
+    public static func normalizedName(_ name: some StringProtocol) -> String {
+        let source: String =
+            name.utf8.allSatisfy { $0 < 0x80 }
+            ? String(name)
+            : String(name).folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
+        var result = String.UnicodeScalarView()
+        var pendingSpace = false
+        for scalar in source.unicodeScalars {
+            let isWordCharacter =
+                scalar.isASCII
+                ? (scalar.value >= 0x30 && scalar.value <= 0x39) || (scalar.value | 0x20 >= 0x61 && scalar.value | 0x20 <= 0x7A)
+                : scalar.properties.isAlphabetic || scalar.properties.numericType != nil
+            if isWordCharacter {
+                if pendingSpace && !result.isEmpty { result.append(" ") }
+                pendingSpace = false
+                let value = scalar.value
+                result.append(value >= 0x41 && value <= 0x5A ? Unicode.Scalar(value + 32)! : scalar)
+            } else if scalar.properties.generalCategory != .nonspacingMark {
+                pendingSpace = true
+            }
+        }
+        return String(result)
+    }
+}

@@ -1,0 +1,159 @@
+import GRDB
+
+extension LibraryStore {
+    /// The schema, as named migrations applied in order. Never edit a migration that has shipped;
+    /// add a new one.
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1-library", migrate: createLibrarySchema)
+        return migrator
+    }
+
+    private static func createLibrarySchema(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE import_runs (
+                    id INTEGER PRIMARY KEY,
+                    path TEXT NOT NULL,
+                    format TEXT NOT NULL,
+                    sha256 TEXT NOT NULL,
+                    scale TEXT,
+                    rows_read INTEGER NOT NULL DEFAULT 0,
+                    rows_imported INTEGER NOT NULL DEFAULT 0,
+                    rows_rejected INTEGER NOT NULL DEFAULT 0,
+                    tracks_new INTEGER NOT NULL DEFAULT 0,
+                    tracks_updated INTEGER NOT NULL DEFAULT 0,
+                    features_written INTEGER NOT NULL DEFAULT 0,
+                    plays_new INTEGER NOT NULL DEFAULT 0,
+                    rejections TEXT NOT NULL DEFAULT '[]',
+                    started_at TEXT NOT NULL,
+                    finished_at TEXT NOT NULL
+                );
+                CREATE INDEX import_runs_sha256 ON import_runs(sha256);
+
+                CREATE TABLE artists (
+                    id INTEGER PRIMARY KEY,
+                    spotify_id TEXT UNIQUE,
+                    name TEXT NOT NULL,
+                    name_key TEXT NOT NULL UNIQUE
+                );
+
+                CREATE TABLE tracks (
+                    id INTEGER PRIMARY KEY,
+                    spotify_id TEXT UNIQUE,
+                    name TEXT NOT NULL,
+                    album TEXT,
+                    album_id TEXT,
+                    release_date TEXT,
+                    release_precision TEXT CHECK (release_precision IN ('year', 'month', 'day')),
+                    duration_ms INTEGER,
+                    isrc TEXT,
+                    explicit INTEGER,
+                    popularity INTEGER,
+                    is_local INTEGER NOT NULL DEFAULT 0,
+                    match_key TEXT NOT NULL
+                );
+                CREATE INDEX tracks_match_key ON tracks(match_key);
+
+                CREATE TABLE track_artists (
+                    track_id INTEGER NOT NULL REFERENCES tracks(id) ON DELETE CASCADE,
+                    position INTEGER NOT NULL,
+                    artist_id INTEGER NOT NULL REFERENCES artists(id),
+                    PRIMARY KEY (track_id, position)
+                ) WITHOUT ROWID;
+                CREATE INDEX track_artists_artist ON track_artists(artist_id);
+
+                CREATE TABLE audio_features (
+                    track_id INTEGER NOT NULL REFERENCES tracks(id) ON DELETE CASCADE,
+                    source TEXT NOT NULL,
+                    priority INTEGER NOT NULL,
+                    import_run_id INTEGER REFERENCES import_runs(id),
+                    fetched_at TEXT NOT NULL,
+                    danceability REAL,
+                    energy REAL,
+                    key INTEGER,
+                    loudness REAL,
+                    mode INTEGER,
+                    speechiness REAL,
+                    acousticness REAL,
+                    instrumentalness REAL,
+                    liveness REAL,
+                    valence REAL,
+                    tempo REAL,
+                    time_signature INTEGER,
+                    out_of_range INTEGER NOT NULL DEFAULT 0,
+                    PRIMARY KEY (track_id, source)
+                ) WITHOUT ROWID;
+
+                -- The row analyses use: for each track, the source of highest priority.
+                CREATE VIEW current_features AS
+                SELECT * FROM (
+                    SELECT audio_features.*,
+                           row_number() OVER (PARTITION BY track_id ORDER BY priority DESC, fetched_at DESC) AS rank
+                    FROM audio_features)
+                WHERE rank = 1;
+
+                CREATE TABLE tags (
+                    id INTEGER PRIMARY KEY,
+                    kind TEXT NOT NULL,
+                    value TEXT NOT NULL,
+                    UNIQUE (kind, value)
+                );
+                CREATE TABLE track_tags (
+                    track_id INTEGER NOT NULL REFERENCES tracks(id) ON DELETE CASCADE,
+                    tag_id INTEGER NOT NULL REFERENCES tags(id),
+                    source TEXT NOT NULL,
+                    PRIMARY KEY (track_id, tag_id)
+                ) WITHOUT ROWID;
+                CREATE INDEX track_tags_tag ON track_tags(tag_id);
+
+                CREATE TABLE playlists (
+                    id INTEGER PRIMARY KEY,
+                    origin_key TEXT NOT NULL UNIQUE,
+                    spotify_id TEXT UNIQUE,
+                    name TEXT NOT NULL,
+                    description TEXT,
+                    owner TEXT,
+                    snapshot_id TEXT,
+                    source TEXT NOT NULL,
+                    import_run_id INTEGER REFERENCES import_runs(id),
+                    updated_at TEXT NOT NULL
+                );
+                CREATE TABLE playlist_items (
+                    playlist_id INTEGER NOT NULL REFERENCES playlists(id) ON DELETE CASCADE,
+                    position INTEGER NOT NULL,
+                    track_id INTEGER NOT NULL REFERENCES tracks(id) ON DELETE CASCADE,
+                    added_at TEXT,
+                    added_by TEXT,
+                    PRIMARY KEY (playlist_id, position)
+                ) WITHOUT ROWID;
+                CREATE INDEX playlist_items_track ON playlist_items(track_id);
+
+                CREATE TABLE saved_tracks (
+                    track_id INTEGER PRIMARY KEY REFERENCES tracks(id) ON DELETE CASCADE,
+                    added_at TEXT,
+                    source TEXT NOT NULL
+                );
+
+                CREATE TABLE plays (
+                    id INTEGER PRIMARY KEY,
+                    played_at TEXT NOT NULL,
+                    ms_played INTEGER NOT NULL,
+                    track_id INTEGER REFERENCES tracks(id) ON DELETE SET NULL,
+                    track_name TEXT NOT NULL,
+                    artist_name TEXT NOT NULL,
+                    album_name TEXT,
+                    spotify_uri TEXT,
+                    platform TEXT,
+                    reason_start TEXT,
+                    reason_end TEXT,
+                    shuffle INTEGER,
+                    skipped INTEGER,
+                    source TEXT NOT NULL,
+                    import_run_id INTEGER REFERENCES import_runs(id),
+                    UNIQUE (played_at, artist_name, track_name, ms_played)
+                );
+                CREATE INDEX plays_track ON plays(track_id);
+                """)
+    }
+}

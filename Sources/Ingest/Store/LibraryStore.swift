@@ -1,0 +1,60 @@
+import Foundation
+import GRDB
+import Logging
+
+/// The SQLite file that holds a person's library: tracks, artists, audio features with their
+/// provenance, playlists, listening history and the record of every import.
+///
+/// The store runs in WAL mode with foreign keys on, migrates itself when opened, and does every
+/// write inside one transaction, so a crash or Ctrl-C leaves either all of a write or none of it.
+public final class LibraryStore: Sendable {
+    /// The path of the database file.
+    public let path: String
+    /// The connection pool (one writer, concurrent readers).
+    public let database: DatabasePool
+    let logger: Logger
+
+    /// Opens the store at `path`, creating the file and its folder if needed, and migrates it.
+    ///
+    /// - Throws: ``StoreError`` when the file cannot be created, opened or migrated.
+    public init(path: String, logger: Logger = Logger(label: "vibes.store")) throws {
+        self.path = path
+        self.logger = logger
+        let folder = (path as NSString).deletingLastPathComponent
+        if !folder.isEmpty {
+            do {
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            } catch {
+                throw StoreError.cannotOpen(path: path, reason: "cannot create its folder: \(error.localizedDescription)")
+            }
+        }
+        var configuration = Configuration()
+        configuration.foreignKeysEnabled = true
+        configuration.busyMode = .timeout(10)
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
+        do {
+            database = try DatabasePool(path: path, configuration: configuration)
+            try LibraryStore.migrator.migrate(database)
+        } catch let error as DatabaseError {
+            throw StoreError.cannotOpen(path: path, reason: error.message ?? "\(error.resultCode)")
+        }
+    }
+
+    /// The store location when none is given: `$VIBES_DB`, else
+    /// `$XDG_DATA_HOME/vibes-analyze/library.sqlite`, else `~/.local/share/vibes-analyze/library.sqlite`.
+    public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        if let path = environment["VIBES_DB"], !path.isEmpty { return path }
+        if let data = environment["XDG_DATA_HOME"], !data.isEmpty {
+            return data + "/vibes-analyze/library.sqlite"
+        }
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        return home + "/.local/share/vibes-analyze/library.sqlite"
+    }
+
+    /// The names of the migrations applied to this file, in order.
+    public func appliedMigrations() throws -> [String] {
+        try database.read { db in try LibraryStore.migrator.appliedMigrations(db) }
+    }
+}

@@ -1,0 +1,69 @@
+import ArgumentParser
+import Foundation
+import Ingest
+import Logging
+
+/// Options every subcommand takes: where the store is, how much to say, and how to print.
+struct GlobalOptions: ParsableArguments {
+    @Option(name: .long, help: "The library database file. Defaults to $VIBES_DB, else $XDG_DATA_HOME/vibes-analyze/library.sqlite, else ~/.local/share/vibes-analyze/library.sqlite.")
+    var db: String?
+
+    @Flag(name: .long, help: "Print results as JSON for scripts.")
+    var json = false
+
+    @Flag(name: .shortAndLong, help: "Print only results and errors, no progress.")
+    var quiet = false
+
+    @Flag(name: .shortAndLong, help: "Print diagnostics while working.")
+    var verbose = false
+
+    func validate() throws {
+        if quiet && verbose {
+            throw ValidationError("Please choose either --quiet or --verbose, not both.")
+        }
+    }
+
+    /// The database path these options select.
+    var databasePath: String {
+        db ?? LibraryStore.defaultPath()
+    }
+
+    /// Opens the store, bootstrapping logging first.
+    func openStore() throws -> LibraryStore {
+        Console.bootstrapLogging(verbose: verbose)
+        return try LibraryStore(path: databasePath, logger: Logger(label: "vibes.store"))
+    }
+}
+
+/// Writing to the terminal: results to stdout, diagnostics and progress to stderr.
+enum Console {
+    nonisolated(unsafe) private static var isBootstrapped = false
+
+    /// Sets up swift-log once per process: stderr, `info` or `debug` with `--verbose`.
+    static func bootstrapLogging(verbose: Bool) {
+        guard !isBootstrapped else { return }
+        isBootstrapped = true
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = verbose ? .debug : .warning
+            return handler
+        }
+    }
+
+    /// Writes a line of diagnostics to stderr.
+    static func diagnostic(_ text: String) {
+        FileHandle.standardError.write(Data((text + "\n").utf8))
+    }
+
+    /// Writes a value as pretty-printed JSON with sorted keys to stdout.
+    static func printJSON(_ value: some Encodable) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        let data = try encoder.encode(value)
+        print(String(decoding: data, as: UTF8.self))
+    }
+
+    /// Whether stderr is a terminal (progress is drawn only then).
+    static var stderrIsTerminal: Bool { isatty(2) != 0 }
+}

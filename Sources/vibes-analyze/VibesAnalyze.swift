@@ -1,0 +1,10 @@
+import ArgumentParser
+
+@main
+struct VibesAnalyze: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "vibes-analyze",
+        abstract: "Turn a music library into vibes: import audio features, cluster, recommend and report.",
+        version: "0.1.0",
+        subcommands: [])
+}
