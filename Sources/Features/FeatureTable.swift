@@ -1,0 +1,47 @@
+/// The raw audio features of many tracks, as read from the store: one row per track, one column per
+/// ``AudioFeature`` in `AudioFeature.allCases` order, in original units, `NaN` where missing.
+///
+/// Sentinels that mean "not measured" (key −1, tempo 0) are stored as `NaN` too, so that no
+/// analysis mistakes them for measurements. A ``FeatureSchema`` turns a table into a scaled
+/// ``FeatureMatrix``.
+public struct FeatureTable: Sendable {
+    /// The store's track ID of each row.
+    public var trackIDs: [Int64]
+    /// Row-major values, `trackIDs.count × AudioFeature.allCases.count`.
+    public var values: [Float]
+
+    /// The number of columns, one per audio feature.
+    public static let columnCount = AudioFeature.allCases.count
+
+    public init(trackIDs: [Int64] = [], values: [Float] = []) {
+        precondition(values.count == trackIDs.count * FeatureTable.columnCount, "The table is not rectangular.")
+        self.trackIDs = trackIDs
+        self.values = values
+    }
+
+    /// The number of tracks.
+    public var rowCount: Int { trackIDs.count }
+
+    /// The value of `feature` for row `row`, or `nil` when it is missing.
+    public func value(row: Int, feature: AudioFeature) -> Float? {
+        let value = values[row * FeatureTable.columnCount + FeatureTable.columnIndex(of: feature)]
+        return value.isNaN ? nil : value
+    }
+
+    /// The column of `feature` in every row.
+    public static func columnIndex(of feature: AudioFeature) -> Int {
+        AudioFeature.allCases.firstIndex(of: feature)!
+    }
+
+    /// Appends one track's features, storing missing values and sentinels as `NaN`.
+    public mutating func append(trackID: Int64, features: AudioFeatures) {
+        trackIDs.append(trackID)
+        for feature in AudioFeature.allCases {
+            if let value = features[feature], !feature.isMissingSentinel(value) {
+                values.append(Float(value))
+            } else {
+                values.append(.nan)
+            }
+        }
+    }
+}

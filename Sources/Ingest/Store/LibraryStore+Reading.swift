@@ -1,0 +1,82 @@
+import Features
+import GRDB
+
+/// A track as lists and reports show it.
+public struct TrackSummary: Hashable, Sendable, Codable {
+    public var id: Int64
+    public var spotifyID: String?
+    public var name: String
+    public var artists: [String]
+    public var album: String?
+    public var durationMS: Int?
+    public var popularity: Int?
+
+    enum CodingKeys: String, CodingKey {
+        case id, spotifyID = "spotify_id", name, artists, album, durationMS = "duration_ms", popularity
+    }
+}
+
+extension LibraryStore {
+    /// Reads the current audio features of every track that has any, in track-ID order.
+    ///
+    /// "Current" is the row of the source with the highest priority (see ``FeatureSource/priority``),
+    /// the latest fetched among equals.
+    ///
+    /// - Complexity: One scan of `audio_features`; about a second per million tracks.
+    public func featureTable() throws -> FeatureTable {
+        try database.read { db in
+            var table = FeatureTable()
+            let rows = try Row.fetchCursor(
+                db,
+                sql: """
+                    SELECT track_id, danceability, energy, key, loudness, mode, speechiness, acousticness,
+                           instrumentalness, liveness, valence, tempo, time_signature
+                    FROM current_features ORDER BY track_id
+                    """)
+            while let row = try rows.next() {
+                var features = AudioFeatures()
+                for (column, feature) in AudioFeature.allCases.enumerated() {
+                    features[feature] = row[column + 1] as Double?
+                }
+                table.append(trackID: row[0], features: features)
+            }
+            return table
+        }
+    }
+
+    /// Reads the display summaries of the given tracks, keyed by track ID.
+    public func trackSummaries(for ids: some Collection<Int64>) throws -> [Int64: TrackSummary] {
+        guard !ids.isEmpty else { return [:] }
+        return try database.read { db in
+            var result: [Int64: TrackSummary] = [:]
+            for chunk in Array(ids).chunked(into: 500) {
+                let placeholders = databaseQuestionMarks(count: chunk.count)
+                let rows = try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT t.id, t.spotify_id, t.name, t.album, t.duration_ms, t.popularity,
+                               (SELECT group_concat(name, char(31)) FROM
+                                   (SELECT a.name FROM track_artists ta JOIN artists a ON a.id = ta.artist_id
+                                    WHERE ta.track_id = t.id ORDER BY ta.position)) AS artists
+                        FROM tracks t WHERE t.id IN (\(placeholders))
+                        """,
+                    arguments: StatementArguments(chunk))
+                for row in rows {
+                    let artists = (row["artists"] as String?).map { $0.split(separator: "\u{1F}").map(String.init) } ?? []
+                    let summary = TrackSummary(
+                        id: row["id"], spotifyID: row["spotify_id"], name: row["name"], artists: artists,
+                        album: row["album"], durationMS: row["duration_ms"], popularity: row["popularity"])
+                    result[summary.id] = summary
+                }
+            }
+            return result
+        }
+    }
+}
+
+extension Array {
+    /// The array cut into consecutive pieces of at most `size` elements.
+    func chunked(into size: Int) -> [ArraySlice<Element>] {
+        stride(from: 0, to: count, by: size).map { self[$0..<Swift.min($0 + size, count)] }
+    }
+}
