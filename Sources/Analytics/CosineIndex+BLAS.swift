@@ -1,0 +1,142 @@
+import CBLAS
+import Features
+
+// The pointer code of the similarity engine (style rule 25): every `withUnsafe…` and every BLAS
+// call of `CosineIndex` is in this file, and no pointer leaves its closure.
+
+extension CosineIndex {
+    /// Queries per `sgemm` block. With ``itemBlock`` it sizes the score buffer (256 × 1,024 floats,
+    /// 1 MiB) to stay in one core's L2 while the block's queries scan it.
+    static let queryBlock = 256
+    /// Indexed rows per `sgemm` block (48 KiB of items at d = 12, resident in L1/L2 for the block).
+    static let itemBlock = 1_024
+
+    /// Returns `matrix` with every row scaled to unit length; zero rows stay zero.
+    static func normalizedRows(of matrix: Matrix) -> Matrix {
+        var result = matrix
+        let d = matrix.columnCount
+        guard d > 0 else { return result }
+        result.elements.withUnsafeMutableBufferPointer { x in
+            for row in 0..<matrix.rowCount {
+                let start = x.baseAddress! + row * d
+                let norm = cblas_snrm2(Int32(d), start, 1)
+                if norm > 0, norm.isFinite { cblas_sscal(Int32(d), 1 / norm, start, 1) }
+            }
+        }
+        return result
+    }
+
+    /// The dot product of the unit-length `query` with every indexed row.
+    func scores(of query: [Float]) -> [Float] {
+        var result = [Float](repeating: 0, count: count)
+        guard count > 0, dimension > 0 else { return result }
+        vectors.elements.withUnsafeBufferPointer { x in
+            query.withUnsafeBufferPointer { q in
+                result.withUnsafeMutableBufferPointer { y in
+                    cblas_sgemv(
+                        CblasRowMajor, CblasNoTrans, Int32(count), Int32(dimension),
+                        1, x.baseAddress, Int32(dimension), q.baseAddress, 1, 0, y.baseAddress, 1)
+                }
+            }
+        }
+        return result
+    }
+
+    /// The exact top-`k` neighbours of the unit-length `queries` rows in `range`.
+    ///
+    /// For each block of ``queryBlock`` queries and each block of ``itemBlock`` rows, one
+    /// single-threaded `sgemm` fills a score buffer; each query then scans its row of the buffer
+    /// 16 lanes at a time against its current *k*-th best score, and only lanes that reach it go
+    /// through the ordered insertion (ties by track ID).
+    func topK(of queries: Matrix, rows range: Range<Int>, count k: Int) -> TopKBlock {
+        openblas_set_num_threads(1)
+        let d = dimension
+        let n = count
+        let queryCount = range.count
+        var topScores = [Float](repeating: -.infinity, count: queryCount * k)
+        var topRows = [Int32](repeating: -1, count: queryCount * k)
+        var buffer = [Float](repeating: 0, count: CosineIndex.queryBlock * CosineIndex.itemBlock)
+        vectors.elements.withUnsafeBufferPointer { x in
+            queries.elements.withUnsafeBufferPointer { q in
+                trackIDs.withUnsafeBufferPointer { ids in
+                    buffer.withUnsafeMutableBufferPointer { c in
+                        topScores.withUnsafeMutableBufferPointer { bestScores in
+                            topRows.withUnsafeMutableBufferPointer { bestRows in
+                                for blockStart in stride(from: 0, to: queryCount, by: CosineIndex.queryBlock) {
+                                    let blockCount = Swift.min(CosineIndex.queryBlock, queryCount - blockStart)
+                                    let queryBase = q.baseAddress! + (range.lowerBound + blockStart) * d
+                                    for itemStart in stride(from: 0, to: n, by: CosineIndex.itemBlock) {
+                                        let itemCount = Swift.min(CosineIndex.itemBlock, n - itemStart)
+                                        cblas_sgemm(
+                                            CblasRowMajor, CblasNoTrans, CblasTrans,
+                                            Int32(blockCount), Int32(itemCount), Int32(d),
+                                            1, queryBase, Int32(d), x.baseAddress! + itemStart * d, Int32(d),
+                                            0, c.baseAddress, Int32(itemCount))
+                                        for local in 0..<blockCount {
+                                            let slot = (blockStart + local) * k
+                                            CosineIndex.scan(
+                                                c.baseAddress! + local * itemCount, count: itemCount,
+                                                firstRow: itemStart, ids: ids.baseAddress!,
+                                                scores: bestScores.baseAddress! + slot,
+                                                rows: bestRows.baseAddress! + slot, k: k)
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        return TopKBlock(queryCount: queryCount, scores: topScores, rows: topRows)
+    }
+
+    /// Merges `count` scores of consecutive rows into one query's sorted top-`k` lists.
+    @inline(__always)
+    private static func scan(
+        _ scores: UnsafePointer<Float>, count: Int, firstRow: Int, ids: UnsafePointer<Int64>,
+        scores best: UnsafeMutablePointer<Float>, rows bestRows: UnsafeMutablePointer<Int32>, k: Int
+    ) {
+        var threshold = best[k - 1]
+        var j = 0
+        let raw = UnsafeRawPointer(scores)
+        while j + 16 <= count {
+            let lanes = raw.loadUnaligned(fromByteOffset: j * 4, as: SIMD16<Float>.self)
+            if any(lanes .>= SIMD16(repeating: threshold)) {
+                for lane in 0..<16 where lanes[lane] >= threshold {
+                    insert(lanes[lane], row: firstRow + j + lane, ids: ids, scores: best, rows: bestRows, k: k)
+                    threshold = best[k - 1]
+                }
+            }
+            j += 16
+        }
+        while j < count {
+            if scores[j] >= threshold {
+                insert(scores[j], row: firstRow + j, ids: ids, scores: best, rows: bestRows, k: k)
+                threshold = best[k - 1]
+            }
+            j += 1
+        }
+    }
+
+    /// Inserts one candidate into a sorted top-`k` list if it ranks before the last entry.
+    @inline(__always)
+    private static func insert(
+        _ score: Float, row: Int, ids: UnsafePointer<Int64>,
+        scores best: UnsafeMutablePointer<Float>, rows bestRows: UnsafeMutablePointer<Int32>, k: Int
+    ) {
+        let id = ids[row]
+        let lastRow = bestRows[k - 1]
+        if lastRow >= 0 && !TopK.ranksBefore(score, id, best[k - 1], ids[Int(lastRow)]) { return }
+        var position = k - 1
+        while position > 0 {
+            let previousRow = bestRows[position - 1]
+            if previousRow >= 0 && !TopK.ranksBefore(score, id, best[position - 1], ids[Int(previousRow)]) { break }
+            best[position] = best[position - 1]
+            bestRows[position] = previousRow
+            position -= 1
+        }
+        best[position] = score
+        bestRows[position] = Int32(row)
+    }
+}

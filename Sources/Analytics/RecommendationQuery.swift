@@ -1,0 +1,204 @@
+import Features
+
+/// What to recommend: seeds, tunable attributes in Spotify's vocabulary, and how to diversify.
+///
+/// This is the request of Spotify's retired `GET /v1/recommendations`, answered over the user's
+/// own library: up to five seeds of mixed kinds, `min_*`/`max_*` hard filters and `target_*`
+/// values for the fourteen tunable attributes, and a result count.
+///
+/// ```swift
+/// var query = RecommendationQuery(seeds: [.track(42)])
+/// query.setTarget(0.8, for: .energy)
+/// query.setMaximum(120, for: .tempo)
+/// let result = try recommender.recommend(query)
+/// ```
+public struct RecommendationQuery: Sendable {
+    /// The maximum number of positive seeds, as in Spotify's endpoint.
+    public static let maximumSeedCount = 5
+
+    /// The seeds to recommend from ("more like this").
+    public var seeds: [RecommendationSeed]
+    /// Seeds to move away from ("less like this").
+    public var negativeSeeds: [RecommendationSeed]
+    /// How several seeds are combined.
+    public var combination: SeedCombination
+    /// The bounds and targets, by attribute.
+    public var constraints: [TunableAttribute: AttributeConstraint]
+    /// Whether tempo bounds and targets accept half and double time (60 BPM matches 120 BPM).
+    public var tempoOctave: Bool
+    /// The number of tracks to return, 1…100.
+    public var count: Int
+    /// The weight of variety against similarity in maximal-marginal-relevance re-ranking: 0 ranks by
+    /// similarity alone, 1 by dissimilarity to the tracks already picked alone.
+    public var diversity: Double
+    /// At most this many tracks by the same main artist; unlimited when `nil`.
+    public var maximumPerArtist: Int?
+    /// Tracks never to return; the seed tracks are always excluded.
+    public var excludedTrackIDs: Set<Int64>
+
+    public init(
+        seeds: [RecommendationSeed] = [], negativeSeeds: [RecommendationSeed] = [],
+        combination: SeedCombination = .average, count: Int = 20, diversity: Double = 0,
+        maximumPerArtist: Int? = nil, tempoOctave: Bool = false
+    ) {
+        self.seeds = seeds
+        self.negativeSeeds = negativeSeeds
+        self.combination = combination
+        self.constraints = [:]
+        self.tempoOctave = tempoOctave
+        self.count = count
+        self.diversity = diversity
+        self.maximumPerArtist = maximumPerArtist
+        self.excludedTrackIDs = []
+    }
+
+    /// Sets the hard lower bound `min_<attribute>`.
+    public mutating func setMinimum(_ value: Double, for attribute: TunableAttribute) {
+        constraints[attribute, default: AttributeConstraint()].minimum = value
+    }
+
+    /// Sets the hard upper bound `max_<attribute>`.
+    public mutating func setMaximum(_ value: Double, for attribute: TunableAttribute) {
+        constraints[attribute, default: AttributeConstraint()].maximum = value
+    }
+
+    /// Sets `target_<attribute>`, the value that results should be near.
+    public mutating func setTarget(_ value: Double, for attribute: TunableAttribute) {
+        constraints[attribute, default: AttributeConstraint()].target = value
+    }
+
+    /// The attributes that have a target.
+    public var targets: [(attribute: TunableAttribute, value: Double)] {
+        TunableAttribute.allCases.compactMap { attribute in
+            constraints[attribute]?.target.map { (attribute, $0) }
+        }
+    }
+
+    /// Checks the query for contradictions a user can fix.
+    ///
+    /// - Throws: ``RecommendationError`` naming the offending option.
+    public func validate() throws {
+        guard seeds.count <= RecommendationQuery.maximumSeedCount else {
+            throw RecommendationError.tooManySeeds(count: seeds.count)
+        }
+        guard !seeds.isEmpty || !targets.isEmpty else { throw RecommendationError.noSeeds }
+        guard (1...100).contains(count) else { throw RecommendationError.invalidCount(count) }
+        guard (0...1).contains(diversity) else { throw RecommendationError.invalidDiversity(diversity) }
+        for (attribute, constraint) in constraints {
+            if let minimum = constraint.minimum, let maximum = constraint.maximum, minimum > maximum {
+                throw RecommendationError.emptyRange(attribute: attribute, minimum: minimum, maximum: maximum)
+            }
+            for value in [constraint.minimum, constraint.maximum, constraint.target].compactMap({ $0 }) {
+                guard attribute.acceptedRange.contains(value) else {
+                    throw RecommendationError.outOfRange(attribute: attribute, value: value)
+                }
+            }
+        }
+    }
+}
+
+/// The bounds and target of one attribute; every part is optional.
+public struct AttributeConstraint: Hashable, Sendable, Codable {
+    /// `min_*`: tracks below this are removed.
+    public var minimum: Double?
+    /// `max_*`: tracks above this are removed.
+    public var maximum: Double?
+    /// `target_*`: the query is pulled to this value and tracks near it rank higher.
+    public var target: Double?
+
+    public init(minimum: Double? = nil, maximum: Double? = nil, target: Double? = nil) {
+        self.minimum = minimum
+        self.maximum = maximum
+        self.target = target
+    }
+}
+
+/// How several seeds make one query.
+public enum SeedCombination: String, Sendable, CaseIterable, Codable {
+    /// One query at the mean of the seeds' points: tracks between the seeds.
+    case average
+    /// One query per seed, with their results interleaved: a bit of each seed.
+    case interleave
+}
+
+/// Something to recommend from: a track, a group of tracks, or a mood.
+public enum RecommendationSeed: Hashable, Sendable {
+    /// One track, by store ID.
+    case track(Int64)
+    /// The centroid of a group of tracks, such as an artist's tracks or a saved vibe cluster;
+    /// `label` says what the group is ("artist Daft Punk", "vibe 3").
+    case tracks([Int64], label: String)
+    /// A point of the valence–energy plane.
+    case mood(Mood)
+}
+
+/// One of the fourteen attributes of Spotify's recommendations endpoint, by its wire name.
+///
+/// Twelve are audio features; `duration_ms` and `popularity` are track metadata. Use the raw value
+/// after `min_`, `max_` or `target_` to get Spotify's parameter names.
+public enum TunableAttribute: String, CaseIterable, Sendable, Codable, Hashable {
+    case acousticness, danceability
+    case durationMS = "duration_ms"
+    case energy, instrumentalness, key, liveness, loudness, mode, popularity, speechiness, tempo
+    case timeSignature = "time_signature"
+    case valence
+
+    /// The audio feature this attribute reads, or `nil` for track metadata.
+    public var audioFeature: AudioFeature? {
+        switch self {
+        case .durationMS, .popularity: nil
+        case .timeSignature: .timeSignature
+        default: AudioFeature(rawValue: rawValue)
+        }
+    }
+
+    /// The values a bound or target may take (Spotify's documented ranges, loosened where real data
+    /// strays outside them).
+    public var acceptedRange: ClosedRange<Double> {
+        switch self {
+        case .durationMS: 0...86_400_000
+        case .popularity: 0...100
+        case .key: 0...11
+        case .mode: 0...1
+        case .tempo: 0...300
+        case .timeSignature: 0...11
+        case .loudness: -60...10
+        default: 0...1
+        }
+    }
+
+    /// The width used to turn a distance to a target into a 0…1 penalty.
+    var targetSpan: Double {
+        switch self {
+        case .durationMS: 300_000
+        case .popularity: 100
+        case .key: 6  // circular: the farthest key is 6 semitones away
+        case .tempo: 60
+        case .timeSignature: 4
+        case .loudness: 20
+        default: 1
+        }
+    }
+}
+
+/// A mood word, placed on the valence–energy plane (Russell's circumplex, valence across, energy up).
+public enum Mood: String, CaseIterable, Sendable, Codable {
+    case calm, chill, content, happy, euphoric, energetic, angry, tense, sad, melancholic, dreamy
+
+    /// The mood's point: (valence, energy), each 0…1.
+    public var point: (valence: Double, energy: Double) {
+        switch self {
+        case .calm: (0.45, 0.2)
+        case .chill: (0.55, 0.35)
+        case .content: (0.7, 0.45)
+        case .happy: (0.85, 0.7)
+        case .euphoric: (0.8, 0.9)
+        case .energetic: (0.6, 0.9)
+        case .angry: (0.2, 0.9)
+        case .tense: (0.3, 0.7)
+        case .sad: (0.15, 0.3)
+        case .melancholic: (0.25, 0.45)
+        case .dreamy: (0.4, 0.3)
+        }
+    }
+}

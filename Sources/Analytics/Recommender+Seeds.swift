@@ -1,0 +1,201 @@
+import Features
+
+// MARK: - Seed points and query lanes
+
+/// A seed as a point: where it lies in the scaled space and, for explanations, in raw units.
+struct SeedPoint: Sendable {
+    var label: String
+    /// The point in the scaled space.
+    var scaled: [Float]
+    /// The raw value of each audio feature (`AudioFeature.allCases` order), `nil` where unknown.
+    var raw: [Double?]
+}
+
+/// One query vector with its label and its reference point for explanations.
+struct QueryLane: Sendable {
+    var label: String
+    var query: [Float]
+    var reference: [Double?]
+    /// Whether the query has a direction (seeds or target coordinates); without one, the score is the target fit.
+    var hasDirection: Bool
+}
+
+extension Recommender {
+    /// The number of tracks nearest a mood's (valence, energy) point whose centroid is the mood seed.
+    static let moodNeighborhood = 50
+
+    func point(for seed: RecommendationSeed) throws -> SeedPoint {
+        switch seed {
+        case .track(let id):
+            guard let row = row(of: id) else { throw RecommendationError.seedWithoutFeatures(trackID: id) }
+            return centroid(of: [row], label: "track \(id)")
+        case .tracks(let ids, let label):
+            let rows = ids.compactMap(row(of:))
+            guard !rows.isEmpty else { throw RecommendationError.emptySeed(label: label) }
+            return centroid(of: rows, label: label)
+        case .mood(let mood):
+            let rows = rowsNearest(mood: mood, count: Recommender.moodNeighborhood)
+            guard !rows.isEmpty else { throw RecommendationError.emptySeed(label: "mood \(mood.rawValue)") }
+            return centroid(of: rows, label: "mood \(mood.rawValue)")
+        }
+    }
+
+    /// The rows whose (valence, energy) lie nearest the mood's point, ties by track ID.
+    func rowsNearest(mood: Mood, count: Int) -> [Int] {
+        let (valence, energy) = mood.point
+        return rowsNearest(valence: valence, energy: energy, count: count)
+    }
+
+    /// The rows whose (valence, energy) lie nearest a point of the plane, ties by track ID.
+    func rowsNearest(valence: Double, energy: Double, count: Int, where isIncluded: (Int) -> Bool = { _ in true }) -> [Int] {
+        var selection = TopKCandidates(capacity: count)
+        for row in 0..<trackCount where isIncluded(row) {
+            guard let v = table.value(row: row, feature: .valence), let e = table.value(row: row, feature: .energy) else { continue }
+            let distance = (Double(v) - valence) * (Double(v) - valence) + (Double(e) - energy) * (Double(e) - energy)
+            selection.insert(Candidate(row: row, trackID: table.trackIDs[row], similarity: -distance, score: -distance))
+        }
+        return selection.candidates.map(\.row)
+    }
+
+    /// The mean of `rows` in the scaled space and, ignoring missing values, in raw units.
+    func centroid(of rows: [Int], label: String) -> SeedPoint {
+        let d = features.columnCount
+        var scaled = [Float](repeating: 0, count: d)
+        for row in rows {
+            for column in 0..<d { scaled[column] += features.values.elements[row * d + column] }
+        }
+        scaled = scaled.map { $0 / Float(rows.count) }
+        var raw: [Double?] = []
+        for feature in AudioFeature.allCases {
+            let values = rows.compactMap { table.value(row: $0, feature: feature) }.map(Double.init)
+            if values.isEmpty {
+                raw.append(nil)
+            } else if feature == .key {
+                raw.append(Recommender.circularMeanKey(values))
+            } else {
+                raw.append(values.reduce(0, +) / Double(values.count))
+            }
+        }
+        return SeedPoint(label: label, scaled: scaled, raw: raw)
+    }
+
+    /// The key nearest the circular mean of `keys` (pitch classes 0…11).
+    static func circularMeanKey(_ keys: [Double]) -> Double {
+        guard keys.count > 1 else { return keys.first ?? 0 }
+        var best = 0
+        var bestCost = Double.infinity
+        for candidate in 0..<12 {
+            let cost = keys.reduce(0) { $0 + Recommender.keyDistance(Double(candidate), $1) }
+            if cost < bestCost {
+                bestCost = cost
+                best = candidate
+            }
+        }
+        return Double(best)
+    }
+
+    /// The distance in semitones around the circle of pitch classes, 0…6.
+    static func keyDistance(_ a: Double, _ b: Double) -> Double {
+        let difference = abs(a - b).truncatingRemainder(dividingBy: 12)
+        return Swift.min(difference, 12 - difference)
+    }
+
+    func makeLanes(positive: [SeedPoint], negative: [SeedPoint], query: RecommendationQuery) -> [QueryLane] {
+        let d = features.columnCount
+        var push = [Float](repeating: 0, count: d)
+        if !negative.isEmpty {
+            for point in negative {
+                for column in 0..<d { push[column] += 0.5 * point.scaled[column] / Float(negative.count) }
+            }
+        }
+        func lane(from points: [SeedPoint], label: String) -> QueryLane {
+            var vector = [Float](repeating: 0, count: d)
+            var reference = [Double?](repeating: nil, count: AudioFeature.allCases.count)
+            for point in points {
+                for column in 0..<d { vector[column] += point.scaled[column] / Float(points.count) }
+            }
+            for feature in AudioFeature.allCases.indices {
+                let values = points.compactMap { $0.raw[feature] }
+                if !values.isEmpty {
+                    reference[feature] =
+                        AudioFeature.allCases[feature] == .key
+                        ? Recommender.circularMeanKey(values) : values.reduce(0, +) / Double(values.count)
+                }
+            }
+            for column in 0..<d { vector[column] -= push[column] }
+            for (attribute, value) in query.targets {
+                guard let feature = attribute.audioFeature else { continue }
+                reference[FeatureTable.columnIndex(of: feature)] = value
+                for (column, scale) in scaling.columns.enumerated() where scale.feature == feature {
+                    vector[column] = scaling.scaled(Float(value), column: scale)
+                }
+            }
+            return QueryLane(label: label, query: vector, reference: reference, hasDirection: !points.isEmpty)
+        }
+        if positive.isEmpty { return [lane(from: [], label: "targets")] }
+        if query.combination == .interleave && positive.count > 1 {
+            return positive.map { lane(from: [$0], label: $0.label) }
+        }
+        let label = positive.count == 1 ? positive[0].label : "mean of " + positive.map(\.label).joined(separator: ", ")
+        return [lane(from: positive, label: label)]
+    }
+
+    // MARK: - Bounds and targets
+
+    /// The value of `attribute` for `row`, or `nil` when unknown.
+    func value(of attribute: TunableAttribute, row: Int) -> Double? {
+        switch attribute {
+        case .durationMS: attributes[row].durationMS.map(Double.init)
+        case .popularity: attributes[row].popularity.map(Double.init)
+        default: table.value(row: row, feature: attribute.audioFeature!).map(Double.init)
+        }
+    }
+
+    func passesBounds(row: Int, query: RecommendationQuery) -> Bool {
+        for (attribute, constraint) in query.constraints where constraint.minimum != nil || constraint.maximum != nil {
+            guard let value = value(of: attribute, row: row) else { return false }
+            let candidates = attribute == .tempo && query.tempoOctave ? [value, value * 2, value / 2] : [value]
+            let fits = candidates.contains { candidate in
+                (constraint.minimum.map { candidate >= $0 } ?? true) && (constraint.maximum.map { candidate <= $0 } ?? true)
+            }
+            if !fits { return false }
+        }
+        return true
+    }
+
+    /// How close `row` is to every target, from 0 (all far or unknown) to 1 (all on target).
+    func targetFit(row: Int, targets: [(attribute: TunableAttribute, value: Double)], tempoOctave: Bool) -> Double {
+        guard !targets.isEmpty else { return 1 }
+        var penalty = 0.0
+        for (attribute, target) in targets {
+            guard let value = value(of: attribute, row: row) else {
+                penalty += 1
+                continue
+            }
+            let distance: Double
+            switch attribute {
+            case .key: distance = Recommender.keyDistance(value, target)
+            case .tempo where tempoOctave: distance = [value, value * 2, value / 2].map { abs($0 - target) }.min()!
+            default: distance = abs(value - target)
+            }
+            penalty += Swift.min(1, distance / attribute.targetSpan)
+        }
+        return 1 - penalty / Double(targets.count)
+    }
+
+    // MARK: - Explanations
+
+    /// The three audio features of `row` that differ most from `reference`, in standard deviations.
+    func differences(row: Int, reference: [Double?], count: Int = 3) -> [FeatureDifference] {
+        var result: [FeatureDifference] = []
+        for (index, feature) in AudioFeature.allCases.enumerated() {
+            guard let reference = reference[index], let stored = table.value(row: row, feature: feature) else { continue }
+            let value = Double(stored)
+            let signed = feature == .key ? Recommender.keyDistance(value, reference) : value - reference
+            result.append(
+                FeatureDifference(feature: feature, value: value, reference: reference, deviations: signed / rawDeviations[index]))
+        }
+        result.sort { abs($0.deviations) > abs($1.deviations) || (abs($0.deviations) == abs($1.deviations) && $0.feature.rawValue < $1.feature.rawValue) }
+        return Array(result.prefix(count))
+    }
+}

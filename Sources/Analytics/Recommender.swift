@@ -1,0 +1,207 @@
+import Features
+
+/// Recommends tracks from a library by cosine similarity in the scaled feature space, with
+/// Spotify-style seeds, bounds and targets, diversity, and an explanation for every result.
+///
+/// Build one per library and reuse it; it holds the scaled matrix and a ``CosineIndex``.
+///
+/// ```swift
+/// let recommender = Recommender(table: try store.featureTable(), attributes: attributes)
+/// var query = RecommendationQuery(seeds: [.track(42)], count: 20, diversity: 0.3)
+/// query.setMaximum(120, for: .tempo)
+/// let result = try recommender.recommend(query)
+/// ```
+public struct Recommender: Sendable {
+    /// The raw features, in original units, one row per track.
+    public let table: FeatureTable
+    /// The scaled features the similarity is computed over.
+    public let features: FeatureMatrix
+    /// The cosine index over ``features``.
+    public let index: CosineIndex
+    let scaling: InterimScaling
+    /// The metadata of each row, in row order.
+    let attributes: [TrackAttributes]
+    /// The folded main artist of each row ("" when unknown).
+    let artistKeys: [String]
+    let rowsByTrackID: [Int64: Int]
+    /// The library mean and standard deviation of each audio feature, in `AudioFeature.allCases` order.
+    let rawMeans: [Double]
+    let rawDeviations: [Double]
+
+    /// Creates a recommender over the tracks of `table`.
+    ///
+    /// - Parameters:
+    ///   - table: The raw features of the library.
+    ///   - attributes: Artists, duration and popularity by track ID; tracks without an entry have
+    ///     no artist and fail every duration or popularity bound.
+    /// - Complexity: O(*n* · *d*).
+    public init(table: FeatureTable, attributes: [Int64: TrackAttributes] = [:]) {
+        self.table = table
+        scaling = InterimScaling(fitting: table)
+        features = scaling.matrix(for: table)
+        index = CosineIndex(features)
+        self.attributes = table.trackIDs.map { attributes[$0] ?? TrackAttributes() }
+        artistKeys = self.attributes.map { $0.artists.first.map(Track.normalizedName) ?? "" }
+        var rows: [Int64: Int] = [:]
+        rows.reserveCapacity(table.rowCount)
+        for (row, id) in table.trackIDs.enumerated() { rows[id] = row }
+        rowsByTrackID = rows
+        var means: [Double] = []
+        var deviations: [Double] = []
+        for feature in AudioFeature.allCases {
+            let values = (0..<table.rowCount).compactMap { table.value(row: $0, feature: feature) }.map(Double.init)
+            let mean = values.isEmpty ? 0 : values.reduce(0, +) / Double(values.count)
+            let variance = values.isEmpty ? 0 : values.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(values.count)
+            means.append(mean)
+            deviations.append(feature == .key ? 3.45 : Swift.max(variance.squareRoot(), 1e-9))  // uniform keys: σ of circular distance ≈ 3.45
+        }
+        rawMeans = means
+        rawDeviations = deviations
+    }
+
+    /// The row of `trackID` in ``features``, or `nil` when the track has no features.
+    public func row(of trackID: Int64) -> Int? { rowsByTrackID[trackID] }
+
+    /// The number of tracks the recommender can return.
+    public var trackCount: Int { table.rowCount }
+
+    /// Recommends tracks for `query`.
+    ///
+    /// Seeds become points of the scaled space (a track's row, the centroid of a group, the
+    /// centroid of the 50 tracks nearest a mood's valence and energy). With `.average` they make
+    /// one query at their mean; with `.interleave` each seed is a query of its own and results
+    /// alternate. Negative seeds push the query away (half their mean is subtracted). Targets
+    /// replace the query's coordinate for their feature and add a closeness term: the score is
+    /// ½ · cosine + ½ · target fit, or the fit alone without seeds. Bounds are hard filters.
+    ///
+    /// - Parameter query: The request; checked with ``RecommendationQuery/validate()``.
+    /// - Returns: The tracks, best first, with explanations and pool sizes.
+    /// - Throws: ``RecommendationError`` for an invalid query, a seed without features, or filters
+    ///   that leave nothing.
+    /// - Complexity: O(*s* · *n* · *d*) for *s* seed lanes, plus O(*c* · *p*) for MMR over a pool of
+    ///   *p* candidates.
+    public func recommend(_ query: RecommendationQuery) throws -> RecommendationResult {
+        try query.validate()
+        let positive = try query.seeds.map(point(for:))
+        let negative = try query.negativeSeeds.map(point(for:))
+        var excluded = query.excludedTrackIDs
+        for seed in query.seeds + query.negativeSeeds {
+            if case .track(let id) = seed { excluded.insert(id) }
+        }
+        let lanes = makeLanes(positive: positive, negative: negative, query: query)
+
+        var isCandidate = [Bool](repeating: true, count: trackCount)
+        var candidateCount = 0
+        var afterFilters = 0
+        for row in 0..<trackCount {
+            if excluded.contains(table.trackIDs[row]) {
+                isCandidate[row] = false
+                continue
+            }
+            candidateCount += 1
+            if passesBounds(row: row, query: query) { afterFilters += 1 } else { isCandidate[row] = false }
+        }
+        guard afterFilters > 0 else { throw RecommendationError.nothingLeft(candidates: candidateCount) }
+
+        let targets = query.targets
+        let fits: [Double]? = targets.isEmpty ? nil : (0..<trackCount).map { targetFit(row: $0, targets: targets, tempoOctave: query.tempoOctave) }
+        let poolSize = Swift.max(200, query.count * 20)
+        var pools: [[Candidate]] = []
+        for lane in lanes {
+            let similarities = lane.hasDirection ? index.similarities(to: lane.query) : [Float](repeating: 0, count: trackCount)
+            var selection = TopKCandidates(capacity: poolSize)
+            for row in 0..<trackCount where isCandidate[row] {
+                let similarity = Double(similarities[row])
+                let score: Double
+                if let fits { score = lane.hasDirection ? 0.5 * similarity + 0.5 * fits[row] : fits[row] } else { score = similarity }
+                selection.insert(Candidate(row: row, trackID: table.trackIDs[row], similarity: similarity, score: score))
+            }
+            pools.append(selection.candidates)
+        }
+
+        let picks = select(from: pools, count: query.count, diversity: query.diversity, maximumPerArtist: query.maximumPerArtist)
+        let recommendations = picks.map { pick in
+            let lane = lanes[pick.lane]
+            return Recommendation(
+                trackID: pick.candidate.trackID, similarity: pick.candidate.similarity, score: pick.candidate.score,
+                targetFit: fits?[pick.candidate.row], seed: lane.label,
+                differences: differences(row: pick.candidate.row, reference: lane.reference))
+        }
+        return RecommendationResult(
+            recommendations: recommendations,
+            pool: RecommendationPool(candidates: candidateCount, afterFilters: afterFilters, returned: recommendations.count),
+            seeds: lanes.map(\.label))
+    }
+}
+
+/// Artists, duration and popularity of a track, for filters, artist limits and artist separation.
+public struct TrackAttributes: Hashable, Sendable {
+    /// The credited artists, main artist first.
+    public var artists: [String]
+    /// The duration in milliseconds.
+    public var durationMS: Int?
+    /// Spotify's popularity, 0…100.
+    public var popularity: Int?
+
+    public init(artists: [String] = [], durationMS: Int? = nil, popularity: Int? = nil) {
+        self.artists = artists
+        self.durationMS = durationMS
+        self.popularity = popularity
+    }
+}
+
+/// One recommended track and why it was picked.
+public struct Recommendation: Hashable, Sendable, Codable {
+    /// The store's track ID.
+    public var trackID: Int64
+    /// The cosine similarity to the query, −1…1.
+    public var similarity: Double
+    /// The ranking score: the similarity, blended half and half with ``targetFit`` when targets are set.
+    public var score: Double
+    /// How close the track is to the targets, 0 (far) to 1 (on target); `nil` without targets.
+    public var targetFit: Double?
+    /// Which seed (or "mean of N seeds") the track was found for.
+    public var seed: String
+    /// The features that differ most from the seed point, largest first.
+    public var differences: [FeatureDifference]
+
+    enum CodingKeys: String, CodingKey {
+        case trackID = "track_id", similarity, score, targetFit = "target_fit", seed, differences
+    }
+}
+
+/// How one feature of a result differs from the seed point.
+public struct FeatureDifference: Hashable, Sendable, Codable {
+    /// The audio feature.
+    public var feature: AudioFeature
+    /// The result's value, in the feature's unit.
+    public var value: Double
+    /// The seed point's value (the seeds' mean, or the target), in the feature's unit.
+    public var reference: Double
+    /// `value − reference` in library standard deviations; key uses the circular distance.
+    public var deviations: Double
+}
+
+/// Pool sizes, like the `initialPoolSize` and `afterFilteringSize` of Spotify's seed objects.
+public struct RecommendationPool: Hashable, Sendable, Codable {
+    /// Tracks with features, minus the seeds and excluded tracks.
+    public var candidates: Int
+    /// Candidates that pass every `min_*`/`max_*` bound.
+    public var afterFilters: Int
+    /// Tracks returned.
+    public var returned: Int
+
+    enum CodingKeys: String, CodingKey {
+        case candidates, afterFilters = "after_filters", returned
+    }
+}
+
+/// The answer to a ``RecommendationQuery``.
+public struct RecommendationResult: Hashable, Sendable, Codable {
+    /// The tracks, best first.
+    public var recommendations: [Recommendation]
+    /// Pool sizes before and after filtering.
+    public var pool: RecommendationPool
+    /// The query lanes: one label per seed with `.interleave`, one for the mean otherwise.
+    public var seeds: [String]
+}
