@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Features
 
 // MARK: - Seed points and query lanes
@@ -127,7 +132,7 @@ extension Recommender {
                 guard let feature = attribute.audioFeature else { continue }
                 reference[FeatureTable.columnIndex(of: feature)] = value
                 for (column, scale) in scaling.columns.enumerated() where scale.feature == feature {
-                    vector[column] = scaling.scaled(Float(value), column: scale)
+                    vector[column] = Recommender.scaledCoordinate(value, column: scale)
                 }
             }
             return QueryLane(label: label, query: vector, reference: reference, hasDirection: !points.isEmpty)
@@ -138,6 +143,15 @@ extension Recommender {
         }
         let label = positive.count == 1 ? positive[0].label : "mean of " + positive.map(\.label).joined(separator: ", ")
         return [lane(from: positive, label: label)]
+    }
+
+    /// A raw value of `column`'s feature, encoded and scaled like the matrix column.
+    static func scaledCoordinate(_ value: Double, column: FeatureScaling.Column) -> Float {
+        switch column.encoding {
+        case .linear: Float(column.scaled(value))
+        case .keySine: Float(column.scaled(sin(value * .pi / 6)))
+        case .keyCosine: Float(column.scaled(cos(value * .pi / 6)))
+        }
     }
 
     // MARK: - Bounds and targets

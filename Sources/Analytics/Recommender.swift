@@ -18,7 +18,10 @@ public struct Recommender: Sendable {
     public let features: FeatureMatrix
     /// The cosine index over ``features``.
     public let index: CosineIndex
-    let scaling: InterimScaling
+    /// The fitted scaling of ``features``, used to place targets in the scaled space.
+    public let scaling: FeatureScaling
+    /// The number of tracks of the input table left out because they miss a schema feature.
+    public let excludedTrackCount: Int
     /// The metadata of each row, in row order.
     let attributes: [TrackAttributes]
     /// The folded main artist of each row ("" when unknown).
@@ -28,17 +31,34 @@ public struct Recommender: Sendable {
     let rawMeans: [Double]
     let rawDeviations: [Double]
 
-    /// Creates a recommender over the tracks of `table`.
+    /// Creates a recommender over the tracks of `table`, placed in the space of `schema`.
+    ///
+    /// Tracks missing a feature of the schema cannot be placed and are left out (counted in
+    /// ``excludedTrackCount``).
     ///
     /// - Parameters:
     ///   - table: The raw features of the library.
+    ///   - schema: The features, weights and scaling of the similarity space; the default z-scores
+    ///     the ten perceptual features, loudness, tempo and mode.
     ///   - attributes: Artists, duration and popularity by track ID; tracks without an entry have
     ///     no artist and fail every duration or popularity bound.
     /// - Complexity: O(*n* · *d*).
-    public init(table: FeatureTable, attributes: [Int64: TrackAttributes] = [:]) {
+    public init(table: FeatureTable, schema: FeatureSchema = .default, attributes: [Int64: TrackAttributes] = [:]) {
+        let space = schema.makeSpace(from: table)
+        var tableRows: [Int64: Int] = [:]
+        tableRows.reserveCapacity(table.rowCount)
+        for (row, id) in table.trackIDs.enumerated() { tableRows[id] = row }
+        var values: [Float] = []
+        values.reserveCapacity(space.matrix.rowCount * FeatureTable.columnCount)
+        for id in space.matrix.trackIDs {
+            let row = tableRows[id]!
+            values.append(contentsOf: table.values[row * FeatureTable.columnCount..<(row + 1) * FeatureTable.columnCount])
+        }
+        let table = FeatureTable(trackIDs: space.matrix.trackIDs, values: values)
         self.table = table
-        scaling = InterimScaling(fitting: table)
-        features = scaling.matrix(for: table)
+        scaling = space.scaling
+        excludedTrackCount = space.excludedTrackCount
+        features = space.matrix
         index = CosineIndex(features)
         self.attributes = table.trackIDs.map { attributes[$0] ?? TrackAttributes() }
         artistKeys = self.attributes.map { $0.artists.first.map(Track.normalizedName) ?? "" }
