@@ -91,8 +91,11 @@ public struct CosineIndex: Sendable {
         let k = Swift.min(count, self.count)
         guard k > 0, queries.rowCount > 0 else { return Array(repeating: [], count: queries.rowCount) }
         let normalizedQueries = CosineIndex.normalizedRows(of: queries)
-        let tasks = Swift.max(1, Swift.min(taskCount, queries.rowCount / CosineIndex.queryBlock + 1))
-        let chunk = (queries.rowCount + tasks - 1) / tasks
+        // Ranges are whole query blocks, so every block (and every sgemm call, and so every float
+        // of every score) is the same whatever the task count.
+        let blockCount = (queries.rowCount + CosineIndex.queryBlock - 1) / CosineIndex.queryBlock
+        let tasks = Swift.max(1, Swift.min(taskCount, blockCount))
+        let chunk = (blockCount + tasks - 1) / tasks * CosineIndex.queryBlock
         let ranges = stride(from: 0, to: queries.rowCount, by: chunk).map {
             $0..<Swift.min($0 + chunk, queries.rowCount)
         }
