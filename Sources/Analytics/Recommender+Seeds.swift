@@ -199,10 +199,12 @@ extension Recommender {
 
     // MARK: - Explanations
 
-    /// The three audio features of `row` that differ most from `reference`, in standard deviations.
+    /// The three features of the schema where `row` differs most from `reference`, in library
+    /// standard deviations: the features that moved the similarity most.
     func differences(row: Int, reference: [Double?], count: Int = 3) -> [FeatureDifference] {
         var result: [FeatureDifference] = []
-        for (index, feature) in AudioFeature.allCases.enumerated() {
+        let features = Set(scaling.schema.features)
+        for (index, feature) in AudioFeature.allCases.enumerated() where features.contains(feature) {
             guard let reference = reference[index], let stored = table.value(row: row, feature: feature) else { continue }
             let value = Double(stored)
             let signed = feature == .key ? Recommender.keyDistance(value, reference) : value - reference

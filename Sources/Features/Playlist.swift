@@ -1,0 +1,86 @@
+/// An ordered playlist built from a library, ready to export, store or push to Spotify.
+///
+/// The type carries everything a push needs in one call (name, description and the ordered
+/// ``spotifyTrackURIs``) and everything an export needs (titles, artists, durations, features).
+///
+/// ```swift
+/// try await spotify.createPlaylist(named: playlist.name, description: playlist.description,
+///                                  trackURIs: playlist.spotifyTrackURIs)
+/// ```
+public struct Playlist: Hashable, Sendable, Codable {
+    /// The playlist's name.
+    public var name: String
+    /// A one-line description of how it was built, such as "Vibe 3, warm-up → peak → cool-down".
+    public var description: String
+    /// The tracks in play order.
+    public var entries: [Entry]
+    /// How smoothly consecutive tracks flow, from 0 (jarring) to 1 (seamless); `nil` when not scored.
+    public var transitionScore: Double?
+
+    public init(name: String, description: String, entries: [Entry], transitionScore: Double? = nil) {
+        self.name = name
+        self.description = description
+        self.entries = entries
+        self.transitionScore = transitionScore
+    }
+
+    /// One track of a playlist.
+    public struct Entry: Hashable, Sendable, Codable {
+        /// The store's track ID.
+        public var trackID: Int64
+        /// The Spotify track ID, `nil` for local files.
+        public var spotifyID: SpotifyID?
+        public var name: String
+        /// The credited artists, main artist first.
+        public var artists: [String]
+        public var album: String?
+        /// The duration in milliseconds.
+        public var durationMS: Int?
+        /// Spotify's popularity, 0…100.
+        public var popularity: Int?
+        /// The audio features used to order the playlist.
+        public var features: AudioFeatures
+        /// Whether the user pinned the track to its position.
+        public var isLocked: Bool
+
+        public init(
+            trackID: Int64, spotifyID: SpotifyID?, name: String, artists: [String], album: String? = nil,
+            durationMS: Int? = nil, popularity: Int? = nil, features: AudioFeatures = AudioFeatures(),
+            isLocked: Bool = false
+        ) {
+            self.trackID = trackID
+            self.spotifyID = spotifyID
+            self.name = name
+            self.artists = artists
+            self.album = album
+            self.durationMS = durationMS
+            self.popularity = popularity
+            self.features = features
+            self.isLocked = isLocked
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case trackID = "track_id", spotifyID = "spotify_id", name, artists, album
+            case durationMS = "duration_ms", popularity, features, isLocked = "locked"
+        }
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case name, description, entries = "tracks", transitionScore = "transition_score"
+    }
+}
+
+// MARK: - Derived values
+
+extension Playlist {
+    /// The `spotify:track:` URIs in play order, skipping tracks without a Spotify ID: the body of
+    /// Spotify's "add items to playlist" request.
+    public var spotifyTrackURIs: [String] {
+        entries.compactMap { $0.spotifyID?.trackURI }
+    }
+
+    /// The total duration in milliseconds of the tracks whose duration is known.
+    public var totalDurationMS: Int {
+        entries.reduce(0) { $0 + ($1.durationMS ?? 0) }
+    }
+}

@@ -1,0 +1,122 @@
+import Features
+import GRDB
+
+/// A track found by a name search, with how well it matched.
+public struct TrackMatch: Hashable, Sendable {
+    /// The track.
+    public var track: TrackSummary
+    /// The similarity of the query to the track's "artist title" or title, 0…1 (1 is exact).
+    public var score: Double
+}
+
+/// An artist found by a name search, with the tracks credited to them.
+public struct ArtistMatch: Hashable, Sendable {
+    public var name: String
+    /// How well the name matched, 0…1.
+    public var score: Double
+    /// The IDs of the artist's tracks, in ID order.
+    public var trackIDs: [Int64]
+}
+
+extension LibraryStore {
+    /// Reads the display summaries of every track, keyed by track ID.
+    ///
+    /// - Complexity: One pass over `tracks` and `track_artists`.
+    public func allTrackSummaries() throws -> [Int64: TrackSummary] {
+        try database.read { db in
+            var artists: [Int64: [String]] = [:]
+            let credits = try Row.fetchCursor(
+                db,
+                sql: """
+                    SELECT ta.track_id, a.name FROM track_artists ta JOIN artists a ON a.id = ta.artist_id
+                    ORDER BY ta.track_id, ta.position
+                    """)
+            while let row = try credits.next() { artists[row[0], default: []].append(row[1]) }
+            var result: [Int64: TrackSummary] = [:]
+            let rows = try Row.fetchCursor(db, sql: "SELECT id, spotify_id, name, album, duration_ms, popularity FROM tracks")
+            while let row = try rows.next() {
+                let id: Int64 = row[0]
+                result[id] = TrackSummary(
+                    id: id, spotifyID: row[1], name: row[2], artists: artists[id] ?? [], album: row[3],
+                    durationMS: row[4], popularity: row[5])
+            }
+            return result
+        }
+    }
+
+    /// The store ID of the track with `spotifyID`, or `nil`.
+    public func trackID(spotifyID: SpotifyID) throws -> Int64? {
+        try database.read { db in
+            try Int64.fetchOne(db, sql: "SELECT id FROM tracks WHERE spotify_id = ?", arguments: [spotifyID.rawValue])
+        }
+    }
+
+    /// Finds tracks whose "artist title" or title resembles `query`, best first.
+    ///
+    /// Matching is fuzzy: names are folded (case, accents, punctuation; see
+    /// ``Track/normalizedName(_:)``) and compared by their character trigrams (Dice coefficient),
+    /// so "daft punk one more time" and "One More Time" both find the track, and small typos cost
+    /// little. Ties go to the more popular track, then the smaller ID.
+    ///
+    /// - Parameters:
+    ///   - query: A title, or an artist and a title ("Daft Punk - One More Time").
+    ///   - limit: The most matches to return.
+    /// - Returns: Up to `limit` matches with a score of at least 0.3.
+    public func searchTracks(matching query: String, limit: Int = 5) throws -> [TrackMatch] {
+        let folded = Track.normalizedName(query)
+        guard !folded.isEmpty else { return [] }
+        let queryGrams = LibraryStore.trigrams(folded)
+        let summaries = try allTrackSummaries()
+        var matches: [TrackMatch] = []
+        for summary in summaries.values {
+            let title = Track.normalizedName(summary.name)
+            let artistTitle = Track.normalizedName((summary.artists.first ?? "") + " " + summary.name)
+            var score = Swift.max(
+                LibraryStore.dice(queryGrams, LibraryStore.trigrams(title)),
+                LibraryStore.dice(queryGrams, LibraryStore.trigrams(artistTitle)))
+            if title == folded || artistTitle == folded { score = 1 }
+            if score >= 0.3 { matches.append(TrackMatch(track: summary, score: score)) }
+        }
+        matches.sort {
+            ($0.score, $0.track.popularity ?? -1, -$0.track.id) > ($1.score, $1.track.popularity ?? -1, -$1.track.id)
+        }
+        return Array(matches.prefix(limit))
+    }
+
+    /// Finds the artist whose name best resembles `query` and returns their tracks.
+    ///
+    /// - Returns: The best match with a score of at least 0.5, or `nil`.
+    public func searchArtist(matching query: String) throws -> ArtistMatch? {
+        let folded = Track.normalizedName(query)
+        guard !folded.isEmpty else { return nil }
+        let queryGrams = LibraryStore.trigrams(folded)
+        return try database.read { db in
+            var best: (id: Int64, name: String, score: Double)?
+            let rows = try Row.fetchCursor(db, sql: "SELECT id, name, name_key FROM artists ORDER BY id")
+            while let row = try rows.next() {
+                let name: String = row[1]
+                let key = Track.normalizedName(name)
+                let score = key == folded ? 1 : LibraryStore.dice(queryGrams, LibraryStore.trigrams(key))
+                if score > (best?.score ?? 0) { best = (row[0], name, score) }
+            }
+            guard let best, best.score >= 0.5 else { return nil }
+            let ids = try Int64.fetchAll(
+                db, sql: "SELECT DISTINCT track_id FROM track_artists WHERE artist_id = ? ORDER BY track_id",
+                arguments: [best.id])
+            return ArtistMatch(name: best.name, score: best.score, trackIDs: ids)
+        }
+    }
+
+    /// The character trigrams of a folded name, padded so that short words count.
+    static func trigrams(_ text: String) -> Set<String> {
+        let characters = Array("  " + text + " ")
+        guard characters.count >= 3 else { return [] }
+        return Set((0...(characters.count - 3)).map { String(characters[$0..<$0 + 3]) })
+    }
+
+    /// The Dice coefficient of two sets, 2|A∩B| / (|A| + |B|).
+    static func dice(_ a: Set<String>, _ b: Set<String>) -> Double {
+        guard !a.isEmpty || !b.isEmpty else { return 0 }
+        return 2 * Double(a.intersection(b).count) / Double(a.count + b.count)
+    }
+}

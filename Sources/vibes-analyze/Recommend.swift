@@ -1,0 +1,181 @@
+import Analytics
+import ArgumentParser
+import Features
+import Ingest
+
+extension VibesAnalyze {
+    /// `vibes-analyze recommend`: Spotify's retired `/v1/recommendations`, over the library.
+    struct Recommend: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Recommend tracks from your library like a seed, with Spotify's min/max/target tuning.",
+            discussion: """
+                Seeds are tracks (--seed), artists (--seed-artist) and moods (--mood), up to five in all. \
+                Results are ranked by cosine similarity in the scaled feature space; --min-*/--max-* options \
+                are hard filters and --target-* options pull the query towards a value. Every result says \
+                which features differ most from the seed.
+
+                Example: vibes-analyze recommend --seed "Daft Punk - One More Time" --target-energy 0.8 --max-tempo 130 -n 10
+                """)
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var seeds: SeedOptions
+        @OptionGroup var tuning: TunableOptions
+
+        @Option(name: [.customShort("n"), .long], help: "The number of tracks to return (1–100).")
+        var count = 20
+
+        @Option(name: .long, help: "Variety against similarity, 0 (most similar only) to 1 (most varied), by maximal marginal relevance.")
+        var diversity = 0.0
+
+        @Option(name: .customLong("max-per-artist"), help: "At most this many tracks by the same main artist.")
+        var maxPerArtist: Int?
+
+        func validate() throws {
+            guard (1...100).contains(count) else { throw ValidationError("Please ask for 1 to 100 tracks with -n (got \(count)).") }
+            guard (0...1).contains(diversity) else {
+                throw ValidationError("Please give --diversity from 0 to 1 (got \(diversity)).")
+            }
+            if let maxPerArtist, maxPerArtist < 1 {
+                throw ValidationError("Please give --max-per-artist of at least 1 (got \(maxPerArtist)).")
+            }
+            guard seeds.positiveCount > 0 || tuning.constraints.values.contains(where: { $0.target != nil }) else {
+                throw ValidationError("Please give a seed (--seed, --seed-artist, --mood) or a target (--target-energy 0.8, …).")
+            }
+        }
+
+        func run() async throws {
+            let store = try global.openStore()
+            let report = try makeReport(store: store)
+            if global.json {
+                try Console.printJSON(report)
+            } else {
+                if !global.quiet { report.notes.forEach(Console.diagnostic) }
+                print(report.table())
+            }
+        }
+
+        /// Resolves the seeds, runs the query and describes the result.
+        func makeReport(store: LibraryStore) throws -> RecommendReport {
+            let clock = ContinuousClock()
+            let start = clock.now
+            let library = try LoadedLibrary(store: store)
+            let resolved = try seeds.resolve(in: store)
+            var query = RecommendationQuery(
+                seeds: resolved.seeds, negativeSeeds: resolved.negative, combination: seeds.combination, count: count,
+                diversity: diversity, maximumPerArtist: maxPerArtist, tempoOctave: tuning.tempoOctave)
+            query.constraints = tuning.constraints
+            let result: RecommendationResult
+            do {
+                result = try library.recommender.recommend(query)
+            } catch let error as RecommendationError {
+                throw ValidationError(error.description)
+            }
+            let elapsed = clock.now - start
+            var notes = resolved.notes
+            notes.append(
+                "pool: \(result.pool.candidates) candidates, \(result.pool.afterFilters) after filters, \(result.pool.returned) returned"
+                    + " (\(elapsed.milliseconds) ms)")
+            return RecommendReport(
+                notes: notes, pool: result.pool, seeds: result.seeds,
+                tracks: result.recommendations.enumerated().map { rank, recommendation in
+                    let summary = library.summaries[recommendation.trackID]
+                    return RecommendReport.Track(
+                        rank: rank + 1, trackID: recommendation.trackID,
+                        uri: summary?.spotifyID.flatMap { SpotifyID($0)?.trackURI }, name: summary?.name ?? "",
+                        artists: summary?.artists ?? [], similarity: recommendation.similarity, score: recommendation.score,
+                        targetFit: recommendation.targetFit, seed: recommendation.seed,
+                        differences: recommendation.differences)
+                })
+        }
+    }
+}
+
+/// What `recommend` prints.
+struct RecommendReport: Codable {
+    struct Track: Codable {
+        var rank: Int
+        var trackID: Int64
+        var uri: String?
+        var name: String
+        var artists: [String]
+        var similarity: Double
+        var score: Double
+        var targetFit: Double?
+        var seed: String
+        var differences: [FeatureDifference]
+
+        enum CodingKeys: String, CodingKey {
+            case rank, trackID = "track_id", uri, name, artists, similarity, score, targetFit = "target_fit", seed
+            case differences
+        }
+    }
+
+    var notes: [String]
+    var pool: RecommendationPool
+    var seeds: [String]
+    var tracks: [Track]
+
+    /// The human-readable table: rank, track, similarity and the features that differ most.
+    func table() -> String {
+        var lines: [String] = []
+        for track in tracks {
+            let title = (track.artists.first.map { "\($0) – " } ?? "") + track.name
+            let why = track.differences.map(RecommendReport.describe).joined(separator: ", ")
+            var line = "\(track.rank.padded(to: 3)). \(title.truncated(to: 48).padding(to: 48))  sim \(track.similarity.formatted(digits: 3))"
+            if let fit = track.targetFit { line += "  fit \(fit.formatted(digits: 2))" }
+            if seeds.count > 1 { line += "  [\(track.seed)]" }
+            lines.append(line + "  " + why)
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// "energy +1.2σ (0.91 vs 0.62)".
+    static func describe(_ difference: FeatureDifference) -> String {
+        let sign = difference.deviations >= 0 ? "+" : "−"
+        let digits = difference.feature == .tempo || difference.feature == .loudness ? 1 : 2
+        let value: String
+        let reference: String
+        if difference.feature == .key {
+            value = KeyName.name(of: difference.value)
+            reference = KeyName.name(of: difference.reference)
+        } else {
+            value = difference.value.formatted(digits: digits)
+            reference = difference.reference.formatted(digits: digits)
+        }
+        return "\(difference.feature.rawValue) \(sign)\(abs(difference.deviations).formatted(digits: 1))σ (\(value) vs \(reference))"
+    }
+}
+
+/// Pitch-class names for display.
+enum KeyName {
+    static let names = ["C", "C♯", "D", "E♭", "E", "F", "F♯", "G", "A♭", "A", "B♭", "B"]
+    static func name(of pitchClass: Double) -> String {
+        let index = ((Int(pitchClass.rounded()) % 12) + 12) % 12
+        return names[index]
+    }
+}
+
+extension Duration {
+    /// The duration in whole milliseconds.
+    var milliseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
+    }
+}
+
+extension Int {
+    func padded(to width: Int) -> String {
+        let text = String(self)
+        return String(repeating: " ", count: Swift.max(0, width - text.count)) + text
+    }
+}
+
+extension String {
+    func truncated(to width: Int) -> String {
+        count <= width ? self : String(prefix(width - 1)) + "…"
+    }
+
+    func padding(to width: Int) -> String {
+        count >= width ? self : self + String(repeating: " ", count: width - count)
+    }
+}

@@ -1,0 +1,115 @@
+import Analytics
+import ArgumentParser
+import Features
+import Ingest
+
+/// The seeds of `recommend` and `playlist build`: tracks, artists, moods, and what to avoid.
+struct SeedOptions: ParsableArguments {
+    @Option(name: .customLong("seed"), help: "A seed track: a Spotify ID, URI or link, or a title to search for (\"Daft Punk - One More Time\"). Repeatable.")
+    var tracks: [String] = []
+
+    @Option(name: .customLong("seed-artist"), help: "A seed artist (the centroid of their tracks), by name. Repeatable.")
+    var artists: [String] = []
+
+    @Option(name: .customLong("mood"), help: "A seed mood on the valence–energy plane: \(Mood.allCases.map(\.rawValue).joined(separator: ", ")).")
+    var moods: [Mood] = []
+
+    @Option(name: .customLong("avoid"), help: "A track to move away from (\"less like this\"), given like --seed. Repeatable.")
+    var avoidTracks: [String] = []
+
+    @Option(name: .customLong("avoid-artist"), help: "An artist to move away from. Repeatable.")
+    var avoidArtists: [String] = []
+
+    @Option(name: .customLong("combine"), help: "How several seeds combine: average (tracks between them) or interleave (some of each).")
+    var combination: SeedCombination = .average
+
+    var positiveCount: Int { tracks.count + artists.count + moods.count }
+
+    func validate() throws {
+        guard positiveCount <= RecommendationQuery.maximumSeedCount else {
+            throw ValidationError("Please give at most \(RecommendationQuery.maximumSeedCount) seeds in all (got \(positiveCount)).")
+        }
+    }
+
+    /// Resolves the options against the store.
+    ///
+    /// - Returns: The positive and negative seeds, and one line per seed saying what was picked.
+    /// - Throws: `ValidationError` naming a seed that matches nothing.
+    func resolve(in store: LibraryStore) throws -> (seeds: [RecommendationSeed], negative: [RecommendationSeed], notes: [String]) {
+        var notes: [String] = []
+        func track(_ text: String) throws -> RecommendationSeed {
+            if let id = SpotifyID(uri: text, category: "track") {
+                guard let trackID = try store.trackID(spotifyID: id) else {
+                    throw ValidationError("The track \(id.trackURI) is not in the library; import it first or search by title.")
+                }
+                notes.append("seed \(text) → track \(trackID)")
+                return .track(trackID)
+            }
+            guard let match = try store.searchTracks(matching: text, limit: 1).first else {
+                throw ValidationError("No track in the library resembles \"\(text)\"; check the spelling or give a Spotify ID.")
+            }
+            let artist = match.track.artists.first.map { "\($0) – " } ?? ""
+            notes.append("seed \"\(text)\" → \(artist)\(match.track.name) (match \(match.score.formatted(digits: 2)))")
+            return .track(match.track.id)
+        }
+        func artist(_ text: String) throws -> RecommendationSeed {
+            guard let match = try store.searchArtist(matching: text) else {
+                throw ValidationError("No artist in the library resembles \"\(text)\"; check the spelling.")
+            }
+            notes.append("seed artist \"\(text)\" → \(match.name), \(match.trackIDs.count) tracks (match \(match.score.formatted(digits: 2)))")
+            return .tracks(match.trackIDs, label: "artist \(match.name)")
+        }
+        let seeds = try tracks.map(track) + artists.map(artist) + moods.map { RecommendationSeed.mood($0) }
+        let negative = try avoidTracks.map(track) + avoidArtists.map(artist)
+        return (seeds, negative, notes)
+    }
+}
+
+extension Mood: ExpressibleByArgument {}
+extension SeedCombination: ExpressibleByArgument {}
+
+/// The library loaded for similarity work: the recommender and the track metadata.
+struct LoadedLibrary {
+    var recommender: Recommender
+    var summaries: [Int64: TrackSummary]
+
+    /// Reads the store's features and track summaries and builds the similarity space.
+    ///
+    /// - Throws: `ValidationError` when the library has no tracks with features.
+    init(store: LibraryStore) throws {
+        let table = try store.featureTable()
+        guard table.rowCount > 0 else {
+            throw ValidationError("The library at \(store.path) has no tracks with audio features; run `vibes-analyze import FILE` first.")
+        }
+        summaries = try store.allTrackSummaries()
+        var attributes: [Int64: TrackAttributes] = [:]
+        for (id, summary) in summaries {
+            attributes[id] = TrackAttributes(artists: summary.artists, durationMS: summary.durationMS, popularity: summary.popularity)
+        }
+        recommender = Recommender(table: table, attributes: attributes)
+    }
+
+    /// "Artist – Title" for display.
+    func title(of trackID: Int64) -> String {
+        guard let summary = summaries[trackID] else { return "track \(trackID)" }
+        let artist = summary.artists.first.map { "\($0) – " } ?? ""
+        return artist + summary.name
+    }
+}
+
+extension Double {
+    /// The value with a fixed number of decimals, such as `0.96`.
+    func formatted(digits: Int) -> String {
+        var scale = 1.0
+        for _ in 0..<digits { scale *= 10 }
+        let rounded = (self * scale).rounded() / scale
+        var text = String(rounded)
+        if let dot = text.firstIndex(of: ".") {
+            let decimals = text.distance(from: dot, to: text.endIndex) - 1
+            if decimals < digits { text += String(repeating: "0", count: digits - decimals) }
+        } else if digits > 0 {
+            text += "." + String(repeating: "0", count: digits)
+        }
+        return text
+    }
+}
