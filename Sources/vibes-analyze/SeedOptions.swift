@@ -38,19 +38,9 @@ struct SeedOptions: ParsableArguments {
     func resolve(in store: LibraryStore) throws -> (seeds: [RecommendationSeed], negative: [RecommendationSeed], notes: [String]) {
         var notes: [String] = []
         func track(_ text: String) throws -> RecommendationSeed {
-            if let id = SpotifyID(uri: text, category: "track") {
-                guard let trackID = try store.trackID(spotifyID: id) else {
-                    throw ValidationError("The track \(id.trackURI) is not in the library; import it first or search by title.")
-                }
-                notes.append("seed \(text) → track \(trackID)")
-                return .track(trackID)
-            }
-            guard let match = try store.searchTracks(matching: text, limit: 1).first else {
-                throw ValidationError("No track in the library resembles \"\(text)\"; check the spelling or give a Spotify ID.")
-            }
-            let artist = match.track.artists.first.map { "\($0) – " } ?? ""
-            notes.append("seed \"\(text)\" → \(artist)\(match.track.name) (match \(match.score.formatted(digits: 2)))")
-            return .track(match.track.id)
+            let (id, note) = try SeedOptions.resolveTrack(text, in: store)
+            notes.append(note)
+            return .track(id)
         }
         func artist(_ text: String) throws -> RecommendationSeed {
             guard let match = try store.searchArtist(matching: text) else {
@@ -62,6 +52,26 @@ struct SeedOptions: ParsableArguments {
         let seeds = try tracks.map(track) + artists.map(artist) + moods.map { RecommendationSeed.mood($0) }
         let negative = try avoidTracks.map(track) + avoidArtists.map(artist)
         return (seeds, negative, notes)
+    }
+}
+
+extension SeedOptions {
+    /// Finds a track by Spotify ID, URI or link, or else by a fuzzy title search.
+    ///
+    /// - Returns: The track's store ID and a line saying what was picked.
+    /// - Throws: `ValidationError` when nothing matches.
+    static func resolveTrack(_ text: String, in store: LibraryStore) throws -> (Int64, String) {
+        if let id = SpotifyID(uri: text, category: "track") {
+            guard let trackID = try store.trackID(spotifyID: id) else {
+                throw ValidationError("The track \(id.trackURI) is not in the library; import it first or search by title.")
+            }
+            return (trackID, "track \(text) → store ID \(trackID)")
+        }
+        guard let match = try store.searchTracks(matching: text, limit: 1).first else {
+            throw ValidationError("No track in the library resembles \"\(text)\"; check the spelling or give a Spotify ID.")
+        }
+        let artist = match.track.artists.first.map { "\($0) – " } ?? ""
+        return (match.track.id, "track \"\(text)\" → \(artist)\(match.track.name) (match \(match.score.formatted(digits: 2)))")
     }
 }
 

@@ -1,0 +1,140 @@
+import Features
+
+/// Picks the tracks of a playlist: from a recommendation query, from a vibe cluster, or along a
+/// mood path; ``PlaylistOrdering`` then puts them in order.
+///
+/// ```swift
+/// let builder = PlaylistBuilder(recommender: recommender)
+/// let ids = try builder.moodPath(from: .calm, to: .energetic, length: .trackCount(12))
+/// ```
+public struct PlaylistBuilder: Sendable {
+    /// How long a playlist should be.
+    public enum Length: Hashable, Sendable {
+        /// A number of tracks, 1…100.
+        case trackCount(Int)
+        /// A total duration: tracks are added until the total reaches it (tracks of unknown
+        /// duration count as 3.5 minutes).
+        case duration(milliseconds: Int)
+    }
+
+    /// The longest playlist built, in tracks.
+    public static let maximumTrackCount = 100
+
+    /// The recommender whose library and space the playlists come from.
+    public let recommender: Recommender
+
+    public init(recommender: Recommender) {
+        self.recommender = recommender
+    }
+
+    /// The tracks of a recommendation query, best first, cut to `length`.
+    ///
+    /// - Throws: ``RecommendationError`` for an invalid query.
+    public func tracks(for query: RecommendationQuery, length: Length) throws -> [Int64] {
+        var query = query
+        query.count = PlaylistBuilder.maximumTrackCount
+        let result = try recommender.recommend(query)
+        return cut(result.recommendations.map(\.trackID), to: length)
+    }
+
+    /// The members of a vibe cluster, strongest first: by cosine similarity to the members' centroid.
+    ///
+    /// - Parameters:
+    ///   - members: The cluster's track IDs; tracks without features are skipped.
+    ///   - length: The playlist length.
+    /// - Throws: ``RecommendationError/emptySeed(label:)`` when no member has features.
+    public func vibeTracks(members: [Int64], label: String, length: Length) throws -> [Int64] {
+        let rows = members.compactMap(recommender.row(of:))
+        guard !rows.isEmpty else { throw RecommendationError.emptySeed(label: label) }
+        let centre = recommender.centroid(of: rows, label: label).scaled
+        let similarities = recommender.index.similarities(to: centre)
+        let ranked = rows.sorted {
+            (similarities[$0], -recommender.table.trackIDs[$0]) > (similarities[$1], -recommender.table.trackIDs[$1])
+        }
+        return cut(ranked.map { recommender.table.trackIDs[$0] }, to: length)
+    }
+
+    /// A path across the valence–energy plane: from one mood to another in even steps, each step
+    /// taking the unused track nearest (Euclidean, in the scaled space) to the interpolated point,
+    /// never the same main artist twice in a row.
+    ///
+    /// The end points are the mood seeds' points (the centroid of the 50 tracks nearest each mood).
+    /// A duration sets the number of steps from the library's median track length, so the path
+    /// always reaches the second mood.
+    ///
+    /// - Complexity: O(*s* · *n* · *d*) for *s* steps.
+    public func moodPath(from start: Mood, to end: Mood, length: Length) throws -> [Int64] {
+        let a = try recommender.point(for: .mood(start)).scaled
+        let b = try recommender.point(for: .mood(end)).scaled
+        let steps: Int
+        switch length {
+        case .trackCount(let count): steps = count
+        case .duration(let milliseconds):
+            steps = Swift.max(1, Int((Double(milliseconds) / Double(Swift.max(1, medianDuration()))).rounded()))
+        }
+        let d = recommender.features.columnCount
+        let values = recommender.features.values.elements
+        var used = Set<Int>()
+        var path: [Int64] = []
+        var previousArtist = ""
+        for step in 0..<Swift.min(steps, PlaylistBuilder.maximumTrackCount) {
+            let t = Float(steps > 1 ? Double(step) / Double(steps - 1) : 0)
+            let point = (0..<d).map { a[$0] + (b[$0] - a[$0]) * t }
+            var best = -1
+            var bestDistance = Float.infinity
+            for row in 0..<recommender.trackCount where !used.contains(row) {
+                if !previousArtist.isEmpty && recommender.artistKeys[row] == previousArtist { continue }
+                var distance: Float = 0
+                for column in 0..<d {
+                    let difference = values[row * d + column] - point[column]
+                    distance += difference * difference
+                }
+                if distance < bestDistance { (best, bestDistance) = (row, distance) }
+            }
+            guard best >= 0 else { break }
+            used.insert(best)
+            previousArtist = recommender.artistKeys[best]
+            path.append(recommender.table.trackIDs[best])
+        }
+        return path
+    }
+
+    // MARK: - Length
+
+    func duration(of trackID: Int64) -> Int {
+        recommender.row(of: trackID).flatMap { recommender.attributes[$0].durationMS } ?? 210_000
+    }
+
+    func medianDuration() -> Int {
+        let durations = recommender.attributes.compactMap(\.durationMS).sorted()
+        return durations.isEmpty ? 210_000 : durations[durations.count / 2]
+    }
+
+    /// The first tracks of `ranked` that make up `length`.
+    func cut(_ ranked: [Int64], to length: Length) -> [Int64] {
+        switch length {
+        case .trackCount(let count):
+            return Array(ranked.prefix(Swift.min(count, PlaylistBuilder.maximumTrackCount)))
+        case .duration(let milliseconds):
+            var total = 0
+            var result: [Int64] = []
+            for id in ranked where total < milliseconds && result.count < PlaylistBuilder.maximumTrackCount {
+                result.append(id)
+                total += duration(of: id)
+            }
+            return result
+        }
+    }
+}
+
+extension Recommender {
+    /// The raw audio features of a track, or empty features when it has none.
+    public func audioFeatures(of trackID: Int64) -> AudioFeatures {
+        var features = AudioFeatures()
+        guard let row = row(of: trackID) else { return features }
+        for feature in AudioFeature.allCases {
+            features[feature] = table.value(row: row, feature: feature).map(Double.init)
+        }
+        return features
+    }
+}

@@ -1,0 +1,84 @@
+import Features
+import Foundation
+
+/// Writes a ``Playlist`` as M3U, as CSV with Exportify's columns, or as JSON.
+public enum PlaylistExport {
+    /// A file format for a playlist.
+    public enum Format: String, CaseIterable, Sendable, Codable {
+        /// Extended M3U: `#EXTINF:<seconds>,<artist> - <title>` then the `spotify:track:` URI.
+        case m3u
+        /// CSV with the columns of an Exportify export, so tools that read Exportify read it.
+        case csv
+        /// The ``Playlist`` as JSON, with snake_case keys.
+        case json
+    }
+
+    /// Exportify's header row (as in its 2024–25 exports), in order.
+    public static let exportifyColumns = [
+        "Track URI", "Track Name", "Album Name", "Artist Name(s)", "Release Date", "Duration (ms)", "Popularity",
+        "Explicit", "Added By", "Added At", "Genres", "Record Label", "Danceability", "Energy", "Key", "Loudness",
+        "Mode", "Speechiness", "Acousticness", "Instrumentalness", "Liveness", "Valence", "Tempo", "Time Signature",
+    ]
+
+    /// Returns the text of `playlist` in `format`.
+    ///
+    /// - Throws: An `EncodingError` for JSON (not expected for valid playlists).
+    public static func text(of playlist: Playlist, as format: Format) throws -> String {
+        switch format {
+        case .m3u: m3u(playlist)
+        case .csv: csv(playlist)
+        case .json: try json(playlist)
+        }
+    }
+
+    /// Extended M3U with one `#EXTINF` line per track; local tracks (no Spotify ID) are written as
+    /// comments, since a player cannot resolve them.
+    static func m3u(_ playlist: Playlist) -> String {
+        var lines = ["#EXTM3U", "#PLAYLIST:\(singleLine(playlist.name))"]
+        if !playlist.description.isEmpty { lines.append("#EXTALB:\(singleLine(playlist.description))") }
+        for entry in playlist.entries {
+            let seconds = entry.durationMS.map { Int(($0 + 500) / 1000) } ?? -1
+            let title = (entry.artists.isEmpty ? "" : entry.artists.joined(separator: ", ") + " - ") + entry.name
+            lines.append("#EXTINF:\(seconds),\(singleLine(title))")
+            lines.append(entry.spotifyID?.trackURI ?? "# local track \(entry.trackID): not on Spotify")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// CSV with ``exportifyColumns``: text fields quoted, artists separated by `;` as Exportify does,
+    /// empty cells for what the library does not know (release date, added by/at, genres, label).
+    static func csv(_ playlist: Playlist) -> String {
+        var lines = [exportifyColumns.joined(separator: ",")]
+        for entry in playlist.entries {
+            let f = entry.features
+            let cells: [String] = [
+                entry.spotifyID?.trackURI ?? "", quoted(entry.name), quoted(entry.album ?? ""),
+                quoted(entry.artists.joined(separator: ";")), "", entry.durationMS.map(String.init) ?? "",
+                entry.popularity.map(String.init) ?? "", "", "", "", quoted(""), quoted(""),
+                number(f.danceability), number(f.energy), f.key.map(String.init) ?? "", number(f.loudness),
+                f.mode.map(String.init) ?? "", number(f.speechiness), number(f.acousticness), number(f.instrumentalness),
+                number(f.liveness), number(f.valence), number(f.tempo), f.timeSignature.map(String.init) ?? "",
+            ]
+            lines.append(cells.joined(separator: ","))
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    static func json(_ playlist: Playlist) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(playlist), as: UTF8.self) + "\n"
+    }
+
+    private static func quoted(_ text: String) -> String {
+        "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    private static func number(_ value: Double?) -> String {
+        value.map { String($0) } ?? ""
+    }
+
+    private static func singleLine(_ text: String) -> String {
+        String(text.map { $0 == "\n" || $0 == "\r" ? " " : $0 })
+    }
+}

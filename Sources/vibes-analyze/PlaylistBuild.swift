@@ -1,0 +1,268 @@
+import Analytics
+import ArgumentParser
+import Features
+import Foundation
+import Ingest
+
+extension VibesAnalyze {
+    /// `vibes-analyze playlist …`: build (and, with the Spotify issue, push) playlists.
+    struct PlaylistCommand: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "playlist",
+            abstract: "Build vibe-matched playlists that flow.",
+            subcommands: [Build.self])
+    }
+}
+
+extension VibesAnalyze.PlaylistCommand {
+    /// `vibes-analyze playlist build`.
+    struct Build: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Build a playlist from seeds and targets, or along a mood path, ordered for flow.",
+            discussion: """
+                Tracks come from the same seeds and --min-/--max-/--target- options as `recommend`, or from \
+                --from-mood/--to-mood ("from calm to energetic in 12 tracks"). They are then ordered: `flow` \
+                mixes harmonically on the Camelot wheel with small tempo steps (half/double time aware) and no \
+                artist twice in a row; `arc` also follows an energy curve (--arc); `none` keeps the ranking.
+
+                Example: vibes-analyze playlist build --mood chill --duration 45m --order arc --arc peak --export m3u --out chill.m3u
+                """)
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var seeds: SeedOptions
+        @OptionGroup var tuning: TunableOptions
+
+        @Option(name: .customLong("from-mood"), help: "Start a mood path at this mood (with --to-mood).")
+        var fromMood: Mood?
+
+        @Option(name: .customLong("to-mood"), help: "End a mood path at this mood (with --from-mood).")
+        var toMood: Mood?
+
+        @Option(name: [.customShort("n"), .long], help: "The number of tracks (1–100), unless --duration is given.")
+        var count = 20
+
+        @Option(name: .long, help: "The total length instead of a count, such as 45m, 1h30m or 2700s.")
+        var duration: PlaylistDuration?
+
+        @Option(name: .long, help: "Variety against similarity, 0 to 1, as in `recommend`.")
+        var diversity = 0.0
+
+        @Option(name: .customLong("max-per-artist"), help: "At most this many tracks by the same main artist.")
+        var maxPerArtist: Int?
+
+        @Option(name: .long, help: "The order: flow (harmonic, tempo and artist aware), arc (flow plus an energy curve) or none (best first).")
+        var order: OrderMode = .flow
+
+        @Option(name: .long, help: "The energy curve for --order arc: flat, rising or peak (warm-up → peak → cool-down).")
+        var arc: PlaylistOrdering.Arc = .peak
+
+        @Option(name: .long, help: "Pin a track at a position, as POSITION=TRACK (1-based; TRACK as for --seed). Repeatable.")
+        var lock: [String] = []
+
+        @Option(name: .long, help: "The playlist's name.")
+        var name: String?
+
+        @Flag(name: .long, help: "Save the playlist in the library (replacing one of the same name).")
+        var save = false
+
+        @Option(name: .long, help: "Write the playlist as m3u, csv (Exportify columns) or json.")
+        var export: PlaylistExport.Format?
+
+        @Option(name: .long, help: "The file for --export; standard output when omitted.")
+        var out: String?
+
+        enum OrderMode: String, ExpressibleByArgument, CaseIterable {
+            case flow, arc, none
+        }
+
+        func validate() throws {
+            guard (1...PlaylistBuilder.maximumTrackCount).contains(count) else {
+                throw ValidationError("Please ask for 1 to \(PlaylistBuilder.maximumTrackCount) tracks with -n (got \(count)).")
+            }
+            guard (fromMood == nil) == (toMood == nil) else {
+                throw ValidationError("Please give both --from-mood and --to-mood for a mood path.")
+            }
+            let hasSeeds = seeds.positiveCount > 0 || tuning.constraints.values.contains { $0.target != nil }
+            guard hasSeeds || fromMood != nil else {
+                throw ValidationError("Please give seeds (--seed, --seed-artist, --mood), a target (--target-energy 0.8), or --from-mood/--to-mood.")
+            }
+            guard (0...1).contains(diversity) else { throw ValidationError("Please give --diversity from 0 to 1 (got \(diversity)).") }
+            if out != nil && export == nil { throw ValidationError("Please say which format to write to --out with --export m3u|csv|json.") }
+            for text in lock { _ = try Build.parseLock(text) }
+        }
+
+        func run() async throws {
+            let store = try global.openStore()
+            let report = try makePlaylist(store: store)
+            if !global.quiet { report.notes.forEach(Console.diagnostic) }
+            if let export {
+                let text = try PlaylistExport.text(of: report.playlist, as: export)
+                if let out {
+                    let folder = (out as NSString).deletingLastPathComponent
+                    if !folder.isEmpty { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
+                    do {
+                        try text.write(toFile: out, atomically: true, encoding: .utf8)
+                    } catch {
+                        Console.diagnostic("Cannot write \(out): \(error.localizedDescription). Check the folder and its permissions.")
+                        throw ExitCode.failure
+                    }
+                    if !global.quiet { Console.diagnostic("wrote \(report.playlist.entries.count) tracks to \(out)") }
+                } else {
+                    print(text, terminator: "")
+                }
+            }
+            if global.json {
+                try Console.printJSON(report.playlist)
+            } else if export == nil || out != nil {
+                print(Build.table(report.playlist))
+            }
+        }
+
+        /// Selects, orders, names and (with --save) stores the playlist.
+        func makePlaylist(store: LibraryStore) throws -> (playlist: Features.Playlist, notes: [String]) {
+            let library = try LoadedLibrary(store: store)
+            let builder = PlaylistBuilder(recommender: library.recommender)
+            let length: PlaylistBuilder.Length =
+                duration.map { .duration(milliseconds: $0.milliseconds) } ?? .trackCount(count)
+            var notes: [String] = []
+            var ids: [Int64]
+            let description: String
+            do {
+                if let fromMood, let toMood {
+                    ids = try builder.moodPath(from: fromMood, to: toMood, length: length)
+                    description = "From \(fromMood.rawValue) to \(toMood.rawValue)"
+                } else {
+                    let resolved = try seeds.resolve(in: store)
+                    notes += resolved.notes
+                    var query = RecommendationQuery(
+                        seeds: resolved.seeds, negativeSeeds: resolved.negative, combination: seeds.combination,
+                        diversity: diversity, maximumPerArtist: maxPerArtist, tempoOctave: tuning.tempoOctave)
+                    query.constraints = tuning.constraints
+                    ids = try builder.tracks(for: query, length: length)
+                    // A playlist from seed tracks starts with them.
+                    let seedTracks = resolved.seeds.compactMap { seed -> Int64? in
+                        if case .track(let id) = seed { return id }
+                        return nil
+                    }
+                    ids = seedTracks + ids.filter { !seedTracks.contains($0) }
+                    if case .trackCount(let n) = length { ids = Array(ids.prefix(n)) }
+                    description = "Like " + (resolved.notes.isEmpty ? "your targets" : library.recommender.describe(seeds: resolved.seeds, titles: library.title(of:)))
+                }
+            } catch let error as RecommendationError {
+                throw ValidationError(error.description)
+            }
+
+            var entries = ids.map { makeEntry($0, library: library, isLocked: false) }
+            for text in lock {
+                let (position, reference) = try Build.parseLock(text)
+                let (id, note) = try SeedOptions.resolveTrack(reference, in: store)
+                notes.append("lock \(position): " + note)
+                entries.removeAll { $0.trackID == id }
+                entries.insert(makeEntry(id, library: library, isLocked: true), at: Swift.min(position - 1, entries.count))
+                if case .trackCount(let n) = length, entries.count > n, let last = entries.lastIndex(where: { !$0.isLocked }) {
+                    entries.remove(at: last)
+                }
+            }
+            let ordering: PlaylistOrdering? =
+                switch order {
+                case .flow: PlaylistOrdering(arc: nil)
+                case .arc: PlaylistOrdering(arc: arc)
+                case .none: nil
+                }
+            if let ordering { entries = ordering.ordered(entries) }
+            let score = PlaylistOrdering.transitionScore(of: entries)
+            let orderNote = order == .arc ? "arc \(arc.rawValue)" : order.rawValue
+            let playlist = Features.Playlist(
+                name: name ?? "vibes: " + description.lowercased(), description: description + ", ordered \(orderNote) (vibes-analyze)",
+                entries: entries, transitionScore: score)
+            let minutes = playlist.totalDurationMS / 60_000
+            notes.append("\(entries.count) tracks, \(minutes) min, transition score \(score.formatted(digits: 2)) (0 jarring … 1 seamless)")
+            if save {
+                try store.saveBuiltPlaylist(playlist, settings: CommandLine.arguments.dropFirst().joined(separator: " "))
+                notes.append("saved as \"\(playlist.name)\"")
+            }
+            return (playlist, notes)
+        }
+
+        func makeEntry(_ id: Int64, library: LoadedLibrary, isLocked: Bool) -> Features.Playlist.Entry {
+            let summary = library.summaries[id]
+            return Features.Playlist.Entry(
+                trackID: id, spotifyID: summary?.spotifyID.flatMap { SpotifyID($0) }, name: summary?.name ?? "track \(id)",
+                artists: summary?.artists ?? [], album: summary?.album, durationMS: summary?.durationMS,
+                popularity: summary?.popularity, features: library.recommender.audioFeatures(of: id), isLocked: isLocked)
+        }
+
+        /// Parses `POSITION=TRACK`.
+        static func parseLock(_ text: String) throws -> (Int, String) {
+            let parts = text.split(separator: "=", maxSplits: 1)
+            guard parts.count == 2, let position = Int(parts[0]), position >= 1, !parts[1].isEmpty else {
+                throw ValidationError("Please write --lock as POSITION=TRACK, such as --lock 1=spotify:track:… (got \"\(text)\").")
+            }
+            return (position, String(parts[1]))
+        }
+
+        /// The human-readable listing: position, Camelot key, tempo, energy, track.
+        static func table(_ playlist: Features.Playlist) -> String {
+            var lines = ["\(playlist.name) — \(playlist.description)"]
+            for (index, entry) in playlist.entries.enumerated() {
+                let f = entry.features
+                let camelot = f.key.flatMap { key in f.mode.flatMap { CamelotKey(pitchClass: key, mode: $0) } }
+                let title = (entry.artists.first.map { "\($0) – " } ?? "") + entry.name
+                let tempo = f.tempo.map { $0.formatted(digits: 0) } ?? "?"
+                let energy = f.energy.map { $0.formatted(digits: 2) } ?? "?"
+                lines.append(
+                    "\((index + 1).padded(to: 3)). \((camelot?.description ?? "–").padding(to: 3))  \(tempo.padding(to: 5)) BPM  energy \(energy)  "
+                        + title.truncated(to: 60) + (entry.isLocked ? "  [locked]" : ""))
+            }
+            return lines.joined(separator: "\n")
+        }
+    }
+}
+
+/// A playlist length written as `45m`, `1h30m`, `2700s` or `90` (minutes).
+struct PlaylistDuration: ExpressibleByArgument {
+    var milliseconds: Int
+
+    init?(argument: String) {
+        var total = 0
+        var number = ""
+        var sawUnit = false
+        for character in argument.lowercased() {
+            if character.isNumber {
+                number.append(character)
+                continue
+            }
+            guard let value = Int(number) else { return nil }
+            switch character {
+            case "h": total += value * 3_600_000
+            case "m": total += value * 60_000
+            case "s": total += value * 1000
+            default: return nil
+            }
+            number = ""
+            sawUnit = true
+        }
+        if !number.isEmpty {
+            guard let value = Int(number), !sawUnit else { return nil }
+            total += value * 60_000
+        }
+        guard total > 0 else { return nil }
+        milliseconds = total
+    }
+}
+
+extension PlaylistOrdering.Arc: ExpressibleByArgument {}
+extension PlaylistExport.Format: ExpressibleByArgument {}
+
+extension Recommender {
+    /// "Daft Punk – One More Time and mood calm", for playlist descriptions.
+    func describe(seeds: [RecommendationSeed], titles: (Int64) -> String) -> String {
+        seeds.map { seed in
+            switch seed {
+            case .track(let id): titles(id)
+            case .tracks(_, let label): label
+            case .mood(let mood): "mood \(mood.rawValue)"
+            }
+        }.joined(separator: " and ")
+    }
+}
