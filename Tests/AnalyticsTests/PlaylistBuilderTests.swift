@@ -1,0 +1,51 @@
+import Analytics
+import Features
+import Testing
+import VibesTestSupport
+
+@Suite(.enabled(if: SharedData.isAvailable, SharedData.skipReason))
+struct PlaylistBuilderTests {
+    static let songs = try? TidyTuesdaySongs()
+    static let recommender: Recommender? = songs.map { songs in
+        var attributes: [Int64: TrackAttributes] = [:]
+        for (offset, song) in songs.songs.enumerated() {
+            attributes[Int64(offset + 1)] = TrackAttributes(artists: [song.artist], durationMS: song.durationMS)
+        }
+        return Recommender(table: songs.featureTable(), attributes: attributes)
+    }
+
+    @Test func moodPathGoesFromCalmToEnergeticWithoutRepeats() throws {
+        let recommender = try #require(PlaylistBuilderTests.recommender)
+        let builder = PlaylistBuilder(recommender: recommender)
+        let path = try builder.moodPath(from: .calm, to: .energetic, length: .trackCount(12))
+        #expect(path.count == 12)
+        #expect(Set(path).count == 12)
+        let energies: [Double] = path.map { recommender.audioFeatures(of: $0).energy! }
+        let start: Double = energies.prefix(3).reduce(0, +) / 3
+        let end: Double = energies.suffix(3).reduce(0, +) / 3
+        #expect(start + 0.3 < end)
+        let artists = path.map { PlaylistBuilderTests.songs!.songs[Int($0 - 1)].artist }
+        #expect(zip(artists, artists.dropFirst()).allSatisfy { $0 != $1 })
+    }
+
+    @Test func durationLengthReachesTheDuration() throws {
+        let recommender = try #require(PlaylistBuilderTests.recommender)
+        let builder = PlaylistBuilder(recommender: recommender)
+        let ids = try builder.tracks(for: RecommendationQuery(seeds: [.mood(.chill)]), length: .duration(milliseconds: 45 * 60_000))
+        let total = ids.reduce(0) { $0 + PlaylistBuilderTests.songs!.songs[Int($1 - 1)].durationMS! }
+        let last = PlaylistBuilderTests.songs!.songs[Int(ids.last! - 1)].durationMS!
+        #expect(total >= 45 * 60_000 && total - last < 45 * 60_000)
+    }
+
+    @Test func vibeTracksComeStrongestFirst() throws {
+        let recommender = try #require(PlaylistBuilderTests.recommender)
+        let builder = PlaylistBuilder(recommender: recommender)
+        let members = Array(Int64(1)...Int64(300))
+        let ids = try builder.vibeTracks(members: members, label: "vibe test", length: .trackCount(10))
+        #expect(ids.count == 10)
+        #expect(Set(ids).isSubset(of: Set(members)))
+        #expect(throws: RecommendationError.emptySeed(label: "vibe none")) {
+            try builder.vibeTracks(members: [-5], label: "vibe none", length: .trackCount(10))
+        }
+    }
+}
