@@ -77,7 +77,7 @@ enum Kernels {
         let k = prepared.centroids.rowCount
         var labels = [Int32](repeating: 0, count: rows.count)
         var sums = [Double](repeating: 0, count: accumulate ? k * d : 0)
-        var runSums = [Float](repeating: 0, count: accumulate ? k * d : 0)
+        var runSums = [Float](repeating: 0, count: k * d)
         var counts = [Int](repeating: 0, count: k)
         var changed = 0
         let previous = previousLabels ?? []
@@ -87,30 +87,37 @@ enum Kernels {
         data.elements.withUnsafeBufferPointer { x in
             labels.withUnsafeMutableBufferPointer { labels in
                 runSums.withUnsafeMutableBufferPointer { runSums in
-                    var runStart = rows.lowerBound
-                    while runStart < rows.upperBound {
-                        let runEnd = Swift.min(runStart + runLength, rows.upperBound)
-                        switch kernel {
-                        case .fused:
-                            assignFused(x, rows: runStart..<runEnd, offset: rows.lowerBound, d: d, prepared, into: labels)
-                        case .blas:
-                            assignBLAS(x, rows: runStart..<runEnd, offset: rows.lowerBound, d: d, prepared, into: labels)
-                        }
-                        for i in runStart..<runEnd {
-                            let label = Int(labels[i - rows.lowerBound])
-                            counts[label] += 1
-                            if comparesLabels && previous[i] != labels[i - rows.lowerBound] { changed += 1 }
-                            if accumulate {
-                                add(x.baseAddress! + i * d, into: runSums.baseAddress! + label * d, count: d)
+                    counts.withUnsafeMutableBufferPointer { counts in
+                        previous.withUnsafeBufferPointer { previous in
+                            sums.withUnsafeMutableBufferPointer { sums in
+                                var runStart = rows.lowerBound
+                                while runStart < rows.upperBound {
+                                    let runEnd = Swift.min(runStart + runLength, rows.upperBound)
+                                    let run = runStart..<runEnd
+                                    switch kernel {
+                                    case .fused:
+                                        assignFused(x, rows: run, offset: rows.lowerBound, d: d, prepared, into: labels)
+                                    case .blas:
+                                        assignBLAS(x, rows: run, offset: rows.lowerBound, d: d, prepared, into: labels)
+                                    }
+                                    for i in run {
+                                        let label = labels[i &- rows.lowerBound]
+                                        counts[Int(label)] &+= 1
+                                        if comparesLabels && previous[i] != label { changed &+= 1 }
+                                        if accumulate {
+                                            add(x.baseAddress! + i &* d, into: runSums.baseAddress! + Int(label) &* d, count: d)
+                                        }
+                                    }
+                                    if accumulate {
+                                        for index in 0..<(k * d) {
+                                            sums[index] += Double(runSums[index])
+                                            runSums[index] = 0
+                                        }
+                                    }
+                                    runStart = runEnd
+                                }
                             }
                         }
-                        if accumulate {
-                            for index in 0..<(k * d) {
-                                sums[index] += Double(runSums[index])
-                                runSums[index] = 0
-                            }
-                        }
-                        runStart = runEnd
                     }
                 }
             }
@@ -123,60 +130,66 @@ enum Kernels {
     @inline(__always)
     private static func add(_ source: UnsafePointer<Float>, into target: UnsafeMutablePointer<Float>, count: Int) {
         var j = 0
-        while j + 4 <= count {
+        while j &+ 4 <= count {
             let a = UnsafeRawPointer(source + j).loadUnaligned(as: SIMD4<Float>.self)
             let b = UnsafeRawPointer(target + j).loadUnaligned(as: SIMD4<Float>.self)
             UnsafeMutableRawPointer(target + j).storeBytes(of: a + b, as: SIMD4<Float>.self)
-            j += 4
+            j &+= 4
         }
         while j < count {
             target[j] += source[j]
-            j += 1
+            j &+= 1
         }
     }
 
-    // Measured on this project's 2-vCPU Zen 4 (N = 1M, d = 12, k = 16, Debian OpenBLAS 0.3.21),
-    // the whole assignment + accumulation step, ms per iteration at 1 / 2 threads:
-    //   fused SIMD8 (this build, baseline x86-64 SSE2 code):  see KMeans.swift, `DistanceKernel` choice
-    //   BLAS sgemm on 256-row blocks + scalar argmin:          see KMeans.swift
-    // The figures and the choice are recorded next to `KMeans.Options.kernel`.
+    /// The smallest lane of `v`.
+    @inline(__always)
+    private static func horizontalMinimum(_ v: SIMD8<Float>) -> Float {
+        let four = v.lowHalf.replacing(with: v.highHalf, where: v.highHalf .< v.lowHalf)
+        let two = four.lowHalf.replacing(with: four.highHalf, where: four.highHalf .< four.lowHalf)
+        return two[1] < two[0] ? two[1] : two[0]
+    }
 
     /// The fused kernel: per row, per group of 8 centroids, ‖c‖²/2 − x·c in one SIMD8 register.
+    ///
+    /// The dot product runs in two accumulators to halve the dependency chain; the running best
+    /// score and its centroid index (held as a `Float`, exact below 2²⁴) are kept per lane and
+    /// reduced across lanes once per row.
     @inline(__always)
     private static func assignFused(
         _ x: UnsafeBufferPointer<Float>, rows: Range<Int>, offset: Int, d: Int,
         _ prepared: PreparedCentroids, into labels: UnsafeMutableBufferPointer<Int32>
     ) {
-        let lanes = SIMD8<Int32>(0, 1, 2, 3, 4, 5, 6, 7)
+        let lanes = SIMD8<Float>(0, 1, 2, 3, 4, 5, 6, 7)
         let groupCount = prepared.groupCount
         prepared.transposed.withUnsafeBufferPointer { transposed in
             prepared.halfNorms.withUnsafeBufferPointer { halfNorms in
                 let ct = transposed.baseAddress!
+                let norms = halfNorms.baseAddress!
                 for i in rows {
-                    let row = x.baseAddress! + i * d
+                    let row = x.baseAddress! + i &* d
                     var best = SIMD8<Float>(repeating: .infinity)
-                    var bestIndex = SIMD8<Int32>(repeating: 0)
+                    var bestIndex = SIMD8<Float>(repeating: 0)
+                    var group = ct
                     for g in 0..<groupCount {
-                        var score = halfNorms[g]
-                        let group = ct + g * d
+                        var even = SIMD8<Float>.zero
+                        var odd = SIMD8<Float>.zero
                         var j = 0
-                        while j + 4 <= d {
-                            score -= group[j] * row[j]
-                            score -= group[j + 1] * row[j + 1]
-                            score -= group[j + 2] * row[j + 2]
-                            score -= group[j + 3] * row[j + 3]
-                            j += 4
+                        while j &+ 2 <= d {
+                            even += group[j] * row[j]
+                            odd += group[j &+ 1] * row[j &+ 1]
+                            j &+= 2
                         }
-                        while j < d {
-                            score -= group[j] * row[j]
-                            j += 1
-                        }
+                        if j < d { even += group[j] * row[j] }
+                        let score = norms[g] - (even + odd)
                         let isBetter = score .< best
                         best.replace(with: score, where: isBetter)
-                        bestIndex.replace(with: lanes &+ Int32(g * 8), where: isBetter)
+                        bestIndex.replace(with: lanes + Float(g &* 8), where: isBetter)
+                        group += d
                     }
-                    let minimum = best.min()
-                    labels[i - offset] = bestIndex.replacing(with: .max, where: best .!= minimum).min()
+                    let minimum = horizontalMinimum(best)
+                    let index = horizontalMinimum(bestIndex.replacing(with: .infinity, where: best .!= minimum))
+                    labels[i &- offset] = Int32(index)
                 }
             }
         }

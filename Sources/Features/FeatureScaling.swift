@@ -84,6 +84,8 @@ public struct FeatureSpace: Sendable {
     public var matrix: FeatureMatrix
     /// The fitted scaling, to map points back to original units.
     public var scaling: FeatureScaling
+    /// For each matrix row, the row of the ``FeatureTable`` it was built from.
+    public var tableRows: [Int32]
     /// The number of tracks left out because they miss a feature of the schema.
     public var excludedTrackCount: Int
     /// For each schema feature, how many tracks of the table miss it.

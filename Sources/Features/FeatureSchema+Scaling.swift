@@ -113,7 +113,7 @@ extension FeatureSchema {
         var missingCounts: [AudioFeature: Int] = [:]
         for (entry, count) in zip(entries, missing) { missingCounts[entry.feature] = count }
         return FeatureSpace(
-            matrix: matrix, scaling: FeatureScaling(schema: self, columns: columns),
+            matrix: matrix, scaling: FeatureScaling(schema: self, columns: columns), tableRows: included,
             excludedTrackCount: rowCount - included.count, missingCounts: missingCounts)
     }
 
