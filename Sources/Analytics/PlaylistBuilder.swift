@@ -63,7 +63,7 @@ public struct PlaylistBuilder: Sendable {
     /// always reaches the second mood.
     ///
     /// - Complexity: O(*s* · *n* · *d*) for *s* steps.
-    public func moodPath(from start: Mood, to end: Mood, length: Length) throws -> [Int64] {
+    public func moodPath(from start: MoodWord, to end: MoodWord, length: Length) throws -> [Int64] {
         let a = try recommender.point(for: .mood(start)).scaled
         let b = try recommender.point(for: .mood(end)).scaled
         let steps: Int

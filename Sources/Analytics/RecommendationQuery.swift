@@ -129,7 +129,7 @@ public enum RecommendationSeed: Hashable, Sendable {
     /// `label` says what the group is ("artist Daft Punk", "vibe 3").
     case tracks([Int64], label: String)
     /// A point of the valence–energy plane.
-    case mood(Mood)
+    case mood(MoodWord)
 }
 
 /// One of the fourteen attributes of Spotify's recommendations endpoint, by its wire name.
@@ -182,7 +182,7 @@ public enum TunableAttribute: String, CaseIterable, Sendable, Codable, Hashable 
 }
 
 /// A mood word, placed on the valence–energy plane (Russell's circumplex, valence across, energy up).
-public enum Mood: String, CaseIterable, Sendable, Codable {
+public enum MoodWord: String, CaseIterable, Sendable, Codable {
     case calm, chill, content, happy, euphoric, energetic, angry, tense, sad, melancholic, dreamy
 
     /// The mood's point: (valence, energy), each 0…1.

@@ -46,7 +46,7 @@ extension Recommender {
     }
 
     /// The rows whose (valence, energy) lie nearest the mood's point, ties by track ID.
-    func rowsNearest(mood: Mood, count: Int) -> [Int] {
+    func rowsNearest(mood: MoodWord, count: Int) -> [Int] {
         let (valence, energy) = mood.point
         return rowsNearest(valence: valence, energy: energy, count: count)
     }

@@ -33,10 +33,10 @@ extension VibesAnalyze.PlaylistCommand {
         @OptionGroup var tuning: TunableOptions
 
         @Option(name: .customLong("from-mood"), help: "Start a mood path at this mood (with --to-mood).")
-        var fromMood: Mood?
+        var fromMood: MoodWord?
 
         @Option(name: .customLong("to-mood"), help: "End a mood path at this mood (with --from-mood).")
-        var toMood: Mood?
+        var toMood: MoodWord?
 
         @Option(name: [.customShort("n"), .long], help: "The number of tracks (1–100), unless --duration is given.")
         var count = 20

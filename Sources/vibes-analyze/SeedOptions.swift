@@ -11,8 +11,8 @@ struct SeedOptions: ParsableArguments {
     @Option(name: .customLong("seed-artist"), help: "A seed artist (the centroid of their tracks), by name. Repeatable.")
     var artists: [String] = []
 
-    @Option(name: .customLong("mood"), help: "A seed mood on the valence–energy plane: \(Mood.allCases.map(\.rawValue).joined(separator: ", ")).")
-    var moods: [Mood] = []
+    @Option(name: .customLong("mood"), help: "A seed mood on the valence–energy plane: \(MoodWord.allCases.map(\.rawValue).joined(separator: ", ")).")
+    var moods: [MoodWord] = []
 
     @Option(name: .customLong("avoid"), help: "A track to move away from (\"less like this\"), given like --seed. Repeatable.")
     var avoidTracks: [String] = []
@@ -75,7 +75,7 @@ extension SeedOptions {
     }
 }
 
-extension Mood: ExpressibleByArgument {}
+extension MoodWord: ExpressibleByArgument {}
 extension SeedCombination: ExpressibleByArgument {}
 
 /// The library loaded for similarity work: the recommender and the track metadata.
