@@ -84,6 +84,9 @@ let package = Package(
             ]),
         .testTarget(
             name: "VibesAnalyzeTests",
-            dependencies: ["vibes-analyze", "Ingest", "VibesTestSupport"]),
+            dependencies: [
+                "vibes-analyze", "Analytics", "Ingest", "VibesTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
     ]
 )

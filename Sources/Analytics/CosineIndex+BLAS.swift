@@ -46,7 +46,7 @@ extension CosineIndex {
     ///
     /// For each block of ``queryBlock`` queries and each block of ``itemBlock`` rows, one
     /// single-threaded `sgemm` fills a score buffer; each query then scans its row of the buffer
-    /// 16 lanes at a time against its current *k*-th best score, and only lanes that reach it go
+    /// 32 scores at a time against its current *k*-th best score, and only lanes that reach it go
     /// through the ordered insertion (ties by track ID).
     func topK(of queries: Matrix, rows range: Range<Int>, count k: Int) -> TopKBlock {
         openblas_set_num_threads(1)
@@ -100,15 +100,25 @@ extension CosineIndex {
         var threshold = best[k - 1]
         var j = 0
         let raw = UnsafeRawPointer(scores)
-        while j + 16 <= count {
-            let lanes = raw.loadUnaligned(fromByteOffset: j * 4, as: SIMD16<Float>.self)
-            if any(lanes .>= SIMD16(repeating: threshold)) {
-                for lane in 0..<16 where lanes[lane] >= threshold {
-                    insert(lanes[lane], row: firstRow + j + lane, ids: ids, scores: best, rows: bestRows, k: k)
+        // 32 scores at a time: a lane-wise maximum over eight 4-lane vectors (compare and blend,
+        // one instruction each on any x86-64), then one scalar test against the k-th best score.
+        // Only chunks that hold a candidate take the scalar path.
+        while j + 32 <= count {
+            var m = raw.loadUnaligned(fromByteOffset: j &* 4, as: SIMD4<Float>.self)
+            var offset = 4
+            while offset < 32 {
+                let v = raw.loadUnaligned(fromByteOffset: (j &+ offset) &* 4, as: SIMD4<Float>.self)
+                m.replace(with: v, where: v .> m)
+                offset &+= 4
+            }
+            let chunkMax = Swift.max(Swift.max(m[0], m[1]), Swift.max(m[2], m[3]))
+            if chunkMax >= threshold {
+                for lane in j..<(j + 32) where scores[lane] >= threshold {
+                    insert(scores[lane], row: firstRow + lane, ids: ids, scores: best, rows: bestRows, k: k)
                     threshold = best[k - 1]
                 }
             }
-            j += 16
+            j &+= 32
         }
         while j < count {
             if scores[j] >= threshold {

@@ -17,6 +17,41 @@ public struct TidyTuesdaySongs: Sendable {
         public var durationMS: Int?
         public var genres: Set<String>
         public var features: AudioFeatures
+
+        public init(
+            spotifyID: String, name: String, artist: String, album: String = "", popularity: Int? = nil,
+            durationMS: Int? = nil, genres: Set<String> = [], features: AudioFeatures
+        ) {
+            self.spotifyID = spotifyID
+            self.name = name
+            self.artist = artist
+            self.album = album
+            self.popularity = popularity
+            self.durationMS = durationMS
+            self.genres = genres
+            self.features = features
+        }
+
+        /// `count` songs with features drawn by `SplitMix64(seed:)`, by six artists, in two genres
+        /// ("loud" when energy > 0.5, else "soft"), with valid made-up Spotify IDs.
+        public static func synthetic(count: Int, seed: UInt64 = 42) -> [Song] {
+            var generator = SplitMix64(seed: seed)
+            let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+            return (1...count).map { number in
+                let energy = generator.nextUnitInterval()
+                let features = AudioFeatures(
+                    danceability: generator.nextUnitInterval(), energy: energy, key: generator.next(below: 12),
+                    loudness: -20 + 18 * energy, mode: generator.next(below: 2), speechiness: generator.nextUnitInterval() * 0.3,
+                    acousticness: 1 - energy, instrumentalness: generator.nextUnitInterval() * 0.5,
+                    liveness: generator.nextUnitInterval() * 0.4, valence: generator.nextUnitInterval(),
+                    tempo: 80 + 80 * generator.nextUnitInterval(), timeSignature: 4)
+                let id = String((0..<22).map { _ in alphabet[generator.next(below: alphabet.count)] })
+                return Song(
+                    spotifyID: id, name: "Song \(number)", artist: "Artist \(number % 6)", album: "Album \(number % 10)",
+                    popularity: generator.next(below: 100), durationMS: 150_000 + generator.next(below: 120_000),
+                    genres: [energy > 0.5 ? "loud" : "soft"], features: features)
+            }
+        }
     }
 
     /// The distinct tracks, in file order of their first row.

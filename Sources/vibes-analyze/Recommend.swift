@@ -74,7 +74,7 @@ extension VibesAnalyze {
             var notes = resolved.notes
             notes.append(
                 "pool: \(result.pool.candidates) candidates, \(result.pool.afterFilters) after filters, \(result.pool.returned) returned"
-                    + " (\(elapsed.milliseconds) ms)")
+                    + " (\(elapsed.wholeMilliseconds) ms)")
             return RecommendReport(
                 notes: notes, pool: result.pool, seeds: result.seeds,
                 tracks: result.recommendations.enumerated().map { rank, recommendation in
@@ -157,7 +157,7 @@ enum KeyName {
 
 extension Duration {
     /// The duration in whole milliseconds.
-    var milliseconds: Int64 {
+    var wholeMilliseconds: Int64 {
         let (seconds, attoseconds) = components
         return seconds * 1000 + attoseconds / 1_000_000_000_000_000
     }

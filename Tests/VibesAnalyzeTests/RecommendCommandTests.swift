@@ -1,0 +1,158 @@
+import Analytics
+import ArgumentParser
+import Features
+import Foundation
+import GRDB
+import Ingest
+import Testing
+import VibesTestSupport
+
+@testable import vibes_analyze
+
+/// A store in `folder` holding `songs`, written the way an importer would.
+func makeStore(in folder: String, songs: [TidyTuesdaySongs.Song]) throws -> LibraryStore {
+    let store = try LibraryStore(path: folder + "/library.sqlite")
+    try store.database.write { db in
+        var artists: [String: Int64] = [:]
+        var tags: [String: Int64] = [:]
+        for song in songs {
+            try db.execute(
+                sql: "INSERT INTO tracks (spotify_id, name, album, duration_ms, popularity, match_key) VALUES (?, ?, ?, ?, ?, ?)",
+                arguments: [song.spotifyID, song.name, song.album, song.durationMS, song.popularity,
+                            Track.matchKey(artist: song.artist, title: song.name)])
+            let track = db.lastInsertedRowID
+            let key = Track.normalizedName(song.artist)
+            if artists[key] == nil {
+                try db.execute(sql: "INSERT INTO artists (name, name_key) VALUES (?, ?)", arguments: [song.artist, key])
+                artists[key] = db.lastInsertedRowID
+            }
+            try db.execute(sql: "INSERT INTO track_artists VALUES (?, 0, ?)", arguments: [track, artists[key]])
+            let f = song.features
+            try db.execute(
+                sql: """
+                    INSERT INTO audio_features (track_id, source, priority, fetched_at, danceability, energy, key, loudness,
+                        mode, speechiness, acousticness, instrumentalness, liveness, valence, tempo, time_signature)
+                    VALUES (?, 'file:test', 40, 'now', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [track, f.danceability, f.energy, f.key, f.loudness, f.mode, f.speechiness, f.acousticness,
+                            f.instrumentalness, f.liveness, f.valence, f.tempo, f.timeSignature])
+            for genre in song.genres.sorted() {
+                if tags[genre] == nil {
+                    try db.execute(sql: "INSERT INTO tags (kind, value) VALUES ('genre', ?)", arguments: [genre])
+                    tags[genre] = db.lastInsertedRowID
+                }
+                try db.execute(sql: "INSERT INTO track_tags VALUES (?, ?, 'test')", arguments: [track, tags[genre]])
+            }
+        }
+    }
+    return store
+}
+
+struct RecommendCommandTests {
+    static let songs = TidyTuesdaySongs.Song.synthetic(count: 80)
+
+    @Test(arguments: [
+        ["recommend"],
+        ["recommend", "--seed", "x", "--diversity", "1.5"],
+        ["recommend", "--seed", "x", "-n", "0"],
+        ["recommend", "--seed", "a", "--seed", "b", "--seed", "c", "--seed-artist", "d", "--mood", "calm", "--mood", "sad"],
+        ["recommend", "--mood", "grumpy"],
+        ["playlist", "build", "--from-mood", "calm"],
+        ["playlist", "build", "--mood", "calm", "--out", "x.m3u"],
+        ["playlist", "build", "--mood", "calm", "--lock", "first=x"],
+        ["playlist", "build", "--mood", "calm", "--duration", "forever"],
+        ["eval", "--label", "colour"],
+    ])
+    func invalidArgumentsExitWith64(arguments: [String]) {
+        #expect(throws: (any Error).self) { try VibesAnalyze.parseAsRoot(arguments) }
+        do {
+            _ = try VibesAnalyze.parseAsRoot(arguments)
+        } catch {
+            #expect(VibesAnalyze.exitCode(for: error) == .validationFailure, "\(VibesAnalyze.message(for: error))")
+        }
+    }
+
+    @Test func recommendFindsTheSeedByNameAndExplainsEveryResult() async throws {
+        try await withTemporaryDirectory { folder in
+            let store = try makeStore(in: folder, songs: RecommendCommandTests.songs)
+            let command = try #require(
+                try VibesAnalyze.parseAsRoot([
+                    "recommend", "--seed", "song 7", "-n", "5", "--max-tempo", "140", "--tempo-octave",
+                ]) as? VibesAnalyze.Recommend)
+            let report = try command.makeReport(store: store)
+            #expect(report.tracks.count == 5)
+            #expect(report.notes[0].contains("Song 7"))
+            #expect(!report.tracks.contains { $0.name == "Song 7" })
+            #expect(report.tracks.allSatisfy { $0.differences.count == 3 && $0.uri?.hasPrefix("spotify:track:") == true })
+            #expect(report.pool.candidates == 79)
+            #expect(report.pool.afterFilters <= 79)
+            let table = report.table()
+            #expect(table.split(separator: "\n").count == 5)
+            #expect(table.contains("σ ("))
+        }
+    }
+
+    @Test func recommendRejectsAnUnknownSeedWithAUsefulMessage() async throws {
+        try await withTemporaryDirectory { folder in
+            let store = try makeStore(in: folder, songs: RecommendCommandTests.songs)
+            let command = try #require(
+                try VibesAnalyze.parseAsRoot(["recommend", "--seed", "spotify:track:0000000000000000000000"])
+                    as? VibesAnalyze.Recommend)
+            #expect {
+                try command.makeReport(store: store)
+            } throws: { error in
+                VibesAnalyze.exitCode(for: error) == .validationFailure && "\(error)".contains("not in the library")
+            }
+        }
+    }
+
+    @Test func playlistBuildOrdersLocksSavesAndExports() async throws {
+        try await withTemporaryDirectory { folder in
+            let store = try makeStore(in: folder, songs: RecommendCommandTests.songs)
+            let command = try #require(
+                try VibesAnalyze.parseAsRoot([
+                    "playlist", "build", "--seed-artist", "artist 2", "-n", "8", "--order", "arc", "--arc", "rising",
+                    "--lock", "3=Song 50", "--name", "Test mix", "--save",
+                ]) as? VibesAnalyze.PlaylistCommand.Build)
+            let (playlist, notes) = try command.makePlaylist(store: store)
+            #expect(playlist.entries.count == 8)
+            #expect(playlist.entries[2].name == "Song 50" && playlist.entries[2].isLocked)
+            #expect(Set(playlist.entries.map(\.trackID)).count == 8)
+            #expect(notes.contains { $0.contains("transition score") })
+            let saved = try #require(try store.builtPlaylist(named: "test mix"))
+            #expect(saved.entries.map(\.trackID) == playlist.entries.map(\.trackID))
+
+            let m3u = try PlaylistExport.text(of: playlist, as: .m3u)
+            #expect(m3u.hasPrefix("#EXTM3U\n#PLAYLIST:Test mix\n"))
+            #expect(m3u.components(separatedBy: "#EXTINF:").count == 9)
+        }
+    }
+
+    @Test func moodPathByDurationReachesItsLength() async throws {
+        try await withTemporaryDirectory { folder in
+            let store = try makeStore(in: folder, songs: RecommendCommandTests.songs)
+            let command = try #require(
+                try VibesAnalyze.parseAsRoot([
+                    "playlist", "build", "--from-mood", "calm", "--to-mood", "energetic", "--duration", "30m",
+                ]) as? VibesAnalyze.PlaylistCommand.Build)
+            let (playlist, _) = try command.makePlaylist(store: store)
+            // Synthetic durations are 150–270 s, so 30 minutes is 7 to 12 tracks.
+            #expect((7...12).contains(playlist.entries.count))
+            #expect(playlist.description.hasPrefix("From calm to energetic"))
+        }
+    }
+
+    @Test func evalReportsPrecisionAgainstChance() async throws {
+        try await withTemporaryDirectory { folder in
+            let store = try makeStore(in: folder, songs: RecommendCommandTests.songs)
+            let command = try #require(
+                try VibesAnalyze.parseAsRoot(["eval", "--label", "genre", "-k", "5"]) as? VibesAnalyze.Eval)
+            let report = try await command.makeReport(store: store)
+            // "loud"/"soft" split on energy, which the space contains: neighbours should mostly agree.
+            #expect(report.evaluation.seedCount == 80)
+            #expect(report.evaluation.precision > report.evaluation.randomBaseline + 0.2)
+            #expect(report.nmi != nil && report.clusterCount == 2)
+            #expect(report.text().contains("precision@5"))
+        }
+    }
+}
