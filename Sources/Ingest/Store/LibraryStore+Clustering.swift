@@ -6,7 +6,7 @@ import GRDB
 /// how long it took. One row of `clustering_runs`.
 ///
 /// Array and dictionary properties are stored as JSON text.
-public struct ClusteringRunRecord: Hashable, Sendable, Codable, FetchableRecord, PersistableRecord {
+public struct ClusteringRunRecord: Hashable, Sendable, Codable, FetchableRecord, MutablePersistableRecord {
     public static let databaseTableName = "clustering_runs"
 
     /// The run number, assigned when the run is saved.
