@@ -34,6 +34,15 @@ public struct FeatureScaling: Hashable, Sendable, Codable {
         /// The schema weight, multiplied last.
         public var weight: Double
 
+        public init(name: String, feature: AudioFeature, encoding: Encoding, offset: Double, scale: Double, weight: Double) {
+            self.name = name
+            self.feature = feature
+            self.encoding = encoding
+            self.offset = offset
+            self.scale = scale
+            self.weight = weight
+        }
+
         /// Maps an encoded value into the scaled space.
         @inlinable
         public func scaled(_ encoded: Double) -> Double {
@@ -51,6 +60,11 @@ public struct FeatureScaling: Hashable, Sendable, Codable {
     public var schema: FeatureSchema
     /// One entry per matrix column, in column order.
     public var columns: [Column]
+
+    public init(schema: FeatureSchema, columns: [Column]) {
+        self.schema = schema
+        self.columns = columns
+    }
 
     /// Returns a point of the scaled space in original units, one value per schema feature.
     ///

@@ -6,5 +6,8 @@ struct VibesAnalyze: AsyncParsableCommand {
         commandName: "vibes-analyze",
         abstract: "Turn a music library into vibes: import audio features, cluster, recommend and report.",
         version: "0.1.0",
-        subcommands: [Recommend.self, PlaylistCommand.self, Eval.self, BenchKMeans.self, BenchKNN.self])
+        subcommands: [
+            Import.self, Library.self, Cluster.self, Vibes.self, Recommend.self, PlaylistCommand.self, Eval.self,
+            BenchKMeans.self, BenchKNN.self,
+        ])
 }

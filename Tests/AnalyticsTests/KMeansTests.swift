@@ -200,3 +200,49 @@ struct KMeansTests {
         #expect(isSamePartition(model.labels, blobs.truth))
     }
 }
+
+/// Agreement with scikit-learn 1.9 from the same initial centres (fixtures in
+/// `VibesTestSupport/Fixtures/sklearn`, made by `Benchmarks/compare/make_sklearn_fixtures.py`).
+struct ScikitLearnAgreementTests {
+    struct Fixture: Decodable {
+        var rows: Int
+        var columns: Int
+        var k: Int
+        var maxIter: Int
+        var data: [Float]
+        var initial: [Float]
+        var labels: [Int32]
+        var inertia: Double
+        var iterations: Int
+        var centers: [Float]
+
+        enum CodingKeys: String, CodingKey {
+            case rows, columns, k, data, labels, inertia, centers
+            case maxIter = "max_iter"
+            case initial = "init"
+            case iterations = "n_iter"
+        }
+    }
+
+    @Test(arguments: [
+        "blobs-300x4-k5", "overlapping-600x12-k8", "gaussian-400x12-k16", "anisotropic-1000x10-k12-maxiter5",
+    ])
+    func reachesScikitLearnsLabelsAndInertia(fixtureName: String) async throws {
+        let fixture = try JSONDecoder().decode(Fixture.self, from: Fixtures.data("sklearn/\(fixtureName).json"))
+        let data = Matrix(rowCount: fixture.rows, columnCount: fixture.columns, elements: fixture.data)
+        let initial = Matrix(rowCount: fixture.k, columnCount: fixture.columns, elements: fixture.initial)
+        var options = KMeans.Options()
+        options.tolerance = 0
+        options.maxIterations = fixture.maxIter
+        for kernel in DistanceKernel.allCases {
+            options.kernel = kernel
+            let model = try await KMeans.fit(data, initialCentroids: initial, options: options)
+            #expect(model.labels == fixture.labels, "kernel \(kernel)")
+            #expect(model.inertia.isApproximatelyEqual(to: fixture.inertia, relativeTolerance: 1e-5), "kernel \(kernel)")
+            #expect(model.iterationCount == fixture.iterations, "kernel \(kernel)")
+            for (ours, theirs) in zip(model.centroids.elements, fixture.centers) {
+                #expect(ours.isApproximatelyEqual(to: theirs, absoluteTolerance: 1e-4, relativeTolerance: 1e-4))
+            }
+        }
+    }
+}
