@@ -51,7 +51,11 @@ public struct PlaylistBuilder: Sendable {
         let ranked = rows.sorted {
             (similarities[$0], -recommender.table.trackIDs[$0]) > (similarities[$1], -recommender.table.trackIDs[$1])
         }
-        return cut(ranked.map { recommender.table.trackIDs[$0] }, to: length)
+        var songs = Set<String>()
+        let distinct = ranked.filter { row in
+            recommender.songKeys[row].isEmpty || songs.insert(recommender.songKeys[row]).inserted
+        }
+        return cut(distinct.map { recommender.table.trackIDs[$0] }, to: length)
     }
 
     /// A path across the valence–energy plane: from one mood to another in even steps, each step
@@ -75,6 +79,7 @@ public struct PlaylistBuilder: Sendable {
         let d = recommender.features.columnCount
         let values = recommender.features.values.elements
         var used = Set<Int>()
+        var usedSongs = Set<String>()
         var path: [Int64] = []
         var previousArtist = ""
         for step in 0..<Swift.min(steps, PlaylistBuilder.maximumTrackCount) {
@@ -84,6 +89,7 @@ public struct PlaylistBuilder: Sendable {
             var bestDistance = Float.infinity
             for row in 0..<recommender.trackCount where !used.contains(row) {
                 if !previousArtist.isEmpty && recommender.artistKeys[row] == previousArtist { continue }
+                if !recommender.songKeys[row].isEmpty && usedSongs.contains(recommender.songKeys[row]) { continue }
                 var distance: Float = 0
                 for column in 0..<d {
                     let difference = values[row * d + column] - point[column]
@@ -93,6 +99,7 @@ public struct PlaylistBuilder: Sendable {
             }
             guard best >= 0 else { break }
             used.insert(best)
+            usedSongs.insert(recommender.songKeys[best])
             previousArtist = recommender.artistKeys[best]
             path.append(recommender.table.trackIDs[best])
         }

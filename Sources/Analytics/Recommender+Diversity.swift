@@ -50,13 +50,17 @@ extension Recommender {
     ///
     /// Each turn takes the lane's candidate of highest maximal marginal relevance,
     /// `(1 − diversity) · score − diversity · max cos(candidate, picked)`, skipping tracks already
-    /// picked and artists at their limit (Carbonell & Goldstein, 1998). With diversity 0 this is
-    /// the score order.
+    /// picked, other releases of a song already picked (or of a seed), and artists at their limit
+    /// (Carbonell & Goldstein, 1998). With diversity 0 this is the score order.
     ///
     /// - Complexity: O(*c* · *p* · *d*) for *c* picks from pools of *p* candidates.
-    func select(from pools: [[Candidate]], count: Int, diversity: Double, maximumPerArtist: Int?) -> [Pick] {
+    func select(
+        from pools: [[Candidate]], count: Int, diversity: Double, maximumPerArtist: Int?,
+        excludingSongs excludedSongs: Set<String> = []
+    ) -> [Pick] {
         var picks: [Pick] = []
         var pickedRows = Set<Int>()
+        var pickedSongs = excludedSongs
         var perArtist: [String: Int] = [:]
         var redundancy = pools.map { [Double](repeating: -.infinity, count: $0.count) }
         var exhausted = [Bool](repeating: false, count: pools.count)
@@ -70,6 +74,7 @@ extension Recommender {
             var bestValue = -Double.infinity
             for (position, candidate) in pools[lane].enumerated() {
                 guard !pickedRows.contains(candidate.row) else { continue }
+                if !songKeys[candidate.row].isEmpty && pickedSongs.contains(songKeys[candidate.row]) { continue }
                 if let limit = maximumPerArtist, !artistKeys[candidate.row].isEmpty,
                     perArtist[artistKeys[candidate.row], default: 0] >= limit
                 {
@@ -94,6 +99,7 @@ extension Recommender {
             let picked = pools[lane][position]
             picks.append(Pick(candidate: picked, lane: lane))
             pickedRows.insert(picked.row)
+            if !songKeys[picked.row].isEmpty { pickedSongs.insert(songKeys[picked.row]) }
             if !artistKeys[picked.row].isEmpty { perArtist[artistKeys[picked.row], default: 0] += 1 }
             if diversity > 0 {
                 for l in pools.indices {

@@ -26,6 +26,9 @@ public struct Recommender: Sendable {
     let attributes: [TrackAttributes]
     /// The folded main artist of each row ("" when unknown).
     let artistKeys: [String]
+    /// The folded "artist␟title" of each row, or "" without a title: equal keys are one song
+    /// (single, album and compilation releases), returned at most once.
+    let songKeys: [String]
     let rowsByTrackID: [Int64: Int]
     /// The library mean and standard deviation of each audio feature, in `AudioFeature.allCases` order.
     let rawMeans: [Double]
@@ -62,6 +65,9 @@ public struct Recommender: Sendable {
         index = CosineIndex(features)
         self.attributes = table.trackIDs.map { attributes[$0] ?? TrackAttributes() }
         artistKeys = self.attributes.map { $0.artists.first.map(Track.normalizedName) ?? "" }
+        songKeys = self.attributes.map { attributes in
+            attributes.title.map { Track.matchKey(artist: attributes.artists.first ?? "", title: $0) } ?? ""
+        }
         var rows: [Int64: Int] = [:]
         rows.reserveCapacity(table.rowCount)
         for (row, id) in table.trackIDs.enumerated() { rows[id] = row }
@@ -139,7 +145,13 @@ public struct Recommender: Sendable {
             pools.append(selection.candidates)
         }
 
-        let picks = select(from: pools, count: query.count, diversity: query.diversity, maximumPerArtist: query.maximumPerArtist)
+        var seedSongs = Set<String>()
+        for seed in query.seeds + query.negativeSeeds {
+            if case .track(let id) = seed, let row = row(of: id), !songKeys[row].isEmpty { seedSongs.insert(songKeys[row]) }
+        }
+        let picks = select(
+            from: pools, count: query.count, diversity: query.diversity, maximumPerArtist: query.maximumPerArtist,
+            excludingSongs: seedSongs)
         let recommendations = picks.map { pick in
             let lane = lanes[pick.lane]
             return Recommendation(
@@ -158,13 +170,16 @@ public struct Recommender: Sendable {
 public struct TrackAttributes: Hashable, Sendable {
     /// The credited artists, main artist first.
     public var artists: [String]
+    /// The title, used with the main artist to recognise one song released several times.
+    public var title: String?
     /// The duration in milliseconds.
     public var durationMS: Int?
     /// Spotify's popularity, 0…100.
     public var popularity: Int?
 
-    public init(artists: [String] = [], durationMS: Int? = nil, popularity: Int? = nil) {
+    public init(artists: [String] = [], title: String? = nil, durationMS: Int? = nil, popularity: Int? = nil) {
         self.artists = artists
+        self.title = title
         self.durationMS = durationMS
         self.popularity = popularity
     }

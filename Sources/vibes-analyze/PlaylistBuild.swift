@@ -25,7 +25,7 @@ extension VibesAnalyze.PlaylistCommand {
                 mixes harmonically on the Camelot wheel with small tempo steps (half/double time aware) and no \
                 artist twice in a row; `arc` also follows an energy curve (--arc); `none` keeps the ranking.
 
-                Example: vibes-analyze playlist build --mood chill --duration 45m --order arc --arc peak --export m3u --out chill.m3u
+                Example: vibes-analyze playlist build --vibe 1 --duration 45m --order arc --arc peak --export m3u --out vibe.m3u
                 """)
 
         @OptionGroup var global: GlobalOptions
@@ -84,7 +84,7 @@ extension VibesAnalyze.PlaylistCommand {
             }
             let hasSeeds = seeds.positiveCount > 0 || tuning.constraints.values.contains { $0.target != nil }
             guard hasSeeds || fromMood != nil else {
-                throw ValidationError("Please give seeds (--seed, --seed-artist, --mood), a target (--target-energy 0.8), or --from-mood/--to-mood.")
+                throw ValidationError("Please give seeds (--seed, --seed-artist, --vibe, --mood), a target (--target-energy 0.8), or --from-mood/--to-mood.")
             }
             guard (0...1).contains(diversity) else { throw ValidationError("Please give --diversity from 0 to 1 (got \(diversity)).") }
             if out != nil && export == nil { throw ValidationError("Please say which format to write to --out with --export m3u|csv|json.") }
@@ -127,12 +127,23 @@ extension VibesAnalyze.PlaylistCommand {
             var notes: [String] = []
             var ids: [Int64]
             let description: String
+            var defaultName: String?
             do {
                 if let fromMood, let toMood {
                     ids = try builder.moodPath(from: fromMood, to: toMood, length: length)
                     description = "From \(fromMood.rawValue) to \(toMood.rawValue)"
+                    defaultName = "\(fromMood.rawValue.capitalized) to \(toMood.rawValue)"
+                } else if seeds.vibes.count == 1, seeds.positiveCount == 1, tuning.constraints.isEmpty,
+                    seeds.avoidTracks.isEmpty, seeds.avoidArtists.isEmpty
+                {
+                    // A vibe on its own: its members, strongest first (order none keeps that).
+                    let (members, label) = try SeedOptions.vibeMembers(seeds.vibes[0], run: seeds.run, in: store)
+                    ids = try builder.vibeTracks(members: members, label: label, length: length)
+                    notes.append("\(label): \(members.count) tracks, strongest first")
+                    description = label.prefix(1).uppercased() + label.dropFirst()
+                    defaultName = "\(label.split(separator: "\"").dropFirst().first ?? Substring(label)) (\(label.split(separator: " ").prefix(2).joined(separator: " ")))"
                 } else {
-                    let resolved = try seeds.resolve(in: store)
+                    let resolved = try seeds.resolve(in: store, summaries: library.summaries)
                     notes += resolved.notes
                     var query = RecommendationQuery(
                         seeds: resolved.seeds, negativeSeeds: resolved.negative, combination: seeds.combination,
@@ -155,7 +166,7 @@ extension VibesAnalyze.PlaylistCommand {
             var entries = ids.map { makeEntry($0, library: library, isLocked: false) }
             for text in lock {
                 let (position, reference) = try Build.parseLock(text)
-                let (id, note) = try SeedOptions.resolveTrack(reference, in: store)
+                let (id, note) = try SeedOptions.resolveTrack(reference, in: store, summaries: library.summaries)
                 notes.append("lock \(position): " + note)
                 entries.removeAll { $0.trackID == id }
                 entries.insert(makeEntry(id, library: library, isLocked: true), at: Swift.min(position - 1, entries.count))
@@ -173,7 +184,7 @@ extension VibesAnalyze.PlaylistCommand {
             let score = PlaylistOrdering.transitionScore(of: entries)
             let orderNote = order == .arc ? "arc \(arc.rawValue)" : order.rawValue
             let playlist = Features.Playlist(
-                name: name ?? "vibes: " + description.lowercased(), description: description + ", ordered \(orderNote) (vibes-analyze)",
+                name: name ?? defaultName ?? description, description: description + ", ordered \(orderNote) (vibes-analyze)",
                 entries: entries, transitionScore: score)
             let minutes = playlist.totalDurationMS / 60_000
             notes.append("\(entries.count) tracks, \(minutes) min, transition score \(score.formatted(digits: 2)) (0 jarring … 1 seamless)")

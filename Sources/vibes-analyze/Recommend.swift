@@ -9,7 +9,7 @@ extension VibesAnalyze {
         static let configuration = CommandConfiguration(
             abstract: "Recommend tracks from your library like a seed, with Spotify's min/max/target tuning.",
             discussion: """
-                Seeds are tracks (--seed), artists (--seed-artist) and moods (--mood), up to five in all. \
+                Seeds are tracks (--seed), artists (--seed-artist), saved vibes (--vibe) and moods (--mood), up to five in all. \
                 Results are ranked by cosine similarity in the scaled feature space; --min-*/--max-* options \
                 are hard filters and --target-* options pull the query towards a value. Every result says \
                 which features differ most from the seed.
@@ -39,7 +39,7 @@ extension VibesAnalyze {
                 throw ValidationError("Please give --max-per-artist of at least 1 (got \(maxPerArtist)).")
             }
             guard seeds.positiveCount > 0 || tuning.constraints.values.contains(where: { $0.target != nil }) else {
-                throw ValidationError("Please give a seed (--seed, --seed-artist, --mood) or a target (--target-energy 0.8, …).")
+                throw ValidationError("Please give a seed (--seed, --seed-artist, --vibe, --mood) or a target (--target-energy 0.8, …).")
             }
         }
 
@@ -59,7 +59,7 @@ extension VibesAnalyze {
             let clock = ContinuousClock()
             let start = clock.now
             let library = try LoadedLibrary(store: store)
-            let resolved = try seeds.resolve(in: store)
+            let resolved = try seeds.resolve(in: store, summaries: library.summaries)
             var query = RecommendationQuery(
                 seeds: resolved.seeds, negativeSeeds: resolved.negative, combination: seeds.combination, count: count,
                 diversity: diversity, maximumPerArtist: maxPerArtist, tempoOctave: tuning.tempoOctave)

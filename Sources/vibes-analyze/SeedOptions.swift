@@ -11,6 +11,12 @@ struct SeedOptions: ParsableArguments {
     @Option(name: .customLong("seed-artist"), help: "A seed artist (the centroid of their tracks), by name. Repeatable.")
     var artists: [String] = []
 
+    @Option(name: .customLong("vibe"), help: "A seed vibe: its number as `vibes` shows it (1 = the largest), from the latest clustering run unless --run is given. Repeatable.")
+    var vibes: [Int] = []
+
+    @Option(name: .customLong("run"), help: "The clustering run that --vibe numbers refer to; the latest by default.")
+    var run: Int64?
+
     @Option(name: .customLong("mood"), help: "A seed mood on the valence–energy plane: \(MoodWord.allCases.map(\.rawValue).joined(separator: ", ")).")
     var moods: [MoodWord] = []
 
@@ -23,7 +29,7 @@ struct SeedOptions: ParsableArguments {
     @Option(name: .customLong("combine"), help: "How several seeds combine: average (tracks between them) or interleave (some of each).")
     var combination: SeedCombination = .average
 
-    var positiveCount: Int { tracks.count + artists.count + moods.count }
+    var positiveCount: Int { tracks.count + artists.count + vibes.count + moods.count }
 
     func validate() throws {
         guard positiveCount <= RecommendationQuery.maximumSeedCount else {
@@ -35,10 +41,10 @@ struct SeedOptions: ParsableArguments {
     ///
     /// - Returns: The positive and negative seeds, and one line per seed saying what was picked.
     /// - Throws: `ValidationError` naming a seed that matches nothing.
-    func resolve(in store: LibraryStore) throws -> (seeds: [RecommendationSeed], negative: [RecommendationSeed], notes: [String]) {
+    func resolve(in store: LibraryStore, summaries: [Int64: TrackSummary]? = nil) throws -> (seeds: [RecommendationSeed], negative: [RecommendationSeed], notes: [String]) {
         var notes: [String] = []
         func track(_ text: String) throws -> RecommendationSeed {
-            let (id, note) = try SeedOptions.resolveTrack(text, in: store)
+            let (id, note) = try SeedOptions.resolveTrack(text, in: store, summaries: summaries)
             notes.append(note)
             return .track(id)
         }
@@ -49,7 +55,12 @@ struct SeedOptions: ParsableArguments {
             notes.append("seed artist \"\(text)\" → \(match.name), \(match.trackIDs.count) tracks (match \(match.score.formatted(digits: 2)))")
             return .tracks(match.trackIDs, label: "artist \(match.name)")
         }
-        let seeds = try tracks.map(track) + artists.map(artist) + moods.map { RecommendationSeed.mood($0) }
+        func vibe(_ number: Int) throws -> RecommendationSeed {
+            let (ids, label) = try SeedOptions.vibeMembers(number, run: run, in: store)
+            notes.append("seed \(label): \(ids.count) tracks")
+            return .tracks(ids, label: label)
+        }
+        let seeds = try tracks.map(track) + artists.map(artist) + vibes.map(vibe) + moods.map { RecommendationSeed.mood($0) }
         let negative = try avoidTracks.map(track) + avoidArtists.map(artist)
         return (seeds, negative, notes)
     }
@@ -60,18 +71,47 @@ extension SeedOptions {
     ///
     /// - Returns: The track's store ID and a line saying what was picked.
     /// - Throws: `ValidationError` when nothing matches.
-    static func resolveTrack(_ text: String, in store: LibraryStore) throws -> (Int64, String) {
+    static func resolveTrack(
+        _ text: String, in store: LibraryStore, summaries: [Int64: TrackSummary]? = nil
+    ) throws -> (Int64, String) {
         if let id = SpotifyID(uri: text, category: "track") {
             guard let trackID = try store.trackID(spotifyID: id) else {
                 throw ValidationError("The track \(id.trackURI) is not in the library; import it first or search by title.")
             }
             return (trackID, "track \(text) → store ID \(trackID)")
         }
-        guard let match = try store.searchTracks(matching: text, limit: 1).first else {
+        let matches =
+            try summaries.map { LibraryStore.searchTracks(matching: text, in: $0, limit: 1) }
+            ?? store.searchTracks(matching: text, limit: 1)
+        guard let match = matches.first else {
             throw ValidationError("No track in the library resembles \"\(text)\"; check the spelling or give a Spotify ID.")
         }
         let artist = match.track.artists.first.map { "\($0) – " } ?? ""
         return (match.track.id, "track \"\(text)\" → \(artist)\(match.track.name) (match \(match.score.formatted(digits: 2)))")
+    }
+}
+
+extension SeedOptions {
+    /// The members of vibe `number` (1-based, largest vibe first, as `vibes` prints them) of a
+    /// saved clustering run.
+    ///
+    /// - Returns: The member track IDs and a label such as `vibe 2 "Upbeat Dance"`.
+    /// - Throws: `ValidationError` when there is no run or no such vibe.
+    static func vibeMembers(_ number: Int, run: Int64?, in store: LibraryStore) throws -> ([Int64], String) {
+        guard let record = try store.clusteringRun(id: run), let id = record.id else {
+            throw ValidationError(
+                run.map { "There is no clustering run \($0); list the runs with `vibes-analyze vibes --list`." }
+                    ?? "There are no vibes yet; find them with `vibes-analyze cluster` first.")
+        }
+        let clusters = try store.clusters(ofRun: id).sorted {
+            $0.size != $1.size ? $0.size > $1.size : $0.cluster < $1.cluster
+        }
+        guard (1...Swift.max(1, clusters.count)).contains(number), !clusters.isEmpty else {
+            throw ValidationError("Run \(id) has vibes 1 to \(clusters.count); --vibe \(number) is not one of them.")
+        }
+        let cluster = clusters[number - 1]
+        let members = try store.assignments(ofRun: id).filter { $0.cluster == cluster.cluster }.map(\.trackID)
+        return (members, "vibe \(number) \"\(cluster.name)\"")
     }
 }
 
@@ -94,7 +134,8 @@ struct LoadedLibrary {
         summaries = try store.allTrackSummaries()
         var attributes: [Int64: TrackAttributes] = [:]
         for (id, summary) in summaries {
-            attributes[id] = TrackAttributes(artists: summary.artists, durationMS: summary.durationMS, popularity: summary.popularity)
+            attributes[id] = TrackAttributes(
+                artists: summary.artists, title: summary.name, durationMS: summary.durationMS, popularity: summary.popularity)
         }
         recommender = Recommender(table: table, attributes: attributes)
     }

@@ -63,17 +63,21 @@ extension LibraryStore {
     ///   - limit: The most matches to return.
     /// - Returns: Up to `limit` matches with a score of at least 0.3.
     public func searchTracks(matching query: String, limit: Int = 5) throws -> [TrackMatch] {
+        LibraryStore.searchTracks(matching: query, in: try allTrackSummaries(), limit: limit)
+    }
+
+    /// Finds tracks like ``searchTracks(matching:limit:)`` does, among summaries already read.
+    public static func searchTracks(
+        matching query: String, in summaries: [Int64: TrackSummary], limit: Int = 5
+    ) -> [TrackMatch] {
         let folded = Track.normalizedName(query)
         guard !folded.isEmpty else { return [] }
-        let queryGrams = LibraryStore.trigrams(folded)
-        let summaries = try allTrackSummaries()
+        let queryGrams = trigrams(folded)
         var matches: [TrackMatch] = []
         for summary in summaries.values {
             let title = Track.normalizedName(summary.name)
-            let artistTitle = Track.normalizedName((summary.artists.first ?? "") + " " + summary.name)
-            var score = Swift.max(
-                LibraryStore.dice(queryGrams, LibraryStore.trigrams(title)),
-                LibraryStore.dice(queryGrams, LibraryStore.trigrams(artistTitle)))
+            let artistTitle = (summary.artists.first.map { Track.normalizedName($0) + " " } ?? "") + title
+            var score = Swift.max(dice(queryGrams, trigrams(title)), dice(queryGrams, trigrams(artistTitle)))
             if title == folded || artistTitle == folded { score = 1 }
             if score >= 0.3 { matches.append(TrackMatch(track: summary, score: score)) }
         }
@@ -107,16 +111,23 @@ extension LibraryStore {
         }
     }
 
-    /// The character trigrams of a folded name, padded so that short words count.
-    static func trigrams(_ text: String) -> Set<String> {
-        let characters = Array("  " + text + " ")
-        guard characters.count >= 3 else { return [] }
-        return Set((0...(characters.count - 3)).map { String(characters[$0..<$0 + 3]) })
+    /// The character trigrams of a folded name, padded so that short words count, each packed
+    /// into one integer (three 21-bit scalars).
+    static func trigrams(_ text: String) -> Set<UInt64> {
+        let scalars = [32, 32] + text.unicodeScalars.map { UInt64($0.value) } + [32]
+        guard scalars.count >= 3 else { return [] }
+        var result = Set<UInt64>(minimumCapacity: scalars.count)
+        for index in 0...(scalars.count - 3) {
+            result.insert(scalars[index] << 42 | scalars[index + 1] << 21 | scalars[index + 2])
+        }
+        return result
     }
 
     /// The Dice coefficient of two sets, 2|A∩B| / (|A| + |B|).
-    static func dice(_ a: Set<String>, _ b: Set<String>) -> Double {
+    static func dice(_ a: Set<UInt64>, _ b: Set<UInt64>) -> Double {
         guard !a.isEmpty || !b.isEmpty else { return 0 }
-        return 2 * Double(a.intersection(b).count) / Double(a.count + b.count)
+        let (small, large) = a.count <= b.count ? (a, b) : (b, a)
+        let shared = small.reduce(0) { $0 + (large.contains($1) ? 1 : 0) }
+        return 2 * Double(shared) / Double(a.count + b.count)
     }
 }
