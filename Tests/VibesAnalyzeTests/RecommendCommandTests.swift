@@ -72,8 +72,8 @@ struct RecommendCommandTests {
         }
     }
 
-    @Test func recommendFindsTheSeedByNameAndExplainsEveryResult() async throws {
-        try await withTemporaryDirectory { folder in
+    @Test func recommendFindsTheSeedByNameAndExplainsEveryResult() throws {
+        try withTemporaryDirectory { folder in
             let store = try makeStore(in: folder, songs: RecommendCommandTests.songs)
             let command = try #require(
                 try VibesAnalyze.parseAsRoot([
@@ -92,8 +92,8 @@ struct RecommendCommandTests {
         }
     }
 
-    @Test func recommendRejectsAnUnknownSeedWithAUsefulMessage() async throws {
-        try await withTemporaryDirectory { folder in
+    @Test func recommendRejectsAnUnknownSeedWithAUsefulMessage() throws {
+        try withTemporaryDirectory { folder in
             let store = try makeStore(in: folder, songs: RecommendCommandTests.songs)
             let command = try #require(
                 try VibesAnalyze.parseAsRoot(["recommend", "--seed", "spotify:track:0000000000000000000000"])
@@ -106,8 +106,8 @@ struct RecommendCommandTests {
         }
     }
 
-    @Test func playlistBuildOrdersLocksSavesAndExports() async throws {
-        try await withTemporaryDirectory { folder in
+    @Test func playlistBuildOrdersLocksSavesAndExports() throws {
+        try withTemporaryDirectory { folder in
             let store = try makeStore(in: folder, songs: RecommendCommandTests.songs)
             let command = try #require(
                 try VibesAnalyze.parseAsRoot([
@@ -128,8 +128,8 @@ struct RecommendCommandTests {
         }
     }
 
-    @Test func moodPathByDurationReachesItsLength() async throws {
-        try await withTemporaryDirectory { folder in
+    @Test func moodPathByDurationReachesItsLength() throws {
+        try withTemporaryDirectory { folder in
             let store = try makeStore(in: folder, songs: RecommendCommandTests.songs)
             let command = try #require(
                 try VibesAnalyze.parseAsRoot([
@@ -153,6 +153,36 @@ struct RecommendCommandTests {
             #expect(report.evaluation.precision > report.evaluation.randomBaseline + 0.2)
             #expect(report.nmi != nil && report.clusterCount == 2)
             #expect(report.text().contains("precision@5"))
+        }
+    }
+
+    @Test func vibeSeedsComeFromTheLatestClusteringRun() async throws {
+        try await withTemporaryDirectory { folder in
+            let store = try makeStore(in: folder, songs: RecommendCommandTests.songs)
+            let missing = try #require(
+                try VibesAnalyze.parseAsRoot(["recommend", "--vibe", "1"]) as? VibesAnalyze.Recommend)
+            #expect {
+                try missing.makeReport(store: store)
+            } throws: { error in
+                "\(error)".contains("vibes-analyze cluster")
+            }
+
+            var cluster = try #require(
+                try VibesAnalyze.parseAsRoot(["cluster", "--db", folder + "/library.sqlite", "--k", "2", "--quiet"])
+                    as? AsyncParsableCommand)
+            try await cluster.run()
+            let build = try #require(
+                try VibesAnalyze.parseAsRoot(["playlist", "build", "--vibe", "1", "-n", "6", "--order", "none"])
+                    as? VibesAnalyze.PlaylistCommand.Build)
+            let (playlist, notes) = try build.makePlaylist(store: store)
+            #expect(playlist.entries.count == 6)
+            #expect(notes.contains { $0.hasPrefix("vibe 1 ") })
+            let recommend = try #require(
+                try VibesAnalyze.parseAsRoot(["recommend", "--vibe", "2", "-n", "4"]) as? VibesAnalyze.Recommend)
+            #expect(try recommend.makeReport(store: store).tracks.count == 4)
+            let outOfRange = try #require(
+                try VibesAnalyze.parseAsRoot(["recommend", "--vibe", "3"]) as? VibesAnalyze.Recommend)
+            #expect(throws: (any Error).self) { try outOfRange.makeReport(store: store) }
         }
     }
 }
