@@ -65,9 +65,7 @@ public struct Recommender: Sendable {
         index = CosineIndex(features)
         self.attributes = table.trackIDs.map { attributes[$0] ?? TrackAttributes() }
         artistKeys = self.attributes.map { $0.artists.first.map(Track.normalizedName) ?? "" }
-        songKeys = self.attributes.map { attributes in
-            attributes.title.map { Track.matchKey(artist: attributes.artists.first ?? "", title: $0) } ?? ""
-        }
+        songKeys = self.attributes.map { $0.songKey ?? "" }
         var rows: [Int64: Int] = [:]
         rows.reserveCapacity(table.rowCount)
         for (row, id) in table.trackIDs.enumerated() { rows[id] = row }
@@ -170,16 +168,17 @@ public struct Recommender: Sendable {
 public struct TrackAttributes: Hashable, Sendable {
     /// The credited artists, main artist first.
     public var artists: [String]
-    /// The title, used with the main artist to recognise one song released several times.
-    public var title: String?
+    /// A key equal for every release of one song (single, album, compilation), such as the store's
+    /// folded "artist␟title" match key; such tracks are returned at most once.
+    public var songKey: String?
     /// The duration in milliseconds.
     public var durationMS: Int?
     /// Spotify's popularity, 0…100.
     public var popularity: Int?
 
-    public init(artists: [String] = [], title: String? = nil, durationMS: Int? = nil, popularity: Int? = nil) {
+    public init(artists: [String] = [], songKey: String? = nil, durationMS: Int? = nil, popularity: Int? = nil) {
         self.artists = artists
-        self.title = title
+        self.songKey = songKey
         self.durationMS = durationMS
         self.popularity = popularity
     }

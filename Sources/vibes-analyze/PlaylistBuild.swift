@@ -143,7 +143,7 @@ extension VibesAnalyze.PlaylistCommand {
                     description = label.prefix(1).uppercased() + label.dropFirst()
                     defaultName = "\(label.split(separator: "\"").dropFirst().first ?? Substring(label)) (\(label.split(separator: " ").prefix(2).joined(separator: " ")))"
                 } else {
-                    let resolved = try seeds.resolve(in: store, summaries: library.summaries)
+                    let resolved = try seeds.resolve(in: store)
                     notes += resolved.notes
                     var query = RecommendationQuery(
                         seeds: resolved.seeds, negativeSeeds: resolved.negative, combination: seeds.combination,
@@ -166,7 +166,7 @@ extension VibesAnalyze.PlaylistCommand {
             var entries = ids.map { makeEntry($0, library: library, isLocked: false) }
             for text in lock {
                 let (position, reference) = try Build.parseLock(text)
-                let (id, note) = try SeedOptions.resolveTrack(reference, in: store, summaries: library.summaries)
+                let (id, note) = try SeedOptions.resolveTrack(reference, in: store)
                 notes.append("lock \(position): " + note)
                 entries.removeAll { $0.trackID == id }
                 entries.insert(makeEntry(id, library: library, isLocked: true), at: Swift.min(position - 1, entries.count))

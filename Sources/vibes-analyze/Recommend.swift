@@ -59,7 +59,7 @@ extension VibesAnalyze {
             let clock = ContinuousClock()
             let start = clock.now
             let library = try LoadedLibrary(store: store)
-            let resolved = try seeds.resolve(in: store, summaries: library.summaries)
+            let resolved = try seeds.resolve(in: store)
             var query = RecommendationQuery(
                 seeds: resolved.seeds, negativeSeeds: resolved.negative, combination: seeds.combination, count: count,
                 diversity: diversity, maximumPerArtist: maxPerArtist, tempoOctave: tuning.tempoOctave)

@@ -41,10 +41,10 @@ struct SeedOptions: ParsableArguments {
     ///
     /// - Returns: The positive and negative seeds, and one line per seed saying what was picked.
     /// - Throws: `ValidationError` naming a seed that matches nothing.
-    func resolve(in store: LibraryStore, summaries: [Int64: TrackSummary]? = nil) throws -> (seeds: [RecommendationSeed], negative: [RecommendationSeed], notes: [String]) {
+    func resolve(in store: LibraryStore) throws -> (seeds: [RecommendationSeed], negative: [RecommendationSeed], notes: [String]) {
         var notes: [String] = []
         func track(_ text: String) throws -> RecommendationSeed {
-            let (id, note) = try SeedOptions.resolveTrack(text, in: store, summaries: summaries)
+            let (id, note) = try SeedOptions.resolveTrack(text, in: store)
             notes.append(note)
             return .track(id)
         }
@@ -71,19 +71,14 @@ extension SeedOptions {
     ///
     /// - Returns: The track's store ID and a line saying what was picked.
     /// - Throws: `ValidationError` when nothing matches.
-    static func resolveTrack(
-        _ text: String, in store: LibraryStore, summaries: [Int64: TrackSummary]? = nil
-    ) throws -> (Int64, String) {
+    static func resolveTrack(_ text: String, in store: LibraryStore) throws -> (Int64, String) {
         if let id = SpotifyID(uri: text, category: "track") {
             guard let trackID = try store.trackID(spotifyID: id) else {
                 throw ValidationError("The track \(id.trackURI) is not in the library; import it first or search by title.")
             }
             return (trackID, "track \(text) → store ID \(trackID)")
         }
-        let matches =
-            try summaries.map { LibraryStore.searchTracks(matching: text, in: $0, limit: 1) }
-            ?? store.searchTracks(matching: text, limit: 1)
-        guard let match = matches.first else {
+        guard let match = try store.searchTracks(matching: text, limit: 1).first else {
             throw ValidationError("No track in the library resembles \"\(text)\"; check the spelling or give a Spotify ID.")
         }
         let artist = match.track.artists.first.map { "\($0) – " } ?? ""
@@ -132,10 +127,11 @@ struct LoadedLibrary {
             throw ValidationError("The library at \(store.path) has no tracks with audio features; run `vibes-analyze import FILE` first.")
         }
         summaries = try store.allTrackSummaries()
+        let songKeys = try store.trackMatchKeys()
         var attributes: [Int64: TrackAttributes] = [:]
         for (id, summary) in summaries {
             attributes[id] = TrackAttributes(
-                artists: summary.artists, title: summary.name, durationMS: summary.durationMS, popularity: summary.popularity)
+                artists: summary.artists, songKey: songKeys[id], durationMS: summary.durationMS, popularity: summary.popularity)
         }
         recommender = Recommender(table: table, attributes: attributes)
     }

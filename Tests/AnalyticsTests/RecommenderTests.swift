@@ -12,7 +12,8 @@ struct RecommenderTests {
         var attributes: [Int64: TrackAttributes] = [:]
         for (offset, song) in songs.songs.enumerated() {
             attributes[Int64(offset + 1)] = TrackAttributes(
-                artists: [song.artist], durationMS: song.durationMS, popularity: song.popularity)
+                artists: [song.artist], songKey: Track.matchKey(artist: song.artist, title: song.name),
+                durationMS: song.durationMS, popularity: song.popularity)
         }
         return Recommender(table: songs.featureTable(), attributes: attributes)
     }
@@ -36,6 +37,21 @@ struct RecommenderTests {
         #expect(result.recommendations.allSatisfy { $0.differences.count == 3 })
         #expect(result.pool.candidates == recommender.trackCount - 1)
         #expect(result.pool.afterFilters == result.pool.candidates)
+    }
+
+    @Test func eachSongIsReturnedOnceAcrossItsReleases() throws {
+        let recommender = try #require(RecommenderTests.recommender)
+        let songs = try #require(RecommenderTests.songs).songs
+        // tidytuesday lists some songs under several track IDs (single, album, compilation).
+        var releases: [String: [Int64]] = [:]
+        for (offset, song) in songs.enumerated() {
+            releases[Track.matchKey(artist: song.artist, title: song.name), default: []].append(Int64(offset + 1))
+        }
+        let repeated = try #require(releases.values.filter { $0.count >= 3 }.min { $0[0] < $1[0] })
+        let result = try recommender.recommend(RecommendationQuery(seeds: [.track(repeated[0])], count: 100))
+        let keys = result.recommendations.map { Track.matchKey(artist: songs[Int($0.trackID - 1)].artist, title: songs[Int($0.trackID - 1)].name) }
+        #expect(Set(keys).count == keys.count)
+        #expect(!result.recommendations.contains { repeated.contains($0.trackID) })
     }
 
     @Test func boundsAreHardFiltersAndTempoOctaveWidensThem() throws {

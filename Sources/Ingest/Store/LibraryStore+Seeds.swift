@@ -63,28 +63,41 @@ extension LibraryStore {
     ///   - limit: The most matches to return.
     /// - Returns: Up to `limit` matches with a score of at least 0.3.
     public func searchTracks(matching query: String, limit: Int = 5) throws -> [TrackMatch] {
-        LibraryStore.searchTracks(matching: query, in: try allTrackSummaries(), limit: limit)
-    }
-
-    /// Finds tracks like ``searchTracks(matching:limit:)`` does, among summaries already read.
-    public static func searchTracks(
-        matching query: String, in summaries: [Int64: TrackSummary], limit: Int = 5
-    ) -> [TrackMatch] {
         let folded = Track.normalizedName(query)
         guard !folded.isEmpty else { return [] }
-        let queryGrams = trigrams(folded)
-        var matches: [TrackMatch] = []
-        for summary in summaries.values {
-            let title = Track.normalizedName(summary.name)
-            let artistTitle = (summary.artists.first.map { Track.normalizedName($0) + " " } ?? "") + title
-            var score = Swift.max(dice(queryGrams, trigrams(title)), dice(queryGrams, trigrams(artistTitle)))
-            if title == folded || artistTitle == folded { score = 1 }
-            if score >= 0.3 { matches.append(TrackMatch(track: summary, score: score)) }
+        let queryGrams = LibraryStore.trigrams(folded)
+        // `match_key` already holds the folded "artist␟title", so nothing is folded per track here.
+        var scored: [(id: Int64, score: Double, popularity: Int)] = try database.read { db in
+            var result: [(Int64, Double, Int)] = []
+            let rows = try Row.fetchCursor(db, sql: "SELECT id, match_key, popularity FROM tracks")
+            while let row = try rows.next() {
+                let key: String = row[1]
+                let parts = key.split(separator: "\u{1F}", maxSplits: 1, omittingEmptySubsequences: false)
+                let title = parts.count == 2 ? String(parts[1]) : key
+                let artistTitle = parts.count == 2 && !parts[0].isEmpty ? parts[0] + " " + title : title
+                var score = Swift.max(
+                    LibraryStore.dice(queryGrams, LibraryStore.trigrams(title)),
+                    LibraryStore.dice(queryGrams, LibraryStore.trigrams(artistTitle)))
+                if title == folded || artistTitle == folded { score = 1 }
+                if score >= 0.3 { result.append((row[0], score, (row[2] as Int?) ?? -1)) }
+            }
+            return result
         }
-        matches.sort {
-            ($0.score, $0.track.popularity ?? -1, -$0.track.id) > ($1.score, $1.track.popularity ?? -1, -$1.track.id)
+        scored.sort { ($0.score, $0.popularity, -$0.id) > ($1.score, $1.popularity, -$1.id) }
+        scored = Array(scored.prefix(limit))
+        let summaries = try trackSummaries(for: scored.map(\.id))
+        return scored.compactMap { match in summaries[match.id].map { TrackMatch(track: $0, score: match.score) } }
+    }
+
+    /// The stored `match_key` (folded "artist␟title") of every track, keyed by track ID: equal keys
+    /// are one song released several times.
+    public func trackMatchKeys() throws -> [Int64: String] {
+        try database.read { db in
+            var result: [Int64: String] = [:]
+            let rows = try Row.fetchCursor(db, sql: "SELECT id, match_key FROM tracks")
+            while let row = try rows.next() { result[row[0]] = row[1] }
+            return result
         }
-        return Array(matches.prefix(limit))
     }
 
     /// Finds the artist whose name best resembles `query` and returns their tracks.
