@@ -64,7 +64,11 @@ public struct Recommender: Sendable {
         features = space.matrix
         index = CosineIndex(features)
         self.attributes = table.trackIDs.map { attributes[$0] ?? TrackAttributes() }
-        artistKeys = self.attributes.map { $0.artists.first.map(Track.normalizedName) ?? "" }
+        // A store match key already starts with the folded main artist; fold only when it is absent.
+        artistKeys = self.attributes.map { attributes in
+            if let key = attributes.songKey, let separator = key.firstIndex(of: "\u{1F}") { return String(key[..<separator]) }
+            return attributes.artists.first.map(Track.normalizedName) ?? ""
+        }
         songKeys = self.attributes.map { $0.songKey ?? "" }
         var rows: [Int64: Int] = [:]
         rows.reserveCapacity(table.rowCount)
