@@ -118,6 +118,11 @@ extension SpotifyError: CustomStringConvertible {
     }
 }
 
+extension SpotifyError: CustomDebugStringConvertible {
+    /// The same as ``description``, so `String(reflecting:)` cannot reveal a secret either.
+    public var debugDescription: String { "SpotifyError: \(description)" }
+}
+
 extension SpotifyError: LocalizedError {
     public var errorDescription: String? { description }
 }

@@ -29,13 +29,13 @@ public enum LoopbackCallbackServer {
     ///   - timeout: How long to wait for the user. Defaults to 5 minutes.
     ///   - onListening: Called once the server listens, with the redirect URI (the real port);
     ///     build and show the authorize URL here.
-    /// - Returns: The authorization code.
+    /// - Returns: The authorization code and the redirect URI it was sent to.
     /// - Throws: The errors of ``AuthorizationRedirect/code(from:expectedState:)`` for an error
     ///   redirect; ``SpotifyError/authorizationDenied(error:)`` with `timeout` after the timeout.
     public static func waitForCode(
         port: UInt16 = defaultPort, expectedState: String, timeout: Duration = .seconds(300),
         onListening: @Sendable (String) async throws -> Void
-    ) async throws -> String {
+    ) async throws -> (code: String, redirectURI: String) {
         let (results, continuation) = AsyncStream<Result<String, any Error>>.makeStream()
         let server = HTTPServer(address: try .inet(ip4: "127.0.0.1", port: port), timeout: 10, logger: .disabled)
         let once = OneShot()
@@ -88,7 +88,7 @@ public enum LoopbackCallbackServer {
                 while let next = try await group.next() {
                     if let code = next {
                         await server.stop(timeout: 1)
-                        return code
+                        return (code, redirectURI(port: boundPort))
                     }
                 }
                 throw CancellationError()

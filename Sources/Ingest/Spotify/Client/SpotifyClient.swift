@@ -83,7 +83,7 @@ public final class SpotifyClient: Sendable {
                 throw SpotifyError.rateLimited(retryAfter: nil, retryAt: nil, endpoint: request.endpoint)
             }
             let envelope = try? JSONDecoder().decode(SpotifyErrorEnvelope.self, from: data)
-            throw SpotifyError.http(status: response.status, message: envelope?.error.message, endpoint: request.endpoint)
+            throw SpotifyError.http(status: response.status, message: envelope?.error.message.map(Redaction.redact), endpoint: request.endpoint)
         }
         return (response.status, data, request.endpoint)
     }

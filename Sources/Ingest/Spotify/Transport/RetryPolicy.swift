@@ -45,10 +45,12 @@ public struct RetryPolicy: Sendable, Hashable {
     /// The default policy.
     public static let `default` = RetryPolicy()
 
-    /// The backoff before attempt `attempt + 1` after a 5xx or network error.
+    /// The backoff before attempt `attempt + 1` after a 5xx or network error:
+    /// `baseBackoff · 2^(attempt − 1)`, at most `maxBackoff`, and with jitter a random value in the
+    /// upper half of that.
     ///
     /// - Parameter attempt: The attempt that just failed, counting from 1.
-    func backoff(afterAttempt attempt: Int) -> Duration {
+    public func backoff(afterAttempt attempt: Int) -> Duration {
         let exponent = min(attempt - 1, 20)
         let full = min(baseBackoff * (1 << exponent), maxBackoff)
         guard usesJitter else { return full }
