@@ -118,7 +118,9 @@ public actor FakeSpotifyState {
     public private(set) var issuedTokens: [String] = []
     public private(set) var requests: [FakeSpotifyRequest] = []
     private var codes: [String: (challenge: String?, redirectURI: String)] = [:]
-    private var faults: [(prefix: String, fault: FakeSpotifyFault)] = []
+    private var faults: [(prefix: String, fault: FakeSpotifyFault, skip: Int)] = []
+    /// Saved tracks added after the generated ones, served first (newest).
+    public private(set) var newerSavedTrackCount = 0
     private var counter = 0
     private var baseURL = ""
     /// Items added through the API, by playlist ID, in order.
@@ -131,6 +133,12 @@ public actor FakeSpotifyState {
     // MARK: - Configuration
 
     public func setSavedTrackCount(_ count: Int) { savedTrackCount = count }
+
+    /// Saves `count` more tracks, newer than all others, so they come first in `/me/tracks`.
+    public func saveNewTracks(_ count: Int) {
+        newerSavedTrackCount += count
+        savedTrackCount += count
+    }
     public func setPlayCount(_ count: Int) { playCount = count }
     /// Changes the fake's behaviour: `await fake.state.configure { $0.audioFeaturesForbidden = true }`.
     public func configure(_ body: @Sendable (isolated FakeSpotifyState) -> Void) {
@@ -162,10 +170,10 @@ public actor FakeSpotifyState {
         playlists[index].snapshotID = "snap-\(id)-\(playlists[index].version)"
     }
 
-    /// Answers the next `times` requests whose path starts with `prefix` (such as `/v1/me/tracks`)
-    /// with `fault`.
-    public func inject(_ fault: FakeSpotifyFault, on prefix: String, times: Int = 1) {
-        for _ in 0..<times { faults.append((prefix, fault)) }
+    /// Answers `times` requests whose path starts with `prefix` (such as `/v1/me/tracks`) with
+    /// `fault`, after letting the first `after` of them through.
+    public func inject(_ fault: FakeSpotifyFault, on prefix: String, times: Int = 1, after: Int = 0) {
+        for _ in 0..<times { faults.append((prefix, fault, after)) }
     }
 
     /// Revokes every refresh token: the next refresh answers `invalid_grant`.
@@ -212,7 +220,10 @@ public actor FakeSpotifyState {
 
     func handle(_ request: FakeSpotifyRequest) -> FakeResponse {
         requests.append(request)
-        if let index = faults.firstIndex(where: { request.path.hasPrefix($0.prefix) }) {
+        let matching = faults.indices.filter { request.path.hasPrefix(faults[$0].prefix) }
+        let isSkipped = matching.contains { faults[$0].skip > 0 }
+        for index in matching where faults[index].skip > 0 { faults[index].skip -= 1 }
+        if !isSkipped, let index = matching.first {
             let fault = faults.remove(at: index).fault
             switch fault {
             case .rateLimited(let retryAfter, let emptyBody):
@@ -432,10 +443,14 @@ public actor FakeSpotifyState {
         return track
     }
 
-    private func savedItem(_ index: Int) -> [String: Any] {
-        let id = Self.savedTrackID(index)
-        let date = Date(timeIntervalSince1970: 1_700_000_000 - Double(index) * 3600)
-        return ["added_at": date.formatted(.iso8601), "track": trackObject(id: id, name: "Saved \(index)")]
+    private func savedItem(_ position: Int) -> [String: Any] {
+        let isNewer = position < newerSavedTrackCount
+        let index = isNewer ? position : position - newerSavedTrackCount
+        let id = isNewer ? Self.makeID(prefix: "V", newerSavedTrackCount - position) : Self.savedTrackID(index)
+        let date = Date(
+            timeIntervalSince1970: isNewer
+                ? 1_700_000_000 + Double(newerSavedTrackCount - position) * 3600 : 1_700_000_000 - Double(index) * 3600)
+        return ["added_at": date.formatted(.iso8601), "track": trackObject(id: id, name: isNewer ? "New \(position)" : "Saved \(index)")]
     }
 
     private func artistObject(_ index: Int) -> [String: Any] {
