@@ -102,9 +102,9 @@ extension SpotifyError: CustomStringConvertible {
             return "The sign-in redirect could not be read: \(Redaction.redact(reason)). Paste the whole URL of the page the browser landed on."
         case .missingClientID:
             return """
-                No Spotify client ID. Create an app at https://developer.spotify.com/dashboard, add the \
-                redirect URI it prints, then pass --client-id, set $SPOTIFY_CLIENT_ID, or put \
-                {"client_id": "…"} in the config file.
+                No Spotify client ID. Create an app at https://developer.spotify.com/dashboard with the \
+                redirect URI http://127.0.0.1:8977/callback (or your --port), then pass --client-id, set \
+                $SPOTIFY_CLIENT_ID, or put {"client_id": "…"} in ~/.config/vibes-analyze/spotify.json.
                 """
         }
     }

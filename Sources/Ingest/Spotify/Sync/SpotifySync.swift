@@ -209,9 +209,13 @@ public struct SpotifySync: Sendable {
                 continue
             }
             let stored = try await store.database.read { db in
-                try String.fetchOne(db, sql: "SELECT snapshot_id FROM playlists WHERE spotify_id = ?", arguments: [id.rawValue])
+                try Row.fetchOne(db, sql: "SELECT snapshot_id, source FROM playlists WHERE spotify_id = ?", arguments: [id.rawValue])
             }
-            if let snapshot = playlist.snapshotID, stored == snapshot {
+            if let stored, stored["source"] as String? != SpotifyLibraryWriter.source {
+                report.playlistsUnchanged += 1  // Pushed by `playlist push`: the store already holds its contents.
+                continue
+            }
+            if let snapshot = playlist.snapshotID, stored?["snapshot_id"] == snapshot {
                 report.playlistsUnchanged += 1
                 continue
             }
