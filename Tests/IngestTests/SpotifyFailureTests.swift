@@ -17,6 +17,38 @@ struct SpotifyFailureTests {
         }
     }
 
+    @Test func retryAfterAsAnHTTPDateIsHonoured() async throws {
+        try await FakeSpotify.withServer { fake in
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = TimeZone(identifier: "GMT")
+            formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+            await fake.state.inject(.rateLimited(retryAfter: formatter.string(from: Date().addingTimeInterval(30))), on: "/v1/me")
+            let signedIn = try await makeSignedInClient(fake)
+            _ = try await signedIn.client.currentUser()
+            let wait = try #require(signedIn.clock.sleeps.first)
+            #expect(wait > .seconds(27) && wait <= .seconds(31))
+        }
+    }
+
+    @Test func anUnreachableServerIsANetworkError() async throws {
+        let tokens = TokenStore(path: nil, accounts: nil)
+        try await tokens.save(
+            SpotifySession(accessToken: "a", refreshToken: nil, expiresAt: .distantFuture, scopes: [], grant: .authorizationCodePKCE, clientID: "id"))
+        let clock = TestClock()
+        // Port 9 (discard) on loopback: nothing listens, so the connection is refused.
+        let client = SpotifyClient(
+            tokens: tokens, baseURL: URL(string: "http://127.0.0.1:9/v1/")!, network: URLSessionTransport(timeout: 5),
+            retryPolicy: RetryPolicy(maxAttempts: 3, usesJitter: false), clock: clock)
+        let error = await spotifyError { _ = try await client.currentUser() }
+        guard case .network(_, let attempts, let endpoint) = error else {
+            Issue.record("expected a network error, got \(String(describing: error))")
+            return
+        }
+        #expect(attempts == 3 && endpoint == "GET /v1/me")
+        #expect(clock.sleeps == [.milliseconds(500), .seconds(1)])
+    }
+
     @Test func rateLimitWithoutRetryAfterBacksOff() async throws {
         try await FakeSpotify.withServer { fake in
             await fake.state.inject(.rateLimited(retryAfter: nil, emptyBody: true), on: "/v1/me", times: 2)
