@@ -117,6 +117,24 @@ struct SpotifyAuthorizationTests {
         #expect(reason.contains("timed out"))
     }
 
+    @Test func aBusyPortIsReportedWithTheWayOut() async throws {
+        try await FakeSpotify.withServer { fake in
+            let accounts = SpotifyAccounts(
+                credentials: SpotifyAppCredentials(clientID: "id"), transport: URLSessionTransport(timeout: 1))
+            let error = await spotifyError {
+                _ = try await accounts.logIn(port: fake.port, timeout: .seconds(5)) { _ in
+                    Issue.record("the authorize URL must not be shown when the server cannot listen")
+                }
+            }
+            guard case .callbackServerUnavailable(let port, _) = error else {
+                Issue.record("expected callbackServerUnavailable, got \(String(describing: error))")
+                return
+            }
+            #expect(port == fake.port)
+            #expect(error?.description.contains("--port") == true && error?.description.contains("--no-browser") == true)
+        }
+    }
+
     @Test func pasteModeSignsIn() async throws {
         try await FakeSpotify.withServer { fake in
             let accounts = SpotifyAccounts(

@@ -41,6 +41,8 @@ public enum SpotifyError: Error, Sendable, Equatable {
     case malformedRedirect(String)
     /// No client ID was configured.
     case missingClientID
+    /// The loopback server for the sign-in redirect could not listen on `port`.
+    case callbackServerUnavailable(port: UInt16, reason: String)
 }
 
 // MARK: - Descriptions
@@ -100,6 +102,12 @@ extension SpotifyError: CustomStringConvertible {
             return "The sign-in redirect carried the wrong `state`, so it was rejected. Start again with `vibes-analyze auth login`."
         case .malformedRedirect(let reason):
             return "The sign-in redirect could not be read: \(Redaction.redact(reason)). Paste the whole URL of the page the browser landed on."
+        case .callbackServerUnavailable(let port, let reason):
+            return """
+                Cannot listen on 127.0.0.1:\(port) for the sign-in redirect (\(reason)). Another program may \
+                use the port: pick another with --port and register http://127.0.0.1:<port>/callback for the \
+                app, or sign in with --no-browser.
+                """
         case .missingClientID:
             return """
                 No Spotify client ID. Create an app at https://developer.spotify.com/dashboard with the \

@@ -64,16 +64,30 @@ public enum LoopbackCallbackServer {
                             text: "\(error) You can close this tab.")
             }
         }
+        let failure = RunFailure()
         return try await withThrowingTaskGroup(of: String?.self) { group in
             group.addTask {
-                try await server.run()
+                do {
+                    try await server.run()
+                } catch {
+                    failure.record(error)
+                }
                 return nil
             }
             defer { group.cancelAll() }
-            try await server.waitUntilListening()
-            guard case .ip4(_, let boundPort) = await server.listeningAddress else {
+            // Wait until the server listens, or fails to (such as "address in use").
+            var boundPort: UInt16?
+            for _ in 0..<250 {
+                if case .ip4(_, let port) = await server.listeningAddress {
+                    boundPort = port
+                    break
+                }
+                if let reason = failure.reason { throw SpotifyError.callbackServerUnavailable(port: port, reason: reason) }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            guard let boundPort else {
                 await server.stop()
-                throw SpotifyError.malformedRedirect("the loopback server did not bind an IPv4 port")
+                throw SpotifyError.callbackServerUnavailable(port: port, reason: "it did not start listening within 5 seconds")
             }
             group.addTask {
                 try await Task.sleep(for: timeout)
@@ -122,5 +136,16 @@ private final class OneShot: Sendable {
             defer { claimed = true }
             return !claimed
         }
+    }
+}
+
+/// The error that ended the server's run, if any.
+private final class RunFailure: Sendable {
+    private let storage = Mutex<String?>(nil)
+
+    var reason: String? { storage.withLock { $0 } }
+
+    func record(_ error: any Error) {
+        storage.withLock { $0 = String(describing: error) }
     }
 }

@@ -1,7 +1,7 @@
 import Ingest
 import Testing
 
-struct RedactionTests {
+struct SpotifyRedactionTests {
     @Test(arguments: [
         (#"{"access_token": "BQ-abc.def", "token_type": "Bearer"}"#, #"{"access_token": "<redacted>", "token_type": "Bearer"}"#),
         (#"{"refresh_token":"AQ-x\"y","expires_in":3600}"#, #"{"refresh_token":"<redacted>","expires_in":3600}"#),

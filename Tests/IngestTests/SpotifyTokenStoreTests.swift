@@ -4,7 +4,7 @@ import Synchronization
 import Testing
 import VibesTestSupport
 
-struct TokenStoreTests {
+struct SpotifyTokenStoreTests {
     @Test func theSessionFileIsOwnerOnly() async throws {
         try await withTemporaryDirectory { directory in
             let path = directory + "/config/vibes-analyze/spotify-session.json"
