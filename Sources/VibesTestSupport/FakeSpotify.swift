@@ -227,7 +227,8 @@ public actor FakeSpotifyState {
             let fault = faults.remove(at: index).fault
             switch fault {
             case .rateLimited(let retryAfter, let emptyBody):
-                let body = emptyBody ? Data() : Data(#"{"error":{"status":429,"message":"API rate limit exceeded"}}"#.utf8)
+                let body =
+                    emptyBody ? Data() : Data(#"{"error":{"status":429,"message":"API rate limit exceeded"}}"#.utf8)
                 return FakeResponse(status: 429, headers: retryAfter.map { ["Retry-After": $0] } ?? [:], body: body)
             case .status(let status, let message):
                 return .error(status, message: message)
@@ -259,12 +260,16 @@ public actor FakeSpotifyState {
             }
             var components = URLComponents(string: redirect)!
             if deniesAuthorization {
-                components.queryItems = [URLQueryItem(name: "error", value: "access_denied"), URLQueryItem(name: "state", value: state)]
+                components.queryItems = [
+                    URLQueryItem(name: "error", value: "access_denied"), URLQueryItem(name: "state", value: state),
+                ]
             } else {
                 counter += 1
                 let code = "AQC-fake-code-\(counter)"
                 codes[code] = (request.query["code_challenge"], redirect)
-                components.queryItems = [URLQueryItem(name: "code", value: code), URLQueryItem(name: "state", value: state)]
+                components.queryItems = [
+                    URLQueryItem(name: "code", value: code), URLQueryItem(name: "state", value: state),
+                ]
             }
             return FakeResponse(status: 302, headers: ["Location": components.url!.absoluteString], body: Data())
         case "/accounts/api/token":
@@ -281,12 +286,15 @@ public actor FakeSpotifyState {
                 guard let code = fields["code"], let issued = codes.removeValue(forKey: code),
                     issued.redirectURI == fields["redirect_uri"]
                 else {
-                    return .json(400, Data(#"{"error":"invalid_grant","error_description":"Invalid authorization code"}"#.utf8))
+                    return .json(
+                        400, Data(#"{"error":"invalid_grant","error_description":"Invalid authorization code"}"#.utf8))
                 }
                 if let challenge = issued.challenge {
                     let verifier = fields["code_verifier"] ?? ""
                     guard Self.s256(verifier) == challenge else {
-                        return .json(400, Data(#"{"error":"invalid_grant","error_description":"code_verifier was incorrect"}"#.utf8))
+                        return .json(
+                            400,
+                            Data(#"{"error":"invalid_grant","error_description":"code_verifier was incorrect"}"#.utf8))
                     }
                 }
                 return .json(200, tokenBody(fixture: "token-authorization-code.json", refresh: true))
@@ -346,7 +354,8 @@ public actor FakeSpotifyState {
         }
         if method == "GET", match("me/playlists") != nil {
             let slice = playlists.dropFirst(offset).prefix(limit).map(playlistObject)
-            return .json(200, page(Array(slice), path: "/v1/me/playlists", offset: offset, limit: limit, total: playlists.count))
+            return .json(
+                200, page(Array(slice), path: "/v1/me/playlists", offset: offset, limit: limit, total: playlists.count))
         }
         if method == "POST", match("me/playlists") != nil {
             let body = (try? JSONSerialization.jsonObject(with: request.body)) as? [String: Any] ?? [:]
@@ -356,12 +365,16 @@ public actor FakeSpotifyState {
         if let wildcards = match("playlists/*/*"), wildcards[1] == "items" || wildcards[1] == "tracks" {
             let (id, kind) = (wildcards[0], wildcards[1])
             if kind == "items" && itemsPathMissing { return .error(404, message: "Not found") }
-            guard let index = playlists.firstIndex(where: { $0.id == id }) else { return .error(404, message: "Not found") }
+            guard let index = playlists.firstIndex(where: { $0.id == id }) else {
+                return .error(404, message: "Not found")
+            }
             if method == "GET" {
                 let playlist = playlists[index]
                 if playlist.owner != "wizzler" { return .error(403, message: "Forbidden") }
                 let items = playlist.entries.dropFirst(offset).prefix(limit).map(playlistItem)
-                return .json(200, page(Array(items), path: request.path, offset: offset, limit: limit, total: playlist.entries.count))
+                return .json(
+                    200,
+                    page(Array(items), path: request.path, offset: offset, limit: limit, total: playlist.entries.count))
             }
             let body = (try? JSONSerialization.jsonObject(with: request.body)) as? [String: Any] ?? [:]
             let uris = body["uris"] as? [String] ?? []
@@ -389,7 +402,9 @@ public actor FakeSpotifyState {
             return .json(200, Self.encode(["is_playing": true, "progress_ms": 1000, "item": item]))
         }
         if method == "GET", match("audio-features") != nil {
-            if audioFeaturesForbidden { return .json(403, Data("{\n  \"error\" : {\n    \"status\" : 403\n  }\n}".utf8)) }
+            if audioFeaturesForbidden {
+                return .json(403, Data("{\n  \"error\" : {\n    \"status\" : 403\n  }\n}".utf8))
+            }
             let ids = (request.query["ids"] ?? "").split(separator: ",").map(String.init)
             if ids.count > 100 { return .error(400, message: "Too many ids requested") }
             let template = (Self.object("get-audio-features-several.json")["audio_features"] as! [[String: Any]])[0]
@@ -450,7 +465,10 @@ public actor FakeSpotifyState {
         let date = Date(
             timeIntervalSince1970: isNewer
                 ? 1_700_000_000 + Double(newerSavedTrackCount - position) * 3600 : 1_700_000_000 - Double(index) * 3600)
-        return ["added_at": date.formatted(.iso8601), "track": trackObject(id: id, name: isNewer ? "New \(position)" : "Saved \(index)")]
+        return [
+            "added_at": date.formatted(.iso8601),
+            "track": trackObject(id: id, name: isNewer ? "New \(position)" : "Saved \(index)"),
+        ]
     }
 
     private func artistObject(_ index: Int) -> [String: Any] {
@@ -466,7 +484,9 @@ public actor FakeSpotifyState {
         object["name"] = playlist.name
         object["snapshot_id"] = playlist.snapshotID
         object["owner"] = ["id": playlist.owner, "display_name": playlist.owner, "type": "user"]
-        let reference: [String: Any] = ["href": "\(baseURL)/v1/playlists/\(playlist.id)/items", "total": playlist.entries.count]
+        let reference: [String: Any] = [
+            "href": "\(baseURL)/v1/playlists/\(playlist.id)/items", "total": playlist.entries.count,
+        ]
         object["tracks"] = reference
         object["items"] = reference
         return object
@@ -506,7 +526,8 @@ public actor FakeSpotifyState {
         }
         plays = Array(plays.prefix(limit))
         object["items"] = plays
-        object["cursors"] = plays.isEmpty ? NSNull() : ["after": "\(base)", "before": "\(base - Int64(plays.count - 1) * 240_000)"]
+        object["cursors"] =
+            plays.isEmpty ? NSNull() : ["after": "\(base)", "before": "\(base - Int64(plays.count - 1) * 240_000)"]
         object["next"] = NSNull()
         return Self.encode(object)
     }

@@ -3,7 +3,7 @@ import Foundation
 import Ingest
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 extension VibesAnalyze {
@@ -28,16 +28,26 @@ extension VibesAnalyze.Auth {
         @OptionGroup var global: GlobalOptions
         @OptionGroup var spotify: SpotifyOptions
 
-        @Option(name: .long, help: "The loopback port of the redirect URI http://127.0.0.1:PORT/callback. Defaults to 8977, or redirect_port in the config file.")
+        @Option(
+            name: .long,
+            help:
+                "The loopback port of the redirect URI http://127.0.0.1:PORT/callback. Defaults to 8977, or redirect_port in the config file."
+        )
         var port: UInt16?
 
-        @Flag(name: .long, help: "Do not start a browser or a local server; paste the URL the browser was redirected to.")
+        @Flag(
+            name: .long, help: "Do not start a browser or a local server; paste the URL the browser was redirected to.")
         var noBrowser = false
 
-        @Flag(name: .long, help: "Get an app-only token with the client secret (Client Credentials): catalogue calls only, no library.")
+        @Flag(
+            name: .long,
+            help: "Get an app-only token with the client secret (Client Credentials): catalogue calls only, no library."
+        )
         var clientCredentials = false
 
-        @Option(name: .long, help: "Also ask for this scope, such as user-modify-playback-state (for playlist push --play). Repeatable.")
+        @Option(
+            name: .long,
+            help: "Also ask for this scope, such as user-modify-playback-state (for playlist push --play). Repeatable.")
         var scope: [String] = []
 
         @Option(name: .long, help: "Seconds to wait for the browser to come back. Defaults to 300.")
@@ -46,9 +56,12 @@ extension VibesAnalyze.Auth {
         func validate() throws {
             for name in scope where Scope(rawValue: name) == nil {
                 throw ValidationError(
-                    "Unknown scope \"\(name)\". Known scopes: \(Scope.allCases.map(\.rawValue).joined(separator: ", ")).")
+                    "Unknown scope \"\(name)\". Known scopes: \(Scope.allCases.map(\.rawValue).joined(separator: ", "))."
+                )
             }
-            guard timeout > 0 else { throw ValidationError("Please give a timeout of at least 1 second (got \(timeout)).") }
+            guard timeout > 0 else {
+                throw ValidationError("Please give a timeout of at least 1 second (got \(timeout)).")
+            }
         }
 
         func run() async throws {
@@ -64,10 +77,12 @@ extension VibesAnalyze.Auth {
                 if clientCredentials {
                     session = try await accounts.requestClientCredentials()
                 } else if noBrowser {
-                    session = try await accounts.logInByPasting(port: configuration.redirectPort, scopes: scopes) { url in
+                    session = try await accounts.logInByPasting(port: configuration.redirectPort, scopes: scopes) {
+                        url in
                         Console.diagnostic("Open this URL in a browser and allow access:\n\n  \(url.absoluteString)\n")
                         Console.diagnostic(
-                            "The browser then fails to load http://127.0.0.1:\(configuration.redirectPort)/callback?…; that is expected. Paste that whole URL here and press Return:")
+                            "The browser then fails to load http://127.0.0.1:\(configuration.redirectPort)/callback?…; that is expected. Paste that whole URL here and press Return:"
+                        )
                     } readRedirect: {
                         readLine(strippingNewline: true) ?? ""
                     }
@@ -76,9 +91,13 @@ extension VibesAnalyze.Auth {
                     session = try await accounts.logIn(
                         port: configuration.redirectPort, scopes: scopes, timeout: .seconds(timeout)
                     ) { url in
-                        Console.diagnostic("Opening Spotify's sign-in page. If no browser opens, open this URL:\n\n  \(url.absoluteString)\n")
+                        Console.diagnostic(
+                            "Opening Spotify's sign-in page. If no browser opens, open this URL:\n\n  \(url.absoluteString)\n"
+                        )
                         if !quiet {
-                            Console.diagnostic("Waiting for the redirect to \(LoopbackCallbackServer.redirectURI(port: configuration.redirectPort)) …")
+                            Console.diagnostic(
+                                "Waiting for the redirect to \(LoopbackCallbackServer.redirectURI(port: configuration.redirectPort)) …"
+                            )
                         }
                         openBrowser(url)
                     }
@@ -86,13 +105,15 @@ extension VibesAnalyze.Auth {
                 let tokens = TokenStore(path: configuration.sessionPath, accounts: accounts)
                 try await tokens.save(session)
                 if session.grant != .clientCredentials {
-                    let client = SpotifyClient(tokens: tokens, clientID: credentials.clientID, baseURL: configuration.apiBaseURL)
+                    let client = SpotifyClient(
+                        tokens: tokens, clientID: credentials.clientID, baseURL: configuration.apiBaseURL)
                     let me = try await client.currentUser()
                     session.userID = me.id
                     session.userName = me.displayName
                     try await tokens.save(session)
                 }
-                try Status.printSummary(session, path: configuration.sessionPath, json: global.json, heading: "Signed in")
+                try Status.printSummary(
+                    session, path: configuration.sessionPath, json: global.json, heading: "Signed in")
             }
         }
     }
@@ -107,7 +128,8 @@ extension VibesAnalyze.Auth {
         func run() async throws {
             try await reportingSpotifyErrors {
                 let configuration = try spotify.configuration()
-                guard let session = try await TokenStore(path: configuration.sessionPath, accounts: nil).session() else {
+                guard let session = try await TokenStore(path: configuration.sessionPath, accounts: nil).session()
+                else {
                     if global.json {
                         try Console.printJSON(["signed_in": false])
                     } else {
@@ -140,10 +162,12 @@ extension VibesAnalyze.Auth {
                 try Console.printJSON(
                     Summary(
                         userID: session.userID, userName: session.userName, grant: session.grant.rawValue,
-                        clientID: session.clientID, scopes: session.scopes, expiresAt: session.expiresAt, sessionFile: path))
+                        clientID: session.clientID, scopes: session.scopes, expiresAt: session.expiresAt,
+                        sessionFile: path))
                 return
             }
-            let who = session.userName.map { "\($0) (\(session.userID ?? "?"))" } ?? session.userID ?? "the app (no user)"
+            let who =
+                session.userName.map { "\($0) (\(session.userID ?? "?"))" } ?? session.userID ?? "the app (no user)"
             let remaining = Int(session.expiresAt.timeIntervalSinceNow / 60)
             let expiry =
                 remaining > 0
@@ -174,8 +198,12 @@ extension VibesAnalyze.Auth {
                 let hadSession = try await store.session() != nil
                 try await store.clear()
                 if !global.quiet {
-                    print(hadSession ? "Signed out; removed \(configuration.sessionPath)." : "Not signed in; nothing to remove.")
-                    print("To revoke the app's access on Spotify's side too, visit https://www.spotify.com/account/apps/.")
+                    print(
+                        hadSession
+                            ? "Signed out; removed \(configuration.sessionPath)." : "Not signed in; nothing to remove.")
+                    print(
+                        "To revoke the app's access on Spotify's side too, visit https://www.spotify.com/account/apps/."
+                    )
                 }
             }
         }
@@ -186,11 +214,11 @@ extension VibesAnalyze.Auth {
 /// does nothing without a display.
 func openBrowser(_ url: URL) {
     #if os(macOS)
-    let tool = "/usr/bin/open"
+        let tool = "/usr/bin/open"
     #else
-    let environment = ProcessInfo.processInfo.environment
-    guard environment["DISPLAY"] != nil || environment["WAYLAND_DISPLAY"] != nil else { return }
-    let tool = "/usr/bin/xdg-open"
+        let environment = ProcessInfo.processInfo.environment
+        guard environment["DISPLAY"] != nil || environment["WAYLAND_DISPLAY"] != nil else { return }
+        let tool = "/usr/bin/xdg-open"
     #endif
     guard FileManager.default.isExecutableFile(atPath: tool) else { return }
     let process = Process()

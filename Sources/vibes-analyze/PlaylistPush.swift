@@ -31,7 +31,9 @@ struct PlaylistPush: AsyncParsableCommand {
     @Flag(name: .long, help: "Create a new Spotify playlist even if this one was pushed before.")
     var new = false
 
-    @Flag(name: .long, help: "Start playing it on your active device (Spotify Premium, scope user-modify-playback-state).")
+    @Flag(
+        name: .long, help: "Start playing it on your active device (Spotify Premium, scope user-modify-playback-state)."
+    )
     var play = false
 
     func run() async throws {
@@ -45,21 +47,27 @@ struct PlaylistPush: AsyncParsableCommand {
                 throw ExitCode.failure
             }
             guard !pushable.uris.isEmpty else {
-                Console.diagnostic("Error: \"\(pushable.name)\" has no tracks with a Spotify ID, so there is nothing to push.")
+                Console.diagnostic(
+                    "Error: \"\(pushable.name)\" has no tracks with a Spotify ID, so there is nothing to push.")
                 throw ExitCode.failure
             }
             let (client, _) = try spotify.makeClient(quiet: global.quiet)
             let result = try await client.push(pushable, name: name, isPublic: `public`, createNew: new)
-            try store.recordPush(of: pushable.rowID, spotifyID: SpotifyID(result.spotifyID)!, snapshotID: result.snapshotID)
+            try store.recordPush(
+                of: pushable.rowID, spotifyID: SpotifyID(result.spotifyID)!, snapshotID: result.snapshotID)
             if play {
                 try await client.startPlayback(ofPlaylist: SpotifyID(result.spotifyID)!)
             }
             if global.json {
                 try Console.printJSON(result)
             } else {
-                print("\(result.created ? "Created" : "Replaced") \"\(name ?? pushable.name)\" with \(result.itemCount) tracks: \(result.url)")
+                print(
+                    "\(result.created ? "Created" : "Replaced") \"\(name ?? pushable.name)\" with \(result.itemCount) tracks: \(result.url)"
+                )
                 if result.skippedWithoutID > 0 {
-                    print("Left out \(result.skippedWithoutID) tracks without a Spotify ID: \(pushable.tracksWithoutID.prefix(5).joined(separator: ", "))\(result.skippedWithoutID > 5 ? ", …" : "").")
+                    print(
+                        "Left out \(result.skippedWithoutID) tracks without a Spotify ID: \(pushable.tracksWithoutID.prefix(5).joined(separator: ", "))\(result.skippedWithoutID > 5 ? ", …" : "")."
+                    )
                 }
             }
         }

@@ -5,12 +5,16 @@ import Logging
 
 /// Options every Spotify command takes: the app's credentials and where the session lives.
 struct SpotifyOptions: ParsableArguments {
-    @Option(name: .long, help: "The Spotify app's client ID. Defaults to $SPOTIFY_CLIENT_ID, else client_id in the config file.")
+    @Option(
+        name: .long,
+        help: "The Spotify app's client ID. Defaults to $SPOTIFY_CLIENT_ID, else client_id in the config file.")
     var clientID: String?
 
     @Option(
         name: .long,
-        help: "The app's client secret, for Authorization Code with a secret or Client Credentials. Prefer $SPOTIFY_CLIENT_SECRET: flags are visible to other users in the process list.")
+        help:
+            "The app's client secret, for Authorization Code with a secret or Client Credentials. Prefer $SPOTIFY_CLIENT_SECRET: flags are visible to other users in the process list."
+    )
     var clientSecret: String?
 
     @Option(name: .long, help: "The Spotify config file. Defaults to $XDG_CONFIG_HOME/vibes-analyze/spotify.json.")
@@ -18,17 +22,21 @@ struct SpotifyOptions: ParsableArguments {
 
     @Option(
         name: .long,
-        help: "The session file (mode 0600). Defaults to $VIBES_SPOTIFY_SESSION, else $XDG_CONFIG_HOME/vibes-analyze/spotify-session.json.")
+        help:
+            "The session file (mode 0600). Defaults to $VIBES_SPOTIFY_SESSION, else $XDG_CONFIG_HOME/vibes-analyze/spotify-session.json."
+    )
     var sessionFile: String?
 
     /// The resolved settings.
     func configuration(port: UInt16? = nil) throws -> SpotifyConfiguration {
         try SpotifyConfiguration.resolve(
-            clientID: clientID, clientSecret: clientSecret, redirectPort: port, sessionPath: sessionFile, configPath: config)
+            clientID: clientID, clientSecret: clientSecret, redirectPort: port, sessionPath: sessionFile,
+            configPath: config)
     }
 
     /// A signed-in client over the stored session, reporting retry waits on stderr.
-    func makeClient(quiet: Bool, logger: Logger = Logger(label: "vibes.spotify")) throws -> (SpotifyClient, TokenStore) {
+    func makeClient(quiet: Bool, logger: Logger = Logger(label: "vibes.spotify")) throws -> (SpotifyClient, TokenStore)
+    {
         let configuration = try configuration()
         guard let credentials = configuration.credentials else { throw SpotifyError.missingClientID }
         let onRetry: @Sendable (RetryEvent) -> Void = { event in

@@ -75,12 +75,15 @@ extension VibesAnalyze {
                 "  Playlists:       \(report.playlistsUpdated) updated, \(report.playlistsUnchanged) unchanged, \(report.playlistsSkipped.count) skipped (\(report.playlistItemsWritten) items)",
                 "  Top items:       \(report.topTracks) tracks, \(report.topArtists) artists",
                 "  Recent plays:    \(report.playsAdded) new",
-                "  Audio features:  " + (report.audioFeaturesForbidden ? "not available to this app" : "\(report.audioFeaturesWritten) tracks"),
+                "  Audio features:  "
+                    + (report.audioFeaturesForbidden
+                        ? "not available to this app" : "\(report.audioFeaturesWritten) tracks"),
                 "  New tracks:      \(report.tracksNew)",
             ]
             if report.localFiles + report.episodesSkipped + report.removedSkipped > 0 {
                 lines.append(
-                    "  Kept by name only: \(report.localFiles) local files; skipped: \(report.episodesSkipped) episodes, \(report.removedSkipped) removed tracks")
+                    "  Kept by name only: \(report.localFiles) local files; skipped: \(report.episodesSkipped) episodes, \(report.removedSkipped) removed tracks"
+                )
             }
             lines += report.notes.map { "Note: \($0)" }
             return lines.joined(separator: "\n")

@@ -4,7 +4,7 @@ import Testing
 import VibesTestSupport
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 struct SpotifyAuthorizationTests {
@@ -49,7 +49,8 @@ struct SpotifyAuthorizationTests {
             try AuthorizationRedirect.code(fromPastedURL: url, expectedState: "s2")
         }
         #expect(throws: SpotifyError.authorizationDenied(error: "access_denied")) {
-            try AuthorizationRedirect.code(fromPastedURL: "http://127.0.0.1:8977/callback?error=access_denied&state=s1", expectedState: "s1")
+            try AuthorizationRedirect.code(
+                fromPastedURL: "http://127.0.0.1:8977/callback?error=access_denied&state=s1", expectedState: "s1")
         }
         #expect(throws: SpotifyError.stateMismatch) {
             try AuthorizationRedirect.code(fromPastedURL: "http://127.0.0.1:8977/callback?code=x", expectedState: "s1")
@@ -131,7 +132,8 @@ struct SpotifyAuthorizationTests {
                 return
             }
             #expect(port == fake.port)
-            #expect(error?.description.contains("--port") == true && error?.description.contains("--no-browser") == true)
+            #expect(
+                error?.description.contains("--port") == true && error?.description.contains("--no-browser") == true)
         }
     }
 
@@ -182,9 +184,13 @@ struct SpotifyAuthorizationTests {
                 credentials: SpotifyAppCredentials(clientID: "id"), baseURL: fake.accountsBaseURL,
                 transport: URLSessionTransport(timeout: 10))
             let error = await spotifyError {
-                _ = try await accounts.exchangeCode("AQC-made-up", redirectURI: "http://127.0.0.1:1/callback", codeVerifier: "v")
+                _ = try await accounts.exchangeCode(
+                    "AQC-made-up", redirectURI: "http://127.0.0.1:1/callback", codeVerifier: "v")
             }
-            #expect(error == .tokenRequestFailed(error: "invalid_grant", description: "Invalid authorization code", status: 400))
+            #expect(
+                error
+                    == .tokenRequestFailed(
+                        error: "invalid_grant", description: "Invalid authorization code", status: 400))
             #expect(error?.description.contains("AQC-made-up") == false)
         }
     }

@@ -72,7 +72,9 @@ struct SpotifyClientTests {
             #expect(items.count == 150)
             let paths = await fake.state.requests(to: "/v1/playlists").map(\.path)
             // One 404 on /items, then /tracks for both pages without asking /items again.
-            #expect(paths == ["/v1/playlists/\(playlist.id)/items"] + Array(repeating: "/v1/playlists/\(playlist.id)/tracks", count: 2))
+            #expect(
+                paths == ["/v1/playlists/\(playlist.id)/items"]
+                    + Array(repeating: "/v1/playlists/\(playlist.id)/tracks", count: 2))
         }
     }
 
@@ -107,7 +109,9 @@ struct SpotifyClientTests {
             #expect(features.count == 249)
             let energy = try #require(features[ids[0]]?.energy)
             #expect(abs(energy - 0.626) < 1e-9)
-            let batches = await fake.state.requests(to: "/v1/audio-features").map { $0.query["ids"]?.split(separator: ",").count }
+            let batches = await fake.state.requests(to: "/v1/audio-features").map {
+                $0.query["ids"]?.split(separator: ",").count
+            }
             #expect(batches == [100, 100, 50])
             #expect(try await signedIn.client.audioFeatures(for: []).isEmpty)
             #expect(await fake.state.requests(to: "/v1/audio-features").count == 3)
@@ -133,13 +137,16 @@ struct SpotifyClientTests {
     @Test func addsItemsInOrderInChunksOfOneHundred() async throws {
         try await FakeSpotify.withServer { fake in
             let signedIn = try await makeSignedInClient(fake)
-            let created = try await signedIn.client.createPlaylist(name: "Vibes: late night", description: "made by vibes-analyze")
+            let created = try await signedIn.client.createPlaylist(
+                name: "Vibes: late night", description: "made by vibes-analyze")
             let id = try #require(SpotifyID(created.id))
             let uris = (0..<250).map { "spotify:track:" + FakeSpotifyState.savedTrackID($0) }
             let snapshot = try await signedIn.client.addItems(uris, to: id)
             #expect(snapshot != nil)
             #expect(await fake.state.writtenItems[created.id] == uris)
-            let posts = await fake.state.requests(to: "/v1/playlists/\(created.id)/items").filter { $0.method == "POST" }
+            let posts = await fake.state.requests(to: "/v1/playlists/\(created.id)/items").filter {
+                $0.method == "POST"
+            }
             #expect(posts.count == 3)
             #expect(try await signedIn.client.addItems([], to: id) == nil)
         }
@@ -161,14 +168,18 @@ struct SpotifyClientTests {
 
     @Test func errorsCarryStatusMessageAndEndpoint() async throws {
         try await FakeSpotify.withServer { fake in
-            await fake.state.inject(.status(403, message: "You cannot add tracks to a playlist you don't own."), on: "/v1/playlists")
+            await fake.state.inject(
+                .status(403, message: "You cannot add tracks to a playlist you don't own."), on: "/v1/playlists")
             let signedIn = try await makeSignedInClient(fake)
             let error = await spotifyError {
-                try await signedIn.client.addItems(["spotify:track:4iV5W9uYEdYUVa79Axb7Rh"], to: SpotifyID("P000000000000000000001")!)
+                try await signedIn.client.addItems(
+                    ["spotify:track:4iV5W9uYEdYUVa79Axb7Rh"], to: SpotifyID("P000000000000000000001")!)
             }
             #expect(
-                error == .http(status: 403, message: "You cannot add tracks to a playlist you don't own.",
-                    endpoint: "POST /v1/playlists/P000000000000000000001/items"))
+                error
+                    == .http(
+                        status: 403, message: "You cannot add tracks to a playlist you don't own.",
+                        endpoint: "POST /v1/playlists/P000000000000000000001/items"))
         }
     }
 

@@ -23,7 +23,8 @@ struct SpotifyFailureTests {
             formatter.locale = Locale(identifier: "en_US_POSIX")
             formatter.timeZone = TimeZone(identifier: "GMT")
             formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-            await fake.state.inject(.rateLimited(retryAfter: formatter.string(from: Date().addingTimeInterval(30))), on: "/v1/me")
+            await fake.state.inject(
+                .rateLimited(retryAfter: formatter.string(from: Date().addingTimeInterval(30))), on: "/v1/me")
             let signedIn = try await makeSignedInClient(fake)
             _ = try await signedIn.client.currentUser()
             let wait = try #require(signedIn.clock.sleeps.first)
@@ -34,7 +35,9 @@ struct SpotifyFailureTests {
     @Test func anUnreachableServerIsANetworkError() async throws {
         let tokens = TokenStore(path: nil, accounts: nil)
         try await tokens.save(
-            SpotifySession(accessToken: "a", refreshToken: nil, expiresAt: .distantFuture, scopes: [], grant: .authorizationCodePKCE, clientID: "id"))
+            SpotifySession(
+                accessToken: "a", refreshToken: nil, expiresAt: .distantFuture, scopes: [],
+                grant: .authorizationCodePKCE, clientID: "id"))
         let clock = TestClock()
         // Port 9 (discard) on loopback: nothing listens, so the connection is refused.
         let client = SpotifyClient(

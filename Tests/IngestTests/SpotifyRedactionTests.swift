@@ -3,9 +3,15 @@ import Testing
 
 struct SpotifyRedactionTests {
     @Test(arguments: [
-        (#"{"access_token": "BQ-abc.def", "token_type": "Bearer"}"#, #"{"access_token": "<redacted>", "token_type": "Bearer"}"#),
+        (
+            #"{"access_token": "BQ-abc.def", "token_type": "Bearer"}"#,
+            #"{"access_token": "<redacted>", "token_type": "Bearer"}"#
+        ),
         (#"{"refresh_token":"AQ-x\"y","expires_in":3600}"#, #"{"refresh_token":"<redacted>","expires_in":3600}"#),
-        ("grant_type=refresh_token&refresh_token=AQ-123&client_id=abc", "grant_type=refresh_token&refresh_token=<redacted>&client_id=abc"),
+        (
+            "grant_type=refresh_token&refresh_token=AQ-123&client_id=abc",
+            "grant_type=refresh_token&refresh_token=<redacted>&client_id=abc"
+        ),
         ("http://127.0.0.1:8977/callback?code=AQC-1&state=s", "http://127.0.0.1:8977/callback?code=<redacted>&state=s"),
         ("code_verifier=v-v-v client_secret=shh", "code_verifier=<redacted> client_secret=<redacted>"),
         ("Authorization: Bearer BQ-abc", "Authorization: Bearer <redacted>"),

@@ -14,7 +14,8 @@ struct SpotifySyncTests {
         try await withTemporaryDirectory { directory in
             try await FakeSpotify.withServer { fake in
                 await fake.state.setSavedTrackCount(saved)
-                await fake.state.addPlaylist(name: "Mixed", trackCount: 130, localFiles: 1, episodes: 1, removedTracks: 2)
+                await fake.state.addPlaylist(
+                    name: "Mixed", trackCount: 130, localFiles: 1, episodes: 1, removedTracks: 2)
                 await fake.state.addPlaylist(name: "Someone else's", trackCount: 5, owner: "spotify")
                 await fake.state.setPlayCount(3)
                 let store = try LibraryStore(path: directory + "/library.sqlite")
@@ -40,19 +41,27 @@ struct SpotifySyncTests {
             #expect(report.localFiles == 1 && report.episodesSkipped == 1 && report.removedSkipped == 2)
             #expect(report.topTracks == 150 && report.topArtists == 150)
             #expect(report.playsAdded == 3)
-            #expect(report.audioFeaturesWritten == (try count("SELECT count(*) FROM tracks WHERE spotify_id IS NOT NULL", in: store)))
+            #expect(
+                report.audioFeaturesWritten
+                    == (try count("SELECT count(*) FROM tracks WHERE spotify_id IS NOT NULL", in: store)))
             #expect(report.requests == (await fake.state.requests(to: "/v1/").count))
             #expect(report.notes.contains { $0.contains("Someone else's") })
 
             #expect(try count("SELECT count(*) FROM saved_tracks WHERE source = 'spotify-api'", in: store) == 120)
             #expect(try count("SELECT count(*) FROM playlists WHERE source = 'spotify-api'", in: store) == 4)
             #expect(try count("SELECT count(*) FROM plays WHERE source = 'spotify-api'", in: store) == 3)
-            #expect(try count("SELECT count(*) FROM audio_features WHERE source = 'spotify-api' AND priority = 100", in: store) > 0)
+            #expect(
+                try count(
+                    "SELECT count(*) FROM audio_features WHERE source = 'spotify-api' AND priority = 100", in: store)
+                    > 0)
             #expect(try count("SELECT count(*) FROM tracks WHERE is_local = 1 AND spotify_id IS NULL", in: store) == 1)
             #expect(try count("SELECT count(*) FROM import_runs WHERE format = 'spotify-api'", in: store) == 1)
             let positions = try await store.database.read { db in
                 try Int.fetchAll(
-                    db, sql: "SELECT position FROM playlist_items i JOIN playlists p ON p.id = i.playlist_id WHERE p.name = 'Mixed' ORDER BY position")
+                    db,
+                    sql:
+                        "SELECT position FROM playlist_items i JOIN playlists p ON p.id = i.playlist_id WHERE p.name = 'Mixed' ORDER BY position"
+                )
             }
             #expect(positions == Array(0...130))
             #expect(lines.withLock { $0 }.contains { $0.hasPrefix("Saved tracks: 120 of 120") })

@@ -26,7 +26,8 @@ func makeSignedInClient(
     let clock = TestClock()
     let accounts = SpotifyAccounts(
         credentials: SpotifyAppCredentials(clientID: "fake-client-id"), baseURL: fake.accountsBaseURL,
-        transport: RetryingTransport(base: URLSessionTransport(timeout: 10), policy: policy, clock: clock, logger: logger),
+        transport: RetryingTransport(
+            base: URLSessionTransport(timeout: 10), policy: policy, clock: clock, logger: logger),
         now: now, logger: logger)
     let tokens = TokenStore(path: sessionPath, accounts: accounts, now: now, logger: logger)
     let (access, refresh) = await fake.state.issueTokens()

@@ -10,7 +10,8 @@ struct SpotifyTokenStoreTests {
             let path = directory + "/config/vibes-analyze/spotify-session.json"
             let store = TokenStore(path: path, accounts: nil)
             let session = SpotifySession(
-                accessToken: "BQ-secret", refreshToken: "AQ-secret", expiresAt: Date(timeIntervalSince1970: 2_000_000_000),
+                accessToken: "BQ-secret", refreshToken: "AQ-secret",
+                expiresAt: Date(timeIntervalSince1970: 2_000_000_000),
                 scopes: ["user-top-read", "playlist-read-private"], grant: .authorizationCodePKCE, clientID: "id",
                 userID: "wizzler")
             try await store.save(session)
@@ -20,7 +21,9 @@ struct SpotifyTokenStoreTests {
                 manager.attributesOfItem(atPath: directory + "/config/vibes-analyze")[.posixPermissions] as? NSNumber)
             #expect(fileMode.intValue & 0o777 == 0o600)
             #expect(folderMode.intValue & 0o777 == 0o700)
-            #expect(try manager.contentsOfDirectory(atPath: directory + "/config/vibes-analyze") == ["spotify-session.json"])
+            #expect(
+                try manager.contentsOfDirectory(atPath: directory + "/config/vibes-analyze") == ["spotify-session.json"]
+            )
 
             let reread = try await TokenStore(path: path, accounts: nil).session()
             #expect(reread == session)
@@ -38,7 +41,8 @@ struct SpotifyTokenStoreTests {
         try await withTemporaryDirectory { directory in
             let path = directory + "/session.json"
             let session = SpotifySession(
-                accessToken: "a", refreshToken: "r", expiresAt: Date(), scopes: [], grant: .authorizationCode, clientID: "id")
+                accessToken: "a", refreshToken: "r", expiresAt: Date(), scopes: [], grant: .authorizationCode,
+                clientID: "id")
             try await TokenStore(path: path, accounts: nil).save(session)
             try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path)
             _ = try await TokenStore(path: path, accounts: nil).session()

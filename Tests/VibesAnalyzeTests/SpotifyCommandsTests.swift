@@ -9,12 +9,13 @@ import VibesTestSupport
 struct SpotifyCommandsTests {
     // MARK: - Parsing
 
-    @Test(arguments: [
-        ([String](), SpotifySync.Parts.all),
-        (["--saved", "--top"], [.savedTracks, .top]),
-        (["--playlists", "--all"], .all),
-        (["--recheck-audio-features"], [.audioFeatures]),
-    ] as [([String], SpotifySync.Parts)])
+    @Test(
+        arguments: [
+            ([String](), SpotifySync.Parts.all),
+            (["--saved", "--top"], [.savedTracks, .top]),
+            (["--playlists", "--all"], .all),
+            (["--recheck-audio-features"], [.audioFeatures]),
+        ] as [([String], SpotifySync.Parts)])
     func syncFlagsSelectParts(arguments: [String], parts: SpotifySync.Parts) throws {
         let command = try #require(try VibesAnalyze.parseAsRoot(["sync"] + arguments) as? VibesAnalyze.Sync)
         #expect(command.parts == parts)
@@ -34,7 +35,8 @@ struct SpotifyCommandsTests {
 
     @Test func pushTakesAPlaylistAndFlags() throws {
         let command = try #require(
-            try VibesAnalyze.parseAsRoot(["push", "Late night", "--public", "--new", "--name", "Vibes"]) as? PlaylistPush)
+            try VibesAnalyze.parseAsRoot(["push", "Late night", "--public", "--new", "--name", "Vibes"])
+                as? PlaylistPush)
         #expect(command.playlist == "Late night" && command.public && command.new && command.name == "Vibes")
     }
 
@@ -69,7 +71,8 @@ struct SpotifyCommandsTests {
                 #expect(sync.exitCode == 0, "\(sync.stderr)")
                 #expect(sync.stdout.contains("Saved tracks:    60 new"))
                 #expect(sync.stdout.contains("Playlists:       1 updated"))
-                #expect(sync.stderr.contains("Spotify's rate limit: waiting 1.0 s before attempt 2 of GET /v1/me/tracks."))
+                #expect(
+                    sync.stderr.contains("Spotify's rate limit: waiting 1.0 s before attempt 2 of GET /v1/me/tracks."))
                 #expect(sync.stderr.contains("Saved tracks: 60 of 60 checked"))
 
                 let push = try await runTool(["push", "Road trip", "--json"], environment: environment)
@@ -133,18 +136,19 @@ func runTool(_ arguments: [String], environment: [String: String]) async throws 
             continuation.resume(throwing: error)
         }
     }
-    let read = { (path: String) in String(decoding: FileManager.default.contents(atPath: path) ?? Data(), as: UTF8.self) }
+    let read = { (path: String) in String(decoding: FileManager.default.contents(atPath: path) ?? Data(), as: UTF8.self)
+    }
     return ToolRun(exitCode: status, stdout: read(base + ".out"), stderr: read(base + ".err"))
 }
 
 /// The folder that holds the built products (argument-parser's test helpers find it the same way).
 var productsDirectory: URL {
     #if os(macOS)
-    for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
-        return bundle.bundleURL.deletingLastPathComponent()
-    }
-    fatalError("couldn't find the products directory")
+        for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
+            return bundle.bundleURL.deletingLastPathComponent()
+        }
+        fatalError("couldn't find the products directory")
     #else
-    return Bundle.main.bundleURL
+        return Bundle.main.bundleURL
     #endif
 }

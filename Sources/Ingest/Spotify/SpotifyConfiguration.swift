@@ -32,7 +32,8 @@ public struct SpotifyConfiguration: Sendable, Hashable {
     }
 
     /// The default config file path.
-    public static func defaultConfigPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    public static func defaultConfigPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String
+    {
         TokenStore.configurationDirectory(environment: environment) + "/spotify.json"
     }
 
@@ -55,23 +56,25 @@ public struct SpotifyConfiguration: Sendable, Hashable {
             do {
                 file = try JSONDecoder().decode(File.self, from: data)
             } catch {
-                throw SpotifyConfigurationError(path: path, reason: "it is not valid JSON with client_id, client_secret, redirect_port (\(error))")
+                throw SpotifyConfigurationError(
+                    path: path, reason: "it is not valid JSON with client_id, client_secret, redirect_port (\(error))")
             }
         } else if configPath != nil {
             throw SpotifyConfigurationError(path: path, reason: "the file does not exist")
         }
         func nonEmpty(_ value: String?) -> String? { value.flatMap { $0.isEmpty ? nil : $0 } }
         let id = nonEmpty(clientID) ?? nonEmpty(environment["SPOTIFY_CLIENT_ID"]) ?? nonEmpty(file.clientID)
-        let secret = nonEmpty(clientSecret) ?? nonEmpty(environment["SPOTIFY_CLIENT_SECRET"]) ?? nonEmpty(file.clientSecret)
+        let secret =
+            nonEmpty(clientSecret) ?? nonEmpty(environment["SPOTIFY_CLIENT_SECRET"]) ?? nonEmpty(file.clientSecret)
         return SpotifyConfiguration(
             credentials: id.map { SpotifyAppCredentials(clientID: $0, clientSecret: secret) },
             redirectPort: redirectPort ?? file.redirectPort ?? LoopbackCallbackServer.defaultPort,
-            apiBaseURL: nonEmpty(environment["VIBES_SPOTIFY_API_URL"]).flatMap(URL.init(string:)) ?? SpotifyClient.productionBaseURL,
+            apiBaseURL: nonEmpty(environment["VIBES_SPOTIFY_API_URL"]).flatMap(URL.init(string:))
+                ?? SpotifyClient.productionBaseURL,
             accountsBaseURL: nonEmpty(environment["VIBES_SPOTIFY_ACCOUNTS_URL"]).flatMap(URL.init(string:))
                 ?? SpotifyAccounts.productionBaseURL,
             sessionPath: sessionPath ?? TokenStore.defaultPath(environment: environment))
     }
-
 
 }
 

@@ -55,7 +55,9 @@ extension SpotifyError: CustomStringConvertible {
             let hint: String
             switch status {
             case 401: hint = " Run `vibes-analyze auth login` again."
-            case 403: hint = " The account or this app lacks permission; `vibes-analyze auth status` shows the scopes granted."
+            case 403:
+                hint =
+                    " The account or this app lacks permission; `vibes-analyze auth status` shows the scopes granted."
             case 404: hint = " Check the ID."
             case 500...: hint = " Spotify is having trouble; try again later."
             default: hint = ""
@@ -91,17 +93,21 @@ extension SpotifyError: CustomStringConvertible {
             return "Not signed in to Spotify. Run `vibes-analyze auth login` first."
         case .sessionRevoked(let description):
             let detail = description.map { " (\(Redaction.redact($0)))" } ?? ""
-            return "Spotify revoked the stored sign-in\(detail), so it was removed. Run `vibes-analyze auth login` again."
+            return
+                "Spotify revoked the stored sign-in\(detail), so it was removed. Run `vibes-analyze auth login` again."
         case .tokenRequestFailed(let error, let description, let status):
             let detail = description.map { ": \(Redaction.redact($0))" } ?? ""
-            let hint = error == "invalid_client" ? " Check the client ID and secret (--client-id, $SPOTIFY_CLIENT_ID)." : ""
+            let hint =
+                error == "invalid_client" ? " Check the client ID and secret (--client-id, $SPOTIFY_CLIENT_ID)." : ""
             return "Spotify's accounts service refused the token request (\(status) \(error)\(detail)).\(hint)"
         case .authorizationDenied(let error):
             return "The Spotify sign-in was not completed (\(error)). Run `vibes-analyze auth login` to try again."
         case .stateMismatch:
-            return "The sign-in redirect carried the wrong `state`, so it was rejected. Start again with `vibes-analyze auth login`."
+            return
+                "The sign-in redirect carried the wrong `state`, so it was rejected. Start again with `vibes-analyze auth login`."
         case .malformedRedirect(let reason):
-            return "The sign-in redirect could not be read: \(Redaction.redact(reason)). Paste the whole URL of the page the browser landed on."
+            return
+                "The sign-in redirect could not be read: \(Redaction.redact(reason)). Paste the whole URL of the page the browser landed on."
         case .callbackServerUnavailable(let port, let reason):
             return """
                 Cannot listen on 127.0.0.1:\(port) for the sign-in redirect (\(reason)). Another program may \

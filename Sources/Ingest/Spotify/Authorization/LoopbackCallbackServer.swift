@@ -45,8 +45,9 @@ public enum LoopbackCallbackServer {
             do {
                 outcome = .success(try AuthorizationRedirect.code(from: items, expectedState: expectedState))
             } catch SpotifyError.stateMismatch {
-                return page(status: .badRequest, title: "Sign-in link not recognised",
-                            text: "This redirect does not belong to the sign-in in progress. Nothing was changed.")
+                return page(
+                    status: .badRequest, title: "Sign-in link not recognised",
+                    text: "This redirect does not belong to the sign-in in progress. Nothing was changed.")
             } catch {
                 outcome = .failure(error)
             }
@@ -57,11 +58,13 @@ public enum LoopbackCallbackServer {
             continuation.finish()
             switch outcome {
             case .success:
-                return page(status: .ok, title: "Signed in to Spotify",
-                            text: "vibes-analyze is signed in. You can close this tab.")
+                return page(
+                    status: .ok, title: "Signed in to Spotify",
+                    text: "vibes-analyze is signed in. You can close this tab.")
             case .failure(let error):
-                return page(status: .ok, title: "Sign-in not completed",
-                            text: "\(error) You can close this tab.")
+                return page(
+                    status: .ok, title: "Sign-in not completed",
+                    text: "\(error) You can close this tab.")
             }
         }
         let failure = RunFailure()
@@ -82,12 +85,15 @@ public enum LoopbackCallbackServer {
                     boundPort = port
                     break
                 }
-                if let reason = failure.reason { throw SpotifyError.callbackServerUnavailable(port: port, reason: reason) }
+                if let reason = failure.reason {
+                    throw SpotifyError.callbackServerUnavailable(port: port, reason: reason)
+                }
                 try await Task.sleep(for: .milliseconds(20))
             }
             guard let boundPort else {
                 await server.stop()
-                throw SpotifyError.callbackServerUnavailable(port: port, reason: "it did not start listening within 5 seconds")
+                throw SpotifyError.callbackServerUnavailable(
+                    port: port, reason: "it did not start listening within 5 seconds")
             }
             group.addTask {
                 try await Task.sleep(for: timeout)

@@ -62,7 +62,8 @@ public struct SpotifyAccounts: Sendable {
     public func makeAuthorizationURL(
         redirectURI: String, codeChallenge: String?, state: String, scopes: Set<Scope>
     ) -> URL {
-        var components = URLComponents(url: baseURL.appendingPathComponent("authorize"), resolvingAgainstBaseURL: false)!
+        var components = URLComponents(
+            url: baseURL.appendingPathComponent("authorize"), resolvingAgainstBaseURL: false)!
         var items = [
             URLQueryItem(name: "client_id", value: credentials.clientID),
             URLQueryItem(name: "response_type", value: "code"),
@@ -89,7 +90,8 @@ public struct SpotifyAccounts: Sendable {
     ///   - redirectURI: The same redirect URI the authorize URL used.
     ///   - codeVerifier: The PKCE verifier, or `nil` when the app has a secret.
     /// - Throws: ``SpotifyError/tokenRequestFailed(error:description:status:)``.
-    public func exchangeCode(_ code: String, redirectURI: String, codeVerifier: String?) async throws -> SpotifySession {
+    public func exchangeCode(_ code: String, redirectURI: String, codeVerifier: String?) async throws -> SpotifySession
+    {
         var form = ["grant_type": "authorization_code", "code": code, "redirect_uri": redirectURI]
         if let codeVerifier { form["code_verifier"] = codeVerifier }
         let grant: GrantType = credentials.clientSecret == nil ? .authorizationCodePKCE : .authorizationCode

@@ -57,14 +57,16 @@ extension SpotifyClient {
     ///   does for every app created after 2024-11-27. Callers should stop asking and point the user
     ///   at file imports.
     public func audioFeatures(for ids: [SpotifyID]) async throws -> [SpotifyID: AudioFeatures] {
-        struct Batch: Decodable { var audioFeatures: [SpotifyAudioFeaturesObject?]
+        struct Batch: Decodable {
+            var audioFeatures: [SpotifyAudioFeaturesObject?]
             enum CodingKeys: String, CodingKey { case audioFeatures = "audio_features" }
         }
         var result: [SpotifyID: AudioFeatures] = [:]
         for chunk in ids.chunked(into: Self.audioFeaturesBatchSize) {
             let batch: Batch
             do {
-                batch = try await decode(Batch.self, "audio-features", query: [("ids", chunk.map(\.rawValue).joined(separator: ","))])
+                batch = try await decode(
+                    Batch.self, "audio-features", query: [("ids", chunk.map(\.rawValue).joined(separator: ","))])
             } catch SpotifyError.http(status: 403, _, _) {
                 throw SpotifyError.audioFeaturesForbidden(clientID: clientID ?? "(unknown)")
             }

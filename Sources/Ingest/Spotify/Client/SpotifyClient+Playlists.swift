@@ -6,9 +6,12 @@ extension SpotifyClient {
     public static let writeChunkSize = 100
 
     /// One page of the user's playlists, owned and followed (`GET /me/playlists`).
-    public func currentUserPlaylists(offset: Int, limit: Int = pageLimit) async throws -> SpotifyPagingObject<SpotifySimplifiedPlaylistObject> {
+    public func currentUserPlaylists(offset: Int, limit: Int = pageLimit) async throws -> SpotifyPagingObject<
+        SpotifySimplifiedPlaylistObject
+    > {
         try await decode(
-            SpotifyPagingObject<SpotifySimplifiedPlaylistObject>.self, "me/playlists", query: [("limit", "\(limit)"), ("offset", "\(offset)")])
+            SpotifyPagingObject<SpotifySimplifiedPlaylistObject>.self, "me/playlists",
+            query: [("limit", "\(limit)"), ("offset", "\(offset)")])
     }
 
     /// One page of a playlist's items (`GET /playlists/{id}/items`, falling back to the older
@@ -19,7 +22,9 @@ extension SpotifyClient {
     ///   - playlistID: The playlist.
     ///   - offset: The index of the first item.
     ///   - limit: 1 to 100. Defaults to 100.
-    public func playlistItems(of playlistID: SpotifyID, offset: Int, limit: Int = 100) async throws -> SpotifyPagingObject<SpotifyTrackItemObject> {
+    public func playlistItems(of playlistID: SpotifyID, offset: Int, limit: Int = 100) async throws
+        -> SpotifyPagingObject<SpotifyTrackItemObject>
+    {
         let query = [("limit", "\(limit)"), ("offset", "\(offset)"), ("additional_types", "track,episode")]
         return try await withPlaylistItemsPath(of: playlistID) { path in
             try await decode(SpotifyPagingObject<SpotifyTrackItemObject>.self, path, query: query)
@@ -47,7 +52,9 @@ extension SpotifyClient {
     ///   - name: The playlist's name.
     ///   - description: Its description, or `nil`.
     ///   - isPublic: Whether it appears on the user's profile. Defaults to `false`.
-    public func createPlaylist(name: String, description: String? = nil, isPublic: Bool = false) async throws -> SpotifySimplifiedPlaylistObject {
+    public func createPlaylist(name: String, description: String? = nil, isPublic: Bool = false) async throws
+        -> SpotifySimplifiedPlaylistObject
+    {
         struct Body: Encodable {
             var name: String
             var description: String?
@@ -92,10 +99,13 @@ extension SpotifyClient {
             var contextURI: String
             enum CodingKeys: String, CodingKey { case contextURI = "context_uri" }
         }
-        _ = try await perform(.put, "me/player/play", json: Self.jsonBody(Body(contextURI: "spotify:playlist:\(playlistID)")))
+        _ = try await perform(
+            .put, "me/player/play", json: Self.jsonBody(Body(contextURI: "spotify:playlist:\(playlistID)")))
     }
 
-    private func writeItems(_ uris: [String], to playlistID: SpotifyID, method: HTTPMethod) async throws -> SpotifySnapshotObject {
+    private func writeItems(_ uris: [String], to playlistID: SpotifyID, method: HTTPMethod) async throws
+        -> SpotifySnapshotObject
+    {
         struct Body: Encodable { var uris: [String] }
         return try await withPlaylistItemsPath(of: playlistID) { path in
             try await decode(SpotifySnapshotObject.self, path, method: method, json: Self.jsonBody(Body(uris: uris)))

@@ -74,7 +74,8 @@ public final class SpotifyClient: Sendable {
     func perform(
         _ method: HTTPMethod, _ path: String, query: [(String, String)] = [], json body: Data? = nil
     ) async throws -> (status: Int, data: Data, endpoint: String) {
-        var request = HTTPRequest(method: method, url: makeURL(path, query: query), headerFields: ["Accept": "application/json"])
+        var request = HTTPRequest(
+            method: method, url: makeURL(path, query: query), headerFields: ["Accept": "application/json"])
         if body != nil { request.headerFields["Content-Type"] = "application/json" }
         logger.debug("\(request.endpoint)")
         let (response, data) = try await transport.send(request, body: body)
@@ -83,7 +84,9 @@ public final class SpotifyClient: Sendable {
                 throw SpotifyError.rateLimited(retryAfter: nil, retryAt: nil, endpoint: request.endpoint)
             }
             let envelope = try? JSONDecoder().decode(SpotifyErrorEnvelope.self, from: data)
-            throw SpotifyError.http(status: response.status, message: envelope?.error.message.map(Redaction.redact), endpoint: request.endpoint)
+            throw SpotifyError.http(
+                status: response.status, message: envelope?.error.message.map(Redaction.redact),
+                endpoint: request.endpoint)
         }
         return (response.status, data, request.endpoint)
     }

@@ -39,7 +39,9 @@ extension LibraryStore {
     }
 
     /// Records what the API allowed `clientID`.
-    public func recordSpotifyCapability(_ capability: String, clientID: String, isAllowed: Bool, at date: Date = Date()) throws {
+    public func recordSpotifyCapability(_ capability: String, clientID: String, isAllowed: Bool, at date: Date = Date())
+        throws
+    {
         try database.write { db in
             try db.execute(
                 sql: """

@@ -22,15 +22,18 @@ enum SpotifyLibraryWriter {
         let matchKey = track.matchKey
         var id: Int64?
         if let spotifyID = track.spotifyID {
-            id = try Int64.fetchOne(db, sql: "SELECT id FROM tracks WHERE spotify_id = ?", arguments: [spotifyID.rawValue])
+            id = try Int64.fetchOne(
+                db, sql: "SELECT id FROM tracks WHERE spotify_id = ?", arguments: [spotifyID.rawValue])
             if id == nil {
                 id = try Int64.fetchOne(
-                    db, sql: "SELECT id FROM tracks WHERE spotify_id IS NULL AND is_local = 0 AND match_key = ? LIMIT 1",
+                    db,
+                    sql: "SELECT id FROM tracks WHERE spotify_id IS NULL AND is_local = 0 AND match_key = ? LIMIT 1",
                     arguments: [matchKey])
             }
         } else {
             id = try Int64.fetchOne(
-                db, sql: "SELECT id FROM tracks WHERE spotify_id IS NULL AND match_key = ? LIMIT 1", arguments: [matchKey])
+                db, sql: "SELECT id FROM tracks WHERE spotify_id IS NULL AND match_key = ? LIMIT 1",
+                arguments: [matchKey])
         }
         let values: StatementArguments = [
             track.spotifyID?.rawValue, track.name, track.album, track.albumID?.rawValue,
@@ -74,7 +77,9 @@ enum SpotifyLibraryWriter {
 
     /// Returns the row of the artist named `name`, creating it, and records `spotifyID` when known.
     static func upsertArtist(name: String, spotifyID: String?, in db: Database) throws -> Int64 {
-        if let spotifyID, let id = try Int64.fetchOne(db, sql: "SELECT id FROM artists WHERE spotify_id = ?", arguments: [spotifyID]) {
+        if let spotifyID,
+            let id = try Int64.fetchOne(db, sql: "SELECT id FROM artists WHERE spotify_id = ?", arguments: [spotifyID])
+        {
             return id
         }
         let key = Track.normalizedName(name)
@@ -126,7 +131,8 @@ enum SpotifyLibraryWriter {
         try db.execute(sql: "DELETE FROM playlist_items WHERE playlist_id = ?", arguments: [playlistID])
         for item in items {
             try db.execute(
-                sql: "INSERT INTO playlist_items (playlist_id, position, track_id, added_at, added_by) VALUES (?, ?, ?, ?, ?)",
+                sql:
+                    "INSERT INTO playlist_items (playlist_id, position, track_id, added_at, added_by) VALUES (?, ?, ?, ?, ?)",
                 arguments: [playlistID, item.position, item.trackID, item.addedAt, item.addedBy])
         }
     }
@@ -155,7 +161,8 @@ enum SpotifyLibraryWriter {
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
             arguments: [
-                trackID, source, FeatureSource.spotifyAPI.priority, fetchedAt.formatted(.iso8601), features.danceability,
+                trackID, source, FeatureSource.spotifyAPI.priority, fetchedAt.formatted(.iso8601),
+                features.danceability,
                 features.energy, features.key, features.loudness, features.mode, features.speechiness,
                 features.acousticness, features.instrumentalness, features.liveness, features.valence, features.tempo,
                 features.timeSignature, !features.outOfRangeFeatures.isEmpty,

@@ -48,7 +48,8 @@ extension LibraryStore {
                     arguments: [Int64(key), key])
                 ?? Row.fetchOne(
                     db,
-                    sql: "SELECT id, name, description, spotify_id FROM playlists WHERE name = ? COLLATE NOCASE ORDER BY updated_at DESC LIMIT 1",
+                    sql:
+                        "SELECT id, name, description, spotify_id FROM playlists WHERE name = ? COLLATE NOCASE ORDER BY updated_at DESC LIMIT 1",
                     arguments: [key])
             guard let row else { throw StoreError.notFound(what: "A playlist named or numbered \"\(key)\"") }
             let rowID: Int64 = row["id"]
@@ -70,7 +71,8 @@ extension LibraryStore {
             }
             return PushablePlaylist(
                 rowID: rowID, name: row["name"], description: row["description"],
-                spotifyID: (row["spotify_id"] as String?).flatMap { SpotifyID($0) }, uris: uris, tracksWithoutID: missing)
+                spotifyID: (row["spotify_id"] as String?).flatMap { SpotifyID($0) }, uris: uris,
+                tracksWithoutID: missing)
         }
     }
 
@@ -122,6 +124,7 @@ extension SpotifyClient {
         }
         return PlaylistPushResult(
             spotifyID: target!.rawValue, created: created, itemCount: playlist.uris.count,
-            skippedWithoutID: playlist.tracksWithoutID.count, snapshotID: snapshot, requests: requestCounter.value - start)
+            skippedWithoutID: playlist.tracksWithoutID.count, snapshotID: snapshot,
+            requests: requestCounter.value - start)
     }
 }

@@ -166,14 +166,18 @@ public struct SpotifySync: Sendable {
                 var local = 0
                 for (track, addedAt) in rows {
                     let (id, isNew) = try SpotifyLibraryWriter.upsertTrack(track, in: db)
-                    let wasSaved = try Bool.fetchOne(db, sql: "SELECT 1 FROM saved_tracks WHERE track_id = ?", arguments: [id]) ?? false
+                    let wasSaved =
+                        try Bool.fetchOne(db, sql: "SELECT 1 FROM saved_tracks WHERE track_id = ?", arguments: [id])
+                        ?? false
                     try SpotifyLibraryWriter.saveTrack(id, addedAt: addedAt, in: db)
                     if !wasSaved { added += 1 }
                     if isNew { new += 1 }
                     if track.isLocal { local += 1 }
                 }
                 if isDone {
-                    let latest = [watermark, newest].compactMap { $0 }.max { (parseTimestamp($0) ?? .distantPast) < (parseTimestamp($1) ?? .distantPast) }
+                    let latest = [watermark, newest].compactMap { $0 }.max {
+                        (parseTimestamp($0) ?? .distantPast) < (parseTimestamp($1) ?? .distantPast)
+                    }
                     try LibraryStore.setSyncValue(latest, forKey: "saved.newest_added_at", in: db)
                     try LibraryStore.setSyncValue(nil, forKey: "saved.resume_offset", in: db)
                     try LibraryStore.setSyncValue(nil, forKey: "saved.run_newest", in: db)
@@ -186,7 +190,9 @@ public struct SpotifySync: Sendable {
             report.savedTracksAdded += added
             report.tracksNew += new
             report.localFiles += local
-            progress("Saved tracks: \(min(nextOffset, page.total ?? nextOffset)) of \(page.total ?? nextOffset) checked, \(report.savedTracksAdded) new.")
+            progress(
+                "Saved tracks: \(min(nextOffset, page.total ?? nextOffset)) of \(page.total ?? nextOffset) checked, \(report.savedTracksAdded) new."
+            )
             if isDone { return }
             offset = nextOffset
         }
@@ -209,7 +215,8 @@ public struct SpotifySync: Sendable {
                 continue
             }
             let stored = try await store.database.read { db in
-                try Row.fetchOne(db, sql: "SELECT snapshot_id, source FROM playlists WHERE spotify_id = ?", arguments: [id.rawValue])
+                try Row.fetchOne(
+                    db, sql: "SELECT snapshot_id, source FROM playlists WHERE spotify_id = ?", arguments: [id.rawValue])
             }
             if let stored, stored["source"] as String? != SpotifyLibraryWriter.source {
                 report.playlistsUnchanged += 1  // Pushed by `playlist push`: the store already holds its contents.
@@ -266,7 +273,8 @@ public struct SpotifySync: Sendable {
         if !report.playlistsSkipped.isEmpty {
             report.notes.append(
                 "Spotify would not list the items of \(report.playlistsSkipped.count) playlist(s) (it serves items only "
-                    + "for playlists the user owns or collaborates on): \(report.playlistsSkipped.joined(separator: ", ")).")
+                    + "for playlists the user owns or collaborates on): \(report.playlistsSkipped.joined(separator: ", "))."
+            )
         }
     }
 
@@ -285,7 +293,8 @@ public struct SpotifySync: Sendable {
             let new = try await store.database.write { db in
                 let playlistRow = try SpotifyLibraryWriter.upsertPlaylist(
                     originKey: "spotify-top-tracks:\(range.rawValue)", spotifyID: nil,
-                    name: "Top tracks (\(range.displayName))", description: "Spotify's top tracks, \(range.displayName).",
+                    name: "Top tracks (\(range.displayName))",
+                    description: "Spotify's top tracks, \(range.displayName).",
                     owner: nil, snapshotID: nil, in: db)
                 var new = 0
                 var written: [(position: Int, trackID: Int64, addedAt: String?, addedBy: String?)] = []
@@ -319,7 +328,8 @@ public struct SpotifySync: Sendable {
             let plays = page.items.compactMap { $0 }
             if plays.isEmpty { break }
             let newest = plays.compactMap { $0.playedAt.flatMap(parseTimestamp) }.max()
-            let cursor = page.cursors?.after.flatMap { Int64($0) } ?? newest.map { Int64($0.timeIntervalSince1970 * 1000) }
+            let cursor =
+                page.cursors?.after.flatMap { Int64($0) } ?? newest.map { Int64($0.timeIntervalSince1970 * 1000) }
             let (added, new) = try await store.database.write { db in
                 var added = 0
                 var new = 0
@@ -381,13 +391,15 @@ public struct SpotifySync: Sendable {
                 features = try await client.audioFeatures(for: batch.map(\.1))
             } catch let error as SpotifyError {
                 guard case .audioFeaturesForbidden = error else { throw error }
-                try store.recordSpotifyCapability(Self.audioFeaturesCapability, clientID: clientID, isAllowed: false, at: now())
+                try store.recordSpotifyCapability(
+                    Self.audioFeaturesCapability, clientID: clientID, isAllowed: false, at: now())
                 report.audioFeaturesForbidden = true
                 report.notes.append(error.description)
                 return
             }
             if index == 0 {
-                try store.recordSpotifyCapability(Self.audioFeaturesCapability, clientID: clientID, isAllowed: true, at: now())
+                try store.recordSpotifyCapability(
+                    Self.audioFeaturesCapability, clientID: clientID, isAllowed: true, at: now())
             }
             let fetchedAt = now()
             let written = try await store.database.write { [batch] db in

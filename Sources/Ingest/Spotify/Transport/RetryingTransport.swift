@@ -72,7 +72,8 @@ public struct RetryingTransport: HTTPTransport {
                     throw SpotifyError.network(reason: reason, attempts: attempt, endpoint: request.endpoint)
                 }
                 let delay = policy.backoff(afterAttempt: attempt)
-                report(.networkError(endpoint: request.endpoint, reason: reason, delay: delay, nextAttempt: attempt + 1))
+                report(
+                    .networkError(endpoint: request.endpoint, reason: reason, delay: delay, nextAttempt: attempt + 1))
                 try await clock.sleep(for: delay)
                 continue
             }
@@ -96,7 +97,8 @@ public struct RetryingTransport: HTTPTransport {
                 guard attempt < policy.maxAttempts else { return (response, data) }
                 let delay = policy.backoff(afterAttempt: attempt)
                 report(
-                    .serverError(endpoint: request.endpoint, status: response.status, delay: delay, nextAttempt: attempt + 1))
+                    .serverError(
+                        endpoint: request.endpoint, status: response.status, delay: delay, nextAttempt: attempt + 1))
                 try await clock.sleep(for: delay)
             }
         }
