@@ -95,9 +95,10 @@ extension VibesAnalyze.Auth {
                             "Opening Spotify's sign-in page. If no browser opens, open this URL:\n\n  \(url.absoluteString)\n"
                         )
                         if !quiet {
-                            Console.diagnostic(
-                                "Waiting for the redirect to \(LoopbackCallbackServer.redirectURI(port: configuration.redirectPort)) …"
-                            )
+                            let redirect =
+                                URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?
+                                .first { $0.name == "redirect_uri" }?.value ?? "the redirect URI"
+                            Console.diagnostic("Waiting for the redirect to \(redirect) …")
                         }
                         openBrowser(url)
                     }

@@ -6,6 +6,14 @@ import VibesTestSupport
 
 @testable import vibes_analyze
 
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// How `playlist push` is invoked: `["push"]` while it is registered at the root; `["playlist", "push"]`
+/// once it is nested under the `playlist` group.
+let pushCommand = ["push"]
+
 struct SpotifyCommandsTests {
     // MARK: - Parsing
 
@@ -42,6 +50,40 @@ struct SpotifyCommandsTests {
 
     // MARK: - End to end: the built tool against the fake Spotify
 
+    @Test func loginThroughTheLoopbackServerOfTheBuiltTool() async throws {
+        try await withTemporaryDirectory { directory in
+            try await FakeSpotify.withServer { fake in
+                let environment = [
+                    "XDG_CONFIG_HOME": directory + "/config", "HOME": directory, "SPOTIFY_CLIENT_ID": "fake-client-id",
+                    "VIBES_SPOTIFY_API_URL": fake.apiBaseURL.absoluteString,
+                    "VIBES_SPOTIFY_ACCOUNTS_URL": fake.accountsBaseURL.absoluteString,
+                ]
+                let base = directory + "/login"
+                async let run = runTool(["auth", "login", "--port", "0", "--timeout", "30"], environment: environment, base: base)
+                // Play the browser: wait for the printed URL, then follow it through the fake's consent page.
+                var authorizeURL: URL?
+                for _ in 0..<500 where authorizeURL == nil {
+                    let text = String(decoding: FileManager.default.contents(atPath: base + ".err") ?? Data(), as: UTF8.self)
+                    authorizeURL = text.split(separator: "\n").first { $0.contains("/accounts/authorize?") }
+                        .flatMap { URL(string: $0.trimmingCharacters(in: .whitespaces)) }
+                    if authorizeURL == nil { try await Task.sleep(for: .milliseconds(20)) }
+                }
+                let (data, _) = try await URLSession(configuration: .ephemeral).data(from: try #require(authorizeURL))
+                #expect(String(decoding: data, as: UTF8.self).contains("You can close this tab"))
+                let login = try await run
+                #expect(login.exitCode == 0, "\(login.stderr)")
+                #expect(login.stdout.contains("Signed in as JM Wizzler (wizzler)."))
+                #expect(login.stderr.contains("Waiting for the redirect to http://127.0.0.1:"))
+                let sessionPath = directory + "/config/vibes-analyze/spotify-session.json"
+                let mode = try FileManager.default.attributesOfItem(atPath: sessionPath)[.posixPermissions] as? NSNumber
+                #expect(mode?.intValue == 0o600)
+                for token in await fake.state.issuedTokens {
+                    #expect(!(login.stdout + login.stderr).contains(token))
+                }
+            }
+        }
+    }
+
     @Test func statusSyncAndPushThroughTheBuiltTool() async throws {
         try await withTemporaryDirectory { directory in
             try await FakeSpotify.withServer { fake in
@@ -67,7 +109,7 @@ struct SpotifyCommandsTests {
                 #expect(status.stdout.contains("Scopes:        playlist-modify-private user-library-read"))
 
                 await fake.state.inject(.rateLimited(retryAfter: "1"), on: "/v1/me/tracks")
-                let sync = try await runTool(["sync", "--saved", "--playlists"], environment: environment)
+                let sync = try await runTool(["sync", "--saved", "--playlists", "--verbose"], environment: environment)
                 #expect(sync.exitCode == 0, "\(sync.stderr)")
                 #expect(sync.stdout.contains("Saved tracks:    60 new"))
                 #expect(sync.stdout.contains("Playlists:       1 updated"))
@@ -75,12 +117,12 @@ struct SpotifyCommandsTests {
                     sync.stderr.contains("Spotify's rate limit: waiting 1.0 s before attempt 2 of GET /v1/me/tracks."))
                 #expect(sync.stderr.contains("Saved tracks: 60 of 60 checked"))
 
-                let push = try await runTool(["push", "Road trip", "--json"], environment: environment)
+                let push = try await runTool(pushCommand + ["Road trip", "--json"], environment: environment)
                 #expect(push.exitCode == 0, "\(push.stderr)")
                 #expect(push.stdout.contains("\"item_count\" : 12"))
                 let pushedID = try #require(await fake.state.writtenItems.keys.first)
                 #expect(await fake.state.writtenItems[pushedID]?.count == 12)
-                let again = try await runTool(["push", "Road trip"], environment: environment)
+                let again = try await runTool(pushCommand + ["Road trip"], environment: environment)
                 #expect(again.stdout.contains("Replaced \"Road trip\" with 12 tracks"))
 
                 await fake.state.revokeRefreshTokens()
@@ -112,8 +154,13 @@ struct ToolRun: Sendable {
 ///
 /// Output goes to temporary files and the exit is awaited through `terminationHandler`, so no
 /// thread of the cooperative pool blocks while the tool talks to the fake server in this process.
-func runTool(_ arguments: [String], environment: [String: String]) async throws -> ToolRun {
-    let base = NSTemporaryDirectory() + "vibes-tool-" + UUID().uuidString
+///
+/// - Parameter base: The path the output files start with (`.out`, `.err`), so a test can watch
+///   stderr while the tool runs.
+func runTool(
+    _ arguments: [String], environment: [String: String],
+    base: String = NSTemporaryDirectory() + "vibes-tool-" + UUID().uuidString
+) async throws -> ToolRun {
     FileManager.default.createFile(atPath: base + ".out", contents: nil)
     FileManager.default.createFile(atPath: base + ".err", contents: nil)
     defer {

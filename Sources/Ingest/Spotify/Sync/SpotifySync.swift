@@ -13,8 +13,8 @@ import Logging
 /// - A playlist whose `snapshot_id` matches the stored one is not fetched again; a changed one is
 ///   written with its new snapshot in one transaction.
 /// - Top lists are refreshed at most every ``topRefreshInterval``; recent plays continue from the
-///   stored cursor; audio features are asked for only for tracks without them, and never again for a
-///   client ID that got 403.
+///   stored cursor; audio features are asked for only for catalogue tracks that have none from any
+///   source (a file import's stay), and never again for a client ID that got 403.
 ///
 /// Every row carries the provenance `spotify-api`. Requests go out one at a time, in pages of the
 /// largest size each endpoint allows, which stays well inside Spotify's rate limit.
@@ -147,7 +147,7 @@ public struct SpotifySync: Sendable {
                     report.removedSkipped += 1
                     continue
                 }
-                if let watermarkDate, let added = item.addedAt.flatMap(parseTimestamp), added <= watermarkDate {
+                if let watermarkDate, let added = item.addedAt.flatMap(parseTimestamp), added < watermarkDate {
                     reachedKnown = true
                     break
                 }
@@ -377,11 +377,10 @@ public struct SpotifySync: Sendable {
                 db,
                 sql: """
                     SELECT id, spotify_id FROM tracks t
-                    WHERE spotify_id IS NOT NULL
-                      AND NOT EXISTS (SELECT 1 FROM audio_features f WHERE f.track_id = t.id AND f.source = ?)
+                    WHERE spotify_id IS NOT NULL AND is_local = 0
+                      AND NOT EXISTS (SELECT 1 FROM audio_features f WHERE f.track_id = t.id)
                     ORDER BY id
-                    """,
-                arguments: [SpotifyLibraryWriter.source]
+                    """
             ).compactMap { row in SpotifyID(row[1] as String).map { (row[0], $0) } }
         }
         guard !missing.isEmpty else { return }
