@@ -139,6 +139,14 @@ struct SpotifySyncTests {
         }
     }
 
+    @Test func withoutASessionTheSyncSaysSignIn() async throws {
+        try await withLibrary { _, store, signedIn in
+            try await signedIn.tokens.clear()
+            let error = await spotifyError { _ = try await SpotifySync(client: signedIn.client, store: store).run(.all) }
+            #expect(error == .notSignedIn)
+        }
+    }
+
     @Test func tokensExpiringMidSyncAreRefreshed() async throws {
         try await withLibrary { fake, store, signedIn in
             await fake.state.inject(.expireAccessTokens, on: "/v1/me/tracks", after: 1)

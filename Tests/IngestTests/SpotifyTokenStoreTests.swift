@@ -80,6 +80,23 @@ struct SpotifyTokenStoreTests {
         }
     }
 
+    @Test func aSessionRefreshedByAnotherProcessIsAdopted() async throws {
+        try await withTemporaryDirectory { directory in
+            try await FakeSpotify.withServer { fake in
+                let path = directory + "/spotify-session.json"
+                let first = try await makeSignedInClient(fake, sessionPath: path)
+                let second = TokenStore(path: path, accounts: first.accounts)  // Another process, same file.
+                let old = try #require(await second.session()).accessToken
+                await fake.state.expireAccessTokens()
+                let refreshedByFirst = try await first.tokens.refreshAccessToken(rejecting: old)
+                // The second store still holds the old refresh token, which the fake has now retired.
+                #expect(try await second.refreshAccessToken(rejecting: old) == refreshedByFirst)
+                #expect(await fake.state.requests(to: "/accounts/api/token").count == 1)
+                #expect(FileManager.default.fileExists(atPath: path))
+            }
+        }
+    }
+
     @Test func defaultPathFollowsXDG() {
         #expect(
             TokenStore.defaultPath(environment: ["XDG_CONFIG_HOME": "/x", "HOME": "/h"])

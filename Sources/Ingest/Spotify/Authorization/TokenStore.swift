@@ -157,8 +157,14 @@ public actor TokenStore: AccessTokenProvider {
         return try await refreshed(session).accessToken
     }
 
+    /// Refreshes `session`, unless another process already did: the file is read again first, and
+    /// a newer, unexpired session there is adopted instead (refresh tokens rotate, so two processes
+    /// refreshing the same one would make the second fail with `invalid_grant`).
     private func refreshed(_ session: SpotifySession) async throws -> SpotifySession {
         if let refreshTask { return try await refreshTask.value }
+        if let onDisk = newerSessionOnDisk(than: session), !onDisk.accessTokenIsExpired(now: now()) {
+            return onDisk
+        }
         guard let accounts else { throw SpotifyError.notSignedIn }
         let task = Task { try await accounts.refresh(session) }
         refreshTask = task
@@ -168,9 +174,21 @@ public actor TokenStore: AccessTokenProvider {
             try save(new)
             return new
         } catch SpotifyError.sessionRevoked(let description) {
+            if let onDisk = newerSessionOnDisk(than: session) {
+                logger.debug("The refresh token was replaced by another process; using its session.")
+                refreshTask = nil
+                return onDisk.accessTokenIsExpired(now: now()) ? try await refreshed(onDisk) : onDisk
+            }
             try? clear()
             throw SpotifyError.sessionRevoked(description: description)
         }
+    }
+
+    /// The session in the file when it differs from `session` (another process saved it).
+    private func newerSessionOnDisk(than session: SpotifySession) -> SpotifySession? {
+        guard path != nil, let onDisk = try? load(), onDisk.refreshToken != session.refreshToken else { return nil }
+        cached = .some(onDisk)
+        return onDisk
     }
 }
 

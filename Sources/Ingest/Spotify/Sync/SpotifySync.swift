@@ -104,7 +104,8 @@ public struct SpotifySync: Sendable {
     ///   - recheckAudioFeatures: Ask `/audio-features` even if this client ID got 403 before.
     /// - Returns: What was done.
     /// - Throws: ``SpotifySyncInterruptedError``, with the report so far, when a request fails for
-    ///   good; what was written stays written, and the next sync resumes.
+    ///   good; what was written stays written, and the next sync resumes. The error itself (such as
+    ///   ``SpotifyError/notSignedIn``) when no request was made.
     public func run(_ parts: Parts, recheckAudioFeatures: Bool = false) async throws -> Report {
         var report = Report()
         let startRequests = client.requestCounter.value
@@ -117,6 +118,8 @@ public struct SpotifySync: Sendable {
             if parts.contains(.audioFeatures) { try await syncAudioFeatures(&report, recheck: recheckAudioFeatures) }
         } catch {
             report.requests = client.requestCounter.value - startRequests
+            // Nothing was fetched (not signed in, no network): the error alone says it all.
+            guard report.requests > 0 else { throw error }
             throw SpotifySyncInterruptedError(report: report, underlying: error)
         }
         report.requests = client.requestCounter.value - startRequests
