@@ -196,4 +196,28 @@ struct SpotifyClientTests {
             #expect(body.contains("access_token=<redacted>") && !body.contains("leaky"))
         }
     }
+
+    // MARK: - Real responses
+
+    @Test(.enabled(if: SharedData.isAvailable, SharedData.skipReason))
+    func clientObjectsDecodeRealResponses() throws {
+        func load(_ name: String) throws -> Data {
+            try #require(FileManager.default.contents(atPath: SharedData.path("spotify-api/responses/" + name)))
+        }
+        let decoder = JSONDecoder()
+        let plays = try decoder.decode(
+            SpotifyCursorPagingObject<SpotifyPlayHistoryObject>.self,
+            from: load("peter-schorn-SpotifyAPI/get-me-player-recently-played.json"))
+        #expect(plays.items.count == 45 && plays.cursors?.before != nil)
+        #expect(plays.items.allSatisfy { $0?.track?.track != nil })
+        for name in ["spotify-web-api-java/get-me-playlists.json", "spotify-web-api-raml-2015/get-user-playlists.json"] {
+            let page = try decoder.decode(SpotifyPagingObject<SpotifySimplifiedPlaylistObject>.self, from: load(name))
+            #expect(!page.items.isEmpty && page.items.allSatisfy { $0?.snapshotID != nil && $0?.itemCount != nil })
+        }
+        let me = try decoder.decode(SpotifyUserObject.self, from: load("peter-schorn-SpotifyAPI/get-me.json"))
+        #expect(!me.id.isEmpty)
+        let playing = try decoder.decode(
+            SpotifyCurrentlyPlayingObject.self, from: load("peter-schorn-SpotifyAPI/get-me-player.json"))
+        #expect(playing.item?.name != nil)
+    }
 }
