@@ -19,16 +19,15 @@ struct SpotifyFailureTests {
 
     @Test func retryAfterAsAnHTTPDateIsHonoured() async throws {
         try await FakeSpotify.withServer { fake in
+            let now = Date(timeIntervalSince1970: 1_800_000_000)
             let formatter = DateFormatter()
             formatter.locale = Locale(identifier: "en_US_POSIX")
             formatter.timeZone = TimeZone(identifier: "GMT")
             formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-            await fake.state.inject(
-                .rateLimited(retryAfter: formatter.string(from: Date().addingTimeInterval(30))), on: "/v1/me")
-            let signedIn = try await makeSignedInClient(fake)
+            await fake.state.inject(.rateLimited(retryAfter: formatter.string(from: now + 30)), on: "/v1/me")
+            let signedIn = try await makeSignedInClient(fake, now: { now })
             _ = try await signedIn.client.currentUser()
-            let wait = try #require(signedIn.clock.sleeps.first)
-            #expect(wait > .seconds(27) && wait <= .seconds(31))
+            #expect(signedIn.clock.sleeps == [.seconds(30)])
         }
     }
 

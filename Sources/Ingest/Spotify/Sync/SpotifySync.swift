@@ -109,27 +109,45 @@ public struct SpotifySync: Sendable {
     public func run(_ parts: Parts, recheckAudioFeatures: Bool = false) async throws -> Report {
         var report = Report()
         let startRequests = client.requestCounter.value
-        let started = now()
+        let runID = try await startRun()
         do {
-            if parts.contains(.savedTracks) { try await syncSavedTracks(&report) }
-            if parts.contains(.playlists) { try await syncPlaylists(&report) }
-            if parts.contains(.top) { try await syncTop(&report) }
-            if parts.contains(.recentlyPlayed) { try await syncRecentlyPlayed(&report) }
-            if parts.contains(.audioFeatures) { try await syncAudioFeatures(&report, recheck: recheckAudioFeatures) }
+            if parts.contains(.savedTracks) { try await syncSavedTracks(&report, runID: runID) }
+            if parts.contains(.playlists) { try await syncPlaylists(&report, runID: runID) }
+            if parts.contains(.top) { try await syncTop(&report, runID: runID) }
+            if parts.contains(.recentlyPlayed) { try await syncRecentlyPlayed(&report, runID: runID) }
+            if parts.contains(.audioFeatures) {
+                try await syncAudioFeatures(&report, runID: runID, recheck: recheckAudioFeatures)
+            }
         } catch {
             report.requests = client.requestCounter.value - startRequests
+            try? await finishRun(runID, report: report)
             // Nothing was fetched (not signed in, no network): the error alone says it all.
             guard report.requests > 0 else { throw error }
             throw SpotifySyncInterruptedError(report: report, underlying: error)
         }
         report.requests = client.requestCounter.value - startRequests
-        try await recordRun(report, started: started)
+        try await finishRun(runID, report: report)
         return report
+    }
+
+    /// The provenance of every row the sync writes.
+    static let source = FeatureSource.spotifyAPI.key
+
+    /// Runs `body` in one write transaction with an ``ImportWriter``, the code path file imports use.
+    private func write<T: Sendable>(
+        runID: Int64, _ body: @escaping @Sendable (ImportWriter, Database) throws -> T
+    ) async throws -> (T, ImportWriter.Counts) {
+        let fetchedAt = now().formatted(.iso8601)
+        return try await store.database.write { db in
+            let writer = try ImportWriter(db, runID: runID, fetchedAt: fetchedAt)
+            let result = try body(writer, db)
+            return (result, writer.counts)
+        }
     }
 
     // MARK: - Saved tracks
 
-    private func syncSavedTracks(_ report: inout Report) async throws {
+    private func syncSavedTracks(_ report: inout Report, runID: Int64) async throws {
         let (watermark, resumeOffset, runNewest) = try await store.database.read { db in
             (
                 try LibraryStore.syncValue(forKey: "saved.newest_added_at", in: db),
@@ -163,18 +181,11 @@ public struct SpotifySync: Sendable {
             }
             let nextOffset = offset + page.items.count
             let isDone = reachedKnown || page.items.isEmpty || nextOffset >= (page.total ?? 0)
-            let (added, new, local) = try await store.database.write { [rows, newest] db in
-                var added = 0
-                var new = 0
+            let (local, counts) = try await write(runID: runID) { [rows, newest] writer, db in
                 var local = 0
                 for (track, addedAt) in rows {
-                    let (id, isNew) = try SpotifyLibraryWriter.upsertTrack(track, in: db)
-                    let wasSaved =
-                        try Bool.fetchOne(db, sql: "SELECT 1 FROM saved_tracks WHERE track_id = ?", arguments: [id])
-                        ?? false
-                    try SpotifyLibraryWriter.saveTrack(id, addedAt: addedAt, in: db)
-                    if !wasSaved { added += 1 }
-                    if isNew { new += 1 }
+                    let written = try writer.write(track)
+                    try writer.save(trackID: written.id, addedAt: addedAt, source: Self.source)
                     if track.isLocal { local += 1 }
                 }
                 if isDone {
@@ -188,10 +199,10 @@ public struct SpotifySync: Sendable {
                     try LibraryStore.setSyncValue(String(nextOffset), forKey: "saved.resume_offset", in: db)
                     try LibraryStore.setSyncValue(newest, forKey: "saved.run_newest", in: db)
                 }
-                return (added, new, local)
+                return local
             }
-            report.savedTracksAdded += added
-            report.tracksNew += new
+            report.savedTracksAdded += counts.savedTracks
+            report.tracksNew += counts.tracksNew
             report.localFiles += local
             progress(
                 "Saved tracks: \(min(nextOffset, page.total ?? nextOffset)) of \(page.total ?? nextOffset) checked, \(report.savedTracksAdded) new."
@@ -203,7 +214,7 @@ public struct SpotifySync: Sendable {
 
     // MARK: - Playlists
 
-    private func syncPlaylists(_ report: inout Report) async throws {
+    private func syncPlaylists(_ report: inout Report, runID: Int64) async throws {
         var playlists: [SpotifySimplifiedPlaylistObject] = []
         while true {
             let page = try await client.currentUserPlaylists(offset: playlists.count)
@@ -221,7 +232,7 @@ public struct SpotifySync: Sendable {
                 try Row.fetchOne(
                     db, sql: "SELECT snapshot_id, source FROM playlists WHERE spotify_id = ?", arguments: [id.rawValue])
             }
-            if let stored, stored["source"] as String? != SpotifyLibraryWriter.source {
+            if let stored, stored["source"] as String? != Self.source {
                 report.playlistsUnchanged += 1  // Pushed by `playlist push`: the store already holds its contents.
                 continue
             }
@@ -237,41 +248,36 @@ public struct SpotifySync: Sendable {
                 report.playlistsSkipped.append("\(name) (\(status))")
                 continue
             }
-            var counts = (removed: 0, episodes: 0, local: 0)
-            var rows: [(position: Int, track: Track, addedAt: String?, addedBy: String?)] = []
-            for (position, item) in items.enumerated() {
+            var skipped = (removed: 0, episodes: 0, local: 0)
+            var rows: [(track: Track, addedAt: String?, addedBy: String?)] = []
+            for item in items {
                 guard let item, let object = item.object else {
-                    counts.removed += 1
+                    skipped.removed += 1
                     continue
                 }
                 guard let track = object.track else {
-                    counts.episodes += 1
+                    skipped.episodes += 1
                     continue
                 }
-                if track.isLocal { counts.local += 1 }
-                rows.append((position, track, item.addedAt, item.addedBy?.id))
+                if track.isLocal { skipped.local += 1 }
+                rows.append((track, item.addedAt, item.addedBy?.id))
             }
-            let new = try await store.database.write { [rows] db in
-                let playlistRow = try SpotifyLibraryWriter.upsertPlaylist(
-                    originKey: "spotify:playlist:\(id)", spotifyID: id.rawValue, name: name,
-                    description: playlist.description.flatMap { $0.isEmpty ? nil : $0 }, owner: playlist.owner?.id,
-                    snapshotID: playlist.snapshotID, in: db)
-                var new = 0
-                var written: [(position: Int, trackID: Int64, addedAt: String?, addedBy: String?)] = []
-                for row in rows {
-                    let (trackID, isNew) = try SpotifyLibraryWriter.upsertTrack(row.track, in: db)
-                    if isNew { new += 1 }
-                    written.append((row.position, trackID, row.addedAt, row.addedBy))
+            let (_, counts) = try await write(runID: runID) { [rows] writer, _ in
+                let entries = try rows.map { row in
+                    ImportWriter.PlaylistEntry(
+                        trackID: try writer.write(row.track).id, addedAt: row.addedAt, addedBy: row.addedBy)
                 }
-                try SpotifyLibraryWriter.replacePlaylistItems(playlistRow, with: written, in: db)
-                return new
+                try writer.writePlaylist(
+                    originKey: "spotify:playlist:\(id)", name: name, spotifyID: id.rawValue,
+                    description: playlist.description.flatMap { $0.isEmpty ? nil : $0 }, owner: playlist.owner?.id,
+                    snapshotID: playlist.snapshotID, source: Self.source, entries: entries)
             }
             report.playlistsUpdated += 1
             report.playlistItemsWritten += rows.count
-            report.tracksNew += new
-            report.removedSkipped += counts.removed
-            report.episodesSkipped += counts.episodes
-            report.localFiles += counts.local
+            report.tracksNew += counts.tracksNew
+            report.removedSkipped += skipped.removed
+            report.episodesSkipped += skipped.episodes
+            report.localFiles += skipped.local
         }
         if !report.playlistsSkipped.isEmpty {
             report.notes.append(
@@ -283,7 +289,7 @@ public struct SpotifySync: Sendable {
 
     // MARK: - Top items
 
-    private func syncTop(_ report: inout Report) async throws {
+    private func syncTop(_ report: inout Report, runID: Int64) async throws {
         for range in TimeRange.allCases {
             let key = "top.\(range.rawValue).fetched_at"
             if let fetched = try store.spotifySyncValue(forKey: key).flatMap(parseTimestamp),
@@ -293,38 +299,29 @@ public struct SpotifySync: Sendable {
             }
             let tracks = try await client.topTracks(over: range).items.compactMap { $0?.track }
             let artists = try await client.topArtists(over: range).items.compactMap { $0 }
-            let new = try await store.database.write { db in
-                let playlistRow = try SpotifyLibraryWriter.upsertPlaylist(
-                    originKey: "spotify-top-tracks:\(range.rawValue)", spotifyID: nil,
-                    name: "Top tracks (\(range.displayName))",
-                    description: "Spotify's top tracks, \(range.displayName).",
-                    owner: nil, snapshotID: nil, in: db)
-                var new = 0
-                var written: [(position: Int, trackID: Int64, addedAt: String?, addedBy: String?)] = []
-                for (position, track) in tracks.enumerated() {
-                    let (trackID, isNew) = try SpotifyLibraryWriter.upsertTrack(track, in: db)
-                    if isNew { new += 1 }
-                    written.append((position, trackID, nil, nil))
-                }
-                try SpotifyLibraryWriter.replacePlaylistItems(playlistRow, with: written, in: db)
+            let fetchedAt = now().formatted(.iso8601)
+            let (_, counts) = try await write(runID: runID) { writer, db in
+                let entries = try tracks.map { ImportWriter.PlaylistEntry(trackID: try writer.write($0).id) }
+                try writer.writePlaylist(
+                    originKey: "spotify-top-tracks:\(range.rawValue)", name: "Top tracks (\(range.displayName))",
+                    description: "Spotify's top tracks, \(range.displayName).", source: Self.source, entries: entries)
                 for artist in artists {
                     if let name = artist.name, !name.isEmpty {
-                        _ = try SpotifyLibraryWriter.upsertArtist(name: name, spotifyID: artist.id, in: db)
+                        try Self.writeArtist(name: name, spotifyID: artist.id, in: db)
                     }
                 }
-                try LibraryStore.setSyncValue(now().formatted(.iso8601), forKey: key, in: db)
-                return new
+                try LibraryStore.setSyncValue(fetchedAt, forKey: key, in: db)
             }
             report.topTracks += tracks.count
             report.topArtists += artists.count
-            report.tracksNew += new
+            report.tracksNew += counts.tracksNew
             progress("Top items (\(range.displayName)): \(tracks.count) tracks, \(artists.count) artists.")
         }
     }
 
     // MARK: - Recently played
 
-    private func syncRecentlyPlayed(_ report: inout Report) async throws {
+    private func syncRecentlyPlayed(_ report: inout Report, runID: Int64) async throws {
         var after = try store.spotifySyncValue(forKey: "recent.after").flatMap { Int64($0) }
         for _ in 0..<20 {
             let page = try await client.recentlyPlayed(after: after)
@@ -333,28 +330,24 @@ public struct SpotifySync: Sendable {
             let newest = plays.compactMap { $0.playedAt.flatMap(parseTimestamp) }.max()
             let cursor =
                 page.cursors?.after.flatMap { Int64($0) } ?? newest.map { Int64($0.timeIntervalSince1970 * 1000) }
-            let (added, new) = try await store.database.write { db in
-                var added = 0
-                var new = 0
+            let (_, counts) = try await write(runID: runID) { writer, db in
                 for play in plays {
                     guard let object = play.track, let track = object.track,
                         let playedAt = play.playedAt.flatMap(parseTimestamp)
                     else { continue }
-                    let (trackID, isNew) = try SpotifyLibraryWriter.upsertTrack(track, in: db)
-                    if isNew { new += 1 }
+                    let trackID = try writer.write(track).id
                     // The API does not say how long the track played; the track's length stands in.
-                    if try SpotifyLibraryWriter.insertPlay(
-                        playedAt: playedAt.formatted(.iso8601), msPlayed: track.durationMS ?? 0, trackID: trackID,
-                        track: track, uri: object.uri, in: db)
-                    {
-                        added += 1
-                    }
+                    try writer.write(
+                        ImportWriter.Play(
+                            endedAt: playedAt.formatted(.iso8601), msPlayed: track.durationMS ?? 0,
+                            trackName: track.name, artistName: track.artists.first ?? "", albumName: track.album,
+                            spotifyURI: object.uri),
+                        trackID: trackID, source: Self.source)
                 }
                 try LibraryStore.setSyncValue(cursor.map(String.init), forKey: "recent.after", in: db)
-                return (added, new)
             }
-            report.playsAdded += added
-            report.tracksNew += new
+            report.playsAdded += counts.playsNew
+            report.tracksNew += counts.tracksNew
             progress("Recently played: \(report.playsAdded) new plays.")
             guard plays.count >= SpotifyClient.pageLimit, let cursor, cursor != after else { break }
             after = cursor
@@ -363,7 +356,7 @@ public struct SpotifySync: Sendable {
 
     // MARK: - Audio features
 
-    private func syncAudioFeatures(_ report: inout Report, recheck: Bool) async throws {
+    private func syncAudioFeatures(_ report: inout Report, runID: Int64, recheck: Bool) async throws {
         let clientID = client.clientID ?? "(unknown)"
         if !recheck,
             try store.spotifyCapability(Self.audioFeaturesCapability, clientID: clientID) == "forbidden"
@@ -403,38 +396,64 @@ public struct SpotifySync: Sendable {
                 try store.recordSpotifyCapability(
                     Self.audioFeaturesCapability, clientID: clientID, isAllowed: true, at: now())
             }
-            let fetchedAt = now()
-            let written = try await store.database.write { [batch] db in
-                var written = 0
+            let (_, counts) = try await write(runID: runID) { [batch] writer, _ in
                 for (trackID, spotifyID) in batch {
                     if let values = features[spotifyID] {
-                        try SpotifyLibraryWriter.upsertFeatures(values, trackID: trackID, fetchedAt: fetchedAt, in: db)
-                        written += 1
+                        try writer.write(values, trackID: trackID, source: .spotifyAPI)
+                    } else {
+                        writer.noteMissingFeatures()
                     }
                 }
-                return written
             }
-            report.audioFeaturesWritten += written
+            report.audioFeaturesWritten += counts.featuresWritten
             progress("Audio features: \(report.audioFeaturesWritten) of \(missing.count) tracks.")
         }
     }
 
-    // MARK: - Run record
+    // MARK: - Run record and artists
 
-    private func recordRun(_ report: Report, started: Date) async throws {
+    /// Records the sync in `import_runs` (format `spotify-api`), so rows carry its ID as provenance.
+    private func startRun() async throws -> Int64 {
+        let started = now().formatted(.iso8601)
+        return try await store.database.write { [client] db in
+            try db.execute(
+                sql: """
+                    INSERT INTO import_runs (path, format, sha256, started_at, finished_at)
+                    VALUES (?, 'spotify-api', '-', ?, ?)
+                    """,
+                arguments: [client.baseURL.absoluteString, started, started])
+            return db.lastInsertedRowID
+        }
+    }
+
+    private func finishRun(_ runID: Int64, report: Report) async throws {
+        let finished = now().formatted(.iso8601)
         try await store.database.write { db in
             try db.execute(
                 sql: """
-                    INSERT INTO import_runs (path, format, sha256, rows_read, rows_imported, tracks_new, features_written,
-                                             plays_new, started_at, finished_at)
-                    VALUES (?, 'spotify-api', '-', ?, ?, ?, ?, ?, ?, ?)
+                    UPDATE import_runs SET rows_read = ?, rows_imported = ?, tracks_new = ?, features_written = ?,
+                        plays_new = ?, finished_at = ?
+                    WHERE id = ?
                     """,
                 arguments: [
-                    client.baseURL.absoluteString, report.requests,
+                    report.requests,
                     report.savedTracksAdded + report.playlistItemsWritten + report.topTracks + report.playsAdded,
-                    report.tracksNew, report.audioFeaturesWritten, report.playsAdded, started.formatted(.iso8601),
-                    now().formatted(.iso8601),
+                    report.tracksNew, report.audioFeaturesWritten, report.playsAdded, finished, runID,
                 ])
+        }
+    }
+
+    /// Records an artist from the top-artists list with its Spotify ID (the import writer creates
+    /// artists only through their tracks).
+    static func writeArtist(name: String, spotifyID: String?, in db: Database) throws {
+        let key = Track.normalizedName(name)
+        try db.execute(
+            sql: "INSERT OR IGNORE INTO artists (name, name_key, spotify_id) VALUES (?, ?, ?)",
+            arguments: [name, key, spotifyID])
+        if let spotifyID {
+            try db.execute(
+                sql: "UPDATE OR IGNORE artists SET spotify_id = ? WHERE name_key = ? AND spotify_id IS NULL",
+                arguments: [spotifyID, key])
         }
     }
 }
