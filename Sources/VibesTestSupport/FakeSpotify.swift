@@ -122,6 +122,7 @@ public actor FakeSpotifyState {
     /// Saved tracks added after the generated ones, served first (newest).
     public private(set) var newerSavedTrackCount = 0
     private var counter = 0
+    private var playlistSerial = 0
     private var baseURL = ""
     /// Items added through the API, by playlist ID, in order.
     public private(set) var writtenItems: [String: [String]] = [:]
@@ -151,8 +152,9 @@ public actor FakeSpotifyState {
         name: String, trackCount: Int, localFiles: Int = 0, episodes: Int = 0, removedTracks: Int = 0,
         owner: String = "wizzler"
     ) -> FakePlaylist {
-        let id = Self.makeID(prefix: "P", playlists.count + 1)
-        var entries: [FakePlaylist.Entry] = (0..<trackCount).map { .track(index: 10_000 * (playlists.count + 1) + $0) }
+        playlistSerial += 1
+        let id = Self.makeID(prefix: "P", playlistSerial)
+        var entries: [FakePlaylist.Entry] = (0..<trackCount).map { .track(index: 10_000 * playlistSerial + $0) }
         entries += Array(repeating: .local, count: localFiles)
         entries += Array(repeating: .episode, count: episodes)
         entries += Array(repeating: .removed, count: removedTracks)
@@ -174,6 +176,11 @@ public actor FakeSpotifyState {
     /// `fault`, after letting the first `after` of them through.
     public func inject(_ fault: FakeSpotifyFault, on prefix: String, times: Int = 1, after: Int = 0) {
         for _ in 0..<times { faults.append((prefix, fault, after)) }
+    }
+
+    /// Deletes a playlist, as the user might in the Spotify app.
+    public func deletePlaylist(_ id: String) {
+        playlists.removeAll { $0.id == id }
     }
 
     /// Revokes every refresh token: the next refresh answers `invalid_grant`.

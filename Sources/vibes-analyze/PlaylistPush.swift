@@ -37,8 +37,9 @@ struct PlaylistPush: AsyncParsableCommand {
     var play = false
 
     func run() async throws {
-        let store = try global.openStore()
         try await reportingSpotifyErrors {
+            let (client, _) = try spotify.makeClient(quiet: global.quiet)
+            let store = try global.openStore()
             let pushable: PushablePlaylist
             do {
                 pushable = try store.pushablePlaylist(matching: playlist)
@@ -51,7 +52,6 @@ struct PlaylistPush: AsyncParsableCommand {
                     "Error: \"\(pushable.name)\" has no tracks with a Spotify ID, so there is nothing to push.")
                 throw ExitCode.failure
             }
-            let (client, _) = try spotify.makeClient(quiet: global.quiet)
             let result = try await client.push(pushable, name: name, isPublic: `public`, createNew: new)
             try store.recordPush(
                 of: pushable.rowID, spotifyID: SpotifyID(result.spotifyID)!, snapshotID: result.snapshotID)

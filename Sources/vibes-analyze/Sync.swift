@@ -52,9 +52,9 @@ extension VibesAnalyze {
         }
 
         func run() async throws {
-            let store = try global.openStore()
             try await reportingSpotifyErrors {
                 let (client, _) = try spotify.makeClient(quiet: global.quiet)
+                let store = try global.openStore()
                 let quiet = global.quiet
                 let sync = SpotifySync(client: client, store: store) { line in
                     if !quiet { Console.diagnostic(line) }
