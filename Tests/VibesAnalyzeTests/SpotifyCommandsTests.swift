@@ -161,8 +161,8 @@ func runTool(
     _ arguments: [String], environment: [String: String],
     base: String = NSTemporaryDirectory() + "vibes-tool-" + UUID().uuidString
 ) async throws -> ToolRun {
-    FileManager.default.createFile(atPath: base + ".out", contents: nil)
-    FileManager.default.createFile(atPath: base + ".err", contents: nil)
+    _ = FileManager.default.createFile(atPath: base + ".out", contents: nil)
+    _ = FileManager.default.createFile(atPath: base + ".err", contents: nil)
     defer {
         try? FileManager.default.removeItem(atPath: base + ".out")
         try? FileManager.default.removeItem(atPath: base + ".err")

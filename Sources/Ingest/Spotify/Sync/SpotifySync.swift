@@ -228,7 +228,7 @@ public struct SpotifySync: Sendable {
                 report.playlistsSkipped.append("\(name) (invalid ID)")
                 continue
             }
-            let stored = try await store.database.read { db in
+            let stored = try store.database.read { db in
                 try Row.fetchOne(
                     db, sql: "SELECT snapshot_id, source FROM playlists WHERE spotify_id = ?", arguments: [id.rawValue])
             }
