@@ -4,6 +4,10 @@ public enum AnalyticsError: Error, CustomStringConvertible {
     case dimensionMismatch(expected: Int, actual: Int)
     /// Fewer samples than the analysis needs, such as fewer tracks than clusters.
     case tooFewSamples(required: Int, available: Int, what: String)
+    /// A value of the input matrix is `NaN` or infinite.
+    case nonFiniteValue(row: Int, column: Int)
+    /// A parameter is outside the range the analysis accepts.
+    case invalidParameter(name: String, value: String, expected: String)
 
     public var description: String {
         switch self {
@@ -11,6 +15,11 @@ public enum AnalyticsError: Error, CustomStringConvertible {
             "Expected \(expected) features per track, got \(actual)."
         case .tooFewSamples(let required, let available, let what):
             "\(what) needs at least \(required) tracks with features, but the library has \(available)."
+        case .nonFiniteValue(let row, let column):
+            "The feature matrix holds a missing or infinite value at row \(row), column \(column); "
+                + "build it with FeatureSchema.makeSpace(from:), which leaves such tracks out."
+        case .invalidParameter(let name, let value, let expected):
+            "\(name) must be \(expected) (got \(value))."
         }
     }
 }

@@ -6,6 +6,7 @@ extension LibraryStore {
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1-library", migrate: createLibrarySchema)
+        migrator.registerMigration("v2-clustering", migrate: createClusteringSchema)
         migrator.registerMigration("v3-spotify-sync", migrate: createSpotifySyncSchema)
         return migrator
     }

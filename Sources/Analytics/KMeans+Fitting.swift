@@ -1,0 +1,278 @@
+import Features
+import Foundation
+
+extension KMeans {
+    /// Clusters the rows of `data` into `clusterCount` clusters, seeding with greedy k-means++.
+    ///
+    /// - Parameters:
+    ///   - data: One point per row; every value finite.
+    ///   - clusterCount: The number of clusters, at least 1 and at most the number of rows.
+    ///   - options: Iterations, tolerance, restarts and threads.
+    ///   - generator: The source of randomness for seeding; seed it for reproducible results.
+    /// - Returns: The restart with the lowest inertia.
+    /// - Throws: ``AnalyticsError`` when there are fewer rows than clusters or a value is not finite.
+    /// - Complexity: O(*r* · *i* · *n* · *k* · *d*) for *r* restarts of *i* iterations.
+    public static func fit(
+        _ data: Matrix, clusterCount: Int, options: Options = Options(),
+        using generator: inout some RandomNumberGenerator
+    ) async throws -> KMeans {
+        try validate(data, clusterCount: clusterCount, options: options)
+        var best: KMeans?
+        var timings = Timings()
+        for _ in 0..<options.restartCount {
+            var rng = SplitMix64(seed: generator.next())
+            let clock = ContinuousClock()
+            let start = clock.now
+            let initial = seedCentroids(data, clusterCount: clusterCount, sampleSize: options.seedingSampleSize, using: &rng)
+            timings.seeding += clock.now - start
+            let model = await lloyd(data, initialCentroids: initial, options: options)
+            timings.iterations += model.timings.iterations
+            timings.iterationCount += model.timings.iterationCount
+            timings.finalAssignment += model.timings.finalAssignment
+            if best == nil || model.inertia < best!.inertia { best = model }
+        }
+        best!.timings = timings
+        return best!
+    }
+
+    /// Runs Lloyd's iterations from the given initial centroids, without restarts.
+    ///
+    /// This is scikit-learn's `KMeans(init=centroids, n_init=1, algorithm="lloyd")`.
+    ///
+    /// - Parameters:
+    ///   - data: One point per row; every value finite.
+    ///   - initialCentroids: The starting centres, with as many columns as `data`.
+    ///   - options: Iterations, tolerance and threads; `restartCount` is ignored.
+    /// - Throws: ``AnalyticsError`` when shapes disagree, there are fewer rows than centres or a
+    ///   value is not finite.
+    public static func fit(_ data: Matrix, initialCentroids: Matrix, options: Options = Options()) async throws -> KMeans {
+        guard initialCentroids.columnCount == data.columnCount else {
+            throw AnalyticsError.dimensionMismatch(expected: data.columnCount, actual: initialCentroids.columnCount)
+        }
+        try validate(data, clusterCount: initialCentroids.rowCount, options: options)
+        return await lloyd(data, initialCentroids: initialCentroids, options: options)
+    }
+
+    static func validate(_ data: Matrix, clusterCount: Int, options: Options) throws {
+        guard clusterCount >= 1 else {
+            throw AnalyticsError.invalidParameter(name: "The number of clusters", value: "\(clusterCount)", expected: "at least 1")
+        }
+        guard data.rowCount >= clusterCount else {
+            throw AnalyticsError.tooFewSamples(required: clusterCount, available: data.rowCount, what: "k-means with \(clusterCount) clusters")
+        }
+        guard data.columnCount >= 1 else {
+            throw AnalyticsError.invalidParameter(name: "The number of features", value: "0", expected: "at least 1")
+        }
+        guard options.maxIterations >= 1 else {
+            throw AnalyticsError.invalidParameter(name: "The maximum number of iterations", value: "\(options.maxIterations)", expected: "at least 1")
+        }
+        guard options.restartCount >= 1 else {
+            throw AnalyticsError.invalidParameter(name: "The number of restarts", value: "\(options.restartCount)", expected: "at least 1")
+        }
+        guard options.threadCount >= 1 else {
+            throw AnalyticsError.invalidParameter(name: "The number of threads", value: "\(options.threadCount)", expected: "at least 1")
+        }
+        guard options.tolerance >= 0, options.tolerance.isFinite else {
+            throw AnalyticsError.invalidParameter(name: "The tolerance", value: "\(options.tolerance)", expected: "a finite number ≥ 0")
+        }
+        if let index = data.elements.firstIndex(where: { !$0.isFinite }) {
+            throw AnalyticsError.nonFiniteValue(row: index / data.columnCount, column: index % data.columnCount)
+        }
+    }
+}
+
+// MARK: - Lloyd's iterations
+
+extension KMeans {
+    /// The mean over columns of the column variances, the unit of ``Options/tolerance``.
+    static func meanColumnVariance(_ data: Matrix) -> Double {
+        let n = data.rowCount
+        let d = data.columnCount
+        guard n > 0 else { return 0 }
+        var sums = [Double](repeating: 0, count: d)
+        var squares = [Double](repeating: 0, count: d)
+        var index = 0
+        for _ in 0..<n {
+            for j in 0..<d {
+                let value = Double(data.elements[index])
+                sums[j] += value
+                squares[j] += value * value
+                index += 1
+            }
+        }
+        var total = 0.0
+        for j in 0..<d {
+            let mean = sums[j] / Double(n)
+            total += Swift.max(0, squares[j] / Double(n) - mean * mean)
+        }
+        return total / Double(d)
+    }
+
+    /// Splits `0 ..< count` into `parts` contiguous ranges of nearly equal length.
+    static func blocks(of count: Int, parts: Int) -> [Range<Int>] {
+        let parts = Swift.max(1, Swift.min(parts, count))
+        return (0..<parts).map { part in (count * part / parts)..<(count * (part + 1) / parts) }
+    }
+
+    /// One assignment pass over all rows, in parallel row blocks, merged in block order.
+    static func assignAll(
+        _ data: Matrix, to centroids: Matrix, previousLabels: [Int32]?, accumulate: Bool, options: Options
+    ) async -> Kernels.Assignment {
+        let prepared = Kernels.PreparedCentroids(centroids)
+        let ranges = blocks(of: data.rowCount, parts: options.threadCount)
+        let kernel = options.kernel
+        if kernel == .blas { Kernels.useSingleThreadedBLAS() }
+        var parts = [Kernels.Assignment?](repeating: nil, count: ranges.count)
+        if ranges.count == 1 {
+            parts[0] = Kernels.assign(
+                data, rows: ranges[0], to: prepared, previousLabels: previousLabels, accumulate: accumulate, kernel: kernel)
+        } else {
+            await withTaskGroup(of: (Int, Kernels.Assignment).self) { group in
+                for (index, range) in ranges.enumerated() {
+                    group.addTask {
+                        (index, Kernels.assign(
+                            data, rows: range, to: prepared, previousLabels: previousLabels,
+                            accumulate: accumulate, kernel: kernel))
+                    }
+                }
+                for await (index, part) in group { parts[index] = part }
+            }
+        }
+        // Merge in block order, so the result does not depend on which task finished first.
+        var merged = parts[0]!
+        if parts.count > 1 {
+            merged.labels.reserveCapacity(data.rowCount)
+            for part in parts.dropFirst() {
+                let part = part!
+                merged.labels.append(contentsOf: part.labels)
+                for index in merged.sums.indices { merged.sums[index] += part.sums[index] }
+                for index in merged.counts.indices { merged.counts[index] += part.counts[index] }
+                merged.changedCount += part.changedCount
+            }
+        }
+        return merged
+    }
+
+    /// The exact squared distances of all rows to their centroids, in parallel row blocks.
+    static func squaredDistancesToCentroids(
+        _ data: Matrix, labels: [Int32], centroids: Matrix, threadCount: Int
+    ) async -> [Float] {
+        let ranges = blocks(of: data.rowCount, parts: threadCount)
+        var parts = [[Float]](repeating: [], count: ranges.count)
+        await withTaskGroup(of: (Int, [Float]).self) { group in
+            for (index, range) in ranges.enumerated() {
+                let blockLabels = Array(labels[range])
+                group.addTask {
+                    (index, Kernels.squaredDistances(data, rows: range, labels: blockLabels, centroids: centroids))
+                }
+            }
+            for await (index, part) in group { parts[index] = part }
+        }
+        return parts.flatMap { $0 }
+    }
+
+    /// Lloyd's algorithm from `initialCentroids`, as scikit-learn's `_kmeans_single_lloyd`.
+    static func lloyd(_ data: Matrix, initialCentroids: Matrix, options: Options) async -> KMeans {
+        let clock = ContinuousClock()
+        let k = initialCentroids.rowCount
+        let d = data.columnCount
+        let toleranceUnits = options.tolerance * meanColumnVariance(data)
+        var centroids = initialCentroids
+        var labels: [Int32]?
+        var iteration = 0
+        var isStrictlyConverged = false
+        var hasConverged = false
+        let start = clock.now
+        while iteration < options.maxIterations {
+            iteration += 1
+            let step = await assignAll(data, to: centroids, previousLabels: labels, accumulate: true, options: options)
+            var sums = step.sums
+            var counts = step.counts
+            if counts.contains(0) {
+                await relocateEmptyClusters(
+                    data, labels: step.labels, centroids: centroids, sums: &sums, counts: &counts, options: options)
+            }
+            var next = Matrix(rowCount: k, columnCount: d)
+            var shift = 0.0
+            for c in 0..<k {
+                for j in 0..<d {
+                    let value = counts[c] > 0 ? Float(sums[c * d + j] / Double(counts[c])) : centroids[c, j]
+                    next.elements[c * d + j] = value
+                    let difference = Double(value - centroids.elements[c * d + j])
+                    shift += difference * difference
+                }
+            }
+            centroids = next
+            labels = step.labels
+            if iteration > 1 && step.changedCount == 0 {
+                isStrictlyConverged = true
+                hasConverged = true
+                break
+            }
+            if shift <= toleranceUnits {
+                hasConverged = true
+                break
+            }
+        }
+        let iterationsEnd = clock.now
+        var finalLabels = labels!
+        if !isStrictlyConverged {
+            finalLabels = await assignAll(data, to: centroids, previousLabels: nil, accumulate: false, options: options).labels
+        }
+        let distances = await squaredDistancesToCentroids(
+            data, labels: finalLabels, centroids: centroids, threadCount: options.threadCount)
+        let inertia = distances.reduce(into: 0.0) { $0 += Double($1) }
+        var timings = Timings()
+        timings.iterations = iterationsEnd - start
+        timings.iterationCount = iteration
+        timings.finalAssignment = clock.now - iterationsEnd
+        return KMeans(
+            centroids: centroids, labels: finalLabels, squaredDistances: distances, inertia: inertia,
+            iterationCount: iteration, hasConverged: hasConverged, timings: timings)
+    }
+
+    /// Gives every empty cluster one of the points farthest from their current centroid, moving
+    /// that point's contribution out of its old cluster (scikit-learn's
+    /// `_relocate_empty_clusters_dense`).
+    static func relocateEmptyClusters(
+        _ data: Matrix, labels: [Int32], centroids: Matrix, sums: inout [Double], counts: inout [Int], options: Options
+    ) async {
+        let d = data.columnCount
+        let empty = counts.indices.filter { counts[$0] == 0 }
+        let distances = await squaredDistancesToCentroids(
+            data, labels: labels, centroids: centroids, threadCount: options.threadCount)
+        // The farthest points, farthest first; ties go to the lower row.
+        let farthest = distances.indices.max(count: empty.count) { a, b in
+            distances[a] != distances[b] ? distances[a] < distances[b] : a > b
+        }
+        for (cluster, row) in zip(empty, farthest) {
+            let old = Int(labels[row])
+            guard counts[old] > 1 else { continue }
+            for j in 0..<d {
+                let value = Double(data.elements[row * d + j])
+                sums[old * d + j] -= value
+                sums[cluster * d + j] = value
+            }
+            counts[old] -= 1
+            counts[cluster] = 1
+        }
+    }
+}
+
+extension Collection {
+    /// The `count` largest elements by `areInIncreasingOrder`, largest first.
+    func max(count: Int, by areInIncreasingOrder: (Element, Element) -> Bool) -> [Element] {
+        guard count > 0 else { return [] }
+        var kept: [Element] = []
+        for element in self {
+            if kept.count < count {
+                kept.append(element)
+                kept.sort { areInIncreasingOrder($1, $0) }
+            } else if areInIncreasingOrder(kept[kept.count - 1], element) {
+                kept[kept.count - 1] = element
+                kept.sort { areInIncreasingOrder($1, $0) }
+            }
+        }
+        return kept
+    }
+}

@@ -1,0 +1,135 @@
+/// Which audio features form the vibe space, how much each counts, and how each is scaled.
+///
+/// A schema turns a ``FeatureTable`` (raw features, `NaN` where missing) into a ``FeatureSpace``:
+/// a ``FeatureMatrix`` of scaled columns plus the fitted ``FeatureScaling`` that maps points back to
+/// original units.
+///
+/// - Key is circular: it is encoded as two columns, `key_sin` and `key_cos`, on the unit circle of
+///   pitch classes, so B (11) and C (0) are neighbours rather than 11 apart.
+/// - Tempo at or near 0 BPM means "not detected" and is missing, never "very slow".
+/// - Tracks missing any feature of the schema are left out of the matrix and counted
+///   (``FeatureSpace/excludedTrackCount``); nothing is zero-filled.
+///
+/// ```swift
+/// let schema = try FeatureSchema(features: [.energy, .valence, .tempo], weights: [.tempo: 0.5])
+/// let space = schema.makeSpace(from: table)
+/// ```
+public struct FeatureSchema: Hashable, Sendable, Codable {
+    /// How each column is brought to a common scale before distances are taken.
+    public enum Scaling: String, CaseIterable, Codable, Sendable {
+        /// Subtract the library mean and divide by the library standard deviation (the default).
+        case zScore = "zscore"
+        /// Map the library minimum to 0 and maximum to 1.
+        case minMax = "minmax"
+        /// Use the values in their own units (loudness in dB and tempo in BPM then dominate).
+        case raw
+    }
+
+    /// One feature of the schema with its weight.
+    public struct Entry: Hashable, Sendable, Codable {
+        /// The audio feature.
+        public var feature: AudioFeature
+        /// The factor applied to the scaled column; the feature's share of a squared distance grows
+        /// with the square of the weight. Positive, 1 by default.
+        public var weight: Double
+    }
+
+    /// The features in column order, each with its weight.
+    public private(set) var entries: [Entry]
+    /// The scaling fitted on the library.
+    public var scaling: Scaling
+
+    /// The features clustered when none are named: the perceptual features, loudness, tempo and mode.
+    ///
+    /// Key and time signature are left out by default: they say little about a vibe and, being
+    /// discrete, split the space into artificial slabs.
+    public static let defaultFeatures: [AudioFeature] = [
+        .danceability, .energy, .valence, .acousticness, .instrumentalness, .speechiness, .liveness,
+        .loudness, .tempo, .mode,
+    ]
+
+    /// The default schema: ``defaultFeatures``, unit weights, z-score scaling.
+    public static let `default` = try! FeatureSchema()
+
+    /// Creates a schema.
+    ///
+    /// - Parameters:
+    ///   - features: The features, in column order; each at most once.
+    ///   - weights: Weights for some of `features`; the others weigh 1.
+    ///   - scaling: How columns are scaled; z-score by default.
+    /// - Throws: ``FeatureSchemaError`` when a feature is repeated, the list is empty, or a weight
+    ///   is not a positive finite number or names a feature outside the schema.
+    public init(
+        features: [AudioFeature] = FeatureSchema.defaultFeatures,
+        weights: [AudioFeature: Double] = [:],
+        scaling: Scaling = .zScore
+    ) throws {
+        guard !features.isEmpty else { throw FeatureSchemaError.noFeatures }
+        var seen: Set<AudioFeature> = []
+        for feature in features where !seen.insert(feature).inserted {
+            throw FeatureSchemaError.repeatedFeature(feature)
+        }
+        for (feature, weight) in weights.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            guard seen.contains(feature) else { throw FeatureSchemaError.weightOutsideSchema(feature) }
+            guard weight.isFinite, weight > 0 else { throw FeatureSchemaError.invalidWeight(feature, weight) }
+        }
+        entries = features.map { Entry(feature: $0, weight: weights[$0] ?? 1) }
+        self.scaling = scaling
+    }
+
+    /// The features, in column order.
+    public var features: [AudioFeature] { entries.map(\.feature) }
+
+    /// The name of every matrix column: the feature's wire name, or `key_sin` and `key_cos` for key.
+    public var columnNames: [String] {
+        entries.flatMap { entry in
+            entry.feature == .key ? ["key_sin", "key_cos"] : [entry.feature.rawValue]
+        }
+    }
+
+    /// The number of matrix columns (key takes two).
+    public var columnCount: Int { entries.reduce(0) { $0 + ($1.feature == .key ? 2 : 1) } }
+}
+
+// MARK: - Parsing
+
+extension FeatureSchema {
+    /// Parses a feature name as written on the command line: the wire name (`time_signature`) or
+    /// the Swift case name (`timeSignature`), in any case.
+    public static func feature(named name: String) -> AudioFeature? {
+        let lowered = name.lowercased()
+        return AudioFeature.allCases.first {
+            $0.rawValue == lowered || String(describing: $0).lowercased() == lowered
+        }
+    }
+}
+
+/// A schema that cannot be used as given.
+public enum FeatureSchemaError: Error, Hashable, CustomStringConvertible {
+    /// The feature list is empty.
+    case noFeatures
+    /// A feature appears more than once.
+    case repeatedFeature(AudioFeature)
+    /// A weight names a feature the schema does not include.
+    case weightOutsideSchema(AudioFeature)
+    /// A weight is zero, negative or not finite.
+    case invalidWeight(AudioFeature, Double)
+    /// A name is not an audio feature.
+    case unknownFeature(String)
+
+    public var description: String {
+        switch self {
+        case .noFeatures:
+            "The feature list is empty; name at least one feature, such as energy,valence."
+        case .repeatedFeature(let feature):
+            "The feature \(feature.rawValue) is listed more than once."
+        case .weightOutsideSchema(let feature):
+            "A weight is given for \(feature.rawValue), which is not among the clustered features; add it to --features."
+        case .invalidWeight(let feature, let weight):
+            "The weight of \(feature.rawValue) must be a positive number (got \(weight))."
+        case .unknownFeature(let name):
+            "'\(name)' is not an audio feature; choose from "
+                + AudioFeature.allCases.map(\.rawValue).joined(separator: ", ") + "."
+        }
+    }
+}

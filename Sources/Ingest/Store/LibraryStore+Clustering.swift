@@ -1,0 +1,373 @@
+import Features
+import Foundation
+import GRDB
+
+/// A saved clustering run: its parameters, the schema and fitted scaling, the quality scores and
+/// how long it took. One row of `clustering_runs`.
+///
+/// Array and dictionary properties are stored as JSON text.
+public struct ClusteringRunRecord: Hashable, Sendable, Codable, FetchableRecord, MutablePersistableRecord {
+    public static let databaseTableName = "clustering_runs"
+
+    /// The run number, assigned when the run is saved.
+    public var id: Int64?
+    /// When the run was made.
+    public var createdAt: Date
+    /// The algorithm, such as `lloyd` or `minibatch`.
+    public var algorithm: String
+    /// The number of clusters.
+    public var clusterCount: Int
+    /// The seed of the random choices, as its bit pattern (a `UInt64` seed above `Int64.max`
+    /// is stored negative).
+    public var seed: Int64
+    /// The number of restarts (`--n-init`).
+    public var restartCount: Int
+    /// The most iterations per restart.
+    public var maxIterations: Int
+    /// The convergence tolerance, relative to the mean column variance.
+    public var tolerance: Double
+    /// The number of threads.
+    public var threadCount: Int
+    /// The schema and its fitted scaling, to map centroids to original units.
+    public var scaling: FeatureScaling
+    /// The number of tracks clustered.
+    public var trackCount: Int
+    /// The number of tracks left out because they miss a schema feature.
+    public var excludedTrackCount: Int
+    /// The iterations run by the kept restart.
+    public var iterationCount: Int
+    /// Whether the kept restart converged before the iteration limit.
+    public var hasConverged: Bool
+    /// The within-cluster sum of squared distances, in scaled units.
+    public var inertia: Double
+    /// The mean silhouette on a sample, when computed.
+    public var silhouette: Double?
+    /// The Calinski–Harabasz score, when computed.
+    public var calinskiHarabasz: Double?
+    /// The Davies–Bouldin score, when computed.
+    public var daviesBouldin: Double?
+    /// With `--k auto`, the scores of every cluster count tried.
+    public var clusterCountScan: [ClusterCountScore]?
+    /// Wall-clock durations by phase, in milliseconds (`load`, `matrix`, `seeding`, `iterations`, …).
+    public var timings: [String: Double]
+
+    public init(
+        id: Int64? = nil, createdAt: Date, algorithm: String, clusterCount: Int, seed: Int64, restartCount: Int,
+        maxIterations: Int, tolerance: Double, threadCount: Int, scaling: FeatureScaling, trackCount: Int,
+        excludedTrackCount: Int, iterationCount: Int, hasConverged: Bool, inertia: Double, silhouette: Double?,
+        calinskiHarabasz: Double?, daviesBouldin: Double?, clusterCountScan: [ClusterCountScore]?,
+        timings: [String: Double]
+    ) {
+        self.id = id
+        self.createdAt = createdAt
+        self.algorithm = algorithm
+        self.clusterCount = clusterCount
+        self.seed = seed
+        self.restartCount = restartCount
+        self.maxIterations = maxIterations
+        self.tolerance = tolerance
+        self.threadCount = threadCount
+        self.scaling = scaling
+        self.trackCount = trackCount
+        self.excludedTrackCount = excludedTrackCount
+        self.iterationCount = iterationCount
+        self.hasConverged = hasConverged
+        self.inertia = inertia
+        self.silhouette = silhouette
+        self.calinskiHarabasz = calinskiHarabasz
+        self.daviesBouldin = daviesBouldin
+        self.clusterCountScan = clusterCountScan
+        self.timings = timings
+    }
+
+    enum CodingKeys: String, CodingKey, ColumnExpression {
+        case id
+        case createdAt = "created_at"
+        case algorithm
+        case clusterCount = "cluster_count"
+        case seed
+        case restartCount = "restart_count"
+        case maxIterations = "max_iterations"
+        case tolerance
+        case threadCount = "thread_count"
+        case scaling
+        case trackCount = "track_count"
+        case excludedTrackCount = "excluded_track_count"
+        case iterationCount = "iteration_count"
+        case hasConverged = "has_converged"
+        case inertia, silhouette
+        case calinskiHarabasz = "calinski_harabasz"
+        case daviesBouldin = "davies_bouldin"
+        case clusterCountScan = "cluster_count_scan"
+        case timings
+    }
+
+    public mutating func didInsert(_ inserted: InsertionSuccess) {
+        id = inserted.rowID
+    }
+}
+
+/// The scores of one cluster count tried by `--k auto`.
+public struct ClusterCountScore: Hashable, Sendable, Codable {
+    public var clusterCount: Int
+    public var inertia: Double
+    public var silhouette: Double?
+    public var calinskiHarabasz: Double?
+    public var daviesBouldin: Double?
+
+    public init(clusterCount: Int, inertia: Double, silhouette: Double?, calinskiHarabasz: Double?, daviesBouldin: Double?) {
+        self.clusterCount = clusterCount
+        self.inertia = inertia
+        self.silhouette = silhouette
+        self.calinskiHarabasz = calinskiHarabasz
+        self.daviesBouldin = daviesBouldin
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case clusterCount = "k"
+        case inertia, silhouette
+        case calinskiHarabasz = "calinski_harabasz"
+        case daviesBouldin = "davies_bouldin"
+    }
+}
+
+/// One cluster of a saved run: its name, size, centroid and profile. One row of
+/// `clustering_clusters`.
+public struct ClusterRecord: Hashable, Sendable, Codable, FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "clustering_clusters"
+
+    /// The run the cluster belongs to.
+    public var runID: Int64
+    /// The cluster index within the run, from 0.
+    public var cluster: Int
+    /// The vibe name, distinct within the run.
+    public var name: String
+    /// The valence–energy quadrant, such as `calm/content`.
+    public var mood: String
+    /// The number of tracks.
+    public var size: Int
+    /// The share of the run's tracks, from 0 to 1.
+    public var share: Double
+    /// The centroid in the scaled space, one value per matrix column.
+    public var centroidScaled: [Float]
+    /// The centroid in original units, keyed by feature wire name.
+    public var centroidOriginal: [String: Double]
+    /// The mean of every feature over the members, in original units, keyed by wire name.
+    public var means: [String: Double]
+    /// The members' means in library standard deviations from the library mean.
+    public var zScores: [String: Double]
+    /// The features that set the cluster apart, strongest first.
+    public var distinguishingFeatures: [String]
+
+    public init(
+        runID: Int64, cluster: Int, name: String, mood: String, size: Int, share: Double, centroidScaled: [Float],
+        centroidOriginal: [String: Double], means: [String: Double], zScores: [String: Double],
+        distinguishingFeatures: [String]
+    ) {
+        self.runID = runID
+        self.cluster = cluster
+        self.name = name
+        self.mood = mood
+        self.size = size
+        self.share = share
+        self.centroidScaled = centroidScaled
+        self.centroidOriginal = centroidOriginal
+        self.means = means
+        self.zScores = zScores
+        self.distinguishingFeatures = distinguishingFeatures
+    }
+
+    enum CodingKeys: String, CodingKey, ColumnExpression {
+        case runID = "run_id"
+        case cluster, name, mood, size, share
+        case centroidScaled = "centroid_scaled"
+        case centroidOriginal = "centroid_original"
+        case means
+        case zScores = "z_scores"
+        case distinguishingFeatures = "distinguishing_features"
+    }
+}
+
+/// A track's cluster in a saved run and its distance to the centroid. One row of
+/// `clustering_assignments`.
+public struct ClusterAssignmentRecord: Hashable, Sendable, Codable, FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "clustering_assignments"
+
+    public var runID: Int64
+    public var trackID: Int64
+    public var cluster: Int
+    /// The Euclidean distance to the cluster's centroid, in scaled units.
+    public var distance: Double
+
+    public init(runID: Int64, trackID: Int64, cluster: Int, distance: Double) {
+        self.runID = runID
+        self.trackID = trackID
+        self.cluster = cluster
+        self.distance = distance
+    }
+
+    enum CodingKeys: String, CodingKey, ColumnExpression {
+        case runID = "run_id"
+        case trackID = "track_id"
+        case cluster, distance
+    }
+}
+
+// MARK: - Writing and reading runs
+
+extension LibraryStore {
+    /// Saves a clustering run with its clusters and the assignment of every track, in one
+    /// transaction.
+    ///
+    /// - Parameters:
+    ///   - run: The run; its `id` is ignored and assigned.
+    ///   - clusters: One record per cluster; their `runID` is replaced by the new run's.
+    ///   - trackIDs: The clustered tracks.
+    ///   - labels: The cluster of each track, parallel to `trackIDs`.
+    ///   - distances: The Euclidean distance of each track to its centroid, parallel to `trackIDs`.
+    /// - Returns: The new run's ID.
+    /// - Throws: ``StoreError`` when the write fails (for example, a track ID not in the store).
+    /// - Complexity: One insert per track; about a second per million tracks.
+    @discardableResult
+    public func saveClusteringRun(
+        _ run: ClusteringRunRecord, clusters: [ClusterRecord], trackIDs: [Int64], labels: [Int32], distances: [Float]
+    ) throws -> Int64 {
+        precondition(trackIDs.count == labels.count && labels.count == distances.count, "Assignments must be parallel arrays.")
+        do {
+            return try database.write { db in
+                var run = run
+                run.id = nil
+                try run.insert(db)
+                let runID = run.id!
+                for var cluster in clusters {
+                    cluster.runID = runID
+                    try cluster.insert(db)
+                }
+                let statement = try db.makeStatement(
+                    sql: "INSERT INTO clustering_assignments (run_id, track_id, cluster, distance) VALUES (?, ?, ?, ?)")
+                for index in trackIDs.indices {
+                    try statement.execute(arguments: [runID, trackIDs[index], Int(labels[index]), Double(distances[index])])
+                }
+                return runID
+            }
+        } catch let error as DatabaseError {
+            throw StoreError(error)
+        }
+    }
+
+    /// The saved run with `id`, or the latest run when `id` is `nil`; `nil` when there is none.
+    public func clusteringRun(id: Int64? = nil) throws -> ClusteringRunRecord? {
+        try read { db in
+            if let id { return try ClusteringRunRecord.fetchOne(db, key: id) }
+            return try ClusteringRunRecord.order(ClusteringRunRecord.CodingKeys.id.desc).fetchOne(db)
+        }
+    }
+
+    /// Every saved run, newest first.
+    public func clusteringRuns() throws -> [ClusteringRunRecord] {
+        try read { db in try ClusteringRunRecord.order(ClusteringRunRecord.CodingKeys.id.desc).fetchAll(db) }
+    }
+
+    /// The clusters of run `runID`, in cluster order.
+    public func clusters(ofRun runID: Int64) throws -> [ClusterRecord] {
+        try read { db in
+            try ClusterRecord.filter(ClusterRecord.CodingKeys.runID == runID)
+                .order(ClusterRecord.CodingKeys.cluster).fetchAll(db)
+        }
+    }
+
+    /// The `count` tracks of a cluster nearest its centroid, nearest first.
+    public func representativeTracks(ofRun runID: Int64, cluster: Int, count: Int) throws -> [ClusterAssignmentRecord] {
+        try read { db in
+            try ClusterAssignmentRecord
+                .filter(ClusterAssignmentRecord.CodingKeys.runID == runID && ClusterAssignmentRecord.CodingKeys.cluster == cluster)
+                .order(ClusterAssignmentRecord.CodingKeys.distance, ClusterAssignmentRecord.CodingKeys.trackID)
+                .limit(count).fetchAll(db)
+        }
+    }
+
+    /// Every assignment of run `runID`, in track-ID order.
+    public func assignments(ofRun runID: Int64) throws -> [ClusterAssignmentRecord] {
+        try read { db in
+            try ClusterAssignmentRecord.filter(ClusterAssignmentRecord.CodingKeys.runID == runID)
+                .order(ClusterAssignmentRecord.CodingKeys.trackID).fetchAll(db)
+        }
+    }
+
+    /// Deletes run `runID` with its clusters and assignments; returns whether it existed.
+    @discardableResult
+    public func deleteClusteringRun(id runID: Int64) throws -> Bool {
+        do {
+            return try database.write { db in try ClusteringRunRecord.deleteOne(db, key: runID) }
+        } catch let error as DatabaseError {
+            throw StoreError(error)
+        }
+    }
+
+    private func read<T>(_ body: (Database) throws -> T) throws -> T {
+        do {
+            return try database.read(body)
+        } catch let error as DatabaseError {
+            throw StoreError(error)
+        }
+    }
+}
+
+// MARK: - Schema
+
+extension LibraryStore {
+    /// The tables of migration `v2-clustering`.
+    static func createClusteringSchema(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE clustering_runs (
+                    id INTEGER PRIMARY KEY,
+                    created_at TEXT NOT NULL,
+                    algorithm TEXT NOT NULL,
+                    cluster_count INTEGER NOT NULL CHECK (cluster_count >= 1),
+                    seed INTEGER NOT NULL,
+                    restart_count INTEGER NOT NULL,
+                    max_iterations INTEGER NOT NULL,
+                    tolerance REAL NOT NULL,
+                    thread_count INTEGER NOT NULL,
+                    scaling TEXT NOT NULL,
+                    track_count INTEGER NOT NULL,
+                    excluded_track_count INTEGER NOT NULL,
+                    iteration_count INTEGER NOT NULL,
+                    has_converged INTEGER NOT NULL,
+                    inertia REAL NOT NULL,
+                    silhouette REAL,
+                    calinski_harabasz REAL,
+                    davies_bouldin REAL,
+                    cluster_count_scan TEXT,
+                    timings TEXT NOT NULL
+                );
+
+                CREATE TABLE clustering_clusters (
+                    run_id INTEGER NOT NULL REFERENCES clustering_runs(id) ON DELETE CASCADE,
+                    cluster INTEGER NOT NULL,
+                    name TEXT NOT NULL,
+                    mood TEXT NOT NULL,
+                    size INTEGER NOT NULL,
+                    share REAL NOT NULL,
+                    centroid_scaled TEXT NOT NULL,
+                    centroid_original TEXT NOT NULL,
+                    means TEXT NOT NULL,
+                    z_scores TEXT NOT NULL,
+                    distinguishing_features TEXT NOT NULL,
+                    PRIMARY KEY (run_id, cluster),
+                    UNIQUE (run_id, name)
+                ) WITHOUT ROWID;
+
+                CREATE TABLE clustering_assignments (
+                    run_id INTEGER NOT NULL REFERENCES clustering_runs(id) ON DELETE CASCADE,
+                    track_id INTEGER NOT NULL REFERENCES tracks(id) ON DELETE CASCADE,
+                    cluster INTEGER NOT NULL,
+                    distance REAL NOT NULL,
+                    PRIMARY KEY (run_id, track_id),
+                    FOREIGN KEY (run_id, cluster) REFERENCES clustering_clusters(run_id, cluster) ON DELETE CASCADE
+                ) WITHOUT ROWID;
+                CREATE INDEX clustering_assignments_cluster ON clustering_assignments(run_id, cluster, distance);
+                """)
+    }
+}

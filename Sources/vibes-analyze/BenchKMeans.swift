@@ -1,0 +1,81 @@
+import Analytics
+import ArgumentParser
+import Features
+import Foundation
+
+extension VibesAnalyze {
+    /// Times Lloyd's iterations on raw float32 files, for `Benchmarks/compare/compare_kmeans.py`.
+    ///
+    /// Hidden from help: it exists so that the comparison script can feed the same bytes and the
+    /// same initial centres to scikit-learn, faiss and us.
+    struct BenchKMeans: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "bench-kmeans",
+            abstract: "Time Lloyd's k-means iterations on raw float32 data and initial centres.",
+            shouldDisplay: false)
+
+        @Option(help: "A file of N × d little-endian float32 values, row-major.")
+        var data: String
+
+        @Option(help: "A file of k × d little-endian float32 initial centres, row-major.")
+        var initial: String
+
+        @Option(help: "The number of columns d.")
+        var columns: Int
+
+        @Option(help: "The number of Lloyd iterations (tolerance 0).")
+        var maxIter = 20
+
+        @Option(help: "The number of threads.")
+        var threads = 2
+
+        @Option(help: "The distance kernel: fused or blas.")
+        var kernel: String = "fused"
+
+        @Option(help: "Write the final labels as int32 to this file.")
+        var labelsOut: String?
+
+        func validate() throws {
+            guard columns >= 1 else { throw ValidationError("Please give at least one column (got \(columns)).") }
+            guard DistanceKernel(rawValue: kernel) != nil else {
+                throw ValidationError("Please choose the kernel fused or blas (got '\(kernel)').")
+            }
+        }
+
+        func run() async throws {
+            let x = try Self.readMatrix(path: data, columns: columns)
+            let c = try Self.readMatrix(path: initial, columns: columns)
+            var options = KMeans.Options()
+            options.maxIterations = maxIter
+            options.tolerance = 0
+            options.threadCount = threads
+            options.kernel = DistanceKernel(rawValue: kernel)!
+            let model = try await KMeans.fit(x, initialCentroids: c, options: options)
+            let iterationMS = Double(model.timings.iterations.components.attoseconds) / 1e15
+                + Double(model.timings.iterations.components.seconds) * 1000
+            let result: [String: Double] = [
+                "iterations": Double(model.iterationCount),
+                "ms_per_iteration": iterationMS / Double(max(1, model.timings.iterationCount)),
+                "inertia": model.inertia,
+            ]
+            if let labelsOut {
+                let bytes = model.labels.map { $0.littleEndian }.withUnsafeBytes { Data($0) }
+                try bytes.write(to: URL(fileURLWithPath: labelsOut))
+            }
+            try Console.printJSON(result)
+        }
+
+        static func readMatrix(path: String, columns: Int) throws -> Matrix {
+            guard let bytes = FileManager.default.contents(atPath: path) else {
+                throw ValidationError("Cannot read \(path).")
+            }
+            let count = bytes.count / 4
+            guard bytes.count % (4 * columns) == 0 else {
+                throw ValidationError("\(path) holds \(bytes.count) bytes, not a whole number of \(columns)-float rows.")
+            }
+            var elements = [Float](repeating: 0, count: count)
+            _ = elements.withUnsafeMutableBytes { bytes.copyBytes(to: $0) }
+            return Matrix(rowCount: count / columns, columnCount: columns, elements: elements)
+        }
+    }
+}

@@ -1,0 +1,230 @@
+import Analytics
+import ArgumentParser
+import Features
+import Foundation
+import Ingest
+
+extension VibesAnalyze {
+    /// `vibes-analyze cluster`: finds the vibes of the library with k-means and saves the run.
+    struct Cluster: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Group the library into vibes with k-means, name them and save the run.",
+            discussion: """
+                Tracks become points in a space of audio features (z-scores by default) and k-means \
+                groups them. Each vibe is named from its valence–energy quadrant and its strongest \
+                deviations, such as "Calm acoustic". With --k auto, every k from 2 to --max-k is \
+                tried and the one with the best silhouette is kept; the scores are printed. \
+                The same seed gives the same vibes.
+                """)
+
+        @OptionGroup var global: GlobalOptions
+
+        @Option(name: .customLong("k"), help: "The number of vibes, or 'auto' to choose by silhouette.")
+        var clusterCount: ClusterCountChoice = .fixed(8)
+
+        @Option(help: "The largest number of vibes --k auto tries.")
+        var maxK = 12
+
+        @Option(
+            help: ArgumentHelp(
+                "The features to cluster on, comma-separated.",
+                valueName: "features"))
+        var features: String = FeatureSchema.defaultFeatures.map(\.rawValue).joined(separator: ",")
+
+        @Option(name: .customLong("weight"), help: ArgumentHelp("A feature weight, such as tempo=0.5; repeatable.", valueName: "feature=weight"))
+        var weights: [String] = []
+
+        @Option(help: "How features are scaled: zscore, minmax or raw.")
+        var scaling: ScalingChoice = .zscore
+
+        @Option(help: "The seed of every random choice; the same seed gives the same vibes.")
+        var seed: UInt64 = 42
+
+        @Option(name: .customLong("n-init"), help: "The number of k-means restarts; the best is kept.")
+        var restartCount = 3
+
+        @Option(name: .customLong("max-iter"), help: "The most k-means iterations per restart.")
+        var maxIterations = 300
+
+        @Option(help: "The number of threads.")
+        var threads = 2
+
+        @Option(help: "The number of representative tracks shown per vibe.")
+        var examples = 3
+
+        func validate() throws {
+            if case .fixed(let k) = clusterCount, k < 2 {
+                throw ValidationError("Please choose at least 2 vibes (got \(k)).")
+            }
+            guard maxK >= 2 else { throw ValidationError("Please let --max-k be at least 2 (got \(maxK)).") }
+            guard restartCount >= 1 else { throw ValidationError("Please choose at least 1 restart (got \(restartCount)).") }
+            guard maxIterations >= 1 else { throw ValidationError("Please allow at least 1 iteration (got \(maxIterations)).") }
+            guard (1...64).contains(threads) else { throw ValidationError("Please choose 1 to 64 threads (got \(threads)).") }
+            guard examples >= 0 else { throw ValidationError("Please choose 0 or more examples (got \(examples)).") }
+            _ = try makeSchema()
+        }
+
+        /// The schema the options describe.
+        func makeSchema() throws -> FeatureSchema {
+            var chosen: [AudioFeature] = []
+            for name in features.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !name.isEmpty {
+                guard let feature = FeatureSchema.feature(named: name) else {
+                    throw ValidationError(FeatureSchemaError.unknownFeature(name).description)
+                }
+                chosen.append(feature)
+            }
+            var weightsByFeature: [AudioFeature: Double] = [:]
+            for text in weights {
+                let parts = text.split(separator: "=", maxSplits: 1).map(String.init)
+                guard parts.count == 2, let weight = Double(parts[1]) else {
+                    throw ValidationError("Please write a weight as feature=number, such as tempo=0.5 (got '\(text)').")
+                }
+                guard let feature = FeatureSchema.feature(named: parts[0]) else {
+                    throw ValidationError(FeatureSchemaError.unknownFeature(parts[0]).description)
+                }
+                weightsByFeature[feature] = weight
+            }
+            do {
+                return try FeatureSchema(features: chosen, weights: weightsByFeature, scaling: scaling.scaling)
+            } catch let error as FeatureSchemaError {
+                throw ValidationError(error.description)
+            }
+        }
+
+        func run() async throws {
+            let store = try global.openStore()
+            let clock = ContinuousClock()
+            var timings: [String: Double] = [:]
+            var start = clock.now
+            let table = try store.featureTable()
+            timings["load"] = (clock.now - start).milliseconds
+
+            start = clock.now
+            let space = try makeSchema().makeSpace(from: table)
+            timings["matrix"] = (clock.now - start).milliseconds
+            if space.excludedTrackCount > 0 && !global.quiet {
+                let missing = space.missingCounts.filter { $0.value > 0 }.sorted { $0.key.rawValue < $1.key.rawValue }
+                    .map { "\($0.key.rawValue) \($0.value)" }.joined(separator: ", ")
+                Console.diagnostic("Left out \(space.excludedTrackCount) tracks that miss a clustered feature (\(missing)).")
+            }
+
+            var options = KMeans.Options()
+            options.restartCount = restartCount
+            options.maxIterations = maxIterations
+            options.threadCount = threads
+            var rng = SplitMix64(seed: seed)
+            let data = space.matrix.values
+            let model: KMeans
+            var quality: ClusterQuality
+            var scan: [ClusterQuality]?
+            start = clock.now
+            switch clusterCount {
+            case .auto:
+                let result = try await KMeans.fitChoosingClusterCount(
+                    data, among: 2...maxK, options: options, using: &rng)
+                model = result.model
+                scan = result.qualities
+                quality = result.qualities.first { $0.clusterCount == model.clusterCount }!
+            case .fixed(let k):
+                model = try await KMeans.fit(data, clusterCount: k, options: options, using: &rng)
+                quality = ClusterQuality.evaluate(model, on: data, using: &rng)
+            }
+            timings["clustering"] = (clock.now - start).milliseconds
+            timings["seeding"] = model.timings.seeding.milliseconds
+            timings["iterations"] = model.timings.iterations.milliseconds
+            quality.inertia = model.inertia
+
+            let profiles = VibeNames.profiles(
+                table: table, tableRows: space.tableRows, labels: model.labels, clusterCount: model.clusterCount)
+            let runRecord = ClusteringRunRecord(
+                createdAt: Date(), algorithm: "lloyd", clusterCount: model.clusterCount, seed: Int64(bitPattern: seed),
+                restartCount: restartCount, maxIterations: maxIterations, tolerance: options.tolerance,
+                threadCount: threads, scaling: space.scaling, trackCount: space.matrix.rowCount,
+                excludedTrackCount: space.excludedTrackCount, iterationCount: model.iterationCount,
+                hasConverged: model.hasConverged, inertia: model.inertia, silhouette: quality.silhouette,
+                calinskiHarabasz: quality.calinskiHarabasz, daviesBouldin: quality.daviesBouldin,
+                clusterCountScan: scan?.map(ClusterCountScore.init), timings: timings)
+            let clusters = profiles.map { profile in
+                let centroid = Array(model.centroids.row(profile.cluster))
+                let original = space.scaling.originalValues(ofScaledRow: centroid)
+                return ClusterRecord(
+                    runID: 0, cluster: profile.cluster, name: profile.name, mood: profile.mood.rawValue,
+                    size: profile.size, share: profile.share, centroidScaled: centroid,
+                    centroidOriginal: Dictionary(uniqueKeysWithValues: original.map { ($0.key.rawValue, $0.value) }),
+                    means: profile.means, zScores: profile.zScores, distinguishingFeatures: profile.distinguishingFeatures)
+            }
+            start = clock.now
+            let runID = try store.saveClusteringRun(
+                runRecord, clusters: clusters, trackIDs: space.matrix.trackIDs, labels: model.labels,
+                distances: model.squaredDistances.map { $0.squareRoot() })
+            let saving = (clock.now - start).milliseconds
+
+            let report = try VibesReport(store: store, runID: runID, exampleCount: examples)
+            if global.json {
+                try Console.printJSON(report)
+            } else {
+                print(report.renderedTable(), terminator: "")
+            }
+            if !global.quiet {
+                Console.diagnostic(
+                    "Saved run \(runID). Times: load \(format(timings["load"]!)), matrix \(format(timings["matrix"]!)), "
+                        + "k-means \(format(timings["clustering"]!)) (\(model.iterationCount) iterations), save \(format(saving)).")
+            }
+        }
+
+        private func format(_ milliseconds: Double) -> String {
+            String(format: "%.1f ms", milliseconds)
+        }
+    }
+}
+
+/// `--k`: a number of clusters or `auto`.
+enum ClusterCountChoice: ExpressibleByArgument, Equatable {
+    case fixed(Int)
+    case auto
+
+    init?(argument: String) {
+        if argument.lowercased() == "auto" {
+            self = .auto
+        } else if let k = Int(argument) {
+            self = .fixed(k)
+        } else {
+            return nil
+        }
+    }
+
+    var defaultValueDescription: String {
+        switch self {
+        case .fixed(let k): "\(k)"
+        case .auto: "auto"
+        }
+    }
+}
+
+/// `--scaling`.
+enum ScalingChoice: String, ExpressibleByArgument, CaseIterable {
+    case zscore, minmax, raw
+
+    var scaling: FeatureSchema.Scaling {
+        switch self {
+        case .zscore: .zScore
+        case .minmax: .minMax
+        case .raw: .raw
+        }
+    }
+}
+
+extension ClusterCountScore {
+    init(_ quality: ClusterQuality) {
+        self.init(
+            clusterCount: quality.clusterCount, inertia: quality.inertia, silhouette: quality.silhouette,
+            calinskiHarabasz: quality.calinskiHarabasz, daviesBouldin: quality.daviesBouldin)
+    }
+}
+
+extension Duration {
+    /// The duration in milliseconds.
+    var milliseconds: Double {
+        Double(components.seconds) * 1000 + Double(components.attoseconds) / 1e15
+    }
+}

@@ -1,0 +1,177 @@
+import Features
+import Numerics
+import Testing
+
+struct FeatureSchemaTests {
+    /// A table of `rows`, each a dictionary of the features it has.
+    private func makeTable(_ rows: [[AudioFeature: Double]]) -> FeatureTable {
+        var table = FeatureTable()
+        for (index, row) in rows.enumerated() {
+            var features = AudioFeatures()
+            for (feature, value) in row { features[feature] = value }
+            table.append(trackID: Int64(100 + index), features: features)
+        }
+        return table
+    }
+
+    private func distance(_ matrix: Matrix, _ a: Int, _ b: Int) -> Float {
+        zip(matrix.row(a), matrix.row(b)).map { ($0 - $1) * ($0 - $1) }.reduce(0, +).squareRoot()
+    }
+
+    @Test func defaultSchemaHasTheVibeFeatures() {
+        let schema = FeatureSchema.default
+        #expect(schema.features == FeatureSchema.defaultFeatures)
+        #expect(schema.scaling == .zScore)
+        #expect(schema.columnNames.count == 10)
+        #expect(!schema.features.contains(.key))
+    }
+
+    @Test func keyIsCircularSoBAndCAreNeighbours() throws {
+        let schema = try FeatureSchema(features: [.key], scaling: .raw)
+        let table = makeTable((0..<12).map { [.key: Double($0)] })
+        let space = schema.makeSpace(from: table)
+        #expect(space.matrix.columnNames == ["key_sin", "key_cos"])
+        let values = space.matrix.values
+        let bToC = distance(values, 11, 0)
+        #expect(bToC.isApproximatelyEqual(to: distance(values, 0, 1), relativeTolerance: 1e-5))
+        #expect(bToC < distance(values, 0, 6) / 3)
+    }
+
+    @Test func keyRoundTripsThroughTheScaling() throws {
+        let schema = try FeatureSchema(features: [.energy, .key])
+        let table = makeTable((0..<24).map { [.energy: Double($0) / 24, .key: Double($0 % 12)] })
+        let space = schema.makeSpace(from: table)
+        for row in [0, 5, 11, 23] {
+            let original = space.scaling.originalValues(ofScaledRow: space.matrix.values.row(row))
+            let key = try #require(original[.key])
+            #expect(key.isApproximatelyEqual(to: Double(row % 12), absoluteTolerance: 1e-4))
+            #expect(original[.energy]!.isApproximatelyEqual(to: Double(row) / 24, absoluteTolerance: 1e-6))
+        }
+    }
+
+    @Test func tracksMissingAFeatureAreLeftOutAndCounted() throws {
+        let schema = try FeatureSchema(features: [.energy, .tempo, .valence])
+        let table = makeTable([
+            [.energy: 0.5, .tempo: 120, .valence: 0.2],
+            [.energy: 0.6, .tempo: 0, .valence: 0.3],  // tempo 0 means "not detected"
+            [.energy: 0.7, .valence: 0.4],  // no tempo at all
+            [.tempo: 90, .valence: 0.5],  // no energy
+            [.energy: 0.9, .tempo: 100, .valence: 0.6, .key: -1],  // key −1 is irrelevant here
+        ])
+        let space = schema.makeSpace(from: table)
+        #expect(space.matrix.rowCount == 2)
+        #expect(space.matrix.trackIDs == [100, 104])
+        #expect(space.tableRows == [0, 4])
+        #expect(space.excludedTrackCount == 3)
+        #expect(space.missingCounts == [.energy: 1, .tempo: 2, .valence: 0])
+        let isFinite = space.matrix.values.elements.allSatisfy { $0.isFinite }
+        #expect(isFinite)
+    }
+
+    @Test func zScoresHaveZeroMeanAndUnitDeviation() throws {
+        var rows: [[AudioFeature: Double]] = []
+        for i in 0..<50 {
+            let energy = Double(i % 7) / 7
+            let loudness = -30 + Double(i % 11)
+            let tempo = 80 + Double(i * 3 % 90)
+            rows.append([.energy: energy, .loudness: loudness, .tempo: tempo])
+        }
+        let table = makeTable(rows)
+        let space = try FeatureSchema(features: [.energy, .loudness, .tempo]).makeSpace(from: table)
+        let matrix = space.matrix.values
+        for column in 0..<3 {
+            let values: [Double] = (0..<matrix.rowCount).map { Double(matrix[$0, column]) }
+            let mean: Double = values.reduce(0, +) / Double(values.count)
+            let squares: [Double] = values.map { ($0 - mean) * ($0 - mean) }
+            let variance: Double = squares.reduce(0, +) / Double(values.count)
+            #expect(mean.isApproximatelyEqual(to: 0, absoluteTolerance: 1e-5))
+            #expect(variance.isApproximatelyEqual(to: 1, relativeTolerance: 1e-4))
+        }
+    }
+
+    @Test func minMaxMapsTheRangeToTheUnitInterval() throws {
+        let table = makeTable([[.loudness: -20], [.loudness: -5], [.loudness: -12.5]])
+        let space = try FeatureSchema(features: [.loudness], scaling: .minMax).makeSpace(from: table)
+        #expect(space.matrix.values.elements == [0, 1, 0.5])
+    }
+
+    @Test func rawKeepsOriginalUnits() throws {
+        let table = makeTable([[.tempo: 120, .energy: 0.5], [.tempo: 90.5, .energy: 0.25]])
+        let space = try FeatureSchema(features: [.tempo, .energy], scaling: .raw).makeSpace(from: table)
+        #expect(space.matrix.values.elements == [120, 0.5, 90.5, 0.25])
+    }
+
+    @Test func constantFeatureBecomesZerosNotNaN() throws {
+        let table = makeTable((0..<5).map { [.mode: 1, .energy: Double($0)] })
+        let space = try FeatureSchema(features: [.mode, .energy]).makeSpace(from: table)
+        #expect((0..<5).allSatisfy { space.matrix.values[$0, 0] == 0 })
+        #expect(space.scaling.columns[0].scale == 1)
+    }
+
+    @Test(arguments: [0.5, 2.0, 3.0])
+    func weightsScaleTheirColumn(weight: Double) throws {
+        let table = makeTable((0..<6).map { [.tempo: 100 + Double($0) * 10, .energy: Double($0) / 6] })
+        let plain = try FeatureSchema(features: [.tempo, .energy]).makeSpace(from: table)
+        let weighted = try FeatureSchema(features: [.tempo, .energy], weights: [.tempo: weight]).makeSpace(from: table)
+        for row in 0..<6 {
+            #expect(weighted.matrix.values[row, 0].isApproximatelyEqual(to: plain.matrix.values[row, 0] * Float(weight), relativeTolerance: 1e-5))
+            #expect(weighted.matrix.values[row, 1] == plain.matrix.values[row, 1])
+        }
+        // Centroids map back to original units whatever the weight.
+        let original = weighted.scaling.originalValues(ofScaledRow: weighted.matrix.values.row(2))
+        #expect(original[.tempo]!.isApproximatelyEqual(to: 120, relativeTolerance: 1e-5))
+    }
+
+    @Test func invalidSchemasAreRejected() {
+        #expect(throws: FeatureSchemaError.noFeatures) { _ = try FeatureSchema(features: []) }
+        #expect(throws: FeatureSchemaError.repeatedFeature(.energy)) { _ = try FeatureSchema(features: [.energy, .energy]) }
+        #expect(throws: FeatureSchemaError.weightOutsideSchema(.tempo)) {
+            _ = try FeatureSchema(features: [.energy], weights: [.tempo: 2])
+        }
+        #expect(throws: FeatureSchemaError.invalidWeight(.energy, 0)) {
+            _ = try FeatureSchema(features: [.energy], weights: [.energy: 0])
+        }
+    }
+
+    @Test func featureNamesParseInEitherSpelling() {
+        #expect(FeatureSchema.feature(named: "time_signature") == .timeSignature)
+        #expect(FeatureSchema.feature(named: "timeSignature") == .timeSignature)
+        #expect(FeatureSchema.feature(named: "Energy") == .energy)
+        #expect(FeatureSchema.feature(named: "loudnes") == nil)
+    }
+
+    @Test func emptyTableGivesAnEmptyMatrix() {
+        let space = FeatureSchema.default.makeSpace(from: FeatureTable())
+        #expect(space.matrix.rowCount == 0)
+        #expect(space.matrix.columnCount == 10)
+        #expect(space.excludedTrackCount == 0)
+    }
+}
+
+struct SplitMix64Tests {
+    @Test func sameSeedSameSequence() {
+        var a = SplitMix64(seed: 42)
+        var b = SplitMix64(seed: 42)
+        #expect((0..<100).map { _ in a.next() } == (0..<100).map { _ in b.next() })
+    }
+
+    @Test func knownFirstValues() {
+        // Reference values of SplitMix64 from seed 0 (Vigna's splitmix64.c).
+        var rng = SplitMix64(seed: 0)
+        #expect(rng.next() == 0xE220_A839_7B1D_CDAF)
+        #expect(rng.next() == 0x6E78_9E6A_A1B9_65F4)
+    }
+
+    @Test func boundedDrawsStayInRangeAndCoverIt() {
+        var rng = SplitMix64(seed: 7)
+        var seen = Set<Int>()
+        for _ in 0..<1000 {
+            let value = rng.next(below: 10)
+            #expect((0..<10).contains(value))
+            seen.insert(value)
+        }
+        #expect(seen.count == 10)
+        let unit = (0..<1000).map { _ in rng.nextUnitInterval() }
+        #expect(unit.allSatisfy { $0 >= 0 && $0 < 1 })
+    }
+}

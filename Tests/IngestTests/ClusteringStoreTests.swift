@@ -1,0 +1,133 @@
+import Features
+import Foundation
+import GRDB
+import Ingest
+import Testing
+import VibesTestSupport
+
+struct ClusteringStoreTests {
+    private func withStore<T>(trackCount: Int, _ body: (LibraryStore, [Int64]) throws -> T) throws -> T {
+        try withTemporaryDirectory { folder in
+            let store = try LibraryStore(path: folder + "/library.sqlite")
+            let ids = try store.database.write { db in
+                try (0..<trackCount).map { index -> Int64 in
+                    try db.execute(
+                        sql: "INSERT INTO tracks (name, match_key) VALUES (?, ?)", arguments: ["Track \(index)", "t\(index)"])
+                    return db.lastInsertedRowID
+                }
+            }
+            return try body(store, ids)
+        }
+    }
+
+    private func makeRun(clusterCount: Int) throws -> ClusteringRunRecord {
+        let schema = try FeatureSchema(features: [.energy, .key], weights: [.energy: 2])
+        let scaling = FeatureScaling(
+            schema: schema,
+            columns: [
+                .init(name: "energy", feature: .energy, encoding: .linear, offset: 0.6, scale: 0.2, weight: 2),
+                .init(name: "key_sin", feature: .key, encoding: .keySine, offset: 0, scale: 0.7, weight: 1),
+                .init(name: "key_cos", feature: .key, encoding: .keyCosine, offset: 0, scale: 0.7, weight: 1),
+            ])
+        return ClusteringRunRecord(
+            createdAt: Date(timeIntervalSince1970: 1_700_000_000), algorithm: "lloyd", clusterCount: clusterCount,
+            seed: Int64(bitPattern: UInt64.max - 1), restartCount: 3, maxIterations: 300, tolerance: 1e-4,
+            threadCount: 2, scaling: scaling, trackCount: 6, excludedTrackCount: 1, iterationCount: 7,
+            hasConverged: true, inertia: 12.5, silhouette: 0.4, calinskiHarabasz: 80, daviesBouldin: 0.7,
+            clusterCountScan: [ClusterCountScore(clusterCount: 2, inertia: 12.5, silhouette: 0.4, calinskiHarabasz: 80, daviesBouldin: 0.7)],
+            timings: ["iterations": 1.5])
+    }
+
+    private func makeClusters(count: Int) -> [ClusterRecord] {
+        (0..<count).map { c in
+            ClusterRecord(
+                runID: 0, cluster: c, name: "Vibe \(c)", mood: "calm/content", size: 3, share: 0.5,
+                centroidScaled: [Float(c), 0.5, -0.5], centroidOriginal: ["energy": 0.6 + Double(c) / 10],
+                means: ["energy": 0.6], zScores: ["energy": Double(c)], distinguishingFeatures: ["energy"])
+        }
+    }
+
+    @Test func migrationIsApplied() throws {
+        try withStore(trackCount: 0) { store, _ in
+            let migrations = try store.appliedMigrations()
+            #expect(migrations.contains("v2-clustering"))
+        }
+    }
+
+    @Test func runRoundTripsWithClustersAndAssignments() throws {
+        try withStore(trackCount: 6) { store, ids in
+            let run = try makeRun(clusterCount: 2)
+            let runID = try store.saveClusteringRun(
+                run, clusters: makeClusters(count: 2), trackIDs: ids, labels: [0, 1, 0, 1, 0, 1],
+                distances: [0.3, 0.2, 0.1, 0.9, 0.5, 0.05])
+            let saved = try #require(try store.clusteringRun(id: runID))
+            var expected = run
+            expected.id = runID
+            #expect(saved == expected)
+            #expect(UInt64(bitPattern: saved.seed) == UInt64.max - 1)
+            let latest = try store.clusteringRun()
+            #expect(latest?.id == runID)
+
+            let clusters = try store.clusters(ofRun: runID)
+            #expect(clusters.map(\.cluster) == [0, 1])
+            #expect(clusters.allSatisfy { $0.runID == runID })
+            #expect(clusters[1].centroidScaled == [1, 0.5, -0.5])
+
+            let nearest = try store.representativeTracks(ofRun: runID, cluster: 0, count: 2)
+            #expect(nearest.map(\.trackID) == [ids[2], ids[0]])
+            let assignments = try store.assignments(ofRun: runID)
+            #expect(assignments.count == 6)
+        }
+    }
+
+    @Test func latestRunIsTheNewest() throws {
+        try withStore(trackCount: 2) { store, ids in
+            let first = try store.saveClusteringRun(
+                try makeRun(clusterCount: 1), clusters: makeClusters(count: 1), trackIDs: ids, labels: [0, 0], distances: [1, 2])
+            let second = try store.saveClusteringRun(
+                try makeRun(clusterCount: 2), clusters: makeClusters(count: 2), trackIDs: ids, labels: [0, 1], distances: [1, 2])
+            let latest = try store.clusteringRun()
+            let all = try store.clusteringRuns()
+            #expect(latest?.id == second)
+            #expect(all.map(\.id) == [second, first])
+        }
+    }
+
+    @Test func deletingARunDeletesItsClustersAndAssignments() throws {
+        try withStore(trackCount: 2) { store, ids in
+            let runID = try store.saveClusteringRun(
+                try makeRun(clusterCount: 2), clusters: makeClusters(count: 2), trackIDs: ids, labels: [0, 1], distances: [1, 2])
+            let deleted = try store.deleteClusteringRun(id: runID)
+            #expect(deleted)
+            let clusters = try store.clusters(ofRun: runID)
+            let assignments = try store.assignments(ofRun: runID)
+            let latest = try store.clusteringRun()
+            #expect(clusters.isEmpty)
+            #expect(assignments.isEmpty)
+            #expect(latest == nil)
+        }
+    }
+
+    @Test func unknownTrackFailsTheWholeSave() throws {
+        try withStore(trackCount: 1) { store, ids in
+            let run = try makeRun(clusterCount: 1)
+            #expect(throws: StoreError.self) {
+                try store.saveClusteringRun(
+                    run, clusters: makeClusters(count: 1), trackIDs: [ids[0], 999],
+                    labels: [0, 0], distances: [1, 2])
+            }
+            let runs = try store.clusteringRuns()
+            #expect(runs.isEmpty)
+        }
+    }
+
+    @Test func assignmentToAMissingClusterFails() throws {
+        try withStore(trackCount: 1) { store, ids in
+            let run = try makeRun(clusterCount: 1)
+            #expect(throws: StoreError.self) {
+                try store.saveClusteringRun(
+                    run, clusters: makeClusters(count: 1), trackIDs: ids, labels: [3], distances: [1])
+            }
+        }
+    }
+}

@@ -1,0 +1,164 @@
+import ArgumentParser
+import Foundation
+import Ingest
+import Testing
+import VibesTestSupport
+
+@testable import vibes_analyze
+
+struct ClusterCommandTests {
+    /// Parses and runs a command line, as the executable would.
+    private func run(_ arguments: [String]) async throws {
+        var command = try VibesAnalyze.parseAsRoot(arguments)
+        if var asyncCommand = command as? AsyncParsableCommand {
+            try await asyncCommand.run()
+        } else {
+            try command.run()
+        }
+    }
+
+    private func withSyntheticLibrary<T>(perGroup: Int = 40, _ body: (String, LibraryStore) async throws -> T) async throws -> T {
+        try await withTemporaryDirectory { folder in
+            let path = folder + "/library.sqlite"
+            let store = try LibraryStore(path: path)
+            try LibrarySeeding.insert(LibrarySeeding.syntheticTracks(perGroup: perGroup), into: store)
+            return try await body(path, store)
+        }
+    }
+
+    @Test func clusterSavesARunThatRecoversTheGroups() async throws {
+        try await withSyntheticLibrary { path, store in
+            try await run(["cluster", "--db", path, "--k", "3", "--quiet"])
+            let record = try #require(try store.clusteringRun())
+            let runID = try #require(record.id)
+            #expect(record.clusterCount == 3)
+            #expect(record.trackCount == 120)
+            #expect(record.excludedTrackCount == 0)
+            let clusters = try store.clusters(ofRun: runID)
+            #expect(clusters.map(\.size) == [40, 40, 40])
+            #expect(Set(clusters.map(\.name)).count == 3)
+            // Every cluster holds the tracks of exactly one synthetic group.
+            let assignments = try store.assignments(ofRun: runID)
+            let summaries = try store.trackSummaries(for: assignments.map(\.trackID))
+            var groupsByCluster: [Int: Set<String>] = [:]
+            for assignment in assignments {
+                let group = String(summaries[assignment.trackID]!.name.split(separator: " ")[0])
+                groupsByCluster[assignment.cluster, default: []].insert(group)
+            }
+            #expect(groupsByCluster.values.allSatisfy { $0.count == 1 })
+            // The calm acoustic group is named as such.
+            let calmTrack = try #require(summaries.values.first { $0.name.hasPrefix("calm") })
+            let calmCluster = try #require(assignments.first { $0.trackID == calmTrack.id }).cluster
+            let calmName = try #require(clusters.first { $0.cluster == calmCluster }).name
+            #expect(calmName.contains("acoustic"))
+            #expect(clusters.first { $0.cluster == calmCluster }?.mood == "calm/content")
+            // Centroids in original units are in the features' own scale.
+            let tempo = try #require(clusters.first { $0.cluster == calmCluster }?.centroidOriginal["tempo"])
+            #expect(abs(tempo - 80) < 3)
+        }
+    }
+
+    @Test func sameSeedGivesTheSameReport() async throws {
+        var reports: [Data] = []
+        for _ in 0..<2 {
+            try await withSyntheticLibrary(perGroup: 30) { path, store in
+                try await run(["cluster", "--db", path, "--k", "4", "--seed", "7", "--quiet"])
+                let report = try VibesReport(store: store, runID: nil, exampleCount: 3)
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.sortedKeys]
+                reports.append(try encoder.encode(report))
+            }
+        }
+        #expect(reports[0] == reports[1])
+    }
+
+    @Test func autoChoosesKBySilhouetteAndKeepsTheScores() async throws {
+        try await withSyntheticLibrary(perGroup: 30) { path, store in
+            try await run(["cluster", "--db", path, "--k", "auto", "--max-k", "6", "--quiet"])
+            let record = try #require(try store.clusteringRun())
+            let scan = try #require(record.clusterCountScan)
+            #expect(scan.map(\.clusterCount) == [2, 3, 4, 5, 6])
+            let best = try #require(scan.max { ($0.silhouette ?? -1) < ($1.silhouette ?? -1) })
+            #expect(record.clusterCount == best.clusterCount)
+            #expect(record.clusterCount == 3)
+        }
+    }
+
+    @Test func vibesShowsTheLatestOrANamedRun() async throws {
+        try await withSyntheticLibrary(perGroup: 20) { path, store in
+            try await run(["cluster", "--db", path, "--k", "2", "--quiet"])
+            try await run(["cluster", "--db", path, "--k", "3", "--quiet"])
+            let latest = try VibesReport(store: store, runID: nil, exampleCount: 2)
+            let first = try VibesReport(store: store, runID: 1, exampleCount: 2)
+            #expect(latest.run.id == 2 && latest.vibes.count == 3)
+            #expect(first.run.id == 1 && first.vibes.count == 2)
+            #expect(first.vibes.allSatisfy { $0.examples.count == 2 })
+            try await run(["vibes", "--db", path, "1"])
+            await #expect(throws: StoreError.self) { try await run(["vibes", "--db", path, "9"]) }
+        }
+    }
+
+    @Test func featuresAndWeightsShapeTheSchema() async throws {
+        try await withSyntheticLibrary(perGroup: 20) { path, store in
+            try await run([
+                "cluster", "--db", path, "--k", "3", "--features", "energy,valence,tempo,key",
+                "--weight", "tempo=0.5", "--scaling", "minmax", "--quiet",
+            ])
+            let record = try #require(try store.clusteringRun())
+            #expect(record.scaling.schema.features.map(\.rawValue) == ["energy", "valence", "tempo", "key"])
+            #expect(record.scaling.columns.map(\.name) == ["energy", "valence", "tempo", "key_sin", "key_cos"])
+            #expect(record.scaling.columns[2].weight == 0.5)
+            #expect(record.scaling.schema.scaling == .minMax)
+        }
+    }
+
+    @Test(arguments: [
+        ["cluster", "--k", "1"],
+        ["cluster", "--k", "many"],
+        ["cluster", "--features", "energy,loudnes"],
+        ["cluster", "--weight", "tempo=-1"],
+        ["cluster", "--features", "energy,tempo", "--weight", "valence=2"],
+        ["cluster", "--weight", "tempo"],
+        ["cluster", "--scaling", "log"],
+        ["cluster", "--n-init", "0"],
+    ])
+    func badOptionsExitWithUsageError(arguments: [String]) {
+        #expect(throws: (any Error).self) { _ = try VibesAnalyze.parseAsRoot(arguments) }
+        do {
+            _ = try VibesAnalyze.parseAsRoot(arguments)
+        } catch {
+            #expect(VibesAnalyze.exitCode(for: error) == .validationFailure)
+        }
+    }
+
+    @Test func emptyLibraryIsARuntimeError() async throws {
+        try await withTemporaryDirectory { folder in
+            let path = folder + "/empty.sqlite"
+            do {
+                try await run(["cluster", "--db", path, "--k", "3", "--quiet"])
+                Issue.record("Clustering an empty library should fail.")
+            } catch {
+                #expect(VibesAnalyze.exitCode(for: error) == .failure)
+                #expect(VibesAnalyze.message(for: error).contains("needs at least 3 tracks"))
+            }
+        }
+    }
+
+    @Test(.enabled(if: SharedData.isAvailable, SharedData.skipReason))
+    func clustersTidyTuesdayTracks() async throws {
+        try await withTemporaryDirectory { folder in
+            let path = folder + "/tidy.sqlite"
+            let store = try LibraryStore(path: path)
+            try LibrarySeeding.insert(try LibrarySeeding.tidyTuesdayTracks(count: 2000), into: store)
+            try await run(["cluster", "--db", path, "--k", "6", "--seed", "42", "--quiet"])
+            let record = try #require(try store.clusteringRun())
+            let clusters = try store.clusters(ofRun: record.id!)
+            #expect(record.trackCount + record.excludedTrackCount == 2000)
+            #expect(clusters.map(\.size).reduce(0, +) == record.trackCount)
+            #expect(Set(clusters.map(\.name)).count == 6)
+            #expect(clusters.allSatisfy { $0.size > 0 })
+            let silhouette = try #require(record.silhouette)
+            #expect(silhouette > 0.05 && silhouette < 1)
+        }
+    }
+}
