@@ -90,6 +90,17 @@ struct SpotifyClientTests {
         }
     }
 
+    @Test func artistsComeInBatchesWithGenres() async throws {
+        try await FakeSpotify.withServer { fake in
+            let signedIn = try await makeSignedInClient(fake)
+            let ids = ["0oSGxfWSnnOXhD2fKuz2Gy", "3dBVyJ7JuOMt4GE9607Qin"].map { SpotifyID($0)! }
+            let artists = try await signedIn.client.artists(ids)
+            #expect(artists.map { $0?.name } == ["David Bowie", "T. Rex"])
+            #expect(artists[0]?.genres?.isEmpty == false)
+            #expect(await fake.state.requests(to: "/v1/artists").map { $0.query["ids"] } == [ids.map(\.rawValue).joined(separator: ",")])
+        }
+    }
+
     @Test func searchFindsTracks() async throws {
         try await FakeSpotify.withServer { fake in
             let signedIn = try await makeSignedInClient(fake)

@@ -29,6 +29,34 @@ struct SpotifyCommandsTests {
         #expect(command.parts == parts)
     }
 
+    @Test func authHelpIsStable() {
+        let help = VibesAnalyze.helpMessage(for: VibesAnalyze.Auth.self, columns: 80)
+        #expect(
+            help == """
+                OVERVIEW: Sign in to Spotify, show the session, or sign out.
+
+                Create an app at https://developer.spotify.com/dashboard and register the
+                redirect URI http://127.0.0.1:8977/callback (or the port you choose with
+                --port). Spotify refuses "localhost"; use 127.0.0.1. The session is kept in a
+                file only you can read.
+
+                USAGE: vibes-analyze auth <subcommand>
+
+                OPTIONS:
+                  --version               Show the version.
+                  -h, --help              Show help information.
+
+                SUBCOMMANDS:
+                  login                   Sign in to Spotify (Authorization Code with PKCE, or
+                                          with the client secret when one is set).
+                  status                  Show who is signed in, the scopes granted and when
+                                          the access token expires.
+                  logout                  Forget the stored Spotify session.
+
+                  See 'vibes-analyze help auth <subcommand>' for detailed help.
+                """)
+    }
+
     @Test func unknownScopesAreValidationErrors() {
         #expect(throws: (any Error).self) {
             _ = try VibesAnalyze.parseAsRoot(["auth", "login", "--scope", "user-everything"])
