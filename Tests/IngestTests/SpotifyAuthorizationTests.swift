@@ -88,6 +88,28 @@ struct SpotifyAuthorizationTests {
         }
     }
 
+    @Test func withASecretTheCodeFlowUsesBasicCredentialsAndNoPKCE() async throws {
+        try await FakeSpotify.withServer { fake in
+            let accounts = SpotifyAccounts(
+                credentials: SpotifyAppCredentials(clientID: "id", clientSecret: "s3cret"), baseURL: fake.accountsBaseURL,
+                transport: URLSessionTransport(timeout: 10))
+            let session = try await accounts.logIn(port: 0, timeout: .seconds(20)) { authorizeURL in
+                #expect(!authorizeURL.absoluteString.contains("code_challenge"))
+                _ = try await get(authorizeURL)
+            }
+            #expect(session.grant == .authorizationCode)
+            let refreshed = try await accounts.refresh(session)
+            #expect(refreshed.accessToken != session.accessToken && refreshed.grant == .authorizationCode)
+            let requests = await fake.state.requests(to: "/accounts/api/token")
+            #expect(requests.count == 2)
+            for request in requests {
+                let form = String(decoding: request.body, as: UTF8.self)
+                #expect(request.authorization == "Basic " + Data("id:s3cret".utf8).base64EncodedString())
+                #expect(!form.contains("code_verifier") && !form.contains("client_id"))
+            }
+        }
+    }
+
     @Test func anErrorRedirectEndsTheSignIn() async throws {
         try await FakeSpotify.withServer { fake in
             await fake.state.configure { $0.deniesAuthorization = true }
