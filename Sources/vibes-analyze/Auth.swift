@@ -2,10 +2,6 @@ import ArgumentParser
 import Foundation
 import Ingest
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 extension VibesAnalyze {
     /// `vibes-analyze auth login|status|logout`.
     struct Auth: AsyncParsableCommand {
@@ -215,11 +211,11 @@ extension VibesAnalyze.Auth {
 /// does nothing without a display.
 func openBrowser(_ url: URL) {
     #if os(macOS)
-        let tool = "/usr/bin/open"
+    let tool = "/usr/bin/open"
     #else
-        let environment = ProcessInfo.processInfo.environment
-        guard environment["DISPLAY"] != nil || environment["WAYLAND_DISPLAY"] != nil else { return }
-        let tool = "/usr/bin/xdg-open"
+    let environment = ProcessInfo.processInfo.environment
+    guard environment["DISPLAY"] != nil || environment["WAYLAND_DISPLAY"] != nil else { return }
+    let tool = "/usr/bin/xdg-open"
     #endif
     guard FileManager.default.isExecutableFile(atPath: tool) else { return }
     let process = Process()

@@ -4,7 +4,7 @@ import Testing
 import VibesTestSupport
 
 #if canImport(FoundationNetworking)
-    import FoundationNetworking
+import FoundationNetworking
 #endif
 
 struct SpotifyAuthorizationTests {
@@ -91,7 +91,8 @@ struct SpotifyAuthorizationTests {
     @Test func withASecretTheCodeFlowUsesBasicCredentialsAndNoPKCE() async throws {
         try await FakeSpotify.withServer { fake in
             let accounts = SpotifyAccounts(
-                credentials: SpotifyAppCredentials(clientID: "id", clientSecret: "s3cret"), baseURL: fake.accountsBaseURL,
+                credentials: SpotifyAppCredentials(clientID: "id", clientSecret: "s3cret"),
+                baseURL: fake.accountsBaseURL,
                 transport: URLSessionTransport(timeout: 10))
             let session = try await accounts.logIn(port: 0, timeout: .seconds(20)) { authorizeURL in
                 #expect(!authorizeURL.absoluteString.contains("code_challenge"))

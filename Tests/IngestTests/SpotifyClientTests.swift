@@ -97,7 +97,10 @@ struct SpotifyClientTests {
             let artists = try await signedIn.client.artists(ids)
             #expect(artists.map { $0?.name } == ["David Bowie", "T. Rex"])
             #expect(artists[0]?.genres?.isEmpty == false)
-            #expect(await fake.state.requests(to: "/v1/artists").map { $0.query["ids"] } == [ids.map(\.rawValue).joined(separator: ",")])
+            #expect(
+                await fake.state.requests(to: "/v1/artists").map { $0.query["ids"] } == [
+                    ids.map(\.rawValue).joined(separator: ",")
+                ])
         }
     }
 
@@ -221,7 +224,8 @@ struct SpotifyClientTests {
             from: load("peter-schorn-SpotifyAPI/get-me-player-recently-played.json"))
         #expect(plays.items.count == 45 && plays.cursors?.before != nil)
         #expect(plays.items.allSatisfy { $0?.track?.track != nil })
-        for name in ["spotify-web-api-java/get-me-playlists.json", "spotify-web-api-raml-2015/get-user-playlists.json"] {
+        for name in ["spotify-web-api-java/get-me-playlists.json", "spotify-web-api-raml-2015/get-user-playlists.json"]
+        {
             let page = try decoder.decode(SpotifyPagingObject<SpotifySimplifiedPlaylistObject>.self, from: load(name))
             #expect(!page.items.isEmpty && page.items.allSatisfy { $0?.snapshotID != nil && $0?.itemCount != nil })
         }

@@ -32,7 +32,8 @@ struct SpotifyPlaylistPushTests {
                 let first = try await signedIn.client.push(playlist)
                 #expect(first.created && first.itemCount == 150 && first.skippedWithoutID == 1 && first.requests == 3)
                 #expect(await fake.state.writtenItems[first.spotifyID] == playlist.uris)
-                try store.recordPush(of: playlist.rowID, spotifyID: SpotifyID(first.spotifyID)!, snapshotID: first.snapshotID)
+                try store.recordPush(
+                    of: playlist.rowID, spotifyID: SpotifyID(first.spotifyID)!, snapshotID: first.snapshotID)
 
                 let again = try await signedIn.client.push(try store.pushablePlaylist(matching: "vibes:late-night"))
                 #expect(!again.created && again.spotifyID == first.spotifyID)

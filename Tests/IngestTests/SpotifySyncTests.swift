@@ -142,7 +142,9 @@ struct SpotifySyncTests {
     @Test func withoutASessionTheSyncSaysSignIn() async throws {
         try await withLibrary { _, store, signedIn in
             try await signedIn.tokens.clear()
-            let error = await spotifyError { _ = try await SpotifySync(client: signedIn.client, store: store).run(.all) }
+            let error = await spotifyError {
+                _ = try await SpotifySync(client: signedIn.client, store: store).run(.all)
+            }
             #expect(error == .notSignedIn)
         }
     }

@@ -87,11 +87,13 @@ struct SpotifyCommandsTests {
                     "VIBES_SPOTIFY_ACCOUNTS_URL": fake.accountsBaseURL.absoluteString,
                 ]
                 let base = directory + "/login"
-                async let run = runTool(["auth", "login", "--port", "0", "--timeout", "30"], environment: environment, base: base)
+                async let run = runTool(
+                    ["auth", "login", "--port", "0", "--timeout", "30"], environment: environment, base: base)
                 // Play the browser: wait for the printed URL, then follow it through the fake's consent page.
                 var authorizeURL: URL?
                 for _ in 0..<500 where authorizeURL == nil {
-                    let text = String(decoding: FileManager.default.contents(atPath: base + ".err") ?? Data(), as: UTF8.self)
+                    let text = String(
+                        decoding: FileManager.default.contents(atPath: base + ".err") ?? Data(), as: UTF8.self)
                     authorizeURL = text.split(separator: "\n").first { $0.contains("/accounts/authorize?") }
                         .flatMap { URL(string: $0.trimmingCharacters(in: .whitespaces)) }
                     if authorizeURL == nil { try await Task.sleep(for: .milliseconds(20)) }
@@ -219,11 +221,11 @@ func runTool(
 /// The folder that holds the built products (argument-parser's test helpers find it the same way).
 var productsDirectory: URL {
     #if os(macOS)
-        for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
-            return bundle.bundleURL.deletingLastPathComponent()
-        }
-        fatalError("couldn't find the products directory")
+    for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
+        return bundle.bundleURL.deletingLastPathComponent()
+    }
+    fatalError("couldn't find the products directory")
     #else
-        return Bundle.main.bundleURL
+    return Bundle.main.bundleURL
     #endif
 }

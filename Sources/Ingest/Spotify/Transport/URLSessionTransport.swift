@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(FoundationNetworking)
-    import FoundationNetworking
+import FoundationNetworking
 #endif
 
 /// An ``HTTPTransport`` over `URLSession` (FoundationNetworking on Linux).
