@@ -101,6 +101,7 @@ struct ImportAtomicityTests {
                 _ = try store.importFile(at: Fixtures.path("csv/tidytuesday-excerpt.csv"))
                 before = try contentSnapshot(store)
                 #expect(try store.appliedMigrations() == LibraryStore.migrator.migrations)
+                #expect(LibraryStore.migrator.migrations.first == "v1-library")
             }
             let reopened = try LibraryStore(path: path)
             #expect(try contentSnapshot(reopened) == before)
