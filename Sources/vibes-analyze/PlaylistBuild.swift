@@ -9,8 +9,8 @@ extension VibesAnalyze {
     struct PlaylistCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "playlist",
-            abstract: "Build vibe-matched playlists that flow.",
-            subcommands: [Build.self])
+            abstract: "Build vibe-matched playlists that flow, and push them to Spotify.",
+            subcommands: [Build.self, PlaylistPush.self])
     }
 }
 
