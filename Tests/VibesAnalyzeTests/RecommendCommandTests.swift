@@ -185,4 +185,26 @@ struct RecommendCommandTests {
             #expect(throws: (any Error).self) { try outOfRange.makeReport(store: store) }
         }
     }
+
+    @Test func playlistHelpIsStable() {
+        let help = VibesAnalyze.helpMessage(for: VibesAnalyze.PlaylistCommand.self, columns: 80)
+        #expect(
+            help == """
+                OVERVIEW: Build vibe-matched playlists that flow, and push them to Spotify.
+
+                USAGE: vibes-analyze playlist <subcommand>
+
+                OPTIONS:
+                  --version               Show the version.
+                  -h, --help              Show help information.
+
+                SUBCOMMANDS:
+                  build                   Build a playlist from seeds and targets, or along a
+                                          mood path, ordered for flow.
+                  push                    Write a playlist from the store to your Spotify
+                                          account.
+
+                  See 'vibes-analyze help playlist <subcommand>' for detailed help.
+                """)
+    }
 }
