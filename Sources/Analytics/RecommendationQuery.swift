@@ -24,7 +24,8 @@ public struct RecommendationQuery: Sendable {
     public var combination: SeedCombination
     /// The bounds and targets, by attribute.
     public var constraints: [TunableAttribute: AttributeConstraint]
-    /// Whether tempo bounds and targets accept half and double time (60 BPM matches 120 BPM).
+    /// Whether a tempo window (`min_tempo` and `max_tempo` together) and `target_tempo` accept half
+    /// and double time (60 BPM matches 110…130 BPM); a one-sided tempo bound is applied as given.
     public var tempoOctave: Bool
     /// The number of tracks to return, 1…100.
     public var count: Int

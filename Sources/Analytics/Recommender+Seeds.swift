@@ -168,7 +168,9 @@ extension Recommender {
     func passesBounds(row: Int, query: RecommendationQuery) -> Bool {
         for (attribute, constraint) in query.constraints where constraint.minimum != nil || constraint.maximum != nil {
             guard let value = value(of: attribute, row: row) else { return false }
-            let candidates = attribute == .tempo && query.tempoOctave ? [value, value * 2, value / 2] : [value]
+            // Half/double time widens a tempo window; a one-sided bound would then admit everything.
+            let isWindow = constraint.minimum != nil && constraint.maximum != nil
+            let candidates = attribute == .tempo && query.tempoOctave && isWindow ? [value, value * 2, value / 2] : [value]
             let fits = candidates.contains { candidate in
                 (constraint.minimum.map { candidate >= $0 } ?? true) && (constraint.maximum.map { candidate <= $0 } ?? true)
             }

@@ -47,7 +47,7 @@ struct TunableOptions: ParsableArguments {
     @Option(name: .customLong("max-valence"), help: "Keep tracks with valence ≤ this (0–1).") var maxValence: Double?
     @Option(name: .customLong("target-valence"), help: "Prefer valence near this (0–1).") var targetValence: Double?
 
-    @Flag(name: .customLong("tempo-octave"), help: "Treat half and double time as matching tempo bounds and targets (60 BPM fits --min-tempo 110 --max-tempo 130).")
+    @Flag(name: .customLong("tempo-octave"), help: "Treat half and double time as matching a tempo window and --target-tempo (60 BPM fits --min-tempo 110 --max-tempo 130).")
     var tempoOctave = false
 
     /// The constraints given, by attribute.
