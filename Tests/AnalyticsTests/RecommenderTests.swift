@@ -71,6 +71,13 @@ struct RecommenderTests {
         let octave = try recommender.recommend(query)
         #expect(octave.pool.afterFilters > strict.pool.afterFilters)
         #expect(strict.pool.afterFilters < strict.pool.candidates)
+
+        // A one-sided bound is not a window: half time would let every tempo under 200 BPM through.
+        var oneSided = RecommendationQuery(seeds: [.track(seed)], count: 10)
+        oneSided.setMaximum(100, for: .tempo)
+        let plain = try recommender.recommend(oneSided)
+        oneSided.tempoOctave = true
+        #expect(try recommender.recommend(oneSided).pool.afterFilters == plain.pool.afterFilters)
     }
 
     @Test func targetsPullResultsTowardsTheTarget() throws {
