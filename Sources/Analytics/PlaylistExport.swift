@@ -74,8 +74,10 @@ public enum PlaylistExport {
         "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
+    /// Features are measured in single precision; print the shortest text that reads back the same
+    /// `Float` (0.542, not 0.5419999957084656).
     private static func number(_ value: Double?) -> String {
-        value.map { String($0) } ?? ""
+        value.map { Float($0).description } ?? ""
     }
 
     private static func singleLine(_ text: String) -> String {

@@ -50,8 +50,8 @@ extension VibesAnalyze.PlaylistCommand {
         @Option(name: .customLong("max-per-artist"), help: "At most this many tracks by the same main artist.")
         var maxPerArtist: Int?
 
-        @Option(name: .long, help: "The order: flow (harmonic, tempo and artist aware), arc (flow plus an energy curve) or none (best first).")
-        var order: OrderMode = .flow
+        @Option(name: .long, help: "The order: flow (harmonic, tempo and artist aware), arc (flow plus an energy curve) or none (best first, or the path's order). Default: flow, or none for a mood path.")
+        var order: OrderMode?
 
         @Option(name: .long, help: "The energy curve for --order arc: flat, rising or peak (warm-up → peak → cool-down).")
         var arc: PlaylistOrdering.Arc = .peak
@@ -174,6 +174,8 @@ extension VibesAnalyze.PlaylistCommand {
                     entries.remove(at: last)
                 }
             }
+            // A mood path is already in its order; anything else flows unless told otherwise.
+            let order: OrderMode = self.order ?? (fromMood != nil ? OrderMode.none : OrderMode.flow)
             let ordering: PlaylistOrdering? =
                 switch order {
                 case .flow: PlaylistOrdering(arc: nil)

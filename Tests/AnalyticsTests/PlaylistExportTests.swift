@@ -39,6 +39,7 @@ struct PlaylistExportTests {
         #expect(records[1][0] == "spotify:track:2uuJs2nltcYFh9pkKP7bW4")
         #expect(records[2][3] == "SamRecks;Ryu, The Runner")
         #expect(Double(records[1][19]) == 0.00000436)
+        #expect(records[1][12] == "0.599" && records[1][15] == "-6.326")
         #expect(records[1][14] == "6" && records[1][23] == "4")
     }
 

@@ -139,6 +139,10 @@ struct RecommendCommandTests {
             // Synthetic durations are 150–270 s, so 30 minutes is 7 to 12 tracks.
             #expect((7...12).contains(playlist.entries.count))
             #expect(playlist.description.hasPrefix("From calm to energetic"))
+            // The path's own order is kept (no re-ordering by default), so it ends more energetic.
+            let energies = playlist.entries.compactMap(\.features.energy)
+            #expect(energies.first! < energies.last!)
+            #expect(playlist.description.hasSuffix("ordered none (vibes-analyze)"))
         }
     }
 
