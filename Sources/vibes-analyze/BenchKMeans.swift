@@ -50,12 +50,14 @@ extension VibesAnalyze {
             options.tolerance = 0
             options.threadCount = threads
             options.kernel = DistanceKernel(rawValue: kernel)!
+            let clock = ContinuousClock()
+            let start = clock.now
             let model = try await KMeans.fit(x, initialCentroids: c, options: options)
-            let iterationMS = Double(model.timings.iterations.components.attoseconds) / 1e15
-                + Double(model.timings.iterations.components.seconds) * 1000
+            let fitMS = (clock.now - start).milliseconds
             let result: [String: Double] = [
                 "iterations": Double(model.iterationCount),
-                "ms_per_iteration": iterationMS / Double(max(1, model.timings.iterationCount)),
+                "ms_per_iteration": model.timings.iterations.milliseconds / Double(max(1, model.timings.iterationCount)),
+                "fit_ms": fitMS,
                 "inertia": model.inertia,
             ]
             if let labelsOut {
