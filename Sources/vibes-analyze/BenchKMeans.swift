@@ -32,6 +32,9 @@ extension VibesAnalyze {
         @Option(help: "The distance kernel: fused or blas.")
         var kernel: String = "fused"
 
+        @Option(help: "Run mini-batch k-means with this batch size instead of Lloyd's algorithm.")
+        var miniBatch: Int?
+
         @Option(help: "Write the final labels as int32 to this file.")
         var labelsOut: String?
 
@@ -52,7 +55,16 @@ extension VibesAnalyze {
             options.kernel = DistanceKernel(rawValue: kernel)!
             let clock = ContinuousClock()
             let start = clock.now
-            let model = try await KMeans.fit(x, initialCentroids: c, options: options)
+            let model: KMeans
+            if let miniBatch {
+                var miniOptions = KMeans.MiniBatchOptions()
+                miniOptions.batchSize = miniBatch
+                miniOptions.threadCount = threads
+                var rng = SplitMix64(seed: 42)
+                model = try await KMeans.fitMiniBatch(x, clusterCount: c.rowCount, options: miniOptions, using: &rng)
+            } else {
+                model = try await KMeans.fit(x, initialCentroids: c, options: options)
+            }
             let fitMS = (clock.now - start).milliseconds
             let result: [String: Double] = [
                 "iterations": Double(model.iterationCount),
