@@ -271,7 +271,7 @@ enum Kernels {
     }
 
     /// The exact squared distance ‖x − c‖² of every row in `rows` to the centroid given by `labels`
-    /// (indexed from `rows.lowerBound`), computed by differences, not by the expanded form.
+    /// (one label per row of `data`), computed by differences, not by the expanded form.
     static func squaredDistances(_ data: Matrix, rows: Range<Int>, labels: [Int32], centroids: Matrix) -> [Float] {
         let d = data.columnCount
         var result = [Float](repeating: 0, count: rows.count)
@@ -279,7 +279,7 @@ enum Kernels {
             centroids.elements.withUnsafeBufferPointer { c in
                 for i in rows {
                     let row = x.baseAddress! + i * d
-                    let centroid = c.baseAddress! + Int(labels[i - rows.lowerBound]) * d
+                    let centroid = c.baseAddress! + Int(labels[i]) * d
                     var sum: Float = 0
                     for j in 0..<d {
                         let difference = row[j] - centroid[j]

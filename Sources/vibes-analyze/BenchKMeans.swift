@@ -35,6 +35,9 @@ extension VibesAnalyze {
         @Option(help: "Run mini-batch k-means with this batch size instead of Lloyd's algorithm.")
         var miniBatch: Int?
 
+        @Flag(help: "Ignore --initial's centres and seed with k-means++ (seed 42), tolerance 1e-4, as `cluster` does.")
+        var kMeansPlusPlus = false
+
         @Option(help: "Write the final labels as int32 to this file.")
         var labelsOut: String?
 
@@ -62,6 +65,10 @@ extension VibesAnalyze {
                 miniOptions.threadCount = threads
                 var rng = SplitMix64(seed: 42)
                 model = try await KMeans.fitMiniBatch(x, clusterCount: c.rowCount, options: miniOptions, using: &rng)
+            } else if kMeansPlusPlus {
+                options.tolerance = 1e-4
+                var rng = SplitMix64(seed: 42)
+                model = try await KMeans.fit(x, clusterCount: c.rowCount, options: options, using: &rng)
             } else {
                 model = try await KMeans.fit(x, initialCentroids: c, options: options)
             }
