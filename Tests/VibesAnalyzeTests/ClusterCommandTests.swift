@@ -21,7 +21,7 @@ struct ClusterCommandTests {
         try await withTemporaryDirectory { folder in
             let path = folder + "/library.sqlite"
             let store = try LibraryStore(path: path)
-            try LibrarySeeding.insert(LibrarySeeding.syntheticTracks(perGroup: perGroup), into: store)
+            try LibrarySeeding.insert(LibrarySeeding.syntheticTracks(perGroup: perGroup), into: store, folder: folder)
             return try await body(path, store)
         }
     }
@@ -149,11 +149,13 @@ struct ClusterCommandTests {
         try await withTemporaryDirectory { folder in
             let path = folder + "/tidy.sqlite"
             let store = try LibraryStore(path: path)
-            try LibrarySeeding.insert(try LibrarySeeding.tidyTuesdayTracks(count: 2000), into: store)
+            try LibrarySeeding.importTidyTuesday(firstRecords: 2000, into: store, folder: folder)
+            let tracks = try store.featureTable().rowCount
             try await run(["cluster", "--db", path, "--k", "6", "--seed", "42", "--quiet"])
             let record = try #require(try store.clusteringRun())
             let clusters = try store.clusters(ofRun: record.id!)
-            #expect(record.trackCount + record.excludedTrackCount == 2000)
+            #expect(tracks > 1500)  // 2,000 records, some of them the same track in several playlists
+            #expect(record.trackCount + record.excludedTrackCount == tracks)
             #expect(clusters.map(\.size).reduce(0, +) == record.trackCount)
             #expect(Set(clusters.map(\.name)).count == 6)
             #expect(clusters.allSatisfy { $0.size > 0 })
