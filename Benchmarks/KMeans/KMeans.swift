@@ -1,6 +1,7 @@
 import Analytics
 import Benchmark
 import Features
+import Foundation
 
 /// The size of the benchmark library; `VIBES_BENCH_ROWS` overrides the default of a million.
 private let rowCount = Int(ProcessInfo.processInfo.environment["VIBES_BENCH_ROWS"] ?? "") ?? 1_000_000

@@ -31,7 +31,9 @@ extension VibesAnalyze {
                 valueName: "features"))
         var features: String = FeatureSchema.defaultFeatures.map(\.rawValue).joined(separator: ",")
 
-        @Option(name: .customLong("weight"), help: ArgumentHelp("A feature weight, such as tempo=0.5; repeatable.", valueName: "feature=weight"))
+        @Option(
+            name: .customLong("weight"),
+            help: ArgumentHelp("A feature weight, such as tempo=0.5; repeatable. Mode weighs 0.5 unless given.", valueName: "feature=weight"))
         var weights: [String] = []
 
         @Option(help: "How features are scaled: zscore, minmax or raw.")
@@ -83,7 +85,7 @@ extension VibesAnalyze {
                 }
                 chosen.append(feature)
             }
-            var weightsByFeature: [AudioFeature: Double] = [:]
+            var weightsByFeature = FeatureSchema.defaultWeights.filter { chosen.contains($0.key) }
             for text in weights {
                 let parts = text.split(separator: "=", maxSplits: 1).map(String.init)
                 guard parts.count == 2, let weight = Double(parts[1]) else {

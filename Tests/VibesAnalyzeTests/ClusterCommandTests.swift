@@ -192,7 +192,8 @@ OPTIONS:
                           (default:
                           danceability,energy,valence,acousticness,instrumentalness,speechiness,liveness,loudness,tempo,mode)
   --weight <feature=weight>
-                          A feature weight, such as tempo=0.5; repeatable.
+                          A feature weight, such as tempo=0.5; repeatable. Mode
+                          weighs 0.5 unless given.
   --scaling <scaling>     How features are scaled: zscore, minmax or raw.
                           (values: zscore, minmax, raw; default: zscore)
   --seed <seed>           The seed of every random choice; the same seed gives
