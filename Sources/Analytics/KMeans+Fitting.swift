@@ -161,9 +161,8 @@ extension KMeans {
         var parts = [[Float]](repeating: [], count: ranges.count)
         await withTaskGroup(of: (Int, [Float]).self) { group in
             for (index, range) in ranges.enumerated() {
-                let blockLabels = Array(labels[range])
                 group.addTask {
-                    (index, Kernels.squaredDistances(data, rows: range, labels: blockLabels, centroids: centroids))
+                    (index, Kernels.squaredDistances(data, rows: range, labels: labels, centroids: centroids))
                 }
             }
             for await (index, part) in group { parts[index] = part }

@@ -75,11 +75,18 @@ extension KMeans {
         /// this size, because greedy k-means++ over every row costs more than the iterations
         /// (3 s at a million rows and k = 64).
         public var seedingSampleSize = 100_000
-        /// The distance kernel.
+        /// The distance kernel; the fused SIMD kernel by default.
         ///
-        /// Measured with `Benchmarks/compare/compare_kmeans.py` on the 2-vCPU Zen 4 machine
-        /// (N = 1M, d = 12, k = 16, 2 threads, ms per Lloyd iteration): the fused kernel is the
-        /// faster, so it is the default; see `Benchmarks/results/` for the figures of each run.
+        /// Measured with `Benchmarks/compare/compare_kmeans.py` on the shared 2-vCPU EPYC (AVX2,
+        /// no AVX-512 in this VM; baseline x86-64 build), d = 12, 2 threads, ms per iteration of
+        /// the whole fit, fused vs `cblas_sgemm` on 256-row blocks, in one run (load average 12):
+        /// N = 100k, k = 16: 7.96 vs 7.78; 1M, k = 8: 73 vs 91; 1M, k = 16: 127 vs 124;
+        /// 1M, k = 64: 292 vs 335; 5M, k = 16: 307 vs 214. On a quieter machine (load 5), 1M,
+        /// k = 16, one thread: 52 vs 73. The fused kernel wins at small and large k and on one
+        /// thread; BLAS won the 5M row, and repeated A/B runs at 1M, k = 16 scatter by ±40 % on this
+        /// shared machine, so the choice should be re-measured on a quiet one (an AVX2 build of the
+        /// fused kernel, `-Xswiftc -target-cpu -Xswiftc haswell`, is the obvious next step).
+        /// See `Benchmarks/results/` for the full runs.
         public var kernel = DistanceKernel.fused
 
         public init() {}

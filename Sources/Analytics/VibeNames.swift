@@ -22,10 +22,22 @@ public enum Mood: String, CaseIterable, Hashable, Sendable, Codable {
         }
     }
 
-    /// The adjective that opens a vibe's name; stronger when the centroid lies far from the average.
-    func adjective(intensity: Double) -> String {
-        let isStrong = intensity > 1
-        switch self {
+    /// The adjective that opens a vibe's name.
+    ///
+    /// A centroid near the library average on one axis (|z| < 0.25) is named by the other axis
+    /// alone: "Energetic" or "Mellow" for arousal, "Bright" or "Dark" for valence. The strong words
+    /// ("Euphoric", "Serene", "Melancholic", "Angry") need both axes clearly off average.
+    static func adjective(valence: Double, energy: Double) -> String {
+        let isNeutralValence = abs(valence) < 0.25
+        let isNeutralEnergy = abs(energy) < 0.25
+        switch (isNeutralValence, isNeutralEnergy) {
+        case (true, true): return "Balanced"
+        case (true, false): return energy >= 0 ? "Energetic" : "Mellow"
+        case (false, true): return valence >= 0 ? "Bright" : "Dark"
+        case (false, false): break
+        }
+        let isStrong = min(abs(valence), abs(energy)) > 0.5 && max(abs(valence), abs(energy)) > 1
+        switch Mood(valence: valence, energy: energy) {
         case .happy: return isStrong ? "Euphoric" : "Upbeat"
         case .calm: return isStrong ? "Serene" : "Calm"
         case .sad: return isStrong ? "Melancholic" : "Wistful"
@@ -149,7 +161,7 @@ public enum VibeNames {
     static func candidateNames(for profile: VibeProfile) -> [String] {
         let valence = profile.zScores[AudioFeature.valence.rawValue] ?? 0
         let energy = profile.zScores[AudioFeature.energy.rawValue] ?? 0
-        let adjective = profile.mood.adjective(intensity: Swift.max(abs(valence), abs(energy)))
+        let adjective = Mood.adjective(valence: valence, energy: energy)
         let words = descriptors.compactMap { descriptor -> (word: String, strength: Double)? in
             guard let z = profile.zScores[descriptor.feature.rawValue] else { return nil }
             let word = z >= 0 ? descriptor.above : descriptor.below

@@ -48,8 +48,12 @@ public struct FeatureSchema: Hashable, Sendable, Codable {
         .loudness, .tempo, .mode,
     ]
 
-    /// The default schema: ``defaultFeatures``, unit weights, z-score scaling.
-    public static let `default` = try! FeatureSchema()
+    /// The weights the command line gives when none is asked for: mode counts half, because a
+    /// binary column that is z-scored otherwise splits every vibe into a major and a minor twin.
+    public static let defaultWeights: [AudioFeature: Double] = [.mode: 0.5]
+
+    /// The default schema: ``defaultFeatures`` with ``defaultWeights``, z-score scaling.
+    public static let `default` = try! FeatureSchema(weights: defaultWeights)
 
     /// Creates a schema.
     ///

@@ -32,6 +32,12 @@ extension VibesAnalyze {
         @Option(help: "The distance kernel: fused or blas.")
         var kernel: String = "fused"
 
+        @Option(help: "Run mini-batch k-means with this batch size instead of Lloyd's algorithm.")
+        var miniBatch: Int?
+
+        @Flag(help: "Ignore --initial's centres and seed with k-means++ (seed 42), tolerance 1e-4, as `cluster` does.")
+        var kMeansPlusPlus = false
+
         @Option(help: "Write the final labels as int32 to this file.")
         var labelsOut: String?
 
@@ -50,12 +56,27 @@ extension VibesAnalyze {
             options.tolerance = 0
             options.threadCount = threads
             options.kernel = DistanceKernel(rawValue: kernel)!
-            let model = try await KMeans.fit(x, initialCentroids: c, options: options)
-            let iterationMS = Double(model.timings.iterations.components.attoseconds) / 1e15
-                + Double(model.timings.iterations.components.seconds) * 1000
+            let clock = ContinuousClock()
+            let start = clock.now
+            let model: KMeans
+            if let miniBatch {
+                var miniOptions = KMeans.MiniBatchOptions()
+                miniOptions.batchSize = miniBatch
+                miniOptions.threadCount = threads
+                var rng = SplitMix64(seed: 42)
+                model = try await KMeans.fitMiniBatch(x, clusterCount: c.rowCount, options: miniOptions, using: &rng)
+            } else if kMeansPlusPlus {
+                options.tolerance = 1e-4
+                var rng = SplitMix64(seed: 42)
+                model = try await KMeans.fit(x, clusterCount: c.rowCount, options: options, using: &rng)
+            } else {
+                model = try await KMeans.fit(x, initialCentroids: c, options: options)
+            }
+            let fitMS = (clock.now - start).milliseconds
             let result: [String: Double] = [
                 "iterations": Double(model.iterationCount),
-                "ms_per_iteration": iterationMS / Double(max(1, model.timings.iterationCount)),
+                "ms_per_iteration": model.timings.iterations.milliseconds / Double(max(1, model.timings.iterationCount)),
+                "fit_ms": fitMS,
                 "inertia": model.inertia,
             ]
             if let labelsOut {
@@ -65,17 +86,21 @@ extension VibesAnalyze {
             try Console.printJSON(result)
         }
 
+        /// Reads a raw float32 file straight into the matrix storage, without an intermediate
+        /// copy, so that peak memory is the matrix itself.
         static func readMatrix(path: String, columns: Int) throws -> Matrix {
-            guard let bytes = FileManager.default.contents(atPath: path) else {
-                throw ValidationError("Cannot read \(path).")
+            guard let file = fopen(path, "rb") else { throw ValidationError("Cannot read \(path).") }
+            defer { fclose(file) }
+            fseek(file, 0, SEEK_END)
+            let byteCount = ftell(file)
+            fseek(file, 0, SEEK_SET)
+            guard byteCount > 0, byteCount % (4 * columns) == 0 else {
+                throw ValidationError("\(path) holds \(byteCount) bytes, not a whole number of \(columns)-float rows.")
             }
-            let count = bytes.count / 4
-            guard bytes.count % (4 * columns) == 0 else {
-                throw ValidationError("\(path) holds \(bytes.count) bytes, not a whole number of \(columns)-float rows.")
-            }
-            var elements = [Float](repeating: 0, count: count)
-            _ = elements.withUnsafeMutableBytes { bytes.copyBytes(to: $0) }
-            return Matrix(rowCount: count / columns, columnCount: columns, elements: elements)
+            var elements = [Float](repeating: 0, count: byteCount / 4)
+            let read = elements.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, file) }
+            guard read == byteCount else { throw ValidationError("Could read only \(read) of \(byteCount) bytes of \(path).") }
+            return Matrix(rowCount: elements.count / columns, columnCount: columns, elements: elements)
         }
     }
 }

@@ -31,7 +31,9 @@ extension VibesAnalyze {
                 valueName: "features"))
         var features: String = FeatureSchema.defaultFeatures.map(\.rawValue).joined(separator: ",")
 
-        @Option(name: .customLong("weight"), help: ArgumentHelp("A feature weight, such as tempo=0.5; repeatable.", valueName: "feature=weight"))
+        @Option(
+            name: .customLong("weight"),
+            help: ArgumentHelp("A feature weight, such as tempo=0.5; repeatable. Mode weighs 0.5 unless given.", valueName: "feature=weight"))
         var weights: [String] = []
 
         @Option(help: "How features are scaled: zscore, minmax or raw.")
@@ -45,6 +47,12 @@ extension VibesAnalyze {
 
         @Option(name: .customLong("max-iter"), help: "The most k-means iterations per restart.")
         var maxIterations = 300
+
+        @Option(help: "The algorithm: lloyd (exact, the default) or minibatch (for very large libraries).")
+        var algorithm: AlgorithmChoice = .lloyd
+
+        @Option(help: "The rows per step of --algorithm minibatch.")
+        var batchSize = 4096
 
         @Option(help: "The number of threads.")
         var threads = 2
@@ -60,6 +68,10 @@ extension VibesAnalyze {
             guard restartCount >= 1 else { throw ValidationError("Please choose at least 1 restart (got \(restartCount)).") }
             guard maxIterations >= 1 else { throw ValidationError("Please allow at least 1 iteration (got \(maxIterations)).") }
             guard (1...64).contains(threads) else { throw ValidationError("Please choose 1 to 64 threads (got \(threads)).") }
+            guard batchSize >= 1 else { throw ValidationError("Please choose a batch size of at least 1 (got \(batchSize)).") }
+            if algorithm == .minibatch && clusterCount == .auto {
+                throw ValidationError("Please choose a fixed --k with --algorithm minibatch; --k auto runs Lloyd's algorithm.")
+            }
             guard examples >= 0 else { throw ValidationError("Please choose 0 or more examples (got \(examples)).") }
             _ = try makeSchema()
         }
@@ -73,7 +85,7 @@ extension VibesAnalyze {
                 }
                 chosen.append(feature)
             }
-            var weightsByFeature: [AudioFeature: Double] = [:]
+            var weightsByFeature = FeatureSchema.defaultWeights.filter { chosen.contains($0.key) }
             for text in weights {
                 let parts = text.split(separator: "=", maxSplits: 1).map(String.init)
                 guard parts.count == 2, let weight = Double(parts[1]) else {
@@ -125,6 +137,13 @@ extension VibesAnalyze {
                 model = result.model
                 scan = result.qualities
                 quality = result.qualities.first { $0.clusterCount == model.clusterCount }!
+            case .fixed(let k) where algorithm == .minibatch:
+                var miniBatch = KMeans.MiniBatchOptions()
+                miniBatch.batchSize = batchSize
+                miniBatch.maxSteps = maxIterations
+                miniBatch.threadCount = threads
+                model = try await KMeans.fitMiniBatch(data, clusterCount: k, options: miniBatch, using: &rng)
+                quality = ClusterQuality.evaluate(model, on: data, using: &rng)
             case .fixed(let k):
                 model = try await KMeans.fit(data, clusterCount: k, options: options, using: &rng)
                 quality = ClusterQuality.evaluate(model, on: data, using: &rng)
@@ -137,7 +156,7 @@ extension VibesAnalyze {
             let profiles = VibeNames.profiles(
                 table: table, tableRows: space.tableRows, labels: model.labels, clusterCount: model.clusterCount)
             let runRecord = ClusteringRunRecord(
-                createdAt: Date(), algorithm: "lloyd", clusterCount: model.clusterCount, seed: Int64(bitPattern: seed),
+                createdAt: Date(), algorithm: algorithm.rawValue, clusterCount: model.clusterCount, seed: Int64(bitPattern: seed),
                 restartCount: restartCount, maxIterations: maxIterations, tolerance: options.tolerance,
                 threadCount: threads, scaling: space.scaling, trackCount: space.matrix.rowCount,
                 excludedTrackCount: space.excludedTrackCount, iterationCount: model.iterationCount,
@@ -199,6 +218,11 @@ enum ClusterCountChoice: ExpressibleByArgument, Equatable {
         case .auto: "auto"
         }
     }
+}
+
+/// `--algorithm`.
+enum AlgorithmChoice: String, ExpressibleByArgument, CaseIterable {
+    case lloyd, minibatch
 }
 
 /// `--scaling`.

@@ -246,3 +246,37 @@ struct ScikitLearnAgreementTests {
         }
     }
 }
+
+struct MiniBatchKMeansTests {
+    @Test func recoversSeparableBlobs() async throws {
+        let blobs = Blobs(centres: KMeansTests.centres, perCluster: 400, spread: 1, seed: 21)
+        var options = KMeans.MiniBatchOptions()
+        options.batchSize = 256
+        var rng = SplitMix64(seed: 22)
+        let model = try await KMeans.fitMiniBatch(blobs.matrix, clusterCount: 5, options: options, using: &rng)
+        #expect(isSamePartition(model.labels, blobs.truth))
+        #expect(model.iterationCount <= options.maxSteps)
+    }
+
+    @Test func isReproducibleAndCloseToLloyd() async throws {
+        let blobs = Blobs(centres: KMeansTests.centres, perCluster: 300, spread: 3, seed: 23)
+        var options = KMeans.MiniBatchOptions()
+        options.batchSize = 200
+        var first = SplitMix64(seed: 24)
+        var second = SplitMix64(seed: 24)
+        let a = try await KMeans.fitMiniBatch(blobs.matrix, clusterCount: 5, options: options, using: &first)
+        let b = try await KMeans.fitMiniBatch(blobs.matrix, clusterCount: 5, options: options, using: &second)
+        #expect(a.labels == b.labels)
+        #expect(a.centroids == b.centroids)
+        var rng = SplitMix64(seed: 24)
+        let lloyd = try await KMeans.fit(blobs.matrix, clusterCount: 5, using: &rng)
+        #expect(a.inertia <= lloyd.inertia * 1.05)
+    }
+
+    @Test func rejectsTooFewRows() async throws {
+        var rng = SplitMix64(seed: 1)
+        await #expect(throws: AnalyticsError.self) {
+            _ = try await KMeans.fitMiniBatch(Matrix(rows: [[1]]), clusterCount: 2, using: &rng)
+        }
+    }
+}

@@ -21,6 +21,8 @@ struct FeatureSchemaTests {
     @Test func defaultSchemaHasTheVibeFeatures() {
         let schema = FeatureSchema.default
         #expect(schema.features == FeatureSchema.defaultFeatures)
+        #expect(schema.entries.first { $0.feature == .mode }?.weight == 0.5)
+        #expect(schema.entries.filter { $0.feature != .mode }.allSatisfy { $0.weight == 1 })
         #expect(schema.scaling == .zScore)
         #expect(schema.columnNames.count == 10)
         #expect(!schema.features.contains(.key))

@@ -1,13 +1,9 @@
 import Features
 import Foundation
-import GRDB  // Reached through Ingest; only this helper writes rows directly.
 import Ingest
 import VibesTestSupport
 
-/// Writes tracks with audio features straight into a store, for the commands to cluster.
-///
-/// This stands in for the CSV importer in tests that need a library without depending on how
-/// imports parse files.
+/// Builds libraries for the command tests through the real CSV importer.
 enum LibrarySeeding {
     /// One track to write.
     struct SeedTrack {
@@ -17,63 +13,39 @@ enum LibrarySeeding {
         var features: AudioFeatures
     }
 
-    /// Inserts the tracks, their artists and their features (source `csv`).
-    static func insert(_ tracks: [SeedTrack], into store: LibraryStore) throws {
-        try store.database.write { db in
-            for (index, track) in tracks.enumerated() {
-                try db.execute(
-                    sql: "INSERT INTO tracks (spotify_id, name, match_key) VALUES (?, ?, ?)",
-                    arguments: [track.spotifyID, track.name, "\(track.artist)|\(track.name)|\(index)"])
-                let trackID = db.lastInsertedRowID
-                try db.execute(
-                    sql: "INSERT OR IGNORE INTO artists (name, name_key) VALUES (?, ?)",
-                    arguments: [track.artist, track.artist.lowercased()])
-                let artistID = try Int64.fetchOne(
-                    db, sql: "SELECT id FROM artists WHERE name_key = ?", arguments: [track.artist.lowercased()])!
-                try db.execute(
-                    sql: "INSERT INTO track_artists (track_id, position, artist_id) VALUES (?, 0, ?)",
-                    arguments: [trackID, artistID])
-                let f = track.features
-                try db.execute(
-                    sql: """
-                        INSERT INTO audio_features (track_id, source, priority, fetched_at, danceability, energy, key,
-                            loudness, mode, speechiness, acousticness, instrumentalness, liveness, valence, tempo,
-                            time_signature)
-                        VALUES (?, 'csv', 1, '2020-01-21T00:00:00Z', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                        """,
-                    arguments: [
-                        trackID, f.danceability, f.energy, f.key, f.loudness, f.mode, f.speechiness, f.acousticness,
-                        f.instrumentalness, f.liveness, f.valence, f.tempo, f.timeSignature,
-                    ])
-            }
+    static let header = [
+        "track_id", "track_name", "track_artist", "danceability", "energy", "key", "loudness", "mode", "speechiness",
+        "acousticness", "instrumentalness", "liveness", "valence", "tempo",
+    ]
+
+    /// Writes the tracks as a tidytuesday-shaped CSV in `folder` and imports it into the store.
+    static func insert(_ tracks: [SeedTrack], into store: LibraryStore, folder: String) throws {
+        func number(_ value: Double?) -> String { value.map { "\($0)" } ?? "" }
+        func integer(_ value: Int?) -> String { value.map { "\($0)" } ?? "" }
+        var lines = [header.joined(separator: ",")]
+        for track in tracks {
+            let f = track.features
+            lines.append(
+                [
+                    track.spotifyID, track.name, track.artist, number(f.danceability), number(f.energy), integer(f.key),
+                    number(f.loudness), integer(f.mode), number(f.speechiness), number(f.acousticness),
+                    number(f.instrumentalness), number(f.liveness), number(f.valence), number(f.tempo),
+                ].joined(separator: ","))
         }
+        let path = folder + "/seed-\(UUID().uuidString).csv"
+        try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        _ = try store.importFile(at: path)
     }
 
-    /// The first `count` distinct tracks of the tidytuesday CSV in `shared/data`.
-    static func tidyTuesdayTracks(count: Int) throws -> [SeedTrack] {
-        let path = SharedData.path("tidytuesday-2020-01-21/spotify_songs.csv")
-        let text = try String(contentsOfFile: path, encoding: .utf8)
-        var records = CSVRecords(text: text)
-        guard let header = records.next() else { return [] }
-        let column = Dictionary(uniqueKeysWithValues: header.enumerated().map { ($1, $0) })
-        var seen: Set<String> = []
-        var tracks: [SeedTrack] = []
-        while tracks.count < count, let record = records.next() {
-            guard record.count == header.count else { continue }
-            let id = record[column["track_id"]!]
-            guard seen.insert(id).inserted else { continue }
-            func number(_ name: String) -> Double? { Double(record[column[name]!]) }
-            let features = AudioFeatures(
-                danceability: number("danceability"), energy: number("energy"), key: number("key").map { Int($0) },
-                loudness: number("loudness"), mode: number("mode").map { Int($0) }, speechiness: number("speechiness"),
-                acousticness: number("acousticness"), instrumentalness: number("instrumentalness"),
-                liveness: number("liveness"), valence: number("valence"), tempo: number("tempo"))
-            tracks.append(
-                SeedTrack(
-                    spotifyID: id, name: record[column["track_name"]!], artist: record[column["track_artist"]!],
-                    features: features))
-        }
-        return tracks
+    /// Copies the header and the first `count` records of the tidytuesday CSV in `shared/data` to
+    /// `folder` and imports them.
+    static func importTidyTuesday(firstRecords count: Int, into store: LibraryStore, folder: String) throws {
+        let source = SharedData.path("tidytuesday-2020-01-21/spotify_songs.csv")
+        let text = try String(contentsOfFile: source, encoding: .utf8)
+        let lines = text.split(separator: "\n", maxSplits: count + 1, omittingEmptySubsequences: false).prefix(count + 1)
+        let path = folder + "/tidytuesday-first-\(count).csv"
+        try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        _ = try store.importFile(at: path)
     }
 
     /// `perGroup` tracks in each of three well-separated groups: calm acoustic, euphoric dance and
@@ -107,62 +79,5 @@ enum LibrarySeeding {
             }
         }
         return tracks
-    }
-}
-
-/// A minimal RFC 4180 reader: comma-separated, fields optionally quoted with doubled quotes inside.
-struct CSVRecords: IteratorProtocol {
-    private var scalars: String.UnicodeScalarView.Iterator
-    private var pending: Unicode.Scalar?
-    private var isFinished = false
-
-    init(text: String) {
-        scalars = text.unicodeScalars.makeIterator()
-    }
-
-    private mutating func nextScalar() -> Unicode.Scalar? {
-        if let scalar = pending {
-            pending = nil
-            return scalar
-        }
-        return scalars.next()
-    }
-
-    mutating func next() -> [String]? {
-        guard !isFinished else { return nil }
-        var fields: [String] = []
-        var field = String.UnicodeScalarView()
-        var isQuoted = false
-        while true {
-            guard let scalar = nextScalar() else {
-                isFinished = true
-                if fields.isEmpty && field.isEmpty { return nil }
-                break
-            }
-            if isQuoted {
-                if scalar == "\"" {
-                    let following = nextScalar()
-                    if following == "\"" {
-                        field.append("\"")
-                    } else {
-                        isQuoted = false
-                        pending = following
-                    }
-                } else {
-                    field.append(scalar)
-                }
-            } else if scalar == "\"" {
-                isQuoted = true
-            } else if scalar == "," {
-                fields.append(String(field))
-                field = String.UnicodeScalarView()
-            } else if scalar == "\n" {
-                break
-            } else if scalar != "\r" {
-                field.append(scalar)
-            }
-        }
-        fields.append(String(field))
-        return fields
     }
 }

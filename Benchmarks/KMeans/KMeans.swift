@@ -1,0 +1,99 @@
+import Analytics
+import Benchmark
+import Features
+import Foundation
+
+/// The size of the benchmark library; `VIBES_BENCH_ROWS` overrides the default of a million.
+private let rowCount = Int(ProcessInfo.processInfo.environment["VIBES_BENCH_ROWS"] ?? "") ?? 1_000_000
+private let clusterCount = 16
+
+/// A seeded library of `rowCount` tracks: a mixture of 32 Gaussian vibes over the twelve features.
+private let table: FeatureTable = {
+    var rng = SplitMix64(seed: 2026)
+    func gaussian() -> Double {
+        let u = Swift.max(rng.nextUnitInterval(), 1e-300)
+        return (-2 * log(u)).squareRoot() * cos(2 * .pi * rng.nextUnitInterval())
+    }
+    let centres = (0..<32).map { _ in (0..<12).map { _ in rng.nextUnitInterval() } }
+    var table = FeatureTable()
+    table.trackIDs.reserveCapacity(rowCount)
+    table.values.reserveCapacity(rowCount * FeatureTable.columnCount)
+    for row in 0..<rowCount {
+        let centre = centres[rng.next(below: centres.count)]
+        var features = AudioFeatures()
+        for (index, feature) in AudioFeature.allCases.enumerated() {
+            let unit = Swift.min(1, Swift.max(0, centre[index] + 0.1 * gaussian()))
+            let range = feature.documentedRange
+            features[feature] = feature.isDiscrete
+                ? (range.lowerBound + unit * (range.upperBound - range.lowerBound)).rounded()
+                : range.lowerBound + unit * (range.upperBound - range.lowerBound)
+        }
+        features[.tempo] = 60 + 120 * centre[10] + 5 * gaussian()
+        table.append(trackID: Int64(row + 1), features: features)
+    }
+    return table
+}()
+
+private let space = FeatureSchema.default.makeSpace(from: table)
+
+private let initialCentroids: Matrix = {
+    var rng = SplitMix64(seed: 7)
+    return KMeans.seedCentroids(space.matrix.values, clusterCount: clusterCount, using: &rng)
+}()
+
+private func lloydOptions(iterations: Int) -> KMeans.Options {
+    var options = KMeans.Options()
+    options.maxIterations = iterations
+    options.tolerance = 0
+    return options
+}
+
+let benchmarks: @Sendable () -> Void = {
+    Benchmark.defaultConfiguration = .init(
+        metrics: [.wallClock, .peakMemoryResident, .mallocCountTotal],
+        maxDuration: .seconds(10),
+        maxIterations: 20)
+    let rows = "\(rowCount / 1000)k"
+
+    Benchmark("Feature matrix: default schema, z-scores (\(rows) tracks)") { benchmark in
+        for _ in benchmark.scaledIterations {
+            blackHole(FeatureSchema.default.makeSpace(from: table))
+        }
+    }
+
+    Benchmark("k-means++ seeding, k = \(clusterCount) (100k-row sample of \(rows))") { benchmark in
+        for _ in benchmark.scaledIterations {
+            var rng = SplitMix64(seed: 1)
+            blackHole(KMeans.seedCentroids(space.matrix.values, clusterCount: clusterCount, using: &rng))
+        }
+    }
+
+    // One iteration plus the final assignment; subtract it from the 20-iteration fit and divide
+    // by 19 for the time of one Lloyd iteration alone.
+    Benchmark("Lloyd, 1 iteration + final assignment (\(rows) × \(space.matrix.columnCount), k = \(clusterCount))") {
+        benchmark in
+        for _ in benchmark.scaledIterations {
+            blackHole(try await KMeans.fit(space.matrix.values, initialCentroids: initialCentroids, options: lloydOptions(iterations: 1)))
+        }
+    }
+
+    Benchmark("Lloyd, 20 iterations, tol 0 (\(rows) × \(space.matrix.columnCount), k = \(clusterCount))") { benchmark in
+        for _ in benchmark.scaledIterations {
+            blackHole(try await KMeans.fit(space.matrix.values, initialCentroids: initialCentroids, options: lloydOptions(iterations: 20)))
+        }
+    }
+
+    Benchmark("Full fit: k-means++ and Lloyd to convergence, n-init 1 (\(rows), k = \(clusterCount))") { benchmark in
+        for _ in benchmark.scaledIterations {
+            var rng = SplitMix64(seed: 3)
+            blackHole(try await KMeans.fit(space.matrix.values, clusterCount: clusterCount, using: &rng))
+        }
+    }
+
+    Benchmark("Mini-batch fit, batch 4096 (\(rows), k = \(clusterCount))") { benchmark in
+        for _ in benchmark.scaledIterations {
+            var rng = SplitMix64(seed: 3)
+            blackHole(try await KMeans.fitMiniBatch(space.matrix.values, clusterCount: clusterCount, using: &rng))
+        }
+    }
+}

@@ -1,0 +1,91 @@
+import Analytics
+import Features
+import Numerics
+import Testing
+
+struct VibeNamesTests {
+    /// A table with one track per entry of `rows`, and every row clustered as `labels` says.
+    private func profiles(_ rows: [[AudioFeature: Double]], labels: [Int32], clusterCount: Int) -> [VibeProfile] {
+        var table = FeatureTable()
+        for (index, row) in rows.enumerated() {
+            var features = AudioFeatures()
+            for (feature, value) in row { features[feature] = value }
+            table.append(trackID: Int64(index + 1), features: features)
+        }
+        return VibeNames.profiles(
+            table: table, tableRows: rows.indices.map { Int32($0) }, labels: labels, clusterCount: clusterCount)
+    }
+
+    @Test(arguments: [
+        (0.8, 0.9, Mood.happy), (0.8, -0.9, Mood.calm), (-0.8, -0.9, Mood.sad), (-0.8, 0.9, Mood.tense),
+    ])
+    func moodIsTheCircumplexQuadrant(valence: Double, energy: Double, mood: Mood) {
+        #expect(Mood(valence: valence, energy: energy) == mood)
+    }
+
+    @Test func calmAcousticAndEuphoricDanceAreNamedSo() throws {
+        var rows: [[AudioFeature: Double]] = []
+        var labels: [Int32] = []
+        for i in 0..<20 {
+            let jitter = Double(i % 5) / 100
+            // Calm acoustic: pleasant, low energy, acoustic, slow, quiet.
+            rows.append([
+                .valence: 0.6 + jitter, .energy: 0.2 + jitter, .acousticness: 0.9, .danceability: 0.5,
+                .tempo: 85, .loudness: -14, .speechiness: 0.04,
+            ])
+            labels.append(0)
+            // Euphoric dance: pleasant, energetic, very danceable, electric.
+            rows.append([
+                .valence: 0.95 - jitter, .energy: 0.9 - jitter, .acousticness: 0.1, .danceability: 0.95,
+                .tempo: 124, .loudness: -5, .speechiness: 0.05,
+            ])
+            labels.append(1)
+            // Tense: unpleasant, energetic, loud.
+            rows.append([
+                .valence: 0.1 + jitter, .energy: 0.95 - jitter, .acousticness: 0.05, .danceability: 0.4,
+                .tempo: 150, .loudness: -3, .speechiness: 0.05,
+            ])
+            labels.append(2)
+        }
+        let result = profiles(rows, labels: labels, clusterCount: 3)
+        #expect(result[0].mood == .calm)
+        #expect(result[0].name.hasSuffix("acoustic"))
+        #expect(result[1].mood == .happy)
+        #expect(result[1].name.hasPrefix("Euphoric"))
+        #expect(result[1].name.contains("dance"))
+        #expect(result[2].mood == .tense)
+        #expect(result.map(\.size) == [20, 20, 20])
+        #expect(result[0].share.isApproximatelyEqual(to: 1.0 / 3, relativeTolerance: 1e-12))
+        #expect(result[0].distinguishingFeatures.prefix(4).contains("acousticness"))
+        let zScores = result[0].distinguishingFeatures.map { abs(result[0].zScores[$0]!) }
+        #expect(zScores == zScores.sorted(by: >))
+    }
+
+    @Test func profilesHoldMeansAndZScoresInOriginalUnits() throws {
+        let rows: [[AudioFeature: Double]] = [[.tempo: 100], [.tempo: 120], [.tempo: 140], [.tempo: 160]]
+        let result = profiles(rows, labels: [0, 0, 1, 1], clusterCount: 2)
+        #expect(result[0].means["tempo"] == 110)
+        #expect(result[1].means["tempo"] == 150)
+        // Library mean 130, population deviation √500.
+        let z = try #require(result[1].zScores["tempo"])
+        #expect(z.isApproximatelyEqual(to: 20 / 500.0.squareRoot(), relativeTolerance: 1e-12))
+    }
+
+    @Test func identicalProfilesGetDistinctNames() {
+        let rows: [[AudioFeature: Double]] = (0..<12).map { i in
+            i < 4 ? [.valence: 0.9, .energy: 0.9, .acousticness: 0.1] : [.valence: 0.2, .energy: 0.3, .acousticness: 0.8]
+        }
+        // Clusters 1, 2 and 3 share one profile.
+        let labels: [Int32] = [0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 3, 3]
+        let names = profiles(rows, labels: labels, clusterCount: 4).map(\.name)
+        #expect(Set(names).count == 4)
+    }
+
+    @Test func representativeRowsAreTheNearestToTheCentroid() async throws {
+        let data = Matrix(rows: [[0], [0.5], [-0.2], [10], [10.1], [13]])
+        let model = try await KMeans.fit(data, initialCentroids: Matrix(rows: [[0], [11]]))
+        let rows = model.representativeRows(count: 2)
+        // Centroids 0.1 and 11.03: distances 0.1, 0.4, 0.3 and 1.03, 0.93, 1.97.
+        #expect(rows == [[0, 2], [4, 3]])
+    }
+}
