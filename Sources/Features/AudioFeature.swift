@@ -78,6 +78,9 @@ extension AudioFeature {
         }
     }
 
+    /// All features in declaration order, allocated once (`allCases` builds a new array per call).
+    public static let all: [AudioFeature] = allCases
+
     /// The features whose values lie in 0…1 and are written as 0–100 integers by some datasets.
     public static let unitIntervalFeatures: [AudioFeature] = [
         .danceability, .energy, .speechiness, .acousticness, .instrumentalness, .liveness, .valence,

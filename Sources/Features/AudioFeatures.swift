@@ -85,26 +85,26 @@ extension AudioFeatures {
 
     /// Whether no feature has a value.
     public var isEmpty: Bool {
-        AudioFeature.allCases.allSatisfy { self[$0] == nil }
+        AudioFeature.all.allSatisfy { self[$0] == nil }
     }
 
     /// The number of features that have a value.
     public var presentCount: Int {
-        AudioFeature.allCases.count { self[$0] != nil }
+        AudioFeature.all.count { self[$0] != nil }
     }
 
     /// The features whose values lie outside their documented range (tempo 0, loudness above 0 dB).
     public var outOfRangeFeatures: [AudioFeature] {
-        AudioFeature.allCases.filter { feature in
+        AudioFeature.all.filter { feature in
             guard let value = self[feature] else { return false }
             return !feature.documentedRange.contains(value)
         }
     }
 
-    /// ``outOfRangeFeatures`` as a bit set, one bit per feature in `AudioFeature.allCases` order.
+    /// ``outOfRangeFeatures`` as a bit set, one bit per feature in `AudioFeature.all` order.
     public var outOfRangeFlags: Int {
         var flags = 0
-        for (bit, feature) in AudioFeature.allCases.enumerated() {
+        for (bit, feature) in AudioFeature.all.enumerated() {
             if let value = self[feature], !feature.documentedRange.contains(value) { flags |= 1 << bit }
         }
         return flags
@@ -112,7 +112,7 @@ extension AudioFeatures {
 
     /// The features named by a bit set made by ``outOfRangeFlags``.
     public static func features(inFlags flags: Int) -> [AudioFeature] {
-        AudioFeature.allCases.enumerated().compactMap { bit, feature in
+        AudioFeature.all.enumerated().compactMap { bit, feature in
             flags & (1 << bit) != 0 ? feature : nil
         }
     }

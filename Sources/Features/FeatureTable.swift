@@ -1,5 +1,5 @@
 /// The raw audio features of many tracks, as read from the store: one row per track, one column per
-/// ``AudioFeature`` in `AudioFeature.allCases` order, in original units, `NaN` where missing.
+/// ``AudioFeature`` in `AudioFeature.all` order, in original units, `NaN` where missing.
 ///
 /// Sentinels that mean "not measured" (key −1, tempo 0) are stored as `NaN` too, so that no
 /// analysis mistakes them for measurements. A ``FeatureSchema`` turns a table into a scaled
@@ -7,7 +7,7 @@
 public struct FeatureTable: Sendable {
     /// The store's track ID of each row.
     public var trackIDs: [Int64]
-    /// Row-major values, `trackIDs.count × AudioFeature.allCases.count`.
+    /// Row-major values, `trackIDs.count × AudioFeature.all.count`.
     public var values: [Float]
 
     /// The number of columns, one per audio feature.
@@ -30,13 +30,13 @@ public struct FeatureTable: Sendable {
 
     /// The column of `feature` in every row.
     public static func columnIndex(of feature: AudioFeature) -> Int {
-        AudioFeature.allCases.firstIndex(of: feature)!
+        AudioFeature.all.firstIndex(of: feature)!
     }
 
     /// Appends one track's features, storing missing values and sentinels as `NaN`.
     public mutating func append(trackID: Int64, features: AudioFeatures) {
         trackIDs.append(trackID)
-        for feature in AudioFeature.allCases {
+        for feature in AudioFeature.all {
             if let value = features[feature], !feature.isMissingSentinel(value) {
                 values.append(Float(value))
             } else {

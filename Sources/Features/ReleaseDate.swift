@@ -25,6 +25,26 @@ public struct ReleaseDate: Hashable, Sendable, Comparable, Codable, CustomString
 
     /// Parses `YYYY`, `YYYY-MM` or `YYYY-MM-DD`; returns `nil` for anything else.
     public init?(_ text: some StringProtocol) {
+        let bytes = Array(text.utf8)
+        func number(_ range: Range<Int>) -> Int? {
+            var value = 0
+            for byte in bytes[range] {
+                guard byte >= 0x30 && byte <= 0x39 else { return nil }
+                value = value * 10 + Int(byte - 0x30)
+            }
+            return value
+        }
+        // Fast path for the exact forms; anything else goes through the general parser below.
+        if bytes.count == 10, bytes[4] == 0x2D, bytes[7] == 0x2D, let year = number(0..<4),
+            let month = number(5..<7), let day = number(8..<10), (1...12).contains(month), (1...31).contains(day)
+        {
+            self.init(year: year, month: month, day: day)
+            return
+        }
+        if bytes.count == 4, let year = number(0..<4) {
+            self.init(year: year)
+            return
+        }
         let parts = text.trimmingWhitespace().split(separator: "-", omittingEmptySubsequences: false)
         guard (1...3).contains(parts.count), parts[0].count == 4, let year = Int(parts[0]) else { return nil }
         var month: Int?

@@ -16,6 +16,10 @@ public struct SpotifyID: Hashable, Sendable, Comparable, Codable, CustomStringCo
     ///
     /// - Parameter category: When given, the URI's category must match (`track`, `artist`, …).
     public init?(uri: some StringProtocol, category: String? = nil) {
+        if uri.utf8.count == 22, let id = SpotifyID(uri) {
+            self = id
+            return
+        }
         let text = uri.trimmingWhitespace()
         if let id = SpotifyID(text) {
             self = id
@@ -69,7 +73,11 @@ public struct SpotifyID: Hashable, Sendable, Comparable, Codable, CustomStringCo
 
 extension StringProtocol {
     /// The text without leading and trailing spaces, tabs and line breaks.
-    func trimmingWhitespace() -> Substring {
+    public func trimmingWhitespace() -> Substring {
+        let utf8 = self.utf8
+        if let first = utf8.first, first > 0x20, first < 0x80, let last = utf8.reversed().first, last > 0x20, last < 0x80 {
+            return Substring(self)  // the common case: nothing to trim
+        }
         let scalars = unicodeScalars
         guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }) else { return "" }
         let last = scalars.lastIndex(where: { !$0.properties.isWhitespace })!

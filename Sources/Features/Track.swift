@@ -63,6 +63,7 @@ public struct Track: Hashable, Sendable, Codable {
     /// ASCII names, the large majority, are folded without Foundation; others go through
     /// `folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive])` first.
     public static func normalizedName(_ name: some StringProtocol) -> String {
+        if let ascii = normalizedASCIIName(name) { return ascii }
         let source: String =
             name.utf8.allSatisfy { $0 < 0x80 }
             ? String(name)
@@ -84,5 +85,24 @@ public struct Track: Hashable, Sendable, Codable {
             }
         }
         return String(result)
+    }
+
+    /// The fast path of ``normalizedName(_:)`` for ASCII text, or `nil` for other text.
+    private static func normalizedASCIIName(_ name: some StringProtocol) -> String? {
+        var output: [UInt8] = []
+        output.reserveCapacity(name.utf8.count)
+        var pendingSpace = false
+        for byte in name.utf8 {
+            guard byte < 0x80 else { return nil }
+            let lower = byte >= 0x41 && byte <= 0x5A ? byte + 32 : byte
+            if (lower >= 0x30 && lower <= 0x39) || (lower >= 0x61 && lower <= 0x7A) {
+                if pendingSpace && !output.isEmpty { output.append(0x20) }
+                pendingSpace = false
+                output.append(lower)
+            } else {
+                pendingSpace = true
+            }
+        }
+        return String(decoding: output, as: UTF8.self)
     }
 }

@@ -138,7 +138,7 @@ extension LibraryStore {
 
                 CREATE TABLE plays (
                     id INTEGER PRIMARY KEY,
-                    played_at TEXT NOT NULL,
+                    played_at TEXT NOT NULL, -- when playback ended, ISO 8601 UTC (Spotify's endTime / ts)
                     ms_played INTEGER NOT NULL,
                     track_id INTEGER REFERENCES tracks(id) ON DELETE SET NULL,
                     track_name TEXT NOT NULL,
@@ -150,11 +150,13 @@ extension LibraryStore {
                     reason_end TEXT,
                     shuffle INTEGER,
                     skipped INTEGER,
+                    match_key TEXT NOT NULL,
                     source TEXT NOT NULL,
                     import_run_id INTEGER REFERENCES import_runs(id),
                     UNIQUE (played_at, artist_name, track_name, ms_played)
                 );
                 CREATE INDEX plays_track ON plays(track_id);
+                CREATE INDEX plays_unmatched ON plays(match_key) WHERE track_id IS NULL;
                 """)
     }
 }

@@ -1,0 +1,115 @@
+/// The kinds of file `import` reads. The raw values are what `--format` takes.
+public enum ImportFormat: String, CaseIterable, Codable, Sendable {
+    /// Audio-feature CSVs in the Kaggle/tidytuesday shape: any column order, `track_id` or `uri`/`id`.
+    case featuresCSV = "features-csv"
+    /// An Exportify playlist export: `Track URI`, `Artist Name(s)`, features, genres, added-at.
+    case exportify
+    /// Spotify account data: `StreamingHistory*.json` (`endTime`, `artistName`, `trackName`, `msPlayed`).
+    case streamingHistory = "streaming-history"
+    /// Spotify extended streaming history: `Streaming_History_Audio_*.json` / `endsong_*.json` (`ts`, `ms_played`, …).
+    case extendedHistory = "extended-history"
+    /// Spotify account data: `YourLibrary.json` (saved tracks).
+    case yourLibrary = "your-library"
+    /// Spotify account data: `Playlist*.json`.
+    case accountPlaylists = "account-playlists"
+    /// JSON saved from the Spotify Web API: audio features, tracks, saved-track and playlist pages.
+    case spotifyJSON = "spotify-json"
+
+    /// What the format is, for help and summaries.
+    public var summary: String {
+        switch self {
+        case .featuresCSV: "audio-feature CSV (Kaggle/tidytuesday shape)"
+        case .exportify: "Exportify playlist CSV"
+        case .streamingHistory: "Spotify account-data streaming history"
+        case .extendedHistory: "Spotify extended streaming history"
+        case .yourLibrary: "Spotify account-data YourLibrary.json"
+        case .accountPlaylists: "Spotify account-data playlists"
+        case .spotifyJSON: "Spotify Web API JSON"
+        }
+    }
+
+    /// The provenance recorded for features and tags that come from files of this format.
+    var source: String { "file:" + rawValue }
+}
+
+/// How 0…1 features are written in a CSV.
+public enum FeatureScale: String, CaseIterable, Codable, Sendable {
+    /// 0.0 to 1.0, as Spotify's API returns them.
+    case unit
+    /// 0 to 100, as some Kaggle datasets write them (divided by 100 on import).
+    case percent
+}
+
+/// What an import should do.
+public struct ImportOptions: Sendable {
+    /// The format, or `nil` to detect it from the file's header or shape.
+    public var format: ImportFormat?
+    /// The scale of 0…1 features, or `nil` to detect it from the values.
+    public var scale: FeatureScale?
+    /// Import the good rows of a file with bad ones, listing every rejected row, instead of
+    /// rejecting the whole file.
+    public var skipInvalid = false
+    /// Import a file even if a file with the same content was imported before.
+    public var force = false
+    /// How many rejected rows a summary lists in full (all are counted and recorded).
+    public var listedRejectionLimit = 10
+    /// Called now and then with the bytes read so far and the file size.
+    public var progress: (@Sendable (_ bytesRead: Int, _ totalBytes: Int) -> Void)?
+
+    public init(
+        format: ImportFormat? = nil, scale: FeatureScale? = nil, skipInvalid: Bool = false, force: Bool = false,
+        progress: (@Sendable (Int, Int) -> Void)? = nil
+    ) {
+        self.format = format
+        self.scale = scale
+        self.skipInvalid = skipInvalid
+        self.force = force
+        self.progress = progress
+    }
+}
+
+/// What one file's import did.
+public struct ImportSummary: Codable, Sendable {
+    /// Whether the file was imported or had been imported before.
+    public enum Status: String, Codable, Sendable {
+        case imported
+        /// The same content (by SHA-256) was imported before; nothing was changed.
+        case unchanged
+    }
+
+    public var path: String
+    public var format: ImportFormat
+    public var status: Status
+    public var runID: Int64?
+    public var sha256: String
+    public var encoding: String?
+    /// The scale of 0…1 features and how it was chosen, for feature CSVs.
+    public var scale: String?
+    public var rowsRead = 0
+    public var rowsImported = 0
+    public var rowsRejected = 0
+    public var tracksNew = 0
+    public var tracksUpdated = 0
+    public var featuresWritten = 0
+    public var tracksWithoutFeatures = 0
+    public var playsNew = 0
+    public var playsMatched = 0
+    public var playlists = 0
+    public var savedTracks = 0
+    /// How many stored feature rows lie outside their documented range, per feature.
+    public var outOfRange: [String: Int] = [:]
+    /// Remarks worth reading: ignored columns, skipped podcast plays, detected scale.
+    public var notes: [String] = []
+    /// The first rejected rows, with reasons (all are counted in ``rowsRejected``).
+    public var rejections: [ImportError] = []
+    public var seconds = 0.0
+
+    enum CodingKeys: String, CodingKey {
+        case path, format, status, sha256, encoding, scale, notes, rejections, seconds
+        case runID = "run_id", rowsRead = "rows_read", rowsImported = "rows_imported"
+        case rowsRejected = "rows_rejected", tracksNew = "tracks_new", tracksUpdated = "tracks_updated"
+        case featuresWritten = "features_written", tracksWithoutFeatures = "tracks_without_features"
+        case playsNew = "plays_new", playsMatched = "plays_matched", playlists
+        case savedTracks = "saved_tracks", outOfRange = "out_of_range"
+    }
+}

@@ -1,0 +1,472 @@
+import Features
+import GRDB
+
+/// Writes what importers read into the store, inside the one transaction of an import.
+///
+/// Every write is an upsert that changes nothing when the data is already there, so importing
+/// the same content twice leaves the store as it was, and the counters say so. The Spotify sync
+/// writes through the same type, so API data and file data share one code path.
+public final class ImportWriter {
+    /// Counters of what the writes did.
+    public struct Counts: Sendable {
+        public var tracksNew = 0
+        public var tracksUpdated = 0
+        public var featuresWritten = 0
+        public var tracksWithoutFeatures = 0
+        public var playsNew = 0
+        public var playlists = 0
+        public var savedTracks = 0
+        public var outOfRange: [AudioFeature: Int] = [:]
+    }
+
+    /// A track as written: its store ID and whether the write created it.
+    public struct WrittenTrack: Sendable {
+        public var id: Int64
+        public var isNew: Bool
+    }
+
+    public private(set) var counts = Counts()
+    let db: Database
+    let runID: Int64?
+    let fetchedAt: String
+
+    private var trackIDsBySpotifyID: [String: Int64] = [:]
+    private var trackIDsByMatchKey: [String: Int64] = [:]
+    private var artistIDs: [String: Int64] = [:]
+    private var artistIDsByName: [String: Int64] = [:]
+    private var tagIDs: [String: [String: Int64]] = [:]
+    private var tracksWithFeatures: Set<Int64> = []
+
+    private let insertTrack: PreparedStatement
+    private let selectTrackBySpotifyID: PreparedStatement
+    private let selectTrackByMatchKey: PreparedStatement
+    private let updateTrack: PreparedStatement
+    private let insertArtist: PreparedStatement
+    private let selectArtist: PreparedStatement
+    private let countTrackArtists: PreparedStatement
+    private let insertTrackArtist: PreparedStatement
+    private let deleteTrackArtists: PreparedStatement
+    private let upsertFeatures: PreparedStatement
+    private let insertTag: PreparedStatement
+    private let selectTag: PreparedStatement
+    private let insertTrackTag: PreparedStatement
+    private let insertSaved: PreparedStatement
+    private let insertPlay: PreparedStatement
+
+    /// Prepares a writer on `db`, which must be inside a write transaction.
+    ///
+    /// - Parameters:
+    ///   - runID: The import run the writes belong to, recorded as provenance.
+    ///   - fetchedAt: When the data was fetched, ISO 8601 UTC.
+    public init(_ db: Database, runID: Int64?, fetchedAt: String) throws {
+        self.db = db
+        self.runID = runID
+        self.fetchedAt = fetchedAt
+        insertTrack = try PreparedStatement(
+            db,
+            sql: """
+                INSERT INTO tracks (spotify_id, name, album, album_id, release_date, release_precision, duration_ms,
+                                    isrc, explicit, popularity, is_local, match_key)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
+                ON CONFLICT (spotify_id) DO NOTHING
+                """)
+        selectTrackBySpotifyID = try PreparedStatement(
+            db,
+            sql: """
+                SELECT id, name, album, album_id, release_date, duration_ms, isrc, explicit, popularity
+                FROM tracks WHERE spotify_id = ?1
+                """)
+        selectTrackByMatchKey = try PreparedStatement(
+            db,
+            sql: """
+                SELECT id, name, album, album_id, release_date, duration_ms, isrc, explicit, popularity
+                FROM tracks WHERE match_key = ?1 ORDER BY spotify_id IS NULL, id LIMIT 1
+                """)
+        updateTrack = try PreparedStatement(
+            db,
+            sql: """
+                UPDATE tracks SET name = ?2, album = coalesce(?3, album), album_id = coalesce(?4, album_id),
+                    release_date = coalesce(?5, release_date), release_precision = coalesce(?6, release_precision),
+                    duration_ms = coalesce(?7, duration_ms), isrc = coalesce(?8, isrc),
+                    explicit = coalesce(?9, explicit), popularity = coalesce(?10, popularity), match_key = ?11
+                WHERE id = ?1
+                """)
+        insertArtist = try PreparedStatement(
+            db, sql: "INSERT INTO artists (name, name_key) VALUES (?1, ?2) ON CONFLICT (name_key) DO NOTHING")
+        selectArtist = try PreparedStatement(db, sql: "SELECT id FROM artists WHERE name_key = ?1")
+        countTrackArtists = try PreparedStatement(db, sql: "SELECT count(*) FROM track_artists WHERE track_id = ?1")
+        insertTrackArtist = try PreparedStatement(
+            db, sql: "INSERT OR REPLACE INTO track_artists (track_id, position, artist_id) VALUES (?1, ?2, ?3)")
+        deleteTrackArtists = try PreparedStatement(db, sql: "DELETE FROM track_artists WHERE track_id = ?1")
+        let featureColumns = "danceability, energy, key, loudness, mode, speechiness, acousticness, instrumentalness, liveness, valence, tempo, time_signature"
+        let changed = featureColumns.split(separator: ", ").map { "\($0) IS NOT excluded.\($0)" }.joined(separator: " OR ")
+        let assignments = featureColumns.split(separator: ", ").map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+        upsertFeatures = try PreparedStatement(
+            db,
+            sql: """
+                INSERT INTO audio_features (track_id, source, priority, import_run_id, fetched_at, \(featureColumns), out_of_range)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)
+                ON CONFLICT (track_id, source) DO UPDATE SET
+                    import_run_id = excluded.import_run_id, fetched_at = excluded.fetched_at, \(assignments),
+                    out_of_range = excluded.out_of_range
+                WHERE \(changed)
+                """)
+        insertTag = try PreparedStatement(
+            db, sql: "INSERT INTO tags (kind, value) VALUES (?1, ?2) ON CONFLICT (kind, value) DO NOTHING")
+        selectTag = try PreparedStatement(db, sql: "SELECT id FROM tags WHERE kind = ?1 AND value = ?2")
+        insertTrackTag = try PreparedStatement(
+            db, sql: "INSERT OR IGNORE INTO track_tags (track_id, tag_id, source) VALUES (?1, ?2, ?3)")
+        insertSaved = try PreparedStatement(
+            db,
+            sql: """
+                INSERT INTO saved_tracks (track_id, added_at, source) VALUES (?1, ?2, ?3)
+                ON CONFLICT (track_id) DO UPDATE SET added_at = excluded.added_at
+                WHERE excluded.added_at IS NOT NULL AND added_at IS NOT excluded.added_at
+                """)
+        insertPlay = try PreparedStatement(
+            db,
+            sql: """
+                INSERT OR IGNORE INTO plays (played_at, ms_played, track_id, track_name, artist_name, album_name,
+                    spotify_uri, platform, reason_start, reason_end, shuffle, skipped, match_key, source, import_run_id)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
+                """)
+    }
+
+    // MARK: - Tracks
+
+    /// Finds or creates `track`, filling in metadata the store lacks.
+    ///
+    /// A track with a Spotify ID is found by ID. One without (a local file, a row without IDs) is
+    /// matched on its normalised artist and title, preferring a track that has an ID.
+    @discardableResult
+    public func write(_ track: Track) throws -> WrittenTrack {
+        let matchKey = track.matchKey
+        if let spotifyID = track.spotifyID?.rawValue {
+            if let id = trackIDsBySpotifyID[spotifyID] { return WrittenTrack(id: id, isNew: false) }
+            bindTrack(track, matchKey: matchKey)
+            let written: WrittenTrack
+            if try insertTrack.execute() == 1 {
+                written = WrittenTrack(id: insertTrack.lastInsertedRowID, isNew: true)
+            } else {
+                selectTrackBySpotifyID.bind(1, spotifyID)
+                let existing = try selectTrackBySpotifyID.firstRow()!
+                written = WrittenTrack(id: Int64.fromDatabaseValue(existing[0])!, isNew: false)
+                try updateIfNeeded(written.id, existing: existing, with: track, matchKey: matchKey)
+            }
+            trackIDsBySpotifyID[spotifyID] = written.id
+            try writeArtists(track.artists, trackID: written.id, isNew: written.isNew)
+            if written.isNew { counts.tracksNew += 1 }
+            return written
+        }
+        if let id = trackIDsByMatchKey[matchKey] { return WrittenTrack(id: id, isNew: false) }
+        selectTrackByMatchKey.bind(1, matchKey)
+        let written: WrittenTrack
+        if let existing = try selectTrackByMatchKey.firstRow() {
+            written = WrittenTrack(id: Int64.fromDatabaseValue(existing[0])!, isNew: false)
+            try updateIfNeeded(written.id, existing: existing, with: track, matchKey: matchKey)
+        } else {
+            bindTrack(track, matchKey: matchKey)
+            try insertTrack.execute()
+            written = WrittenTrack(id: insertTrack.lastInsertedRowID, isNew: true)
+            counts.tracksNew += 1
+        }
+        trackIDsByMatchKey[matchKey] = written.id
+        try writeArtists(track.artists, trackID: written.id, isNew: written.isNew)
+        return written
+    }
+
+    private func bindTrack(_ track: Track, matchKey: String) {
+        insertTrack.bind(1, track.spotifyID?.rawValue)
+        insertTrack.bind(2, track.name)
+        insertTrack.bind(3, track.album)
+        insertTrack.bind(4, track.albumID?.rawValue)
+        insertTrack.bind(5, track.releaseDate?.description)
+        insertTrack.bind(6, track.releaseDate?.precision.rawValue)
+        insertTrack.bind(7, track.durationMS)
+        insertTrack.bind(8, track.isrc)
+        insertTrack.bind(9, track.isExplicit)
+        insertTrack.bind(10, track.popularity)
+        insertTrack.bind(11, track.isLocal)
+        insertTrack.bind(12, matchKey)
+    }
+
+    /// Updates the stored track where the new data adds or changes something.
+    private func updateIfNeeded(_ id: Int64, existing: [DatabaseValue], with track: Track, matchKey: String) throws {
+        let storedName = String.fromDatabaseValue(existing[1]) ?? ""
+        let name = track.name.isEmpty ? storedName : track.name
+        func differs<T: DatabaseValueConvertible & Equatable>(_ new: T?, _ column: Int) -> Bool {
+            guard let new else { return false }
+            return T.fromDatabaseValue(existing[column]) != new
+        }
+        let changed =
+            name != storedName || differs(track.album, 2) || differs(track.albumID?.rawValue, 3)
+            || differs(track.releaseDate?.description, 4) || differs(track.durationMS.map(Int64.init), 5)
+            || differs(track.isrc, 6) || differs(track.isExplicit.map { Int64($0 ? 1 : 0) }, 7)
+            || differs(track.popularity.map(Int64.init), 8)
+        guard changed else { return }
+        updateTrack.bind(1, id)
+        updateTrack.bind(2, name)
+        updateTrack.bind(3, track.album)
+        updateTrack.bind(4, track.albumID?.rawValue)
+        updateTrack.bind(5, track.releaseDate?.description)
+        updateTrack.bind(6, track.releaseDate?.precision.rawValue)
+        updateTrack.bind(7, track.durationMS)
+        updateTrack.bind(8, track.isrc)
+        updateTrack.bind(9, track.isExplicit)
+        updateTrack.bind(10, track.popularity)
+        updateTrack.bind(11, track.name.isEmpty ? nil : matchKey)
+        if track.name.isEmpty {
+            updateTrack.bind(11, Track.matchKey(artist: track.artists.first ?? "", title: storedName))
+        }
+        try updateTrack.execute()
+        counts.tracksUpdated += 1
+    }
+
+    /// Links a track to its artists; an existing track's links are replaced only by a longer list.
+    private func writeArtists(_ artists: [String], trackID: Int64, isNew: Bool) throws {
+        guard !artists.isEmpty else { return }
+        if !isNew {
+            countTrackArtists.bind(1, trackID)
+            let stored = try countTrackArtists.firstRowInt64()?[0] ?? 0
+            guard artists.count > stored else { return }
+            deleteTrackArtists.bind(1, trackID)
+            try deleteTrackArtists.execute()
+        }
+        for (position, name) in artists.enumerated() {
+            insertTrackArtist.bind(1, trackID)
+            insertTrackArtist.bind(2, position)
+            insertTrackArtist.bind(3, try artistID(named: name))
+            try insertTrackArtist.execute()
+        }
+    }
+
+    private func artistID(named name: String) throws -> Int64 {
+        if let id = artistIDsByName[name] { return id }
+        let normalized = Track.normalizedName(name)
+        let key = normalized.isEmpty ? name : normalized
+        if let id = artistIDs[key] {
+            artistIDsByName[name] = id
+            return id
+        }
+        insertArtist.bind(1, name)
+        insertArtist.bind(2, key)
+        let id: Int64
+        if try insertArtist.execute() == 1 {
+            id = insertArtist.lastInsertedRowID
+        } else {
+            selectArtist.bind(1, key)
+            id = try selectArtist.firstRowInt64()![0]!
+        }
+        artistIDs[key] = id
+        artistIDsByName[name] = id
+        return id
+    }
+
+    // MARK: - Features and tags
+
+    /// Stores `features` as the current row of `source` for the track; returns whether it changed.
+    @discardableResult
+    public func write(_ features: AudioFeatures, trackID: Int64, source: FeatureSource) throws -> Bool {
+        guard tracksWithFeatures.insert(trackID).inserted else { return false }
+        let flags = features.outOfRangeFlags
+        upsertFeatures.bind(1, trackID)
+        upsertFeatures.bind(2, source.key)
+        upsertFeatures.bind(3, source.priority)
+        upsertFeatures.bind(4, runID)
+        upsertFeatures.bind(5, fetchedAt)
+        for (offset, feature) in AudioFeature.all.enumerated() {
+            upsertFeatures.bind(Int32(6 + offset), features[feature])
+        }
+        upsertFeatures.bind(18, flags)
+        let changed = try upsertFeatures.execute() == 1
+        if changed {
+            counts.featuresWritten += 1
+            if flags != 0 {
+                for feature in AudioFeatures.features(inFlags: flags) { counts.outOfRange[feature, default: 0] += 1 }
+            }
+        }
+        return changed
+    }
+
+    /// Notes that a track arrived without features (counted for the summary).
+    public func noteMissingFeatures() {
+        counts.tracksWithoutFeatures += 1
+    }
+
+    /// Tags a track, e.g. `genre: pop` or `playlist: Pop Remix`.
+    public func tag(trackID: Int64, kind: String, value: String, source: String) throws {
+        let value = String(value.trimmingWhitespace())
+        guard !value.isEmpty else { return }
+        let tagID: Int64
+        if let cached = tagIDs[kind]?[value] {
+            tagID = cached
+        } else {
+            insertTag.bind(1, kind)
+            insertTag.bind(2, value)
+            if try insertTag.execute() == 1 {
+                tagID = insertTag.lastInsertedRowID
+            } else {
+                selectTag.bind(1, kind)
+                selectTag.bind(2, value)
+                tagID = try selectTag.firstRowInt64()![0]!
+            }
+            tagIDs[kind, default: [:]][value] = tagID
+        }
+        insertTrackTag.bind(1, trackID)
+        insertTrackTag.bind(2, tagID)
+        insertTrackTag.bind(3, source)
+        try insertTrackTag.execute()
+    }
+
+    // MARK: - Library, playlists and plays
+
+    /// Marks a track as saved in the user's library ("Liked Songs").
+    public func save(trackID: Int64, addedAt: String?, source: String) throws {
+        insertSaved.bind(1, trackID)
+        insertSaved.bind(2, addedAt)
+        insertSaved.bind(3, source)
+        if try insertSaved.execute() == 1 { counts.savedTracks += 1 }
+    }
+
+    /// One entry of a playlist, in order.
+    public struct PlaylistEntry: Hashable, Sendable {
+        public var trackID: Int64
+        public var addedAt: String?
+        public var addedBy: String?
+
+        public init(trackID: Int64, addedAt: String? = nil, addedBy: String? = nil) {
+            self.trackID = trackID
+            self.addedAt = addedAt
+            self.addedBy = addedBy
+        }
+    }
+
+    /// Creates or updates the playlist identified by `originKey` and replaces its items when
+    /// they differ; returns the playlist's ID.
+    ///
+    /// - Parameter originKey: A stable identity, such as `spotify:playlist:<id>` or
+    ///   `exportify:Liked_Songs.csv`.
+    @discardableResult
+    public func writePlaylist(
+        originKey: String, name: String, spotifyID: String? = nil, description: String? = nil,
+        owner: String? = nil, snapshotID: String? = nil, source: String, entries: [PlaylistEntry]
+    ) throws -> Int64 {
+        let existing = try Row.fetchOne(
+            db, sql: "SELECT id, name, description, owner, snapshot_id FROM playlists WHERE origin_key = ?",
+            arguments: [originKey])
+        let playlistID: Int64
+        var changed = false
+        if let existing {
+            playlistID = existing["id"]
+            if existing["name"] as String != name || existing["description"] as String? != description
+                || existing["owner"] as String? != owner || existing["snapshot_id"] as String? != snapshotID
+            {
+                try db.execute(
+                    sql: """
+                        UPDATE playlists SET name = ?, description = ?, owner = ?, snapshot_id = ?, spotify_id = ?,
+                            import_run_id = ?, updated_at = ? WHERE id = ?
+                        """,
+                    arguments: [name, description, owner, snapshotID, spotifyID, runID, fetchedAt, playlistID])
+                changed = true
+            }
+        } else {
+            try db.execute(
+                sql: """
+                    INSERT INTO playlists (origin_key, spotify_id, name, description, owner, snapshot_id, source,
+                                           import_run_id, updated_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [originKey, spotifyID, name, description, owner, snapshotID, source, runID, fetchedAt])
+            playlistID = db.lastInsertedRowID
+            changed = true
+        }
+        let stored = try Row.fetchAll(
+            db, sql: "SELECT track_id, added_at, added_by FROM playlist_items WHERE playlist_id = ? ORDER BY position",
+            arguments: [playlistID]
+        ).map { PlaylistEntry(trackID: $0["track_id"], addedAt: $0["added_at"], addedBy: $0["added_by"]) }
+        if stored != entries {
+            try db.execute(sql: "DELETE FROM playlist_items WHERE playlist_id = ?", arguments: [playlistID])
+            let insert = try PreparedStatement(
+                db,
+                sql: "INSERT INTO playlist_items (playlist_id, position, track_id, added_at, added_by) VALUES (?1, ?2, ?3, ?4, ?5)")
+            for (position, entry) in entries.enumerated() {
+                insert.bind(1, playlistID)
+                insert.bind(2, position)
+                insert.bind(3, entry.trackID)
+                insert.bind(4, entry.addedAt)
+                insert.bind(5, entry.addedBy)
+                try insert.execute()
+            }
+            changed = true
+        }
+        if changed { counts.playlists += 1 }
+        return playlistID
+    }
+
+    /// A play of a track, from listening history.
+    public struct Play: Sendable {
+        /// When playback ended, ISO 8601 UTC.
+        public var endedAt: String
+        public var msPlayed: Int
+        public var trackName: String
+        public var artistName: String
+        public var albumName: String?
+        public var spotifyURI: String?
+        public var platform: String?
+        public var reasonStart: String?
+        public var reasonEnd: String?
+        public var shuffle: Bool?
+        public var skipped: Bool?
+
+        public init(
+            endedAt: String, msPlayed: Int, trackName: String, artistName: String, albumName: String? = nil,
+            spotifyURI: String? = nil, platform: String? = nil, reasonStart: String? = nil, reasonEnd: String? = nil,
+            shuffle: Bool? = nil, skipped: Bool? = nil
+        ) {
+            self.endedAt = endedAt
+            self.msPlayed = msPlayed
+            self.trackName = trackName
+            self.artistName = artistName
+            self.albumName = albumName
+            self.spotifyURI = spotifyURI
+            self.platform = platform
+            self.reasonStart = reasonStart
+            self.reasonEnd = reasonEnd
+            self.shuffle = shuffle
+            self.skipped = skipped
+        }
+    }
+
+    /// Records a play, linked to `trackID` when known (else matched later by artist and title).
+    public func write(_ play: Play, trackID: Int64?, source: String) throws {
+        insertPlay.bind(1, play.endedAt)
+        insertPlay.bind(2, play.msPlayed)
+        insertPlay.bind(3, trackID)
+        insertPlay.bind(4, play.trackName)
+        insertPlay.bind(5, play.artistName)
+        insertPlay.bind(6, play.albumName)
+        insertPlay.bind(7, play.spotifyURI)
+        insertPlay.bind(8, play.platform)
+        insertPlay.bind(9, play.reasonStart)
+        insertPlay.bind(10, play.reasonEnd)
+        insertPlay.bind(11, play.shuffle)
+        insertPlay.bind(12, play.skipped)
+        insertPlay.bind(13, Track.matchKey(artist: play.artistName, title: play.trackName))
+        insertPlay.bind(14, source)
+        insertPlay.bind(15, runID)
+        if try insertPlay.execute() == 1 { counts.playsNew += 1 }
+    }
+
+    /// Links plays that arrived without a known track to tracks with the same artist and title;
+    /// returns how many were linked.
+    @discardableResult
+    public func matchUnlinkedPlays() throws -> Int {
+        try db.execute(
+            sql: """
+                UPDATE plays SET track_id = (
+                    SELECT t.id FROM tracks t WHERE t.match_key = plays.match_key ORDER BY t.spotify_id IS NULL, t.id LIMIT 1)
+                WHERE track_id IS NULL AND match_key IN (SELECT match_key FROM tracks)
+                """)
+        return db.changesCount
+    }
+}

@@ -1,0 +1,381 @@
+import Features
+
+/// Imports CSV files with one track per row: audio-feature datasets (Kaggle, tidytuesday, "Top 50")
+/// and Exportify playlist exports.
+///
+/// Columns are recognised by name in any order (`track_id`/`id`/`uri`, `track_name`, `energy`,
+/// `Beats.Per.Minute`, …); columns it does not know are ignored and named in the summary.
+struct TabularImporter {
+    /// What a column holds.
+    enum Role: Equatable {
+        case spotifyID, alternateID, uri, name, artists, album, albumID, releaseDate, durationMS, durationSeconds
+        case popularity, explicit, isrc, addedAt, addedBy
+        case feature(AudioFeature)
+        case tag(kind: String, isList: Bool)
+        case ignored
+    }
+
+    /// Header names (lower case, letters and digits only) and what they hold.
+    static let roles: [String: Role] = {
+        var roles: [String: Role] = [
+            "trackid": .spotifyID, "id": .alternateID, "uri": .uri, "trackuri": .uri, "spotifyuri": .uri,
+            "trackname": .name, "name": .name, "title": .name, "song": .name, "track": .name,
+            "trackartist": .artists, "artists": .artists, "artist": .artists, "artistname": .artists,
+            "artistnames": .artists,
+            "trackalbumname": .album, "albumname": .album, "album": .album,
+            "trackalbumid": .albumID, "albumid": .albumID,
+            "trackalbumreleasedate": .releaseDate, "releasedate": .releaseDate, "albumreleasedate": .releaseDate,
+            "year": .releaseDate,
+            "durationms": .durationMS, "length": .durationSeconds, "durations": .durationSeconds,
+            "trackpopularity": .popularity, "popularity": .popularity,
+            "explicit": .explicit, "isrc": .isrc, "addedat": .addedAt, "addedby": .addedBy,
+            "beatsperminute": .feature(.tempo), "bpm": .feature(.tempo), "loudnessdb": .feature(.loudness),
+            "timesignature": .feature(.timeSignature),
+            "playlistgenre": .tag(kind: "genre", isList: false), "genre": .tag(kind: "genre", isList: false),
+            "trackgenre": .tag(kind: "genre", isList: false), "topgenre": .tag(kind: "genre", isList: false),
+            "playlistsubgenre": .tag(kind: "subgenre", isList: false),
+            "playlistname": .tag(kind: "playlist", isList: false),
+            "genres": .tag(kind: "artist-genre", isList: true), "recordlabel": .tag(kind: "label", isList: false),
+            "": .ignored, "unnamed0": .ignored, "trackhref": .ignored, "analysisurl": .ignored, "type": .ignored,
+            "playlistid": .ignored, "index": .ignored, "x": .ignored,
+        ]
+        for feature in AudioFeature.allCases {
+            roles[feature.rawValue.filter { $0 != "_" }] = .feature(feature)
+        }
+        return roles
+    }()
+
+    /// The header name folded for lookup: `Loudness..dB..` → `loudnessdb`, `Track URI` → `trackuri`.
+    static func normalizedHeader(_ name: String) -> String {
+        String(name.lowercased().unicodeScalars.filter { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)) })
+    }
+
+    /// Whether a header row looks like an Exportify export.
+    static func isExportifyHeader(_ names: [String]) -> Bool {
+        let normalized = Set(names.map(normalizedHeader))
+        return normalized.contains("trackuri") && normalized.contains("artistnames")
+    }
+
+    /// How many audio-feature columns a header names.
+    static func featureColumnCount(_ names: [String]) -> Int {
+        names.count { if case .feature = roles[normalizedHeader($0)] { true } else { false } }
+    }
+
+    let format: ImportFormat
+    let context: ImportContext
+    var reader: CSVReader
+
+    /// Reads the whole file into the store.
+    ///
+    /// - Returns: The scale used for 0…1 features and how it was chosen.
+    mutating func run(fileName: String) throws -> String {
+        var record = CSVReader.Record(line: 1, lineStart: 0)
+        guard try nextRecord(&record) else {
+            throw context.error(line: 1, "the file is empty; expected a header row")
+        }
+        let header = (0..<record.count).map { reader.string(record, $0) }
+        var roles: [Role] = []
+        var seen: [Role] = []
+        var ignored: [String] = []
+        for name in header {
+            var role = TabularImporter.roles[TabularImporter.normalizedHeader(name)] ?? .ignored
+            if TabularImporter.roles[TabularImporter.normalizedHeader(name)] == nil { ignored.append(name) }
+            switch role {
+            case .tag, .ignored: break
+            // The first column of a role wins.
+            default: if seen.contains(role) { role = .ignored }
+            }
+            seen.append(role)
+            roles.append(role)
+        }
+        if !ignored.isEmpty {
+            context.notes.append("ignored columns: " + ignored.map { "\"\($0)\"" }.joined(separator: ", "))
+        }
+        guard roles.contains(.name) || roles.contains(.spotifyID) || roles.contains(.alternateID) || roles.contains(.uri) else {
+            throw context.error(
+                line: 1,
+                "the header names no track column; expected one of track_id, id, uri, Track URI or track_name (found: \(header.joined(separator: ", ")))")
+        }
+        let featureColumns = roles.enumerated().compactMap { index, role -> (Int, AudioFeature)? in
+            if case .feature(let feature) = role { (index, feature) } else { nil }
+        }
+        if format == .featuresCSV && featureColumns.isEmpty {
+            throw context.error(
+                line: 1, "the header names no audio-feature column; expected columns such as danceability, energy, valence, tempo")
+        }
+
+        let scale = try chooseScale(featureColumns: featureColumns)
+        let source = FeatureSource.file(format: format.rawValue)
+        var playlist: [ImportWriter.PlaylistEntry] = []
+        let isLikedSongs = fileName.lowercased().hasPrefix("liked_songs") || fileName.lowercased().hasPrefix("liked songs")
+        var namesMissingAsNA = 0
+        while try nextRecord(&record) {
+            let row = record
+            try context.row(bytesRead: reader.position) {
+                guard row.count == header.count else {
+                    throw context.error(
+                        line: row.line, column: row.count > header.count ? reader.column(row, header.count) : nil,
+                        "expected \(header.count) fields as in the header, found \(row.count)")
+                }
+                let parsed = try parseRow(row, roles: roles, header: header, scale: scale)
+                if parsed.hasNANames { namesMissingAsNA += 1 }
+                let written = try context.writer.write(parsed.track)
+                if let features = parsed.features {
+                    try context.writer.write(features, trackID: written.id, source: source)
+                } else if written.isNew {
+                    context.writer.noteMissingFeatures()
+                }
+                for (kind, value) in parsed.tags {
+                    try context.writer.tag(trackID: written.id, kind: kind, value: value, source: format.source)
+                }
+                if format == .exportify {
+                    playlist.append(.init(trackID: written.id, addedAt: parsed.addedAt, addedBy: parsed.addedBy))
+                    if isLikedSongs { try context.writer.save(trackID: written.id, addedAt: parsed.addedAt, source: format.source) }
+                }
+            }
+        }
+        if namesMissingAsNA > 0 {
+            context.notes.append("\(namesMissingAsNA) rows have NA (R's missing value) as the track name; they were imported without a name")
+        }
+        if format == .exportify {
+            let stem = fileName.hasSuffix(".csv") ? String(fileName.dropLast(4)) : fileName
+            try context.writer.writePlaylist(
+                originKey: "exportify:" + fileName, name: stem.replacingOccurrences(of: "_", with: " "),
+                source: format.source, entries: playlist)
+        }
+        return scale
+    }
+
+    private mutating func nextRecord(_ record: inout CSVReader.Record) throws -> Bool {
+        do {
+            return try reader.next(into: &record)
+        } catch {
+            throw context.error(line: error.line, column: nil, error.message)
+        }
+    }
+
+    /// Chooses the scale of 0…1 features: as given, or detected from the first 1,000 rows.
+    private func chooseScale(featureColumns: [(Int, AudioFeature)]) throws -> String {
+        if let given = context.options.scale {
+            return given.rawValue + " (as given by --scale)"
+        }
+        var probe = reader
+        var record = CSVReader.Record(line: 1, lineStart: 0)
+        var maximum = 0.0
+        var maximumFeature: AudioFeature?
+        var rows = 0
+        while rows < 1000, (try? probe.next(into: &record)) == true {
+            rows += 1
+            for (column, feature) in featureColumns where AudioFeature.unitIntervalFeatures.contains(feature) {
+                guard column < record.count else { continue }
+                if let value = probe.double(record, column), value > maximum {
+                    maximum = value
+                    maximumFeature = feature
+                }
+            }
+        }
+        if maximum > 1.5 && maximum <= 100, let maximumFeature {
+            return "percent (detected: \(maximumFeature.rawValue) reaches \(formatted(maximum)) in the first \(rows) rows; 0–100 values divided by 100; pass --scale unit to keep them)"
+        }
+        return "unit"
+    }
+
+    private func formatted(_ value: Double) -> String {
+        value == value.rounded() ? String(Int(value)) : String(value)
+    }
+
+    struct ParsedRow {
+        var track: Track
+        var features: AudioFeatures?
+        var tags: [(String, String)] = []
+        var addedAt: String?
+        var addedBy: String?
+        var hasNANames = false
+    }
+
+    private func parseRow(_ row: CSVReader.Record, roles: [Role], header: [String], scale: String) throws -> ParsedRow {
+        var track = Track(spotifyID: nil, name: "", artists: [])
+        var features = AudioFeatures()
+        var parsed = ParsedRow(track: track)
+        let isPercent = scale.hasPrefix("percent")
+        func fail(_ index: Int, _ message: String) -> ImportError {
+            context.error(line: reader.line(row, index), column: reader.column(row, index), field: header[index], message)
+        }
+        func text(_ index: Int) -> String? {
+            reader.isBlank(row, index) || reader.isNA(row, index) ? nil : reader.string(row, index)
+        }
+        for (index, role) in roles.enumerated() {
+            switch role {
+            case .ignored:
+                continue
+            case .spotifyID, .alternateID:
+                // `id` repeats `track_id` in the 2024 Kaggle set, and is empty where `track_id` is not.
+                guard let value = text(index), role == .spotifyID || track.spotifyID == nil else { continue }
+                guard let id = SpotifyID(uri: value, category: "track") else {
+                    throw fail(index, "expected a 22-character Spotify track ID, found \"\(value)\"")
+                }
+                track.spotifyID = id
+            case .uri:
+                guard let value = text(index) else { continue }
+                if value.hasPrefix("spotify:local:") {
+                    track.isLocal = true
+                    if let local = LocalTrackURI(value) {
+                        if track.name.isEmpty { track.name = local.title }
+                        if track.artists.isEmpty { track.artists = local.artists }
+                    }
+                } else if let id = SpotifyID(uri: value, category: "track") {
+                    track.spotifyID = id
+                } else {
+                    throw fail(index, "expected a Spotify track URI (spotify:track:<22 characters>), found \"\(value)\"")
+                }
+            case .name:
+                if let value = text(index) {
+                    track.name = value
+                } else if reader.isNA(row, index) {
+                    parsed.hasNANames = true
+                }
+            case .artists:
+                if let value = text(index) { track.artists = TabularImporter.splitArtists(value) }
+            case .album:
+                track.album = text(index)
+            case .albumID:
+                track.albumID = text(index).flatMap { SpotifyID(uri: $0) }
+            case .releaseDate:
+                guard let value = text(index) else { continue }
+                guard let date = ReleaseDate(value) else {
+                    throw fail(index, "expected a release date as YYYY, YYYY-MM or YYYY-MM-DD, found \"\(value)\"")
+                }
+                track.releaseDate = date
+            case .durationMS, .durationSeconds:
+                guard !reader.isBlank(row, index) else { continue }
+                guard let value = reader.double(row, index), value >= 0 else {
+                    throw fail(index, "expected a non-negative duration, found \"\(reader.string(row, index))\"")
+                }
+                track.durationMS = Int((role == .durationSeconds ? value * 1000 : value).rounded())
+            case .popularity:
+                guard !reader.isBlank(row, index) else { continue }
+                guard let value = reader.double(row, index), value == value.rounded(), (0...100).contains(value) else {
+                    throw fail(index, "expected a popularity from 0 to 100, found \"\(reader.string(row, index))\"")
+                }
+                track.popularity = Int(value)
+            case .explicit:
+                guard let value = text(index)?.lowercased() else { continue }
+                switch value {
+                case "true", "1", "yes": track.isExplicit = true
+                case "false", "0", "no": track.isExplicit = false
+                default: throw fail(index, "expected true or false, found \"\(value)\"")
+                }
+            case .isrc:
+                track.isrc = text(index)
+            case .addedAt:
+                parsed.addedAt = text(index)
+            case .addedBy:
+                parsed.addedBy = text(index)
+            case .tag(let kind, let isList):
+                guard let value = text(index) else { continue }
+                if isList {
+                    for item in value.split(separator: ",") { parsed.tags.append((kind, String(item.trimmingWhitespace()))) }
+                } else {
+                    parsed.tags.append((kind, value))
+                }
+            case .feature(let feature):
+                guard !reader.isBlank(row, index), !reader.isNA(row, index) else { continue }
+                guard var value = reader.double(row, index), value.isFinite else {
+                    throw fail(index, "expected a number for \(feature.rawValue) (\(feature.unit)), found \"\(reader.string(row, index))\"")
+                }
+                if feature.isDiscrete && value != value.rounded() {
+                    throw fail(index, "expected a whole number for \(feature.rawValue), found \"\(reader.string(row, index))\"")
+                }
+                if isPercent && AudioFeature.unitIntervalFeatures.contains(feature) { value /= 100 }
+                features[feature] = value
+            }
+        }
+        if track.spotifyID == nil && track.name.isEmpty {
+            throw context.error(line: row.line, "the row has neither a Spotify track ID nor a track name")
+        }
+        parsed.track = track
+        parsed.features = features.isEmpty ? nil : features
+        return parsed
+    }
+
+    /// Splits a list of artists: `;` (Exportify) or `, ` (Kaggle).
+    ///
+    /// Names that themselves hold ", " (such as "Tyler, The Creator") are split too in files that
+    /// use ", " between artists; files that use ";" keep them whole.
+    static func splitArtists(_ value: String) -> [String] {
+        var hasSemicolon = false
+        var hasCommaSpace = false
+        var previous: UInt8 = 0
+        for byte in value.utf8 {
+            if byte == 0x3B { hasSemicolon = true }
+            if previous == 0x2C && byte == 0x20 { hasCommaSpace = true }
+            previous = byte
+        }
+        if !hasSemicolon && !hasCommaSpace {
+            let trimmed = value.trimmingWhitespace()
+            return trimmed.isEmpty ? [] : [String(trimmed)]
+        }
+        let separator = value.contains(";") ? ";" : ", "
+        return value.split(separator: separator).map { String($0.trimmingWhitespace()) }.filter { !$0.isEmpty }
+    }
+}
+
+extension CSVReader {
+    /// Whether field `index` of `record` is `NA`, R's missing value (tidytuesday's CSVs are written by R).
+    func isNA(_ record: Record, _ index: Int) -> Bool {
+        record.ends[index] - record.starts[index] == 2 && bytes[record.starts[index]] == 0x4E
+            && bytes[record.starts[index] + 1] == 0x41
+    }
+
+    /// Field `index` of `record` as a number, or `nil` when it is not one.
+    func double(_ record: Record, _ index: Int) -> Double? {
+        bytes.withUnsafeBufferPointer { buffer in
+            NumberParsing.double(buffer, from: record.starts[index], to: record.ends[index])
+        }
+    }
+}
+
+/// The parts of a `spotify:local:artist:album:title:seconds` URI, URL-decoded.
+struct LocalTrackURI {
+    var artists: [String]
+    var album: String
+    var title: String
+    var durationMS: Int?
+
+    init?(_ uri: String) {
+        let parts = uri.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count >= 6, parts[0] == "spotify", parts[1] == "local" else { return nil }
+        func decode(_ text: Substring) -> String {
+            (text.replacingOccurrences(of: "+", with: " ").removingPercentEncodingIfPossible)
+        }
+        let artist = decode(parts[2])
+        artists = artist.isEmpty ? [] : [artist]
+        album = decode(parts[3])
+        title = decode(parts[4])
+        durationMS = Int(parts[5]).map { $0 * 1000 }
+    }
+}
+
+extension String {
+    /// The text with `%XX` escapes decoded, or unchanged if they do not form UTF-8.
+    var removingPercentEncodingIfPossible: String {
+        var bytes: [UInt8] = []
+        var iterator = utf8.makeIterator()
+        while let byte = iterator.next() {
+            if byte == 0x25, let high = iterator.next(), let low = iterator.next(),
+                let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16)
+            {
+                bytes.append(value)
+            } else {
+                bytes.append(byte)
+            }
+        }
+        return String(validating: bytes, as: UTF8.self) ?? self
+    }
+}
+
+extension Substring {
+    func replacingOccurrences(of target: String, with replacement: String) -> String {
+        String(self).replacingOccurrences(of: target, with: replacement)
+    }
+}

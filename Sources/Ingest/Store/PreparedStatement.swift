@@ -1,0 +1,94 @@
+import GRDB
+import GRDBSQLite
+
+// The only file of `Ingest` that calls the SQLite C API. Bulk imports bind and step prepared
+// statements directly: building a `StatementArguments` array per row costs more than the insert.
+
+/// A prepared statement for bulk writes, bound by position and stepped without allocating.
+final class PreparedStatement {
+    private let statement: Statement
+    private let connection: OpaquePointer?
+    private var handle: OpaquePointer { statement.sqliteStatement }
+    private static let transient = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
+
+    init(_ db: Database, sql: String) throws {
+        statement = try db.makeStatement(sql: sql)
+        connection = db.sqliteConnection
+    }
+
+    func bind(_ index: Int32, _ value: Int64?) {
+        if let value { sqlite3_bind_int64(handle, index, value) } else { sqlite3_bind_null(handle, index) }
+    }
+
+    func bind(_ index: Int32, _ value: Int?) {
+        bind(index, value.map(Int64.init))
+    }
+
+    func bind(_ index: Int32, _ value: Bool?) {
+        bind(index, value.map { $0 ? Int64(1) : 0 })
+    }
+
+    func bind(_ index: Int32, _ value: Double?) {
+        if let value, value.isFinite { sqlite3_bind_double(handle, index, value) } else { sqlite3_bind_null(handle, index) }
+    }
+
+    func bind(_ index: Int32, _ value: String?) {
+        guard var value else {
+            sqlite3_bind_null(handle, index)
+            return
+        }
+        value.withUTF8 { bytes in
+            _ = bytes.withMemoryRebound(to: CChar.self) { text in
+                if let base = text.baseAddress {
+                    sqlite3_bind_text(handle, index, base, Int32(text.count), PreparedStatement.transient)
+                } else {
+                    sqlite3_bind_text(handle, index, "", 0, PreparedStatement.transient)
+                }
+            }
+        }
+    }
+
+    /// Runs the statement to completion and returns the number of rows it changed.
+    @discardableResult
+    func execute() throws -> Int {
+        defer { sqlite3_reset(handle) }
+        let code = sqlite3_step(handle)
+        guard code == SQLITE_DONE || code == SQLITE_ROW else { throw failure(code) }
+        return Int(sqlite3_changes(connection))
+    }
+
+    /// Steps once and reads integer columns of the first row, or returns `nil` when there is none.
+    func firstRowInt64(columns: Int32 = 1) throws -> [Int64?]? {
+        defer { sqlite3_reset(handle) }
+        let code = sqlite3_step(handle)
+        if code == SQLITE_DONE { return nil }
+        guard code == SQLITE_ROW else { throw failure(code) }
+        return (0..<columns).map { column in
+            sqlite3_column_type(handle, column) == SQLITE_NULL ? nil : sqlite3_column_int64(handle, column)
+        }
+    }
+
+    /// Steps once and reads the first row's columns as database values, or `nil` when there is none.
+    func firstRow() throws -> [DatabaseValue]? {
+        defer { sqlite3_reset(handle) }
+        let code = sqlite3_step(handle)
+        if code == SQLITE_DONE { return nil }
+        guard code == SQLITE_ROW else { throw failure(code) }
+        return (0..<sqlite3_column_count(handle)).map { column in
+            switch sqlite3_column_type(handle, column) {
+            case SQLITE_INTEGER: sqlite3_column_int64(handle, column).databaseValue
+            case SQLITE_FLOAT: sqlite3_column_double(handle, column).databaseValue
+            case SQLITE_TEXT: String(cString: sqlite3_column_text(handle, column)).databaseValue
+            default: .null
+            }
+        }
+    }
+
+    /// The rowid of the last row inserted on this connection.
+    var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(connection) }
+
+    private func failure(_ code: Int32) -> StoreError {
+        let message = connection.map { String(cString: sqlite3_errmsg($0)) } ?? "unknown error"
+        return .sqlite(code: code, message: message, sql: statement.sql)
+    }
+}

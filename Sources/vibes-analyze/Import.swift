@@ -1,0 +1,107 @@
+import ArgumentParser
+import Foundation
+import Ingest
+
+extension ImportFormat: ExpressibleByArgument {}
+extension FeatureScale: ExpressibleByArgument {}
+
+extension VibesAnalyze {
+    struct Import: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Import music data files into the library.",
+            discussion: """
+                Reads audio-feature CSVs (Kaggle, tidytuesday), Exportify exports, Spotify "Download your \
+                data" JSON (StreamingHistory*.json, Streaming_History_Audio_*.json, endsong_*.json, \
+                YourLibrary.json, Playlist*.json) and JSON saved from the Spotify Web API. The format is \
+                detected from each file's header or shape. Each file is imported in one transaction: a \
+                file with a bad row changes nothing unless --skip-invalid is given. Importing the same \
+                file again changes nothing.
+                """)
+
+        @OptionGroup var global: GlobalOptions
+
+        @Option(help: "The format of every file, instead of detecting it.")
+        var format: ImportFormat?
+
+        @Option(help: "How 0…1 features are written: unit (0.0–1.0) or percent (0–100). Detected when omitted.")
+        var scale: FeatureScale?
+
+        @Flag(help: "Import the good rows of a file with bad ones, and list the rejected rows.")
+        var skipInvalid = false
+
+        @Flag(help: "Read a file again even if the same content was imported before.")
+        var force = false
+
+        @Argument(help: "The files to import.", completion: .file())
+        var files: [String]
+
+        func validate() throws {
+            if files.isEmpty { throw ValidationError("Please name at least one file to import.") }
+        }
+
+        func run() async throws {
+            let store = try global.openStore()
+            var summaries: [ImportSummary] = []
+            var failures = 0
+            for file in files {
+                var options = ImportOptions(format: format, scale: scale, skipInvalid: skipInvalid, force: force)
+                if !global.quiet && Console.stderrIsTerminal {
+                    options.progress = { read, total in
+                        let percent = total > 0 ? read * 100 / total : 0
+                        FileHandle.standardError.write(Data("\r\(file): \(percent)%".utf8))
+                    }
+                }
+                do {
+                    let summary = try store.importFile(at: file, options: options)
+                    if options.progress != nil { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+                    summaries.append(summary)
+                    if !global.json { print(Import.describe(summary)) }
+                } catch {
+                    failures += 1
+                    Console.diagnostic("error: \(error)")
+                    if !global.json {
+                        Console.diagnostic("\(file): not imported; the library is unchanged.")
+                    }
+                }
+            }
+            if global.json { try Console.printJSON(summaries) }
+            if failures > 0 { throw ExitCode.failure }
+        }
+
+        static func describe(_ summary: ImportSummary) -> String {
+            var lines: [String] = []
+            switch summary.status {
+            case .unchanged:
+                lines.append("\(summary.path): unchanged (\(summary.format.summary))")
+            case .imported:
+                lines.append(
+                    "\(summary.path): \(summary.format.summary), \(summary.rowsRead) rows in \(String(format: "%.2f", summary.seconds)) s")
+                var parts = ["tracks: \(summary.tracksNew) new, \(summary.tracksUpdated) updated"]
+                if summary.featuresWritten > 0 || summary.format == .featuresCSV || summary.format == .exportify {
+                    parts.append("features: \(summary.featuresWritten) written")
+                }
+                if summary.playsNew > 0 || summary.format == .streamingHistory || summary.format == .extendedHistory {
+                    parts.append("plays: \(summary.playsNew) new")
+                }
+                if summary.playlists > 0 { parts.append("playlists: \(summary.playlists) written") }
+                if summary.savedTracks > 0 { parts.append("saved: \(summary.savedTracks) new") }
+                parts.append("rejected: \(summary.rowsRejected)")
+                lines.append("  " + parts.joined(separator: "; "))
+                if summary.playsMatched > 0 { lines.append("  \(summary.playsMatched) plays linked to tracks by artist and title") }
+                if summary.tracksWithoutFeatures > 0 {
+                    lines.append("  \(summary.tracksWithoutFeatures) new tracks have no audio features")
+                }
+                if !summary.outOfRange.isEmpty {
+                    let list = summary.outOfRange.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
+                    lines.append("  kept but flagged outside the documented range: " + list.joined(separator: ", "))
+                }
+            }
+            for note in summary.notes { lines.append("  note: \(note)") }
+            if summary.rowsRejected > 0 {
+                lines.append("  rejected rows (first \(summary.rejections.count) of \(summary.rowsRejected)):")
+                for rejection in summary.rejections { lines.append("    \(rejection)") }
+            }
+            return lines.joined(separator: "\n")
+        }
+    }
+}

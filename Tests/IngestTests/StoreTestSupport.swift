@@ -1,0 +1,41 @@
+import Foundation
+import GRDB
+import Ingest
+import Testing
+import VibesTestSupport
+
+/// Runs `body` with a fresh store in a fresh temporary folder.
+func withStore<T>(_ body: (LibraryStore) throws -> T) throws -> T {
+    try withTemporaryDirectory { folder in
+        let store = try LibraryStore(path: folder + "/library.sqlite")
+        return try body(store)
+    }
+}
+
+/// Every row of every table, in primary-key order: two stores with equal snapshots hold the same data.
+func contentSnapshot(_ store: LibraryStore) throws -> [String: [String]] {
+    try store.database.read { db in
+        let tables = try String.fetchAll(
+            db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name != 'grdb_migrations'")
+        var snapshot: [String: [String]] = [:]
+        for table in tables {
+            snapshot[table] = try Row.fetchAll(db, sql: "SELECT * FROM \(table) ORDER BY 1, 2").map { $0.description }
+        }
+        return snapshot
+    }
+}
+
+/// The number of rows `sql` counts.
+func count(_ store: LibraryStore, _ sql: String, _ arguments: StatementArguments = []) throws -> Int {
+    try store.database.read { db in try Int.fetchOne(db, sql: sql, arguments: arguments) ?? 0 }
+}
+
+/// The 1-based character column at which `needle` first appears on line `line` of a file.
+func column(of needle: String, onLine line: Int, of path: String) throws -> Int {
+    let data = try #require(FileManager.default.contents(atPath: path))
+    let text = String(decoding: data, as: UTF8.self)
+    let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+    let target = lines[line - 1]
+    let range = try #require(target.range(of: needle))
+    return target.distance(from: target.startIndex, to: range.lowerBound) + 1
+}
