@@ -12,7 +12,8 @@ extension MoodReport {
     public init(_ input: Input) throws {
         let statistics = LibraryStatistics(table: input.table)
         schemaVersion = MoodReport.currentSchemaVersion
-        timeZone = input.timeZone.identifier
+        // Foundation on Linux names UTC "GMT"; say UTC, as --utc does.
+        timeZone = input.timeZone.identifier == "GMT" ? "UTC" : input.timeZone.identifier
         overview = input.overview
         features = MoodReport.distributions(of: input.table)
         moodMap = MoodReport.moodMap(of: input.table)
@@ -257,7 +258,8 @@ extension MoodReport {
             columns = scaling.columns.map(\.name)
             basis = "run \(run.id): \(scaling.schema.scaling.rawValue) over \(scaling.schema.features.map(\.rawValue).joined(separator: ","))"
         } else {
-            let space = FeatureSchema.default.makeSpace(from: table)
+            let schema = fallbackSchema(for: table)
+            let space = schema.makeSpace(from: table)
             groupNames = Mood.allCases.map(\.rawValue)
             for tableRow in space.tableRows {
                 let row = Int(tableRow)
@@ -268,7 +270,7 @@ extension MoodReport {
             }
             matrix = space.matrix.values
             columns = space.matrix.columnNames
-            basis = "default features, zscore over \(FeatureSchema.default.features.map(\.rawValue).joined(separator: ","))"
+            basis = "no run, zscore over \(schema.features.map(\.rawValue).joined(separator: ","))"
         }
         guard matrix.rowCount >= 2 else { return nil }
         let pca = try PCA.fit(matrix)
@@ -293,6 +295,16 @@ extension MoodReport {
         return LibraryMap(
             basis: basis, explainedVarianceRatios: pca.explainedVarianceRatios, loadings: loadings, groups: groupNames,
             trackCount: matrix.rowCount, points: points)
+    }
+
+    /// The space used without a run: the default features that at least half of the tracks have,
+    /// z-scored, so that a feature a source lacks (or one stray missing tempo) does not empty it.
+    static func fallbackSchema(for table: FeatureTable) -> FeatureSchema {
+        let features = FeatureSchema.defaultFeatures.filter { feature in
+            let present = (0..<table.rowCount).count { table.value(row: $0, feature: feature) != nil }
+            return present * 2 >= table.rowCount && present > 0
+        }
+        return (try? FeatureSchema(features: features)) ?? .default
     }
 
     static func rounded(_ value: Double, digits: Int) -> Double {
@@ -440,7 +452,7 @@ extension MoodReport {
             candidates = run.assignments.map { ($0.key, $0.value.distance, names[$0.value.cluster]) }
             basis = "distance to vibe centroid"
         } else {
-            let space = FeatureSchema.default.makeSpace(from: table)
+            let space = fallbackSchema(for: table).makeSpace(from: table)
             let norms = space.matrix.values.squaredRowNorms()
             candidates = space.matrix.trackIDs.enumerated().map { ($1, Double(norms[$0]).squareRoot(), nil) }
             basis = "distance from library mean"

@@ -12,7 +12,7 @@ enum SmallLibrary {
     ///
     /// Soft moods per track (happy = e·v, sad = (1−e)(1−v), angry = e(1−v), chill = (1−e)·v):
     /// 1: .72 .02 .18 .08 · 2: .54 .04 .06 .36 · 3: .14 .24 .06 .56 · 4: .02 .72 .08 .18 ·
-    /// 5: .24 .14 .56 .06 · 6: .09 .01 .81 .09.
+    /// 5: .24 .14 .56 .06 · 6: .09 .09 .81 .01.
     static let rows: [(id: Int64, artist: String, valence: Double, energy: Double, loudness: Double)] = [
         (1, "A", 0.8, 0.9, -3), (2, "A", 0.9, 0.6, -7), (3, "D", 0.7, 0.2, -12),
         (4, "E", 0.2, 0.1, -20), (5, "B", 0.3, 0.8, -4.5), (6, "C", 0.1, 0.9, -2),
@@ -97,11 +97,11 @@ struct MoodReportTests {
         #expect(report.moodMap.quadrants.map(\.tracks) == [2, 1, 1, 2])
         approx(report.moodMap.quadrants[0].share, 1.0 / 3)
         approx(report.moodMap.quadrants[1].share, 1.0 / 6)
-        // Means of the per-track soft moods: happy 1.75/6, sad 1.17/6, angry 1.75/6, chill 1.33/6.
+        // Means of the per-track soft moods: happy 1.75/6, sad 1.25/6, angry 1.75/6, chill 1.25/6.
         approx(report.moodMap.softMoods.happy, 1.75 / 6)
-        approx(report.moodMap.softMoods.sad, 1.17 / 6)
+        approx(report.moodMap.softMoods.sad, 1.25 / 6)
         approx(report.moodMap.softMoods.angry, 1.75 / 6)
-        approx(report.moodMap.softMoods.chill, 1.33 / 6)
+        approx(report.moodMap.softMoods.chill, 1.25 / 6)
         // Grid rows are energy, columns valence: track 1 (v .8, e .9) is in row 9, column 8.
         #expect(report.moodMap.grid[9][8] == 1)
         #expect(report.moodMap.grid[9][1] == 1)  // track 6
@@ -209,9 +209,15 @@ struct MoodReportTests {
         #expect(report.outliers.tracks[0].vibe == "Loud")
         #expect(report.outliers.tracks[0].standsOut.count == 2)
 
+        // Without a run: distance from the mean in z-scores of the default features the library
+        // has (danceability is constant here, so it adds nothing). Track 4 (v .2, e .1, −20 dB) is
+        // the farthest from the mean of all six.
         let withoutRun = try MoodReport(SmallLibrary.input(withRun: false))
         #expect(withoutRun.vibes == nil)
         #expect(withoutRun.outliers.basis == "distance from library mean")
+        #expect(withoutRun.outliers.tracks.count == 6)
+        #expect(withoutRun.outliers.tracks.first?.track.id == 4)
+        #expect(withoutRun.outliers.tracks.first?.vibe == nil)
     }
 
     @Test func mapProjectsTheRunTracksInTheRunSpace() throws {
@@ -227,6 +233,12 @@ struct MoodReportTests {
         sampled.mapPointLimit = 4
         let sampledMap = try #require(try MoodReport(sampled).map)
         #expect(sampledMap.trackCount == 6 && sampledMap.points.count == 3)  // every second track
+
+        // Without a run, the map uses the default features the library has and colours by quadrant.
+        let fallback = try #require(try MoodReport(SmallLibrary.input(withRun: false)).map)
+        #expect(fallback.loadings.map(\.column) == ["danceability", "energy", "valence", "loudness"])
+        #expect(fallback.groups == ["happy/energetic", "calm/content", "sad/melancholic", "tense/angry"])
+        #expect(fallback.points.map(\.group) == [0, 0, 1, 2, 3, 3])
     }
 
     @Test func skipsFollowSkippedThenReasonEnd() {

@@ -92,8 +92,8 @@ enum ReportFormatting {
         case "key": return "C … B"
         case "mode": return "minor | major"
         default:
-            let digits = distribution.unit == "0–1" ? 1 : 0
-            return "\(number(first.lower, digits: digits)) … \(number(last.upper, digits: digits)) \(distribution.unit)"
+            if distribution.unit == "0–1" { return "0 … 1" }
+            return "\(number(first.lower, digits: 0)) … \(number(last.upper, digits: 0)) \(distribution.unit)"
         }
     }
 
