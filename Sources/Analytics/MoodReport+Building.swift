@@ -256,7 +256,7 @@ extension MoodReport {
             }
             matrix = Matrix(rowCount: rows.count, columnCount: scaling.columns.count, elements: elements)
             columns = scaling.columns.map(\.name)
-            basis = "run \(run.id): \(scaling.schema.scaling.rawValue) over \(scaling.schema.features.map(\.rawValue).joined(separator: ","))"
+            basis = "run \(run.id): \(scaling.schema.scaling.rawValue) over \(scaling.schema.features.map(\.rawValue).joined(separator: ", "))"
         } else {
             let schema = fallbackSchema(for: table)
             let space = schema.makeSpace(from: table)
@@ -270,7 +270,7 @@ extension MoodReport {
             }
             matrix = space.matrix.values
             columns = space.matrix.columnNames
-            basis = "no run, zscore over \(schema.features.map(\.rawValue).joined(separator: ","))"
+            basis = "no run, zscore over \(schema.features.map(\.rawValue).joined(separator: ", "))"
         }
         guard matrix.rowCount >= 2 else { return nil }
         let pca = try PCA.fit(matrix)

@@ -26,8 +26,8 @@ extension MoodReport {
     }
 
     /// A data table, folded under the chart it stands in for.
-    private func dataTable(_ header: [String], _ rows: [[String]]) -> String {
-        var html = "<details><summary>Data table</summary><div class=\"scroll\"><table><thead><tr>"
+    private func dataTable(_ header: [String], _ rows: [[String]], summary: String = "Data table") -> String {
+        var html = "<details><summary>\(SVGChart.escape(summary))</summary><div class=\"scroll\"><table><thead><tr>"
         html += header.map { "<th scope=\"col\">\(SVGChart.escape($0))</th>" }.joined()
         html += "</tr></thead><tbody>"
         for row in rows {
@@ -78,7 +78,7 @@ extension MoodReport {
                 id: "soft-moods", title: "Soft moods of the library",
                 description: "Mean Organize Your Music soft moods: " + zip(softLabels, softValues).map { "\($0) \(ReportFormatting.number($1, digits: 2))" }.joined(separator: ", ") + ".",
                 labels: softLabels, values: softValues, valueText: { ReportFormatting.number($0, digits: 2) },
-                xTitle: "soft mood", yTitle: "library mean"),
+                xTitle: "soft mood", yTitle: "library mean", barClasses: ["happy", "calm", "sad", "tense"]),
             caption: "Soft moods (Organize Your Music): happy = e·v, chill = (1−e)·v, sad = (1−e)(1−v), angry = e(1−v); they sum to 1.",
             table: dataTable(["mood", "library mean"], zip(softLabels, softValues).map { [$0, ReportFormatting.number($1, digits: 3)] }))
         return html + "</div></section>"
@@ -119,11 +119,14 @@ extension MoodReport {
         ]
         for (mood, x, y, anchor) in corners {
             let share = moodMap.quadrants.first { $0.mood == mood.rawValue }?.share ?? 0
-            svg += SVGChart.text("\(mood.rawValue) \(ReportFormatting.percent(share))", x: x, y: y, anchor: anchor, cssClass: "quadrant")
+            let isTop = y < top + plot / 2
+            svg += SVGChart.text(mood.rawValue, x: x, y: isTop ? y : y - 14, anchor: anchor, cssClass: "quadrant")
+            svg += SVGChart.text(ReportFormatting.percent(share), x: x, y: isTop ? y + 14 : y, anchor: anchor, cssClass: "quadrant")
         }
-        svg += SVGChart.text("0", x: left, y: top + plot + 14, cssClass: "tick")
-        svg += SVGChart.text("1", x: left + plot, y: top + plot + 14, cssClass: "tick")
-        svg += SVGChart.text("1", x: left - 6, y: top + 10, anchor: "end", cssClass: "tick")
+        for (tick, label) in [(0.0, "0"), (0.5, "0.5"), (1.0, "1")] {
+            svg += SVGChart.text(label, x: left + plot * tick, y: top + plot + 14, cssClass: "tick")
+            svg += SVGChart.text(label, x: left - 4, y: top + plot * (1 - tick) + 4, anchor: "end", cssClass: "tick")
+        }
         svg += SVGChart.text("valence →", x: left + plot / 2, y: top + plot + 30, cssClass: "axis-title")
         svg += SVGChart.text("energy →", x: 14, y: top + plot / 2, cssClass: "axis-title", rotate: true)
         return svg + "</svg>"
@@ -140,7 +143,7 @@ extension MoodReport {
         for (index, vibe) in section.vibes.enumerated() {
             let listened = vibe.listenedShare.map { ", " + ReportFormatting.percent($0) + " of listening" } ?? ""
             html += "<article class=\"card\"><h3><span class=\"swatch g\(index % 10)\"></span>\(SVGChart.escape(vibe.name))</h3>"
-            html += "<p class=\"meta\">\(SVGChart.escape(vibe.mood)) · \(ReportFormatting.count(vibe.size)) tracks, \(ReportFormatting.percent(vibe.share)) of the library\(listened)</p>"
+            html += "<p class=\"meta\">\(SVGChart.escape(vibe.mood)) · \(ReportFormatting.count(vibe.size, "track")), \(ReportFormatting.percent(vibe.share)) of the library\(listened)</p>"
             let profile = vibe.profile.filter { $0.feature != "time_signature" }
             html += SVGChart.diverging(
                 id: "vibe-\(vibe.cluster)-profile", title: "Profile of \(vibe.name)",
@@ -216,10 +219,12 @@ extension MoodReport {
             caption: "\(ReportFormatting.count(map.trackCount)) tracks\(map.points.count < map.trackCount ? " (\(ReportFormatting.count(map.points.count)) drawn, an even sample)" : ""), coloured by \(vibes == nil ? "mood quadrant" : "vibe").",
             table: dataTable(
                 ["column", "PC1 loading", "PC2 loading"],
-                map.loadings.map { [$0.column, ReportFormatting.number($0.pc1, digits: 3), ReportFormatting.number($0.pc2, digits: 3)] })
+                map.loadings.map { [$0.column, ReportFormatting.number($0.pc1, digits: 3), ReportFormatting.number($0.pc2, digits: 3)] },
+                summary: "Loadings")
                 + dataTable(
                     ["component", "explained variance"],
-                    ratios.enumerated().map { ["PC\($0 + 1)", ReportFormatting.percent($1)] }), wide: true)
+                    ratios.enumerated().map { ["PC\($0 + 1)", ReportFormatting.percent($1)] }, summary: "Explained variance"),
+            wide: true)
         return html + "</section>"
     }
 
@@ -232,10 +237,13 @@ extension MoodReport {
         let plotHeight = height - top - 70
         let xs = map.points.map(\.x)
         let ys = map.points.map(\.y)
-        let minX = xs.min() ?? -1
-        let maxX = xs.max() ?? 1
-        let minY = ys.min() ?? -1
-        let maxY = ys.max() ?? 1
+        // 5% of padding keeps the extreme points off the frame.
+        let padX = ((xs.max() ?? 1) - (xs.min() ?? -1)) * 0.05
+        let padY = ((ys.max() ?? 1) - (ys.min() ?? -1)) * 0.05
+        let minX = (xs.min() ?? -1) - padX
+        let maxX = (xs.max() ?? 1) + padX
+        let minY = (ys.min() ?? -1) - padY
+        let maxY = (ys.max() ?? 1) + padY
         func px(_ x: Double) -> Double { left + (maxX > minX ? (x - minX) / (maxX - minX) : 0.5) * plotWidth }
         func py(_ y: Double) -> Double { top + (maxY > minY ? (maxY - y) / (maxY - minY) : 0.5) * plotHeight }
         var counts = [Int](repeating: 0, count: map.groups.count)
@@ -281,9 +289,9 @@ extension MoodReport {
         html += "<p>\(ReportFormatting.count(listening.plays)) plays, \(ReportFormatting.duration(ms: listening.msPlayed)), from \(SVGChart.escape(listening.firstPlay)) to \(SVGChart.escape(listening.lastPlay)). "
             + "Bars are time played; lines are the valence and energy of what was played, weighted by time and leaving skips out.</p>"
         html += "<ul class=\"facts\">"
-        html += "<li><strong>\(ReportFormatting.count(listening.skips))</strong> skips (\(ReportFormatting.duration(ms: listening.skippedMS))), counted apart</li>"
-        html += "<li><strong>\(ReportFormatting.count(listening.playsWithFeatures))</strong> plays (\(ReportFormatting.duration(ms: listening.msWithFeatures))) on the mood map</li>"
-        html += "<li><strong>\(ReportFormatting.count(listening.playsWithoutFeatures))</strong> plays (\(ReportFormatting.duration(ms: listening.msWithoutFeatures))) without features; "
+        html += "<li><strong>\(ReportFormatting.count(listening.skips))</strong> \(listening.skips == 1 ? "skip" : "skips") (\(ReportFormatting.duration(ms: listening.skippedMS))), counted apart</li>"
+        html += "<li><strong>\(ReportFormatting.count(listening.playsWithFeatures))</strong> \(listening.playsWithFeatures == 1 ? "play" : "plays") (\(ReportFormatting.duration(ms: listening.msWithFeatures))) on the mood map</li>"
+        html += "<li><strong>\(ReportFormatting.count(listening.playsWithoutFeatures))</strong> \(listening.playsWithoutFeatures == 1 ? "play" : "plays") (\(ReportFormatting.duration(ms: listening.msWithoutFeatures))) without features; "
             + "\(ReportFormatting.count(listening.unmatchedPlays)) match no track in the library</li>"
         if let soft = listening.softMoods {
             html += "<li>Listening mood: valence \(ReportFormatting.number(listening.valence, digits: 2)), energy \(ReportFormatting.number(listening.energy, digits: 2)); "
@@ -312,7 +320,7 @@ extension MoodReport {
                         ReportFormatting.number($0.energy, digits: 3),
                     ]
                 })
-            return figure(svg, caption: "\(title). Line key: valence (solid), energy (dashed); right axis 0–1.", table: table, wide: wide)
+            return figure(svg, caption: "\(title): bars are hours played; valence (solid line) and energy (dashed) on the right axis, 0–1.", table: table, wide: wide)
         }
         html += chart("by-month", "Listening by month", listening.byMonth, xTitle: "month", stride: Swift.max(1, listening.byMonth.count / 8), wide: true)
         html += "<div class=\"pair\">"
@@ -337,9 +345,9 @@ extension MoodReport {
                 description: "Histogram of \(distribution.feature) over \(distribution.count) tracks (\(distribution.unit)); median \(ReportFormatting.number(distribution.median, digits: digits)), mean \(ReportFormatting.number(distribution.mean, digits: digits)).",
                 labels: labels, values: distribution.bins.map { Double($0.count) }, valueText: { ReportFormatting.count(Int($0.rounded())) },
                 xTitle: "\(distribution.feature) (\(distribution.unit))", yTitle: "tracks",
-                labelStride: distribution.bins.count > 6 ? 2 : 1)
+                width: 260, height: 170, labelStride: distribution.bins.count > 6 ? 2 : 1)
             let caption = "Median \(ReportFormatting.number(distribution.median, digits: digits)), mean \(ReportFormatting.number(distribution.mean, digits: digits))"
-                + (distribution.missing > 0 ? "; \(distribution.missing) tracks have no value." : ".")
+                + (distribution.missing > 0 ? "; \(ReportFormatting.count(distribution.missing, "track")) without a value." : ".")
             html += figure(
                 svg, caption: caption,
                 table: dataTable(
@@ -421,7 +429,7 @@ struct HTMLPage {
         figcaption { font-size: 0.85rem; margin-top: 0.3rem; }
         svg { display: block; width: 100%; height: auto; }
         svg text { fill: var(--fg); font-size: 11px; }
-        svg .tick { fill: var(--muted); font-size: 10px; } svg .axis-title { font-size: 11px; } svg .quadrant { font-size: 11px; font-weight: 600; }
+        svg .tick { fill: var(--muted); font-size: 10px; } svg .axis-title { font-size: 11px; } svg .quadrant { font-size: 11px; font-weight: 600; paint-order: stroke; stroke: var(--card); stroke-width: 3px; }
         line.grid { stroke: var(--line); stroke-width: 1; } line.axis { stroke: var(--muted); stroke-width: 1; }
         rect.plot { fill: none; stroke: var(--line); }
         .bar { fill: var(--accent); }
@@ -449,5 +457,11 @@ struct HTMLPage {
         table { border-collapse: collapse; width: 100%; font-size: 0.85rem; font-variant-numeric: tabular-nums; }
         th, td { text-align: left; padding: 0.25rem 0.5rem; border-bottom: 1px solid var(--line); }
         code { font-size: 0.9em; }
+        p, li, dd { overflow-wrap: anywhere; }
+        figure.wide { overflow-x: auto; } figure.wide svg { min-width: 600px; }
+        @media (max-width: 640px) {
+          main { padding: 0.6rem; } h1 { font-size: 1.6rem; }
+          svg text { font-size: 13px; } svg .tick { font-size: 12px; } svg .quadrant { font-size: 12px; }
+        }
         """
 }

@@ -81,7 +81,7 @@ extension MoodReport {
         for (index, vibe) in section.vibes.enumerated() {
             writer.line("")
             writer.line(
-                "  " + writer.bold("\(index + 1). \(vibe.name)") + "  \(vibe.mood), \(ReportFormatting.count(vibe.size)) tracks, "
+                "  " + writer.bold("\(index + 1). \(vibe.name)") + "  \(vibe.mood), \(ReportFormatting.count(vibe.size, "track")), "
                     + ReportFormatting.percent(vibe.share) + " of the library"
                     + (vibe.listenedShare.map { ", " + ReportFormatting.percent($0) + " of listening" } ?? ""))
             let strongest = vibe.profile.sorted { abs($0.zScore) > abs($1.zScore) }.prefix(4)
@@ -151,8 +151,8 @@ extension MoodReport {
                 + "\(listening.firstPlay) to \(listening.lastPlay).")
         writer.line(
             "Skips: \(ReportFormatting.count(listening.skips)) (\(ReportFormatting.duration(ms: listening.skippedMS))), counted apart. "
-                + "On the mood map: \(ReportFormatting.count(listening.playsWithFeatures)) plays (\(ReportFormatting.duration(ms: listening.msWithFeatures))). "
-                + "Without features: \(ReportFormatting.count(listening.playsWithoutFeatures)) plays "
+                + "On the mood map: \(ReportFormatting.count(listening.playsWithFeatures, "play")) (\(ReportFormatting.duration(ms: listening.msWithFeatures))). "
+                + "Without features: \(ReportFormatting.count(listening.playsWithoutFeatures, "play")) "
                 + "(\(ReportFormatting.duration(ms: listening.msWithoutFeatures))); \(ReportFormatting.count(listening.unmatchedPlays)) plays match no track.")
         if let soft = listening.softMoods {
             writer.line(
@@ -181,7 +181,7 @@ extension MoodReport {
                 "    \(bucket.label)  " + ReportFormatting.pad(ReportFormatting.duration(ms: bucket.msPlayed), 8, right: true) + "  "
                     + writer.accent(ReportFormatting.pad(ReportFormatting.bar(Double(bucket.msPlayed) / Swift.max(peak, 1), width: 20), 20))
                     + "  v \(ReportFormatting.number(bucket.valence, digits: 2))  e \(ReportFormatting.number(bucket.energy, digits: 2))"
-                    + (bucket.skips > 0 ? writer.dim("  \(bucket.skips) skips") : ""))
+                    + (bucket.skips > 0 ? writer.dim("  " + ReportFormatting.count(bucket.skips, "skip")) : ""))
         }
         if !listening.vibes.isEmpty {
             writer.line("")

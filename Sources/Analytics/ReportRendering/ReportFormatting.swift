@@ -20,7 +20,7 @@ enum ReportFormatting {
 
     /// A z-score with its sign and σ, such as `+1.2σ` or `−0.4σ`.
     static func sigma(_ z: Double) -> String {
-        (z >= 0 ? "+" : "−") + String(format: "%.1f", abs(z)) + "σ"
+        abs(z) < 0.05 ? "0.0σ" : (z >= 0 ? "+" : "−") + String(format: "%.1f", abs(z)) + "σ"
     }
 
     /// A duration in milliseconds: whole seconds under a minute, whole minutes under an hour, else
@@ -43,6 +43,11 @@ enum ReportFormatting {
             end = start
         }
         return (value < 0 ? "−" : "") + groups.joined(separator: "\u{2009}")
+    }
+
+    /// `count` and the noun, singular for 1: `1 play`, `3 plays`.
+    static func count(_ value: Int, _ singular: String, _ plural: String? = nil) -> String {
+        count(value) + " " + (value == 1 ? singular : plural ?? singular + "s")
     }
 
     /// A track as `Artist, Artist – Title`.

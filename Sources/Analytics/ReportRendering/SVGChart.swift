@@ -67,11 +67,11 @@ enum SVGChart {
     static func bars(
         id: String, title: String, description: String, labels: [String], values: [Double],
         valueText: (Double) -> String, xTitle: String, yTitle: String, series: [Series] = [],
-        width: Int = 320, height: Int = 190, labelStride: Int = 1
+        width: Int = 320, height: Int = 190, labelStride: Int = 1, barClasses: [String]? = nil
     ) -> String {
-        let left = 44.0
-        let right = series.isEmpty ? 10.0 : 34.0
-        let top = 10.0
+        let left = 56.0
+        let right = series.isEmpty ? 10.0 : 30.0
+        let top = series.isEmpty ? 10.0 : 24.0
         let bottom = 40.0
         let plotWidth = Double(width) - left - right
         let plotHeight = Double(height) - top - bottom
@@ -90,7 +90,8 @@ enum SVGChart {
         for (index, value) in values.enumerated() {
             let barHeight = plotHeight * value / peak
             let x = left + slot * Double(index) + slot * 0.1
-            svg += "<rect class=\"mark bar\" x=\"\(coordinate(x))\" y=\"\(coordinate(top + plotHeight - barHeight))\" "
+            let barClass = barClasses.map { $0[index % $0.count] } ?? "bar"
+            svg += "<rect class=\"mark \(barClass)\" x=\"\(coordinate(x))\" y=\"\(coordinate(top + plotHeight - barHeight))\" "
                 + "width=\"\(coordinate(slot * 0.8))\" height=\"\(coordinate(barHeight))\" "
                 + "data-label=\"\(escape(labels[index]))\" data-value=\"\(dataValue(value))\">"
                 + "<title>\(escape(labels[index])): \(escape(valueText(value)))</title></rect>"
@@ -106,19 +107,24 @@ enum SVGChart {
                 let x = left + slot * (Double(index) + 0.5)
                 let y = top + plotHeight * (1 - Swift.min(1, Swift.max(0, value)))
                 points.append("\(coordinate(x)),\(coordinate(y))")
-                dots += "<circle class=\"mark dot \(line.cssClass)\" cx=\"\(coordinate(x))\" cy=\"\(coordinate(y))\" r=\"2.5\" "
+                dots += "<circle class=\"mark dot \(line.cssClass)\" cx=\"\(coordinate(x))\" cy=\"\(coordinate(y))\" r=\"3\" "
                     + "data-series=\"\(escape(line.name))\" data-label=\"\(escape(labels[index]))\" data-value=\"\(dataValue(value))\">"
                     + "<title>\(escape(labels[index])): \(escape(line.name)) \(ReportFormatting.number(value, digits: 2))</title></circle>"
             }
             if points.count > 1 { svg += "<polyline class=\"line \(line.cssClass)\" points=\"\(points.joined(separator: " "))\"/>" }
             svg += dots
         }
+        // A legend of the line series, top right, naming their 0–1 axis.
+        var legendX = left + plotWidth
+        for line in series.reversed() {
+            let label = line.name
+            legendX -= Double(label.count) * 5.6 + 30
+            svg += "<line class=\"line \(line.cssClass)\" x1=\"\(coordinate(legendX))\" x2=\"\(coordinate(legendX + 18))\" y1=\"11\" y2=\"11\"/>"
+            svg += text(label, x: legendX + 22, y: 15, anchor: "start", cssClass: "tick")
+        }
         svg += "<line class=\"axis\" x1=\"\(coordinate(left))\" x2=\"\(coordinate(left + plotWidth))\" y1=\"\(coordinate(top + plotHeight))\" y2=\"\(coordinate(top + plotHeight))\"/>"
         svg += text(xTitle, x: left + plotWidth / 2, y: Double(height) - 6, cssClass: "axis-title")
         svg += text(yTitle, x: 12, y: top + plotHeight / 2, cssClass: "axis-title", rotate: true)
-        if !series.isEmpty {
-            svg += text(series.map(\.name).joined(separator: " · ") + " (0–1)", x: Double(width) - 8, y: top + plotHeight / 2, cssClass: "axis-title", rotate: true)
-        }
         return svg + "</svg>"
     }
 
