@@ -49,6 +49,12 @@ extension VibesAnalyze {
             }
         }
 
+        /// Colour for a terminal, unless `NO_COLOR` is set to anything non-empty (no-color.org).
+        static func textStyle(isTerminal: Bool, environment: [String: String]) -> MoodReport.TextStyle {
+            let noColor = environment["NO_COLOR"].map { !$0.isEmpty } ?? false
+            return isTerminal && !noColor ? .color : .plain
+        }
+
         /// The zone plays are bucketed in.
         var zone: TimeZone {
             if utc { return TimeZone(identifier: "UTC")! }
@@ -65,9 +71,9 @@ extension VibesAnalyze {
             let text: String
             switch chosen {
             case .text:
-                let isTerminal = out == nil && isatty(1) != 0
-                let noColor = ProcessInfo.processInfo.environment["NO_COLOR"].map { !$0.isEmpty } ?? false
-                text = report.renderedText(style: isTerminal && !noColor ? .color : .plain)
+                let style = Report.textStyle(
+                    isTerminal: out == nil && isatty(1) != 0, environment: ProcessInfo.processInfo.environment)
+                text = report.renderedText(style: style)
             case .markdown: text = report.renderedMarkdown()
             case .json: text = try report.renderedJSON()
             case .html: text = report.renderedHTML()

@@ -110,6 +110,13 @@ struct ReportCommandTests {
         }
     }
 
+    @Test func colourOnlyOnATerminalWithoutNoColor() {
+        #expect(VibesAnalyze.Report.textStyle(isTerminal: true, environment: [:]) == .color)
+        #expect(VibesAnalyze.Report.textStyle(isTerminal: true, environment: ["NO_COLOR": ""]) == .color)
+        #expect(VibesAnalyze.Report.textStyle(isTerminal: true, environment: ["NO_COLOR": "1"]) == .plain)
+        #expect(VibesAnalyze.Report.textStyle(isTerminal: false, environment: [:]) == .plain)
+    }
+
     @Test func explainsMissingRunsAndBadOptions() throws {
         try withTemporaryDirectory { folder in
             let db = folder + "/library.sqlite"
@@ -118,7 +125,10 @@ struct ReportCommandTests {
             #expect(missing.status == 1)
             #expect(missing.stderr.contains("Clustering run 99 (list the runs with `vibes-analyze vibes --list`) is not in the library store."))
         }
-        for arguments in [["report", "--utc", "--time-zone", "UTC"], ["report", "--time-zone", "Mars/Olympus"], ["report", "--format", "pdf"]] {
+        for arguments in [
+            ["report", "--utc", "--time-zone", "UTC"], ["report", "--time-zone", "Mars/Olympus"], ["report", "--format", "pdf"],
+            ["report", "--json", "--format", "html"],
+        ] {
             do {
                 _ = try VibesAnalyze.parseAsRoot(arguments)
                 Issue.record("\(arguments) parsed")
