@@ -137,4 +137,36 @@ struct ReportCommandTests {
             }
         }
     }
+
+    /// The whole tidytuesday dataset (28,356 tracks with features) with the 10,000 plays of the
+    /// account-data export: every play is counted once, the map is sampled, the page stays XML.
+    @Test(.enabled(if: SharedData.isAvailable, SharedData.skipReason))
+    func reportsTheFullDatasetAndTenThousandPlays() throws {
+        try withTemporaryDirectory { folder in
+            let db = folder + "/library.sqlite"
+            let export = "spotify-api/exports/account-data-jonas-mika/"
+            try run(["import", "--db", db, "--quiet", SharedData.path("tidytuesday-2020-01-21/spotify_songs.csv")])
+            try run(["import", "--db", db, "--quiet", SharedData.path(export + "YourLibrary.json")])
+            try run(["import", "--db", db, "--quiet", SharedData.path(export + "StreamingHistory0.json")])
+            let report = try report(["--db", db, "--utc"])
+            #expect(report.overview.tracksWithFeatures == 28_356)
+            #expect(report.moodMap.tracks == 28_356)
+            let listening = try #require(report.listening)
+            #expect(listening.plays == 10_000)
+            #expect(listening.skips == 0)  // account data says nothing about skips
+            #expect(listening.playsWithFeatures + listening.playsWithoutFeatures == 10_000)
+            #expect(listening.byMonth.map(\.label) == ["2021-04", "2021-05", "2021-06"])
+            for buckets in [listening.byMonth, listening.byWeekday, listening.byHour] {
+                #expect(buckets.map(\.plays).reduce(0, +) == 10_000)
+                #expect(buckets.map(\.msPlayed).reduce(0, +) == listening.msPlayed)
+            }
+            let map = try #require(report.map)
+            #expect(map.points.count <= 1500 && map.trackCount > 28_000)
+
+            let out = folder + "/report.html"
+            try run(["report", "--db", db, "--utc", "--format", "html", "--out", out, "--quiet"])
+            let parser = XMLParser(data: try #require(FileManager.default.contents(atPath: out)))
+            #expect(parser.parse())
+        }
+    }
 }
