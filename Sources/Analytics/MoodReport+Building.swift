@@ -13,7 +13,7 @@ extension MoodReport {
         let statistics = LibraryStatistics(table: input.table)
         schemaVersion = MoodReport.currentSchemaVersion
         // Foundation on Linux names UTC "GMT"; say UTC, as --utc does.
-        timeZone = input.timeZone.identifier == "GMT" ? "UTC" : input.timeZone.identifier
+        timeZone = ["GMT", "Etc/UTC", "Etc/GMT"].contains(input.timeZone.identifier) ? "UTC" : input.timeZone.identifier
         overview = input.overview
         features = MoodReport.distributions(of: input.table)
         moodMap = MoodReport.moodMap(of: input.table)

@@ -345,8 +345,17 @@ extension MoodReport {
                 description: "Histogram of \(distribution.feature) over \(distribution.count) tracks (\(distribution.unit)); median \(ReportFormatting.number(distribution.median, digits: digits)), mean \(ReportFormatting.number(distribution.mean, digits: digits)).",
                 labels: labels, values: distribution.bins.map { Double($0.count) }, valueText: { ReportFormatting.count(Int($0.rounded())) },
                 xTitle: "\(distribution.feature) (\(distribution.unit))", yTitle: "tracks",
-                width: 260, height: 170, labelStride: distribution.bins.count > 6 ? 2 : 1)
-            let caption = "Median \(ReportFormatting.number(distribution.median, digits: digits)), mean \(ReportFormatting.number(distribution.mean, digits: digits))"
+                width: 260, height: 170, labelStride: distribution.bins.count > 6 ? 2 : 1,
+                labelsAtEdges: distribution.feature != "key" && distribution.feature != "mode")
+            let summary: String
+            switch distribution.feature {
+            case "key":
+                let commonest = distribution.bins.indices.max { distribution.bins[$0].count < distribution.bins[$1].count || (distribution.bins[$0].count == distribution.bins[$1].count && $0 > $1) }
+                summary = "Most common key: \(commonest.map { labels[$0] } ?? "–")"
+            case "mode": summary = "Major: \(ReportFormatting.percent(distribution.mean ?? 0))"
+            default: summary = "Median \(ReportFormatting.number(distribution.median, digits: digits)), mean \(ReportFormatting.number(distribution.mean, digits: digits))"
+            }
+            let caption = summary
                 + (distribution.missing > 0 ? "; \(ReportFormatting.count(distribution.missing, "track")) without a value." : ".")
             html += figure(
                 svg, caption: caption,
@@ -429,7 +438,7 @@ struct HTMLPage {
         figcaption { font-size: 0.85rem; margin-top: 0.3rem; }
         svg { display: block; width: 100%; height: auto; }
         svg text { fill: var(--fg); font-size: 11px; }
-        svg .tick { fill: var(--muted); font-size: 10px; } svg .axis-title { font-size: 11px; } svg .quadrant { font-size: 11px; font-weight: 600; paint-order: stroke; stroke: var(--card); stroke-width: 3px; }
+        svg .tick { fill: var(--muted); font-size: 11px; } svg .axis-title { font-size: 12px; } svg .quadrant { font-size: 11px; font-weight: 600; paint-order: stroke; stroke: var(--card); stroke-width: 3px; }
         line.grid { stroke: var(--line); stroke-width: 1; } line.axis { stroke: var(--muted); stroke-width: 1; }
         rect.plot { fill: none; stroke: var(--line); }
         .bar { fill: var(--accent); }

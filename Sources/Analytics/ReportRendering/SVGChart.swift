@@ -67,7 +67,8 @@ enum SVGChart {
     static func bars(
         id: String, title: String, description: String, labels: [String], values: [Double],
         valueText: (Double) -> String, xTitle: String, yTitle: String, series: [Series] = [],
-        width: Int = 320, height: Int = 190, labelStride: Int = 1, barClasses: [String]? = nil
+        width: Int = 320, height: Int = 190, labelStride: Int = 1, barClasses: [String]? = nil,
+        labelsAtEdges: Bool = false
     ) -> String {
         let left = 56.0
         let right = series.isEmpty ? 10.0 : 30.0
@@ -96,7 +97,8 @@ enum SVGChart {
                 + "data-label=\"\(escape(labels[index]))\" data-value=\"\(dataValue(value))\">"
                 + "<title>\(escape(labels[index])): \(escape(valueText(value)))</title></rect>"
             if index % labelStride == 0 {
-                svg += text(labels[index], x: left + slot * (Double(index) + 0.5), y: top + plotHeight + 14, cssClass: "tick")
+                // A histogram's labels are bin edges, so they sit under the left edge of their bar.
+                svg += text(labels[index], x: left + slot * (Double(index) + (labelsAtEdges ? 0 : 0.5)), y: top + plotHeight + 14, cssClass: "tick")
             }
         }
         for line in series {
