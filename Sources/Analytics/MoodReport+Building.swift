@@ -13,7 +13,8 @@ extension MoodReport {
         let statistics = LibraryStatistics(table: input.table)
         schemaVersion = MoodReport.currentSchemaVersion
         // Foundation on Linux names UTC "GMT"; say UTC, as --utc does.
-        timeZone = ["GMT", "Etc/UTC", "Etc/GMT"].contains(input.timeZone.identifier) ? "UTC" : input.timeZone.identifier
+        timeZone =
+            ["GMT", "Etc/UTC", "Etc/GMT"].contains(input.timeZone.identifier) ? "UTC" : input.timeZone.identifier
         overview = input.overview
         features = MoodReport.distributions(of: input.table)
         moodMap = MoodReport.moodMap(of: input.table)
@@ -110,7 +111,9 @@ extension MoodReport {
             }
             counts[Swift.min(bin, counts.count - 1)] += 1
         }
-        result.bins = counts.indices.map { FeatureDistribution.Bin(lower: edges[$0], upper: edges[$0 + 1], count: counts[$0]) }
+        result.bins = counts.indices.map {
+            FeatureDistribution.Bin(lower: edges[$0], upper: edges[$0 + 1], count: counts[$0])
+        }
         return result
     }
 }
@@ -127,7 +130,9 @@ extension MoodReport {
     }
 
     /// The Organize Your Music soft moods of one point, in the order happy, sad, angry, chill.
-    static func softMoods(valence v: Double, energy e: Double) -> (happy: Double, sad: Double, angry: Double, chill: Double) {
+    static func softMoods(valence v: Double, energy e: Double) -> (
+        happy: Double, sad: Double, angry: Double, chill: Double
+    ) {
         (e * v, (1 - e) * (1 - v), e * (1 - v), (1 - e) * v)
     }
 
@@ -146,7 +151,8 @@ extension MoodReport {
             count += 1
             quadrantCounts[quadrant(valence: v, energy: e), default: 0] += 1
             // The tiny offset keeps 0.3 × 10 in cell 3 whatever the rounding of the product.
-            grid[Swift.min(size - 1, Int(e * Double(size) + 1e-9))][Swift.min(size - 1, Int(v * Double(size) + 1e-9))] += 1
+            grid[Swift.min(size - 1, Int(e * Double(size) + 1e-9))][
+                Swift.min(size - 1, Int(v * Double(size) + 1e-9))] += 1
             let moods = softMoods(valence: v, energy: e)
             sums.happy += moods.happy
             sums.sad += moods.sad
@@ -160,7 +166,8 @@ extension MoodReport {
                 let tracks = quadrantCounts[mood] ?? 0
                 return MoodMap.Quadrant(mood: mood.rawValue, tracks: tracks, share: count > 0 ? Double(tracks) / n : 0)
             },
-            softMoods: MoodMap.SoftMoods(happy: sums.happy / n, sad: sums.sad / n, angry: sums.angry / n, chill: sums.chill / n),
+            softMoods: MoodMap.SoftMoods(
+                happy: sums.happy / n, sad: sums.sad / n, angry: sums.angry / n, chill: sums.chill / n),
             gridSize: size, grid: grid)
     }
 }
@@ -175,22 +182,28 @@ extension MoodReport {
 
     static func vibesSection(of run: ReportRun, input: Input, statistics: LibraryStatistics) -> VibesSection {
         var members = [Int: [(id: Int64, distance: Double)]]()
-        for (id, assignment) in run.assignments { members[assignment.cluster, default: []].append((id, assignment.distance)) }
+        for (id, assignment) in run.assignments {
+            members[assignment.cluster, default: []].append((id, assignment.distance))
+        }
         let listened = vibeListening(input: input, run: run)
         let totalListened = listened.values.reduce(0, +)
-        let vibes = run.vibes.sorted { $0.size != $1.size ? $0.size > $1.size : $0.cluster < $1.cluster }.map { profile in
+        let vibes = run.vibes.sorted { $0.size != $1.size ? $0.size > $1.size : $0.cluster < $1.cluster }.map {
+            profile in
             let tracks = members[profile.cluster] ?? []
             let nearest = tracks.sorted { $0.distance != $1.distance ? $0.distance < $1.distance : $0.id < $1.id }
                 .prefix(input.representativeCount)
             var artistCounts: [String: Int] = [:]
             for track in tracks {
-                if let artist = input.tracks[track.id]?.artists.first, !artist.isEmpty { artistCounts[artist, default: 0] += 1 }
+                if let artist = input.tracks[track.id]?.artists.first, !artist.isEmpty {
+                    artistCounts[artist, default: 0] += 1
+                }
             }
             let topArtists = artistCounts.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
                 .prefix(input.topArtistCount).map { VibesSection.ArtistCount(artist: $0.key, tracks: $0.value) }
             let profileValues = VibeNames.profiledFeatures.compactMap { feature -> FeatureValue? in
                 guard let mean = profile.means[feature.rawValue] else { return nil }
-                return FeatureValue(feature: feature.rawValue, value: mean, zScore: profile.zScores[feature.rawValue] ?? 0)
+                return FeatureValue(
+                    feature: feature.rawValue, value: mean, zScore: profile.zScores[feature.rawValue] ?? 0)
             }
             return VibesSection.Vibe(
                 cluster: profile.cluster, name: profile.name, mood: profile.mood, size: profile.size,
@@ -256,7 +269,8 @@ extension MoodReport {
             }
             matrix = Matrix(rowCount: rows.count, columnCount: scaling.columns.count, elements: elements)
             columns = scaling.columns.map(\.name)
-            basis = "run \(run.id): \(scaling.schema.scaling.rawValue) over \(scaling.schema.features.map(\.rawValue).joined(separator: ", "))"
+            basis =
+                "run \(run.id): \(scaling.schema.scaling.rawValue) over \(scaling.schema.features.map(\.rawValue).joined(separator: ", "))"
         } else {
             let schema = fallbackSchema(for: table)
             let space = schema.makeSpace(from: table)
@@ -379,7 +393,8 @@ extension MoodReport {
             if let point {
                 playsWithFeatures += 1
                 let weight = Double(play.msPlayed)
-                let moods = softMoods(valence: Swift.min(1, Swift.max(0, point.0)), energy: Swift.min(1, Swift.max(0, point.1)))
+                let moods = softMoods(
+                    valence: Swift.min(1, Swift.max(0, point.0)), energy: Swift.min(1, Swift.max(0, point.1)))
                 soft.happy += weight * moods.happy
                 soft.sad += weight * moods.sad
                 soft.angry += weight * moods.angry
@@ -414,10 +429,12 @@ extension MoodReport {
         if let run = input.run {
             let listened = MoodReport.vibeListening(input: input, run: run)
             let sum = listened.values.reduce(0, +)
-            vibeListening = run.vibes.sorted { $0.size != $1.size ? $0.size > $1.size : $0.cluster < $1.cluster }.map { vibe in
+            vibeListening = run.vibes.sorted { $0.size != $1.size ? $0.size > $1.size : $0.cluster < $1.cluster }.map {
+                vibe in
                 let ms = listened[vibe.cluster] ?? 0
                 return VibeListening(
-                    name: vibe.name, msPlayed: ms, listenedShare: sum > 0 ? Double(ms) / Double(sum) : 0, libraryShare: vibe.share)
+                    name: vibe.name, msPlayed: ms, listenedShare: sum > 0 ? Double(ms) / Double(sum) : 0,
+                    libraryShare: vibe.share)
             }
         }
         let formatter = ISO8601DateFormatter()
@@ -426,11 +443,14 @@ extension MoodReport {
         return Listening(
             plays: total.plays, msPlayed: total.msPlayed, skips: total.skips, skippedMS: total.skippedMS,
             playsWithFeatures: playsWithFeatures, msWithFeatures: total.msWithFeatures,
-            playsWithoutFeatures: withoutFeatures.plays, msWithoutFeatures: withoutFeatures.ms, unmatchedPlays: unmatched,
+            playsWithoutFeatures: withoutFeatures.plays, msWithoutFeatures: withoutFeatures.ms,
+            unmatchedPlays: unmatched,
             firstPlay: formatter.string(from: first), lastPlay: formatter.string(from: last),
             valence: overall.valence, energy: overall.energy,
             softMoods: weight > 0
-                ? MoodMap.SoftMoods(happy: soft.happy / weight, sad: soft.sad / weight, angry: soft.angry / weight, chill: soft.chill / weight)
+                ? MoodMap.SoftMoods(
+                    happy: soft.happy / weight, sad: soft.sad / weight, angry: soft.angry / weight,
+                    chill: soft.chill / weight)
                 : nil,
             byMonth: byMonth,
             byWeekday: weekdays.enumerated().map { $1.bucket(label: weekdayLabels[$0]) },
@@ -464,7 +484,8 @@ extension MoodReport {
             if let row = rowOfTrack[candidate.id] {
                 standsOut = VibeNames.profiledFeatures.compactMap { feature -> FeatureValue? in
                     guard let value = table.value(row: row, feature: feature).map(decimal) else { return nil }
-                    return FeatureValue(feature: feature.rawValue, value: value, zScore: statistics.zScore(value, of: feature))
+                    return FeatureValue(
+                        feature: feature.rawValue, value: value, zScore: statistics.zScore(value, of: feature))
                 }
                 .sorted { abs($0.zScore) != abs($1.zScore) ? abs($0.zScore) > abs($1.zScore) : $0.feature < $1.feature }
                 .prefix(2).map { $0 }

@@ -49,9 +49,12 @@ public struct PCA: Sendable {
         let n = data.rowCount
         let d = data.columnCount
         let kept = componentCount ?? d
-        guard n >= 2 else { throw AnalyticsError.tooFewSamples(required: 2, available: n, what: "A principal component analysis") }
+        guard n >= 2 else {
+            throw AnalyticsError.tooFewSamples(required: 2, available: n, what: "A principal component analysis")
+        }
         guard (1...Swift.max(1, d)).contains(kept), d > 0 else {
-            throw AnalyticsError.invalidParameter(name: "componentCount", value: "\(kept)", expected: "between 1 and \(d)")
+            throw AnalyticsError.invalidParameter(
+                name: "componentCount", value: "\(kept)", expected: "between 1 and \(d)")
         }
         for (index, value) in data.elements.enumerated() where !value.isFinite {
             throw AnalyticsError.nonFiniteValue(row: index / d, column: index % d)
@@ -84,7 +87,9 @@ public struct PCA: Sendable {
         for component in 0..<kept {
             let source = d - 1 - component
             var vector = (0..<d).map { eigenvectors.elements[$0 * d + source] }
-            let largest = vector.indices.max { abs(vector[$0]) < abs(vector[$1]) || (abs(vector[$0]) == abs(vector[$1]) && $0 > $1) }!
+            let largest = vector.indices.max {
+                abs(vector[$0]) < abs(vector[$1]) || (abs(vector[$0]) == abs(vector[$1]) && $0 > $1)
+            }!
             if vector[largest] < 0 { vector = vector.map { -$0 } }
             for column in 0..<d { components[component, column] = vector[column] }
             variances.append(Swift.max(0, Double(eigenvalues[source])))
@@ -100,7 +105,9 @@ public struct PCA: Sendable {
     /// - Returns: An `n × componentCount` matrix; column *j* is the score on component *j*.
     /// - Complexity: O(*n* · *d* · *m*) for *m* components, one `sgemm`.
     public func project(_ data: Matrix) -> Matrix {
-        precondition(data.columnCount == means.count, "The data has \(data.columnCount) columns; the analysis was fitted on \(means.count).")
+        precondition(
+            data.columnCount == means.count,
+            "The data has \(data.columnCount) columns; the analysis was fitted on \(means.count).")
         var centred = data
         let d = data.columnCount
         for index in centred.elements.indices { centred.elements[index] -= means[index % d] }

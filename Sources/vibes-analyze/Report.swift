@@ -36,13 +36,16 @@ extension VibesAnalyze {
         @Flag(help: "Bucket listening history in UTC rather than the local time zone.")
         var utc = false
 
-        @Option(help: ArgumentHelp("Bucket listening history in this IANA time zone, such as Europe/Berlin.", valueName: "zone"))
+        @Option(
+            help: ArgumentHelp(
+                "Bucket listening history in this IANA time zone, such as Europe/Berlin.", valueName: "zone"))
         var timeZone: String?
 
         func validate() throws {
             if utc && timeZone != nil { throw ValidationError("Please give either --utc or --time-zone, not both.") }
             if let timeZone, TimeZone(identifier: timeZone) == nil {
-                throw ValidationError("'\(timeZone)' is not a time zone; use an IANA name such as Europe/Berlin or America/New_York.")
+                throw ValidationError(
+                    "'\(timeZone)' is not a time zone; use an IANA name such as Europe/Berlin or America/New_York.")
             }
             if global.json && format != .text && format != .json {
                 throw ValidationError("Please give either --json or --format \(format.rawValue), not both.")
@@ -81,7 +84,8 @@ extension VibesAnalyze {
             if let out {
                 let url = URL(fileURLWithPath: out)
                 do {
-                    try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+                    try FileManager.default.createDirectory(
+                        at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
                     try Data(text.utf8).write(to: url, options: .atomic)
                 } catch {
                     throw ReportError.cannotWrite(path: out, reason: error.localizedDescription)
@@ -115,17 +119,22 @@ extension MoodReport.Input {
     ///   - timeZone: The zone plays are bucketed in.
     /// - Returns: The input, and notes for the user (no run yet, unreadable play times).
     /// - Throws: `StoreError.notFound` when run `runID` does not exist.
-    static func read(from store: LibraryStore, runID: Int64?, timeZone: TimeZone) throws -> (MoodReport.Input, [String]) {
+    static func read(from store: LibraryStore, runID: Int64?, timeZone: TimeZone) throws -> (MoodReport.Input, [String])
+    {
         var notes: [String] = []
         let summary = try store.summary()
         let overview = MoodReport.Overview(
             tracks: summary.tracks, artists: summary.artists, tracksWithFeatures: summary.tracksWithFeatures,
             playlists: summary.playlists, savedTracks: summary.savedTracks, plays: summary.plays,
             sources: summary.sources.map { .init(source: $0.source, tracks: $0.tracks, preferred: $0.preferred) },
-            coverage: AudioFeature.all.map { .init(feature: $0.rawValue, tracks: summary.featureCoverage[$0.rawValue] ?? 0) })
+            coverage: AudioFeature.all.map {
+                .init(feature: $0.rawValue, tracks: summary.featureCoverage[$0.rawValue] ?? 0)
+            })
         let table = try store.featureTable()
         if table.rowCount == 0 {
-            notes.append("The library has no tracks with audio features yet; import a features CSV (`vibes-analyze import FILE`) for moods and vibes.")
+            notes.append(
+                "The library has no tracks with audio features yet; import a features CSV (`vibes-analyze import FILE`) for moods and vibes."
+            )
         }
         let tracks = try store.trackCredits().mapValues { ReportTrack(id: $0.id, name: $0.name, artists: $0.artists) }
 
@@ -133,29 +142,36 @@ extension MoodReport.Input {
         if let record = try store.clusteringRun(id: runID), let id = record.id {
             let vibes = try store.clusters(ofRun: id).map { cluster in
                 ReportRun.Vibe(
-                    cluster: cluster.cluster, name: cluster.name, mood: cluster.mood, size: cluster.size, share: cluster.share,
+                    cluster: cluster.cluster, name: cluster.name, mood: cluster.mood, size: cluster.size,
+                    share: cluster.share,
                     means: cluster.means, zScores: cluster.zScores)
             }
             var assignments: [Int64: ReportRun.Assignment] = [:]
             for assignment in try store.assignments(ofRun: id) {
-                assignments[assignment.trackID] = ReportRun.Assignment(cluster: assignment.cluster, distance: assignment.distance)
+                assignments[assignment.trackID] = ReportRun.Assignment(
+                    cluster: assignment.cluster, distance: assignment.distance)
             }
             run = ReportRun(id: id, scaling: record.scaling, vibes: vibes, assignments: assignments)
         } else if let runID {
             throw StoreError.notFound(what: "Clustering run \(runID) (list the runs with `vibes-analyze vibes --list`)")
         } else if table.rowCount > 0 {
-            notes.append("No clustering run yet, so the report has no vibes; run `vibes-analyze cluster` first to add them.")
+            notes.append(
+                "No clustering run yet, so the report has no vibes; run `vibes-analyze cluster` first to add them.")
         }
 
         let history = try store.playHistory()
         if history.unreadable > 0 {
-            notes.append("\(history.unreadable) plays have an unreadable time and were left out of the listening charts.")
+            notes.append(
+                "\(history.unreadable) plays have an unreadable time and were left out of the listening charts.")
         }
         let plays = history.plays.map { play in
             ReportPlay(
                 endedAt: play.endedAt, msPlayed: play.msPlayed, trackID: play.trackID,
                 isSkip: ReportPlay.isSkip(skipped: play.skipped, reasonEnd: play.reasonEnd))
         }
-        return (MoodReport.Input(overview: overview, table: table, tracks: tracks, run: run, plays: plays, timeZone: timeZone), notes)
+        return (
+            MoodReport.Input(
+                overview: overview, table: table, tracks: tracks, run: run, plays: plays, timeZone: timeZone), notes
+        )
     }
 }

@@ -23,14 +23,18 @@ enum SmallLibrary {
         for row in rows {
             table.append(
                 trackID: row.id,
-                features: AudioFeatures(danceability: 0.5, energy: row.energy, loudness: row.loudness, valence: row.valence))
+                features: AudioFeatures(
+                    danceability: 0.5, energy: row.energy, loudness: row.loudness, valence: row.valence))
         }
         return table
     }
 
     /// Track 99 exists but has no features.
     static var tracks: [Int64: ReportTrack] {
-        var tracks = Dictionary(uniqueKeysWithValues: rows.map { ($0.id, ReportTrack(id: $0.id, name: "Song \($0.id)", artists: [$0.artist])) })
+        var tracks = Dictionary(
+            uniqueKeysWithValues: rows.map {
+                ($0.id, ReportTrack(id: $0.id, name: "Song \($0.id)", artists: [$0.artist]))
+            })
         tracks[99] = ReportTrack(id: 99, name: "Podcast", artists: ["Talker"])
         return tracks
     }
@@ -46,11 +50,21 @@ enum SmallLibrary {
     /// - 3 unmatched plays, 30 000 ms, 2021-03-01 08:00 (a Monday);
     /// - 2 × track 99 (no features), 45 000 ms, 2021-03-01 09:00.
     static var plays: [ReportPlay] {
-        Array(repeating: ReportPlay(endedAt: date("2021-01-04T10:00:00Z"), msPlayed: 60_000, trackID: 1, isSkip: false), count: 8)
-            + Array(repeating: ReportPlay(endedAt: date("2021-02-06T22:30:00Z"), msPlayed: 120_000, trackID: 4, isSkip: false), count: 4)
-            + Array(repeating: ReportPlay(endedAt: date("2021-02-06T22:40:00Z"), msPlayed: 10_000, trackID: 6, isSkip: true), count: 3)
-            + Array(repeating: ReportPlay(endedAt: date("2021-03-01T08:00:00Z"), msPlayed: 30_000, trackID: nil, isSkip: false), count: 3)
-            + Array(repeating: ReportPlay(endedAt: date("2021-03-01T09:00:00Z"), msPlayed: 45_000, trackID: 99, isSkip: false), count: 2)
+        Array(
+            repeating: ReportPlay(endedAt: date("2021-01-04T10:00:00Z"), msPlayed: 60_000, trackID: 1, isSkip: false),
+            count: 8)
+            + Array(
+                repeating: ReportPlay(
+                    endedAt: date("2021-02-06T22:30:00Z"), msPlayed: 120_000, trackID: 4, isSkip: false), count: 4)
+            + Array(
+                repeating: ReportPlay(
+                    endedAt: date("2021-02-06T22:40:00Z"), msPlayed: 10_000, trackID: 6, isSkip: true), count: 3)
+            + Array(
+                repeating: ReportPlay(
+                    endedAt: date("2021-03-01T08:00:00Z"), msPlayed: 30_000, trackID: nil, isSkip: false), count: 3)
+            + Array(
+                repeating: ReportPlay(
+                    endedAt: date("2021-03-01T09:00:00Z"), msPlayed: 45_000, trackID: 99, isSkip: false), count: 2)
     }
 
     /// Two vibes: cluster 0 = tracks 1, 2, 5, 6 (loud) and cluster 1 = tracks 3, 4 (quiet), with
@@ -60,18 +74,25 @@ enum SmallLibrary {
         let schema = try FeatureSchema(features: [.energy, .valence])
         let scaling = schema.makeSpace(from: table).scaling
         let assignments: [Int64: ReportRun.Assignment] = [
-            1: .init(cluster: 0, distance: 0.5), 2: .init(cluster: 0, distance: 0.2), 5: .init(cluster: 0, distance: 0.9),
-            6: .init(cluster: 0, distance: 1.7), 3: .init(cluster: 1, distance: 0.3), 4: .init(cluster: 1, distance: 0.6),
+            1: .init(cluster: 0, distance: 0.5), 2: .init(cluster: 0, distance: 0.2),
+            5: .init(cluster: 0, distance: 0.9),
+            6: .init(cluster: 0, distance: 1.7), 3: .init(cluster: 1, distance: 0.3),
+            4: .init(cluster: 1, distance: 0.6),
         ]
         let vibes = [
-            ReportRun.Vibe(cluster: 0, name: "Loud", mood: "tense/angry", size: 4, share: 4.0 / 6, means: ["energy": 0.8], zScores: ["energy": 0.7]),
-            ReportRun.Vibe(cluster: 1, name: "Quiet", mood: "sad/melancholic", size: 2, share: 2.0 / 6, means: ["energy": 0.15], zScores: ["energy": -1.4]),
+            ReportRun.Vibe(
+                cluster: 0, name: "Loud", mood: "tense/angry", size: 4, share: 4.0 / 6, means: ["energy": 0.8],
+                zScores: ["energy": 0.7]),
+            ReportRun.Vibe(
+                cluster: 1, name: "Quiet", mood: "sad/melancholic", size: 2, share: 2.0 / 6, means: ["energy": 0.15],
+                zScores: ["energy": -1.4]),
         ]
         return ReportRun(id: 1, scaling: scaling, vibes: vibes, assignments: assignments)
     }
 
     static let overview = MoodReport.Overview(
-        tracks: 7, artists: 6, tracksWithFeatures: 6, playlists: 0, savedTracks: 0, plays: 20, sources: [], coverage: [])
+        tracks: 7, artists: 6, tracksWithFeatures: 6, playlists: 0, savedTracks: 0, plays: 20, sources: [], coverage: []
+    )
 
     static func input(timeZone: String = "UTC", withRun: Bool = true) throws -> MoodReport.Input {
         MoodReport.Input(
@@ -93,7 +114,10 @@ struct MoodReportTests {
         let report = try MoodReport(SmallLibrary.input())
         // Tracks 1, 2 are happy/energetic; 3 calm; 4 sad; 5, 6 tense.
         #expect(report.moodMap.tracks == 6)
-        #expect(report.moodMap.quadrants.map(\.mood) == ["happy/energetic", "calm/content", "sad/melancholic", "tense/angry"])
+        #expect(
+            report.moodMap.quadrants.map(\.mood) == [
+                "happy/energetic", "calm/content", "sad/melancholic", "tense/angry",
+            ])
         #expect(report.moodMap.quadrants.map(\.tracks) == [2, 1, 1, 2])
         approx(report.moodMap.quadrants[0].share, 1.0 / 3)
         approx(report.moodMap.quadrants[1].share, 1.0 / 6)
@@ -175,10 +199,14 @@ struct MoodReportTests {
 
     /// 2021-04-30 23:30 UTC is Friday 23:30 in UTC, Saturday 1 May 01:30 in Berlin (CEST, +2) and
     /// Friday 16:30 in Los Angeles (PDT, −7).
-    @Test(arguments: [("UTC", "2021-04", 4, 23), ("Europe/Berlin", "2021-05", 5, 1), ("America/Los_Angeles", "2021-04", 4, 16)])
+    @Test(arguments: [
+        ("UTC", "2021-04", 4, 23), ("Europe/Berlin", "2021-05", 5, 1), ("America/Los_Angeles", "2021-04", 4, 16),
+    ])
     func aPlayNearMidnightChangesMonthAndDayWithTheZone(zone: String, month: String, weekday: Int, hour: Int) throws {
         var input = try SmallLibrary.input(timeZone: zone)
-        input.plays = [ReportPlay(endedAt: SmallLibrary.date("2021-04-30T23:30:00Z"), msPlayed: 1000, trackID: 1, isSkip: false)]
+        input.plays = [
+            ReportPlay(endedAt: SmallLibrary.date("2021-04-30T23:30:00Z"), msPlayed: 1000, trackID: 1, isSkip: false)
+        ]
         let listening = try #require(try MoodReport(input).listening)
         #expect(listening.byMonth.map(\.label) == [month])
         #expect(listening.byWeekday[weekday].plays == 1)

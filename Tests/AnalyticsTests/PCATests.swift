@@ -37,7 +37,9 @@ struct PCATests {
         let expected: [[Double]] = [[3, 0], [-3, 0], [0, -1], [0, 1]]
         for (row, values) in expected.enumerated() {
             for (column, value) in values.enumerated() {
-                #expect(Double(scores[row, column]).isApproximatelyEqual(to: value, absoluteTolerance: 1e-4), "row \(row) column \(column)")
+                #expect(
+                    Double(scores[row, column]).isApproximatelyEqual(to: value, absoluteTolerance: 1e-4),
+                    "row \(row) column \(column)")
             }
         }
     }
@@ -64,7 +66,9 @@ struct PCATests {
                 for row in rows { direct += (Double(row[i]) - means[i]) * (Double(row[j]) - means[j]) }
                 direct /= Double(n - 1)
                 var rebuilt = 0.0
-                for c in 0..<d { rebuilt += Double(pca.components[c, i]) * pca.explainedVariances[c] * Double(pca.components[c, j]) }
+                for c in 0..<d {
+                    rebuilt += Double(pca.components[c, i]) * pca.explainedVariances[c] * Double(pca.components[c, j])
+                }
                 #expect(rebuilt.isApproximatelyEqual(to: direct, absoluteTolerance: 1e-4), "covariance (\(i), \(j))")
                 var dot = 0.0
                 for k in 0..<d { dot += Double(pca.components[i, k]) * Double(pca.components[j, k]) }

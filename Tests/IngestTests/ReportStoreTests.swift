@@ -16,11 +16,16 @@ struct ReportStoreTests {
     }
 
     @Test func parsesMinutePrecisionAndDropsFractions() {
-        #expect(LibraryStore.utcDate(fromISO: "2021-04-22T05:41Z") == LibraryStore.utcDate(fromISO: "2021-04-22T05:41:00Z"))
-        #expect(LibraryStore.utcDate(fromISO: "2016-12-13T20:44:04.589Z") == LibraryStore.utcDate(fromISO: "2016-12-13T20:44:04Z"))
+        #expect(
+            LibraryStore.utcDate(fromISO: "2021-04-22T05:41Z") == LibraryStore.utcDate(fromISO: "2021-04-22T05:41:00Z"))
+        #expect(
+            LibraryStore.utcDate(fromISO: "2016-12-13T20:44:04.589Z")
+                == LibraryStore.utcDate(fromISO: "2016-12-13T20:44:04Z"))
     }
 
-    @Test(arguments: ["yesterday", "2021-13-01T00:00:00Z", "2021-04-22T05:41:00", "2021-04-22T25:00:00Z", "2021/04/22T05:41:00Z", ""])
+    @Test(arguments: [
+        "yesterday", "2021-13-01T00:00:00Z", "2021-04-22T05:41:00", "2021-04-22T25:00:00Z", "2021/04/22T05:41:00Z", "",
+    ])
     func rejectsOtherText(text: String) {
         #expect(LibraryStore.utcDate(fromISO: text) == nil)
     }

@@ -5,16 +5,18 @@ import Ingest
 import Testing
 import VibesTestSupport
 
+@testable import vibes_analyze
+
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
 
-@testable import vibes_analyze
-
 struct ReportCommandTests {
     /// Runs the built tool and requires it to succeed.
     @discardableResult
-    private func run(_ arguments: [String], environment: [String: String] = [:], sourceLocation: SourceLocation = #_sourceLocation) throws -> CommandLineTool.Result {
+    private func run(
+        _ arguments: [String], environment: [String: String] = [:], sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> CommandLineTool.Result {
         let result = try CommandLineTool.run(arguments, environment: environment)
         #expect(result.status == 0, "\(arguments): \(result.stderr)", sourceLocation: sourceLocation)
         return result
@@ -33,7 +35,8 @@ struct ReportCommandTests {
             try run(["import", "--db", db, "--quiet", Fixtures.path("json/StreamingHistory0.json")])
             try run(["cluster", "--db", db, "--k", "3", "--quiet"])
             let report = try report(["--db", db, "--utc"])
-            let summary = try JSONDecoder().decode(LibrarySummary.self, from: Data(try run(["library", "--db", db, "--json"]).stdout.utf8))
+            let summary = try JSONDecoder().decode(
+                LibrarySummary.self, from: Data(try run(["library", "--db", db, "--json"]).stdout.utf8))
 
             #expect(report.schemaVersion == MoodReport.currentSchemaVersion)
             #expect(report.timeZone == "UTC")
@@ -84,7 +87,8 @@ struct ReportCommandTests {
             #expect(utc.byMonth.count == 7)
 
             for arguments in [["--time-zone", "Asia/Tokyo"], []] {
-                let tokyo = try #require(try report(["--db", db] + arguments, environment: ["TZ": "Asia/Tokyo"]).listening)
+                let tokyo = try #require(
+                    try report(["--db", db] + arguments, environment: ["TZ": "Asia/Tokyo"]).listening)
                 #expect(tokyo.byHour[6].plays == 2 && tokyo.byHour[8].plays == 1, "\(arguments)")
                 #expect(tokyo.byWeekday.map(\.plays) == [0, 2, 0, 0, 1, 0, 0], "\(arguments)")
                 #expect(tokyo.firstPlay == "2023-08-08T06:07:25+09:00", "\(arguments)")
@@ -123,10 +127,13 @@ struct ReportCommandTests {
             try run(["import", "--db", db, "--quiet", Fixtures.path("csv/tidytuesday-excerpt.csv")])
             let missing = try CommandLineTool.run(["report", "--db", db, "--run", "99"])
             #expect(missing.status == 1)
-            #expect(missing.stderr.contains("Clustering run 99 (list the runs with `vibes-analyze vibes --list`) is not in the library store."))
+            #expect(
+                missing.stderr.contains(
+                    "Clustering run 99 (list the runs with `vibes-analyze vibes --list`) is not in the library store."))
         }
         for arguments in [
-            ["report", "--utc", "--time-zone", "UTC"], ["report", "--time-zone", "Mars/Olympus"], ["report", "--format", "pdf"],
+            ["report", "--utc", "--time-zone", "UTC"], ["report", "--time-zone", "Mars/Olympus"],
+            ["report", "--format", "pdf"],
             ["report", "--json", "--format", "html"],
         ] {
             do {

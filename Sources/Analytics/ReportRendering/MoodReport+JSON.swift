@@ -7,7 +7,8 @@ extension MoodReport {
         let encoder = JSONEncoder()
         encoder.keyEncodingStrategy = .convertToSnakeCase
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(
+            positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
         return String(decoding: try encoder.encode(self), as: UTF8.self) + "\n"
     }
 
@@ -17,7 +18,8 @@ extension MoodReport {
     public init(json: Data) throws {
         let decoder = JSONDecoder()
         decoder.keyDecodingStrategy = .custom { path in MoodReport.PropertyKey(snakeCase: path.last!.stringValue) }
-        decoder.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        decoder.nonConformingFloatDecodingStrategy = .convertFromString(
+            positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
         self = try decoder.decode(MoodReport.self, from: json)
     }
 }
@@ -35,7 +37,8 @@ extension MoodReport {
             let words = key.split(separator: "_")
             var name = words.first.map(String.init) ?? key
             for word in words.dropFirst() {
-                name += word == "id" || word == "ms" ? word.uppercased() : word.prefix(1).uppercased() + word.dropFirst()
+                name +=
+                    word == "id" || word == "ms" ? word.uppercased() : word.prefix(1).uppercased() + word.dropFirst()
             }
             stringValue = name
         }

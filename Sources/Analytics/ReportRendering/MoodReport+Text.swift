@@ -22,7 +22,10 @@ extension MoodReport {
                 + "times in \(timeZone).")
         if !overview.sources.isEmpty {
             writer.line(
-                "Sources: " + overview.sources.map { "\($0.source) \(ReportFormatting.count($0.tracks)) (preferred \(ReportFormatting.count($0.preferred)))" }
+                "Sources: "
+                    + overview.sources.map {
+                        "\($0.source) \(ReportFormatting.count($0.tracks)) (preferred \(ReportFormatting.count($0.preferred)))"
+                    }
                     .joined(separator: ", ") + ".")
         }
         writeFeatures(&writer)
@@ -44,8 +47,10 @@ extension MoodReport {
             writer.line(
                 "  " + ReportFormatting.pad(distribution.feature, 16)
                     + ReportFormatting.pad(ReportFormatting.number(distribution.median, digits: digits), 8, right: true)
-                    + ReportFormatting.pad(ReportFormatting.number(distribution.mean, digits: digits), 10, right: true) + "  "
-                    + writer.accent(ReportFormatting.pad(ReportFormatting.sparkline(counts, range: 0...Swift.max(peak, 1)), 12))
+                    + ReportFormatting.pad(ReportFormatting.number(distribution.mean, digits: digits), 10, right: true)
+                    + "  "
+                    + writer.accent(
+                        ReportFormatting.pad(ReportFormatting.sparkline(counts, range: 0...Swift.max(peak, 1)), 12))
                     + "  " + ReportFormatting.rangeLabel(distribution)
                     + (distribution.missing > 0 ? writer.dim(" (\(distribution.missing) missing)") : ""))
         }
@@ -53,7 +58,8 @@ extension MoodReport {
 
     private func writeMoodMap(_ writer: inout TextWriter) {
         writer.heading("Mood map")
-        writer.line("\(ReportFormatting.count(moodMap.tracks)) tracks with valence and energy, split at 0.5 on each axis.")
+        writer.line(
+            "\(ReportFormatting.count(moodMap.tracks)) tracks with valence and energy, split at 0.5 on each axis.")
         for quadrant in moodMap.quadrants {
             writer.line(
                 "  " + ReportFormatting.pad(quadrant.mood, 16)
@@ -81,7 +87,8 @@ extension MoodReport {
         for (index, vibe) in section.vibes.enumerated() {
             writer.line("")
             writer.line(
-                "  " + writer.bold("\(index + 1). \(vibe.name)") + "  \(vibe.mood), \(ReportFormatting.count(vibe.size, "track")), "
+                "  " + writer.bold("\(index + 1). \(vibe.name)")
+                    + "  \(vibe.mood), \(ReportFormatting.count(vibe.size, "track")), "
                     + ReportFormatting.percent(vibe.share) + " of the library"
                     + (vibe.listenedShare.map { ", " + ReportFormatting.percent($0) + " of listening" } ?? ""))
             let strongest = vibe.profile.sorted { abs($0.zScore) > abs($1.zScore) }.prefix(4)
@@ -93,7 +100,9 @@ extension MoodReport {
                         + (value.zScore >= 0 ? writer.positive(bar) : writer.negative(bar)))
             }
             if !vibe.topArtists.isEmpty {
-                writer.line("     Top artists: " + vibe.topArtists.map { "\($0.artist) (\($0.tracks))" }.joined(separator: ", "))
+                writer.line(
+                    "     Top artists: " + vibe.topArtists.map { "\($0.artist) (\($0.tracks))" }.joined(separator: ", ")
+                )
             }
             for track in vibe.representatives { writer.line("     · " + ReportFormatting.label(track)) }
         }
@@ -110,7 +119,10 @@ extension MoodReport {
         for (name, keyPath) in [("PC1", \LibraryMap.Loading.pc1), ("PC2", \LibraryMap.Loading.pc2)] {
             let top = map.loadings.sorted { abs($0[keyPath: keyPath]) > abs($1[keyPath: keyPath]) }.prefix(3)
             writer.line(
-                "  \(name) loads " + top.map { "\($0.column) \($0[keyPath: keyPath] >= 0 ? "+" : "−")\(String(format: "%.2f", abs($0[keyPath: keyPath])))" }
+                "  \(name) loads "
+                    + top.map {
+                        "\($0.column) \($0[keyPath: keyPath] >= 0 ? "+" : "−")\(String(format: "%.2f", abs($0[keyPath: keyPath])))"
+                    }
                     .joined(separator: ", "))
         }
         // A character scatter: each cell shows the group (1-based) most of its points belong to.
@@ -128,7 +140,9 @@ extension MoodReport {
         for row in 0..<height {
             var line = "  │"
             for column in 0..<width {
-                if let group = cells[row * width + column].max(by: { $0.value != $1.value ? $0.value < $1.value : $0.key > $1.key })?.key {
+                if let group = cells[row * width + column].max(by: {
+                    $0.value != $1.value ? $0.value < $1.value : $0.key > $1.key
+                })?.key {
                     line += writer.group(group, group < 9 ? "\(group + 1)" : "+")
                 } else {
                     line += " "
@@ -137,13 +151,16 @@ extension MoodReport {
             writer.line(line)
         }
         writer.line("  └" + String(repeating: "─", count: width) + " PC1")
-        writer.line("  " + map.groups.enumerated().map { writer.group($0, "\($0 + 1)") + " \($1)" }.joined(separator: "  "))
+        writer.line(
+            "  " + map.groups.enumerated().map { writer.group($0, "\($0 + 1)") + " \($1)" }.joined(separator: "  "))
     }
 
     private func writeListening(_ writer: inout TextWriter) {
         writer.heading("Listening")
         guard let listening else {
-            writer.line("No listening history: import StreamingHistory*.json or Streaming_History_Audio_*.json to see mood over time.")
+            writer.line(
+                "No listening history: import StreamingHistory*.json or Streaming_History_Audio_*.json to see mood over time."
+            )
             return
         }
         writer.line(
@@ -153,23 +170,38 @@ extension MoodReport {
             "Skips: \(ReportFormatting.count(listening.skips)) (\(ReportFormatting.duration(ms: listening.skippedMS))), counted apart. "
                 + "On the mood map: \(ReportFormatting.count(listening.playsWithFeatures, "play")) (\(ReportFormatting.duration(ms: listening.msWithFeatures))). "
                 + "Without features: \(ReportFormatting.count(listening.playsWithoutFeatures, "play")) "
-                + "(\(ReportFormatting.duration(ms: listening.msWithoutFeatures))); \(ReportFormatting.count(listening.unmatchedPlays)) plays match no track.")
+                + "(\(ReportFormatting.duration(ms: listening.msWithoutFeatures))); \(ReportFormatting.count(listening.unmatchedPlays)) plays match no track."
+        )
         if let soft = listening.softMoods {
             writer.line(
                 "Listening mood: valence \(ReportFormatting.number(listening.valence, digits: 2)), energy \(ReportFormatting.number(listening.energy, digits: 2)); "
                     + "happy \(ReportFormatting.number(soft.happy, digits: 2)), sad \(ReportFormatting.number(soft.sad, digits: 2)), "
                     + "angry \(ReportFormatting.number(soft.angry, digits: 2)), chill \(ReportFormatting.number(soft.chill, digits: 2)) "
-                    + "(library: happy \(ReportFormatting.number(moodMap.softMoods.happy, digits: 2)), sad \(ReportFormatting.number(moodMap.softMoods.sad, digits: 2))).")
+                    + "(library: happy \(ReportFormatting.number(moodMap.softMoods.happy, digits: 2)), sad \(ReportFormatting.number(moodMap.softMoods.sad, digits: 2)))."
+            )
         }
         func series(_ title: String, _ buckets: [TimeBucket]) {
             writer.line("")
             writer.line(
-                "  " + writer.bold(title) + "  " + writer.dim("\(buckets.first?.label ?? "") … \(buckets.last?.label ?? "")"))
+                "  " + writer.bold(title) + "  "
+                    + writer.dim("\(buckets.first?.label ?? "") … \(buckets.last?.label ?? "")"))
             let peak = Double(buckets.map(\.msPlayed).max() ?? 0)
-            writer.line("    time     " + writer.accent(ReportFormatting.sparkline(buckets.map { Double($0.msPlayed) }, range: 0...Swift.max(peak, 1))))
-            writer.line("    valence  " + writer.mood("happy/energetic", ReportFormatting.sparkline(buckets.map(\.valence), range: 0...1)))
-            writer.line("    energy   " + writer.mood("tense/angry", ReportFormatting.sparkline(buckets.map(\.energy), range: 0...1)))
-            writer.line("    skips    " + writer.dim(ReportFormatting.sparkline(buckets.map { Double($0.skips) }, range: 0...Double(Swift.max(1, buckets.map(\.skips).max() ?? 1)))))
+            writer.line(
+                "    time     "
+                    + writer.accent(
+                        ReportFormatting.sparkline(buckets.map { Double($0.msPlayed) }, range: 0...Swift.max(peak, 1))))
+            writer.line(
+                "    valence  "
+                    + writer.mood("happy/energetic", ReportFormatting.sparkline(buckets.map(\.valence), range: 0...1)))
+            writer.line(
+                "    energy   "
+                    + writer.mood("tense/angry", ReportFormatting.sparkline(buckets.map(\.energy), range: 0...1)))
+            writer.line(
+                "    skips    "
+                    + writer.dim(
+                        ReportFormatting.sparkline(
+                            buckets.map { Double($0.skips) },
+                            range: 0...Double(Swift.max(1, buckets.map(\.skips).max() ?? 1)))))
         }
         series("By month", listening.byMonth)
         series("By hour", listening.byHour)
@@ -178,14 +210,18 @@ extension MoodReport {
         let peak = Double(listening.byWeekday.map(\.msPlayed).max() ?? 1)
         for bucket in listening.byWeekday {
             writer.line(
-                "    \(bucket.label)  " + ReportFormatting.pad(ReportFormatting.duration(ms: bucket.msPlayed), 8, right: true) + "  "
-                    + writer.accent(ReportFormatting.pad(ReportFormatting.bar(Double(bucket.msPlayed) / Swift.max(peak, 1), width: 20), 20))
+                "    \(bucket.label)  "
+                    + ReportFormatting.pad(ReportFormatting.duration(ms: bucket.msPlayed), 8, right: true) + "  "
+                    + writer.accent(
+                        ReportFormatting.pad(
+                            ReportFormatting.bar(Double(bucket.msPlayed) / Swift.max(peak, 1), width: 20), 20))
                     + "  v \(ReportFormatting.number(bucket.valence, digits: 2))  e \(ReportFormatting.number(bucket.energy, digits: 2))"
                     + (bucket.skips > 0 ? writer.dim("  " + ReportFormatting.count(bucket.skips, "skip")) : ""))
         }
         if !listening.vibes.isEmpty {
             writer.line("")
-            writer.line("  " + writer.bold("Vibes listened to") + writer.dim("  share of listening vs share of library"))
+            writer.line(
+                "  " + writer.bold("Vibes listened to") + writer.dim("  share of listening vs share of library"))
             let nameWidth = listening.vibes.map(\.name.count).max() ?? 0
             for vibe in listening.vibes {
                 writer.line(
@@ -205,8 +241,10 @@ extension MoodReport {
             writer.line(
                 "  \(index + 1). " + ReportFormatting.label(outlier.track) + "  "
                     + writer.dim(
-                        ReportFormatting.number(outlier.distance, digits: 2) + (outlier.vibe.map { " from \($0)" } ?? "") + "; "
-                            + outlier.standsOut.map { "\($0.feature) \(ReportFormatting.sigma($0.zScore))" }.joined(separator: ", ")))
+                        ReportFormatting.number(outlier.distance, digits: 2)
+                            + (outlier.vibe.map { " from \($0)" } ?? "") + "; "
+                            + outlier.standsOut.map { "\($0.feature) \(ReportFormatting.sigma($0.zScore))" }.joined(
+                                separator: ", ")))
         }
     }
 }

@@ -45,10 +45,13 @@ enum SVGChart {
         """
     }
 
-    static func text(_ content: String, x: Double, y: Double, anchor: String = "middle", cssClass: String = "", rotate: Bool = false) -> String {
+    static func text(
+        _ content: String, x: Double, y: Double, anchor: String = "middle", cssClass: String = "", rotate: Bool = false
+    ) -> String {
         let transform = rotate ? " transform=\"rotate(-90 \(coordinate(x)) \(coordinate(y)))\"" : ""
         let classAttribute = cssClass.isEmpty ? "" : " class=\"\(cssClass)\""
-        return "<text x=\"\(coordinate(x))\" y=\"\(coordinate(y))\" text-anchor=\"\(anchor)\"\(classAttribute)\(transform)>\(escape(content))</text>"
+        return
+            "<text x=\"\(coordinate(x))\" y=\"\(coordinate(y))\" text-anchor=\"\(anchor)\"\(classAttribute)\(transform)>\(escape(content))</text>"
     }
 
     /// One line series drawn over a bar chart, on a 0…1 scale.
@@ -81,10 +84,13 @@ enum SVGChart {
         // Axes and gridlines at 0, ½ and the peak.
         for fraction in [0.0, 0.5, 1.0] {
             let y = top + plotHeight * (1 - fraction)
-            svg += "<line class=\"grid\" x1=\"\(coordinate(left))\" x2=\"\(coordinate(left + plotWidth))\" y1=\"\(coordinate(y))\" y2=\"\(coordinate(y))\"/>"
+            svg +=
+                "<line class=\"grid\" x1=\"\(coordinate(left))\" x2=\"\(coordinate(left + plotWidth))\" y1=\"\(coordinate(y))\" y2=\"\(coordinate(y))\"/>"
             svg += text(valueText(peak * fraction), x: left - 4, y: y + 4, anchor: "end", cssClass: "tick")
             if !series.isEmpty {
-                svg += text(ReportFormatting.number(fraction, digits: 1), x: left + plotWidth + 4, y: y + 4, anchor: "start", cssClass: "tick")
+                svg += text(
+                    ReportFormatting.number(fraction, digits: 1), x: left + plotWidth + 4, y: y + 4, anchor: "start",
+                    cssClass: "tick")
             }
         }
         let slot = plotWidth / Double(Swift.max(values.count, 1))
@@ -92,13 +98,16 @@ enum SVGChart {
             let barHeight = plotHeight * value / peak
             let x = left + slot * Double(index) + slot * 0.1
             let barClass = barClasses.map { $0[index % $0.count] } ?? "bar"
-            svg += "<rect class=\"mark \(barClass)\" x=\"\(coordinate(x))\" y=\"\(coordinate(top + plotHeight - barHeight))\" "
+            svg +=
+                "<rect class=\"mark \(barClass)\" x=\"\(coordinate(x))\" y=\"\(coordinate(top + plotHeight - barHeight))\" "
                 + "width=\"\(coordinate(slot * 0.8))\" height=\"\(coordinate(barHeight))\" "
                 + "data-label=\"\(escape(labels[index]))\" data-value=\"\(dataValue(value))\">"
                 + "<title>\(escape(labels[index])): \(escape(valueText(value)))</title></rect>"
             if index % labelStride == 0 {
                 // A histogram's labels are bin edges, so they sit under the left edge of their bar.
-                svg += text(labels[index], x: left + slot * (Double(index) + (labelsAtEdges ? 0 : 0.5)), y: top + plotHeight + 14, cssClass: "tick")
+                svg += text(
+                    labels[index], x: left + slot * (Double(index) + (labelsAtEdges ? 0 : 0.5)),
+                    y: top + plotHeight + 14, cssClass: "tick")
             }
         }
         for line in series {
@@ -109,11 +118,14 @@ enum SVGChart {
                 let x = left + slot * (Double(index) + 0.5)
                 let y = top + plotHeight * (1 - Swift.min(1, Swift.max(0, value)))
                 points.append("\(coordinate(x)),\(coordinate(y))")
-                dots += "<circle class=\"mark dot \(line.cssClass)\" cx=\"\(coordinate(x))\" cy=\"\(coordinate(y))\" r=\"3\" "
+                dots +=
+                    "<circle class=\"mark dot \(line.cssClass)\" cx=\"\(coordinate(x))\" cy=\"\(coordinate(y))\" r=\"3\" "
                     + "data-series=\"\(escape(line.name))\" data-label=\"\(escape(labels[index]))\" data-value=\"\(dataValue(value))\">"
                     + "<title>\(escape(labels[index])): \(escape(line.name)) \(ReportFormatting.number(value, digits: 2))</title></circle>"
             }
-            if points.count > 1 { svg += "<polyline class=\"line \(line.cssClass)\" points=\"\(points.joined(separator: " "))\"/>" }
+            if points.count > 1 {
+                svg += "<polyline class=\"line \(line.cssClass)\" points=\"\(points.joined(separator: " "))\"/>"
+            }
             svg += dots
         }
         // A legend of the line series, top right, naming their 0–1 axis.
@@ -121,10 +133,12 @@ enum SVGChart {
         for line in series.reversed() {
             let label = line.name
             legendX -= Double(label.count) * 5.6 + 30
-            svg += "<line class=\"line \(line.cssClass)\" x1=\"\(coordinate(legendX))\" x2=\"\(coordinate(legendX + 18))\" y1=\"11\" y2=\"11\"/>"
+            svg +=
+                "<line class=\"line \(line.cssClass)\" x1=\"\(coordinate(legendX))\" x2=\"\(coordinate(legendX + 18))\" y1=\"11\" y2=\"11\"/>"
             svg += text(label, x: legendX + 22, y: 15, anchor: "start", cssClass: "tick")
         }
-        svg += "<line class=\"axis\" x1=\"\(coordinate(left))\" x2=\"\(coordinate(left + plotWidth))\" y1=\"\(coordinate(top + plotHeight))\" y2=\"\(coordinate(top + plotHeight))\"/>"
+        svg +=
+            "<line class=\"axis\" x1=\"\(coordinate(left))\" x2=\"\(coordinate(left + plotWidth))\" y1=\"\(coordinate(top + plotHeight))\" y2=\"\(coordinate(top + plotHeight))\"/>"
         svg += text(xTitle, x: left + plotWidth / 2, y: Double(height) - 6, cssClass: "axis-title")
         svg += text(yTitle, x: 12, y: top + plotHeight / 2, cssClass: "axis-title", rotate: true)
         return svg + "</svg>"
@@ -142,21 +156,26 @@ enum SVGChart {
         let plotWidth = Double(width) - left - right
         let zero = left + plotWidth / 2
         var svg = open(id: id, width: width, height: height, title: title, description: description)
-        svg += "<line class=\"axis\" x1=\"\(coordinate(zero))\" x2=\"\(coordinate(zero))\" y1=\"0\" y2=\"\(coordinate(rowHeight * Double(values.count)))\"/>"
+        svg +=
+            "<line class=\"axis\" x1=\"\(coordinate(zero))\" x2=\"\(coordinate(zero))\" y1=\"0\" y2=\"\(coordinate(rowHeight * Double(values.count)))\"/>"
         for (index, value) in values.enumerated() {
             let y = rowHeight * Double(index)
             let length = plotWidth / 2 * Swift.min(abs(value), limit) / limit
             let x = value >= 0 ? zero : zero - length
             svg += text(labels[index], x: left - 6, y: y + 13, anchor: "end", cssClass: "tick")
-            svg += "<rect class=\"mark \(barClass(value))\" x=\"\(coordinate(x))\" y=\"\(coordinate(y + 3))\" width=\"\(coordinate(length))\" height=\"12\" "
+            svg +=
+                "<rect class=\"mark \(barClass(value))\" x=\"\(coordinate(x))\" y=\"\(coordinate(y + 3))\" width=\"\(coordinate(length))\" height=\"12\" "
                 + "data-label=\"\(escape(labels[index]))\" data-value=\"\(dataValue(value))\">"
                 + "<title>\(escape(labels[index])): \(escape(valueText(value)))</title></rect>"
             svg += text(valueText(value), x: Double(width) - 4, y: y + 13, anchor: "end", cssClass: "tick")
         }
         let axisY = rowHeight * Double(values.count) + 16
-        svg += text("−\(ReportFormatting.number(limit, digits: 0))σ", x: left, y: axisY, anchor: "start", cssClass: "tick")
+        svg += text(
+            "−\(ReportFormatting.number(limit, digits: 0))σ", x: left, y: axisY, anchor: "start", cssClass: "tick")
         svg += text("library mean", x: zero, y: axisY, cssClass: "tick")
-        svg += text("+\(ReportFormatting.number(limit, digits: 0))σ", x: left + plotWidth, y: axisY, anchor: "end", cssClass: "tick")
+        svg += text(
+            "+\(ReportFormatting.number(limit, digits: 0))σ", x: left + plotWidth, y: axisY, anchor: "end",
+            cssClass: "tick")
         return svg + "</svg>"
     }
 }

@@ -1,9 +1,10 @@
-@testable import Analytics
 import Features
 import Foundation
 import Numerics
 import Testing
 import VibesTestSupport
+
+@testable import Analytics
 
 #if canImport(FoundationXML)
 import FoundationXML
@@ -32,7 +33,10 @@ final class ChartCollector: NSObject, XMLParserDelegate {
     ) {
         elementCount += 1
         if name == "svg", let id = attributes["data-chart"] {
-            charts.append(Chart(id: id, role: attributes["role"], labelledBy: (attributes["aria-labelledby"] ?? "").split(separator: " ").map(String.init)))
+            charts.append(
+                Chart(
+                    id: id, role: attributes["role"],
+                    labelledBy: (attributes["aria-labelledby"] ?? "").split(separator: " ").map(String.init)))
             depthInChart = 0
         }
         guard !charts.isEmpty else { return }
@@ -67,7 +71,10 @@ final class ChartCollector: NSObject, XMLParserDelegate {
         let parser = XMLParser(data: Data(html.utf8))
         parser.delegate = collector
         let isWellFormed = parser.parse()
-        #expect(isWellFormed, "not well-formed XML: \(String(describing: collector.error ?? parser.parserError)) at line \(parser.lineNumber)", sourceLocation: sourceLocation)
+        #expect(
+            isWellFormed,
+            "not well-formed XML: \(String(describing: collector.error ?? parser.parserError)) at line \(parser.lineNumber)",
+            sourceLocation: sourceLocation)
         return collector
     }
 }
@@ -77,7 +84,9 @@ struct MoodReportRenderingTests {
         try MoodReport(SmallLibrary.input(timeZone: "UTC", withRun: withRun))
     }
 
-    private func chart(_ id: String, in collector: ChartCollector, sourceLocation: SourceLocation = #_sourceLocation) throws -> ChartCollector.Chart {
+    private func chart(_ id: String, in collector: ChartCollector, sourceLocation: SourceLocation = #_sourceLocation)
+        throws -> ChartCollector.Chart
+    {
         try #require(collector.charts.first { $0.id == id }, "no chart \(id)", sourceLocation: sourceLocation)
     }
 
@@ -94,7 +103,9 @@ struct MoodReportRenderingTests {
         }
         // Self-contained: no script, no external resource.
         #expect(!html.contains("<script"))
-        #expect(!html.contains("http://") || html.components(separatedBy: "http://").dropFirst().allSatisfy { $0.hasPrefix("www.w3.org/") })
+        #expect(
+            !html.contains("http://")
+                || html.components(separatedBy: "http://").dropFirst().allSatisfy { $0.hasPrefix("www.w3.org/") })
         #expect(!html.contains("https://"))
         #expect(html.contains("prefers-color-scheme: dark"))
         #expect(html.contains("name=\"viewport\""))
@@ -106,7 +117,9 @@ struct MoodReportRenderingTests {
 
         for distribution in report.features where distribution.count > 0 {
             let histogram = try chart("histogram-\(distribution.feature)", in: collector)
-            #expect(histogram.marks.map { $0["data-value"] } == distribution.bins.map { String($0.count) }, "\(distribution.feature)")
+            #expect(
+                histogram.marks.map { $0["data-value"] } == distribution.bins.map { String($0.count) },
+                "\(distribution.feature)")
         }
         #expect(!collector.charts.contains { $0.id == "histogram-tempo" })  // no tempo values in this library
 
@@ -125,8 +138,9 @@ struct MoodReportRenderingTests {
         let months = try chart("by-month", in: collector)
         let monthBars = months.marks.filter { $0["data-series"] == nil }
         #expect(monthBars.map { $0["data-label"] } == listening.byMonth.map(\.label))
-        #expect(monthBars.compactMap { $0["data-value"].flatMap(Double.init) }.map { ($0 * 3_600_000).rounded() }
-            == listening.byMonth.map { Double($0.msPlayed) })
+        #expect(
+            monthBars.compactMap { $0["data-value"].flatMap(Double.init) }.map { ($0 * 3_600_000).rounded() }
+                == listening.byMonth.map { Double($0.msPlayed) })
         let valenceDots = months.marks.filter { $0["data-series"] == "valence" }
         #expect(valenceDots.count == listening.byMonth.compactMap(\.valence).count)
         #expect(try chart("by-hour", in: collector).marks.filter { $0["data-series"] == nil }.count == 24)
@@ -144,7 +158,9 @@ struct MoodReportRenderingTests {
             // Time signature is left out of the profile chart (3 to 7 beats say little about a vibe).
             let profileFeatures = vibe.profile.map(\.feature).filter { $0 != "time_signature" }
             #expect(profile.marks.map { $0["data-label"] } == profileFeatures.map { Optional($0) })
-            #expect(profile.marks.map { $0["data-value"].flatMap(Double.init) } == vibe.profile.filter { $0.feature != "time_signature" }.map { Optional($0.zScore) })
+            #expect(
+                profile.marks.map { $0["data-value"].flatMap(Double.init) }
+                    == vibe.profile.filter { $0.feature != "time_signature" }.map { Optional($0.zScore) })
         }
         let versus = try chart("vibes-listened", in: collector)
         #expect(versus.marks.count == 2 * listening.vibes.count)
@@ -197,7 +213,11 @@ struct MoodReportRenderingTests {
         #expect(decoded == report)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
         #expect(object["schema_version"] as? Int == MoodReport.currentSchemaVersion)
-        #expect(Set(object.keys) == ["schema_version", "time_zone", "overview", "features", "mood_map", "vibes", "map", "listening", "outliers"])
+        #expect(
+            Set(object.keys) == [
+                "schema_version", "time_zone", "overview", "features", "mood_map", "vibes", "map", "listening",
+                "outliers",
+            ])
         let listening = try #require(object["listening"] as? [String: Any])
         #expect(listening["skipped_ms"] as? Int == 30_000)
         let vibes = try #require(object["vibes"] as? [String: Any])
