@@ -83,7 +83,7 @@ extension MoodReport {
         writer.heading("Vibes of run \(section.runID)")
         writer.line(
             "\(section.vibes.count) vibes over \(ReportFormatting.count(section.tracks)) tracks; "
-                + "\(section.scaling) over \(section.features.joined(separator: ",")).")
+                + "\(section.scaling) over \(section.features.joined(separator: ", ")).")
         for (index, vibe) in section.vibes.enumerated() {
             writer.line("")
             writer.line(
