@@ -7,7 +7,7 @@ struct VibesAnalyze: AsyncParsableCommand {
         abstract: "Turn a music library into vibes: import audio features, cluster, recommend and report.",
         version: "0.1.0",
         subcommands: [
-            Import.self, Library.self, Cluster.self, Vibes.self, Recommend.self, PlaylistCommand.self, Eval.self,
-            Auth.self, Sync.self, BenchKMeans.self, BenchKNN.self,
+            Import.self, Library.self, Cluster.self, Vibes.self, Recommend.self, PlaylistCommand.self, Report.self,
+            Eval.self, Auth.self, Sync.self, BenchKMeans.self, BenchKNN.self,
         ])
 }
