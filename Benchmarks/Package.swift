@@ -22,5 +22,14 @@ let package = Package(
             ],
             path: "KMeans",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]),
+        .executableTarget(
+            name: "CosineKNN",
+            dependencies: [
+                .product(name: "Analytics", package: "vibes-analyze"),
+                .product(name: "Features", package: "vibes-analyze"),
+                .product(name: "Benchmark", package: "package-benchmark"),
+            ],
+            path: "CosineKNN",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]),
     ]
 )

@@ -3,19 +3,8 @@ import Benchmark
 import Features
 import Foundation
 
-// package-benchmark suite for exact cosine top-k. Target for Benchmarks/Package.swift:
-//
-//     .executableTarget(
-//         name: "CosineKNN",
-//         dependencies: [
-//             .product(name: "Benchmark", package: "package-benchmark"),
-//             .product(name: "Analytics", package: "vibes-analyze"),
-//             .product(name: "Features", package: "vibes-analyze"),
-//         ],
-//         path: "CosineKNN",
-//         plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")])
-//
-// The faiss comparison on the same bytes is Benchmarks/compare/compare_knn.py.
+// package-benchmark suite for exact cosine top-k (`swift package benchmark --target CosineKNN` from
+// Benchmarks/). The faiss comparison on the same bytes is Benchmarks/compare/compare_knn.py.
 
 /// `rows` unit-length rows of `columns` standard-normal values from a seeded generator.
 func unitRows(_ rows: Int, columns: Int, seed: UInt64) -> Matrix {
