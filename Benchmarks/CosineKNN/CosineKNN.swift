@@ -26,12 +26,14 @@ func unitRows(_ rows: Int, columns: Int, seed: UInt64) -> Matrix {
 }
 
 let benchmarks: @Sendable () -> Void = {
-    Benchmark.defaultConfiguration = .init(metrics: [.wallClock, .throughput], maxDuration: .seconds(30), maxIterations: 5)
+    Benchmark.defaultConfiguration = .init(
+        metrics: [.wallClock, .throughput], maxDuration: .seconds(30), maxIterations: 5)
 
     for itemCount in [100_000, 1_000_000] {
         let items = unitRows(itemCount, columns: 12, seed: 1)
         let index = CosineIndex(
-            FeatureMatrix(values: items, trackIDs: (0..<Int64(itemCount)).map { $0 }, columnNames: (0..<12).map { "f\($0)" }))
+            FeatureMatrix(
+                values: items, trackIDs: (0..<Int64(itemCount)).map { $0 }, columnNames: (0..<12).map { "f\($0)" }))
         let queries = unitRows(10_000, columns: 12, seed: 2)
 
         Benchmark("Exact cosine top-10, N = \(itemCount), Q = 10,000, d = 12, 2 tasks") { benchmark in
@@ -45,7 +47,9 @@ let benchmarks: @Sendable () -> Void = {
     let single = CosineIndex(
         FeatureMatrix(values: library, trackIDs: (0..<30_000).map { $0 }, columnNames: (0..<12).map { "f\($0)" }))
     let query = Array(library.row(42))
-    Benchmark("One query over a 30,000-track library", configuration: .init(metrics: [.wallClock], maxIterations: 1_000)) {
+    Benchmark(
+        "One query over a 30,000-track library", configuration: .init(metrics: [.wallClock], maxIterations: 1_000)
+    ) {
         benchmark in
         for _ in benchmark.scaledIterations {
             blackHole(single.nearestNeighbors(of: query, count: 20))

@@ -118,7 +118,8 @@ public struct CosineIndex: Sendable {
                 for slot in 0..<k {
                     let row = Int(part.rows[query * k + slot])
                     guard row >= 0 else { break }
-                    neighbors.append(Neighbor(row: row, trackID: trackIDs[row], similarity: part.scores[query * k + slot]))
+                    neighbors.append(
+                        Neighbor(row: row, trackID: trackIDs[row], similarity: part.scores[query * k + slot]))
                 }
                 result.append(neighbors)
             }

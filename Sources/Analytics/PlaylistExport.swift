@@ -56,7 +56,8 @@ public enum PlaylistExport {
                 quoted(entry.artists.joined(separator: ";")), "", entry.durationMS.map(String.init) ?? "",
                 entry.popularity.map(String.init) ?? "", "", "", "", quoted(""), quoted(""),
                 number(f.danceability), number(f.energy), f.key.map(String.init) ?? "", number(f.loudness),
-                f.mode.map(String.init) ?? "", number(f.speechiness), number(f.acousticness), number(f.instrumentalness),
+                f.mode.map(String.init) ?? "", number(f.speechiness), number(f.acousticness),
+                number(f.instrumentalness),
                 number(f.liveness), number(f.valence), number(f.tempo), f.timeSignature.map(String.init) ?? "",
             ]
             lines.append(cells.joined(separator: ","))

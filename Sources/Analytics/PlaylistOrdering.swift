@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Features
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Puts the tracks of a playlist in an order that flows: harmonic key changes, small tempo steps,
 /// an energy curve, and no artist twice in a row; locked tracks keep their positions.
@@ -55,8 +56,12 @@ public struct PlaylistOrdering: Sendable {
             var bestCost = Double.infinity
             for candidate in free {
                 var cost = arcCost(entries[candidate], target: targets?[position])
-                if position > 0, let previous = slots[position - 1] { cost += transitionCost(entries[previous], entries[candidate]) }
-                if position + 1 < n, let next = slots[position + 1] { cost += transitionCost(entries[candidate], entries[next]) }
+                if position > 0, let previous = slots[position - 1] {
+                    cost += transitionCost(entries[previous], entries[candidate])
+                }
+                if position + 1 < n, let next = slots[position + 1] {
+                    cost += transitionCost(entries[candidate], entries[next])
+                }
                 if cost < bestCost {
                     bestCost = cost
                     best = candidate
@@ -132,8 +137,10 @@ public struct PlaylistOrdering: Sendable {
     /// score 0.5 for their part.
     public static func transitionSmoothness(from a: Playlist.Entry, to b: Playlist.Entry) -> Double {
         let harmonic: Double
-        if let keyA = a.features.key, let modeA = a.features.mode, let keyB = b.features.key, let modeB = b.features.mode,
-            let camelotA = CamelotKey(pitchClass: keyA, mode: modeA), let camelotB = CamelotKey(pitchClass: keyB, mode: modeB)
+        if let keyA = a.features.key, let modeA = a.features.mode, let keyB = b.features.key,
+            let modeB = b.features.mode,
+            let camelotA = CamelotKey(pitchClass: keyA, mode: modeA),
+            let camelotB = CamelotKey(pitchClass: keyB, mode: modeB)
         {
             harmonic = camelotA.smoothness(to: camelotB)
         } else {

@@ -106,7 +106,8 @@ extension Recommender {
                     for (position, candidate) in pools[l].enumerated() {
                         var dot: Float = 0
                         for column in 0..<d {
-                            dot += vectors.elements[candidate.row * d + column] * vectors.elements[picked.row * d + column]
+                            dot +=
+                                vectors.elements[candidate.row * d + column] * vectors.elements[picked.row * d + column]
                         }
                         redundancy[l][position] = Swift.max(redundancy[l][position], Double(dot))
                     }

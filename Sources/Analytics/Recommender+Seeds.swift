@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Features
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 // MARK: - Seed points and query lanes
 
@@ -52,10 +53,13 @@ extension Recommender {
     }
 
     /// The rows whose (valence, energy) lie nearest a point of the plane, ties by track ID.
-    func rowsNearest(valence: Double, energy: Double, count: Int, where isIncluded: (Int) -> Bool = { _ in true }) -> [Int] {
+    func rowsNearest(valence: Double, energy: Double, count: Int, where isIncluded: (Int) -> Bool = { _ in true })
+        -> [Int]
+    {
         var selection = TopKCandidates(capacity: count)
         for row in 0..<trackCount where isIncluded(row) {
-            guard let v = table.value(row: row, feature: .valence), let e = table.value(row: row, feature: .energy) else { continue }
+            guard let v = table.value(row: row, feature: .valence), let e = table.value(row: row, feature: .energy)
+            else { continue }
             let distance = (Double(v) - valence) * (Double(v) - valence) + (Double(e) - energy) * (Double(e) - energy)
             selection.insert(Candidate(row: row, trackID: table.trackIDs[row], similarity: -distance, score: -distance))
         }
@@ -170,9 +174,11 @@ extension Recommender {
             guard let value = value(of: attribute, row: row) else { return false }
             // Half/double time widens a tempo window; a one-sided bound would then admit everything.
             let isWindow = constraint.minimum != nil && constraint.maximum != nil
-            let candidates = attribute == .tempo && query.tempoOctave && isWindow ? [value, value * 2, value / 2] : [value]
+            let candidates =
+                attribute == .tempo && query.tempoOctave && isWindow ? [value, value * 2, value / 2] : [value]
             let fits = candidates.contains { candidate in
-                (constraint.minimum.map { candidate >= $0 } ?? true) && (constraint.maximum.map { candidate <= $0 } ?? true)
+                (constraint.minimum.map { candidate >= $0 } ?? true)
+                    && (constraint.maximum.map { candidate <= $0 } ?? true)
             }
             if !fits { return false }
         }
@@ -207,13 +213,19 @@ extension Recommender {
         var result: [FeatureDifference] = []
         let features = Set(scaling.schema.features)
         for (index, feature) in AudioFeature.allCases.enumerated() where features.contains(feature) {
-            guard let reference = reference[index], let stored = table.value(row: row, feature: feature) else { continue }
+            guard let reference = reference[index], let stored = table.value(row: row, feature: feature) else {
+                continue
+            }
             let value = Double(stored)
             let signed = feature == .key ? Recommender.keyDistance(value, reference) : value - reference
             result.append(
-                FeatureDifference(feature: feature, value: value, reference: reference, deviations: signed / rawDeviations[index]))
+                FeatureDifference(
+                    feature: feature, value: value, reference: reference, deviations: signed / rawDeviations[index]))
         }
-        result.sort { abs($0.deviations) > abs($1.deviations) || (abs($0.deviations) == abs($1.deviations) && $0.feature.rawValue < $1.feature.rawValue) }
+        result.sort {
+            abs($0.deviations) > abs($1.deviations)
+                || (abs($0.deviations) == abs($1.deviations) && $0.feature.rawValue < $1.feature.rawValue)
+        }
         return Array(result.prefix(count))
     }
 }

@@ -55,7 +55,8 @@ public struct Recommender: Sendable {
         values.reserveCapacity(space.matrix.rowCount * FeatureTable.columnCount)
         for id in space.matrix.trackIDs {
             let row = tableRows[id]!
-            values.append(contentsOf: table.values[row * FeatureTable.columnCount..<(row + 1) * FeatureTable.columnCount])
+            values.append(
+                contentsOf: table.values[row * FeatureTable.columnCount..<(row + 1) * FeatureTable.columnCount])
         }
         let table = FeatureTable(trackIDs: space.matrix.trackIDs, values: values)
         self.table = table
@@ -66,7 +67,9 @@ public struct Recommender: Sendable {
         self.attributes = table.trackIDs.map { attributes[$0] ?? TrackAttributes() }
         // A store match key already starts with the folded main artist; fold only when it is absent.
         artistKeys = self.attributes.map { attributes in
-            if let key = attributes.songKey, let separator = key.firstIndex(of: "\u{1F}") { return String(key[..<separator]) }
+            if let key = attributes.songKey, let separator = key.firstIndex(of: "\u{1F}") {
+                return String(key[..<separator])
+            }
             return attributes.artists.first.map(Track.normalizedName) ?? ""
         }
         songKeys = self.attributes.map { $0.songKey ?? "" }
@@ -79,7 +82,8 @@ public struct Recommender: Sendable {
         for feature in AudioFeature.allCases {
             let values = (0..<table.rowCount).compactMap { table.value(row: $0, feature: feature) }.map(Double.init)
             let mean = values.isEmpty ? 0 : values.reduce(0, +) / Double(values.count)
-            let variance = values.isEmpty ? 0 : values.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(values.count)
+            let variance =
+                values.isEmpty ? 0 : values.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(values.count)
             means.append(mean)
             deviations.append(feature == .key ? 3.45 : Swift.max(variance.squareRoot(), 1e-9))  // uniform keys: σ of circular distance ≈ 3.45
         }
@@ -132,24 +136,34 @@ public struct Recommender: Sendable {
         guard afterFilters > 0 else { throw RecommendationError.nothingLeft(candidates: candidateCount) }
 
         let targets = query.targets
-        let fits: [Double]? = targets.isEmpty ? nil : (0..<trackCount).map { targetFit(row: $0, targets: targets, tempoOctave: query.tempoOctave) }
+        let fits: [Double]? =
+            targets.isEmpty
+            ? nil : (0..<trackCount).map { targetFit(row: $0, targets: targets, tempoOctave: query.tempoOctave) }
         let poolSize = Swift.max(200, query.count * 20)
         var pools: [[Candidate]] = []
         for lane in lanes {
-            let similarities = lane.hasDirection ? index.similarities(to: lane.query) : [Float](repeating: 0, count: trackCount)
+            let similarities =
+                lane.hasDirection ? index.similarities(to: lane.query) : [Float](repeating: 0, count: trackCount)
             var selection = TopKCandidates(capacity: poolSize)
             for row in 0..<trackCount where isCandidate[row] {
                 let similarity = Double(similarities[row])
                 let score: Double
-                if let fits { score = lane.hasDirection ? 0.5 * similarity + 0.5 * fits[row] : fits[row] } else { score = similarity }
-                selection.insert(Candidate(row: row, trackID: table.trackIDs[row], similarity: similarity, score: score))
+                if let fits {
+                    score = lane.hasDirection ? 0.5 * similarity + 0.5 * fits[row] : fits[row]
+                } else {
+                    score = similarity
+                }
+                selection.insert(
+                    Candidate(row: row, trackID: table.trackIDs[row], similarity: similarity, score: score))
             }
             pools.append(selection.candidates)
         }
 
         var seedSongs = Set<String>()
         for seed in query.seeds + query.negativeSeeds {
-            if case .track(let id) = seed, let row = row(of: id), !songKeys[row].isEmpty { seedSongs.insert(songKeys[row]) }
+            if case .track(let id) = seed, let row = row(of: id), !songKeys[row].isEmpty {
+                seedSongs.insert(songKeys[row])
+            }
         }
         let picks = select(
             from: pools, count: query.count, diversity: query.diversity, maximumPerArtist: query.maximumPerArtist,
@@ -163,7 +177,8 @@ public struct Recommender: Sendable {
         }
         return RecommendationResult(
             recommendations: recommendations,
-            pool: RecommendationPool(candidates: candidateCount, afterFilters: afterFilters, returned: recommendations.count),
+            pool: RecommendationPool(
+                candidates: candidateCount, afterFilters: afterFilters, returned: recommendations.count),
             seeds: lanes.map(\.label))
     }
 }
@@ -204,7 +219,10 @@ public struct Recommendation: Hashable, Sendable, Codable {
     public var differences: [FeatureDifference]
 
     enum CodingKeys: String, CodingKey {
-        case trackID = "track_id", similarity, score, targetFit = "target_fit", seed, differences
+        case trackID = "track_id"
+        case similarity, score
+        case targetFit = "target_fit"
+        case seed, differences
     }
 }
 
@@ -230,7 +248,9 @@ public struct RecommendationPool: Hashable, Sendable, Codable {
     public var returned: Int
 
     enum CodingKeys: String, CodingKey {
-        case candidates, afterFilters = "after_filters", returned
+        case candidates
+        case afterFilters = "after_filters"
+        case returned
     }
 }
 

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Features
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// How well nearest neighbours share labels (playlists, genres) with their seed, against chance.
 ///
@@ -38,8 +39,12 @@ public struct RetrievalEvaluation: Hashable, Sendable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case k, seedCount = "seed_count", labelCount = "label_count", precision = "precision_at_k"
-        case randomBaseline = "random_baseline", perLabel = "per_label"
+        case k
+        case seedCount = "seed_count"
+        case labelCount = "label_count"
+        case precision = "precision_at_k"
+        case randomBaseline = "random_baseline"
+        case perLabel = "per_label"
     }
 
     /// Measures precision@`k` of the neighbours in `features` against `labels`.

@@ -60,13 +60,19 @@ public struct Playlist: Hashable, Sendable, Codable {
         }
 
         enum CodingKeys: String, CodingKey {
-            case trackID = "track_id", spotifyID = "spotify_id", name, artists, album
-            case durationMS = "duration_ms", popularity, features, isLocked = "locked"
+            case trackID = "track_id"
+            case spotifyID = "spotify_id"
+            case name, artists, album
+            case durationMS = "duration_ms"
+            case popularity, features
+            case isLocked = "locked"
         }
     }
 
     enum CodingKeys: String, CodingKey {
-        case name, description, entries = "tracks", transitionScore = "transition_score"
+        case name, description
+        case entries = "tracks"
+        case transitionScore = "transition_score"
     }
 }
 

@@ -41,13 +41,15 @@ public struct TidyTuesdaySongs: Sendable {
                 let energy = generator.nextUnitInterval()
                 let features = AudioFeatures(
                     danceability: generator.nextUnitInterval(), energy: energy, key: generator.next(below: 12),
-                    loudness: -20 + 18 * energy, mode: generator.next(below: 2), speechiness: generator.nextUnitInterval() * 0.3,
+                    loudness: -20 + 18 * energy, mode: generator.next(below: 2),
+                    speechiness: generator.nextUnitInterval() * 0.3,
                     acousticness: 1 - energy, instrumentalness: generator.nextUnitInterval() * 0.5,
                     liveness: generator.nextUnitInterval() * 0.4, valence: generator.nextUnitInterval(),
                     tempo: 80 + 80 * generator.nextUnitInterval(), timeSignature: 4)
                 let id = String((0..<22).map { _ in alphabet[generator.next(below: alphabet.count)] })
                 return Song(
-                    spotifyID: id, name: "Song \(number)", artist: "Artist \(number % 6)", album: "Album \(number % 10)",
+                    spotifyID: id, name: "Song \(number)", artist: "Artist \(number % 6)",
+                    album: "Album \(number % 10)",
                     popularity: generator.next(below: 100), durationMS: 150_000 + generator.next(below: 120_000),
                     genres: [energy > 0.5 ? "loud" : "soft"], features: features)
             }
@@ -63,9 +65,13 @@ public struct TidyTuesdaySongs: Sendable {
         let records = TidyTuesdaySongs.parseCSV(text)
         let header = records[0]
         func column(_ name: String) -> Int { header.firstIndex(of: name)! }
-        let id = column("track_id"), name = column("track_name"), artist = column("track_artist")
-        let album = column("track_album_name"), popularity = column("track_popularity")
-        let duration = column("duration_ms"), genre = column("playlist_genre")
+        let id = column("track_id")
+        let name = column("track_name")
+        let artist = column("track_artist")
+        let album = column("track_album_name")
+        let popularity = column("track_popularity")
+        let duration = column("duration_ms")
+        let genre = column("playlist_genre")
         var songs: [Song] = []
         var positions: [String: Int] = [:]
         for record in records.dropFirst() where record.count == header.count {
@@ -118,7 +124,9 @@ public struct TidyTuesdaySongs: Sendable {
             if inQuotes {
                 if byte == UInt8(ascii: "\"") {
                     if let following = next() {
-                        if following == UInt8(ascii: "\"") { field.append(following) } else {
+                        if following == UInt8(ascii: "\"") {
+                            field.append(following)
+                        } else {
                             inQuotes = false
                             pending = following
                         }

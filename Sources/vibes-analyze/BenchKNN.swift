@@ -48,7 +48,9 @@ extension VibesAnalyze {
             let clock = ContinuousClock()
             let buildStart = clock.now
             let index = CosineIndex(
-                FeatureMatrix(values: x, trackIDs: (0..<Int64(x.rowCount)).map { $0 }, columnNames: (0..<columns).map { "c\($0)" }))
+                FeatureMatrix(
+                    values: x, trackIDs: (0..<Int64(x.rowCount)).map { $0 }, columnNames: (0..<columns).map { "c\($0)" }
+                ))
             let buildTime = clock.now - buildStart
             var best = Duration.seconds(1_000_000)
             var result: [[Neighbor]] = []
@@ -63,7 +65,8 @@ extension VibesAnalyze {
                 for (query, found) in result.enumerated() {
                     for (slot, neighbor) in found.enumerated() { flat[query * neighbors + slot] = Int32(neighbor.row) }
                 }
-                try flat.map { $0.littleEndian }.withUnsafeBytes { Data($0) }.write(to: URL(fileURLWithPath: indicesOut))
+                try flat.map { $0.littleEndian }.withUnsafeBytes { Data($0) }.write(
+                    to: URL(fileURLWithPath: indicesOut))
             }
             let build = Double(buildTime.components.seconds) + Double(buildTime.components.attoseconds) / 1e18
             try Console.printJSON([

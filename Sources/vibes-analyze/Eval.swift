@@ -7,7 +7,8 @@ extension VibesAnalyze {
     /// `vibes-analyze eval`: how well neighbours and clusters agree with labels the user already has.
     struct Eval: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Measure recommendation quality against labels: precision@k versus chance, and cluster agreement (NMI).",
+            abstract:
+                "Measure recommendation quality against labels: precision@k versus chance, and cluster agreement (NMI).",
             discussion: """
                 For every track with a label (a genre tag, a subgenre, or an imported playlist), the k most \
                 similar labelled tracks are found; precision@k is the share that share a label with the seed, \
@@ -17,16 +18,23 @@ extension VibesAnalyze {
 
         @OptionGroup var global: GlobalOptions
 
-        @Option(name: .long, help: "The label: genre, subgenre or playlist (playlist_genre and playlist_subgenre also work).")
+        @Option(
+            name: .long,
+            help: "The label: genre, subgenre or playlist (playlist_genre and playlist_subgenre also work).")
         var label = "genre"
 
         @Option(name: .customShort("k"), help: "The number of neighbours per seed.")
         var neighbors = 10
 
-        @Option(name: .long, help: "Query only this many seeds, drawn with a fixed seed (all labelled tracks stay candidates); all by default.")
+        @Option(
+            name: .long,
+            help:
+                "Query only this many seeds, drawn with a fixed seed (all labelled tracks stay candidates); all by default."
+        )
         var sample: Int?
 
-        @Option(name: .long, help: "The number of k-means clusters for NMI; the number of labels by default, 0 to skip.")
+        @Option(
+            name: .long, help: "The number of k-means clusters for NMI; the number of labels by default, 0 to skip.")
         var clusters: Int?
 
         @Option(name: .long, help: "The random seed for sampling and k-means.")
@@ -37,9 +45,13 @@ extension VibesAnalyze {
             guard kinds.contains(label) else {
                 throw ValidationError("Please choose --label from \(kinds.joined(separator: ", ")) (got \"\(label)\").")
             }
-            guard (1...100).contains(neighbors) else { throw ValidationError("Please choose -k from 1 to 100 (got \(neighbors)).") }
+            guard (1...100).contains(neighbors) else {
+                throw ValidationError("Please choose -k from 1 to 100 (got \(neighbors)).")
+            }
             if let sample, sample < 1 { throw ValidationError("Please give --sample of at least 1 (got \(sample)).") }
-            if let clusters, clusters < 0 { throw ValidationError("Please give --clusters of 0 or more (got \(clusters)).") }
+            if let clusters, clusters < 0 {
+                throw ValidationError("Please give --clusters of 0 or more (got \(clusters)).")
+            }
         }
 
         func run() async throws {
@@ -55,7 +67,8 @@ extension VibesAnalyze {
             let labelled = features.trackIDs.filter { labels[$0] != nil }.count
             guard labelled > neighbors else {
                 throw ValidationError(
-                    "Only \(labelled) tracks with features have a \(label) label; import a file with \(label) labels (such as tidytuesday's playlist_genre) first.")
+                    "Only \(labelled) tracks with features have a \(label) label; import a file with \(label) labels (such as tidytuesday's playlist_genre) first."
+                )
             }
             let evaluation = await RetrievalEvaluation.measure(
                 features: features, labels: labels, k: neighbors, sampleSize: sample, sampleSeed: seed)
@@ -78,7 +91,9 @@ extension VibesAnalyze {
                 }
                 nmi = RetrievalEvaluation.normalizedMutualInformation(clusterLabels, primary)
             }
-            return EvalReport(label: label, evaluation: evaluation, clusterCount: nmi == nil ? nil : clusterCount, nmi: nmi, seed: seed)
+            return EvalReport(
+                label: label, evaluation: evaluation, clusterCount: nmi == nil ? nil : clusterCount, nmi: nmi,
+                seed: seed)
         }
     }
 }
@@ -92,7 +107,9 @@ struct EvalReport: Codable {
     var seed: UInt64
 
     enum CodingKeys: String, CodingKey {
-        case label, evaluation, clusterCount = "cluster_count", nmi, seed
+        case label, evaluation
+        case clusterCount = "cluster_count"
+        case nmi, seed
     }
 
     func text() -> String {
@@ -103,10 +120,12 @@ struct EvalReport: Codable {
         ]
         for item in e.perLabel.prefix(12) {
             lines.append(
-                "  \(item.label.truncated(to: 24).padding(to: 24)) \(item.seedCount.padded(to: 6)) tracks  precision \(item.precision.formatted(digits: 3))  random \(item.randomBaseline.formatted(digits: 3))")
+                "  \(item.label.truncated(to: 24).padding(to: 24)) \(item.seedCount.padded(to: 6)) tracks  precision \(item.precision.formatted(digits: 3))  random \(item.randomBaseline.formatted(digits: 3))"
+            )
         }
         if let nmi, let clusterCount {
-            lines.append("cluster agreement: NMI \(nmi.formatted(digits: 3)) (k-means, k = \(clusterCount), seed \(seed))")
+            lines.append(
+                "cluster agreement: NMI \(nmi.formatted(digits: 3)) (k-means, k = \(clusterCount), seed \(seed))")
         }
         return lines.joined(separator: "\n")
     }

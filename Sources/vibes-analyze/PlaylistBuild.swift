@@ -50,13 +50,20 @@ extension VibesAnalyze.PlaylistCommand {
         @Option(name: .customLong("max-per-artist"), help: "At most this many tracks by the same main artist.")
         var maxPerArtist: Int?
 
-        @Option(name: .long, help: "The order: flow (harmonic, tempo and artist aware), arc (flow plus an energy curve) or none (best first, or the path's order). Default: flow, or none for a mood path.")
+        @Option(
+            name: .long,
+            help:
+                "The order: flow (harmonic, tempo and artist aware), arc (flow plus an energy curve) or none (best first, or the path's order). Default: flow, or none for a mood path."
+        )
         var order: OrderMode?
 
-        @Option(name: .long, help: "The energy curve for --order arc: flat, rising or peak (warm-up → peak → cool-down).")
+        @Option(
+            name: .long, help: "The energy curve for --order arc: flat, rising or peak (warm-up → peak → cool-down).")
         var arc: PlaylistOrdering.Arc = .peak
 
-        @Option(name: .long, help: "Pin a track at a position, as POSITION=TRACK (1-based; TRACK as for --seed). Repeatable.")
+        @Option(
+            name: .long,
+            help: "Pin a track at a position, as POSITION=TRACK (1-based; TRACK as for --seed). Repeatable.")
         var lock: [String] = []
 
         @Option(name: .long, help: "The playlist's name.")
@@ -77,17 +84,24 @@ extension VibesAnalyze.PlaylistCommand {
 
         func validate() throws {
             guard (1...PlaylistBuilder.maximumTrackCount).contains(count) else {
-                throw ValidationError("Please ask for 1 to \(PlaylistBuilder.maximumTrackCount) tracks with -n (got \(count)).")
+                throw ValidationError(
+                    "Please ask for 1 to \(PlaylistBuilder.maximumTrackCount) tracks with -n (got \(count)).")
             }
             guard (fromMood == nil) == (toMood == nil) else {
                 throw ValidationError("Please give both --from-mood and --to-mood for a mood path.")
             }
             let hasSeeds = seeds.positiveCount > 0 || tuning.constraints.values.contains { $0.target != nil }
             guard hasSeeds || fromMood != nil else {
-                throw ValidationError("Please give seeds (--seed, --seed-artist, --vibe, --mood), a target (--target-energy 0.8), or --from-mood/--to-mood.")
+                throw ValidationError(
+                    "Please give seeds (--seed, --seed-artist, --vibe, --mood), a target (--target-energy 0.8), or --from-mood/--to-mood."
+                )
             }
-            guard (0...1).contains(diversity) else { throw ValidationError("Please give --diversity from 0 to 1 (got \(diversity)).") }
-            if out != nil && export == nil { throw ValidationError("Please say which format to write to --out with --export m3u|csv|json.") }
+            guard (0...1).contains(diversity) else {
+                throw ValidationError("Please give --diversity from 0 to 1 (got \(diversity)).")
+            }
+            if out != nil && export == nil {
+                throw ValidationError("Please say which format to write to --out with --export m3u|csv|json.")
+            }
             for text in lock { _ = try Build.parseLock(text) }
         }
 
@@ -99,11 +113,14 @@ extension VibesAnalyze.PlaylistCommand {
                 let text = try PlaylistExport.text(of: report.playlist, as: export)
                 if let out {
                     let folder = (out as NSString).deletingLastPathComponent
-                    if !folder.isEmpty { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
+                    if !folder.isEmpty {
+                        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+                    }
                     do {
                         try text.write(toFile: out, atomically: true, encoding: .utf8)
                     } catch {
-                        Console.diagnostic("Cannot write \(out): \(error.localizedDescription). Check the folder and its permissions.")
+                        Console.diagnostic(
+                            "Cannot write \(out): \(error.localizedDescription). Check the folder and its permissions.")
                         throw ExitCode.failure
                     }
                     if !global.quiet { Console.diagnostic("wrote \(report.playlist.entries.count) tracks to \(out)") }
@@ -141,7 +158,8 @@ extension VibesAnalyze.PlaylistCommand {
                     ids = try builder.vibeTracks(members: members, label: label, length: length)
                     notes.append("\(label): \(members.count) tracks, strongest first")
                     description = label.prefix(1).uppercased() + label.dropFirst()
-                    defaultName = "\(label.split(separator: "\"").dropFirst().first ?? Substring(label)) (\(label.split(separator: " ").prefix(2).joined(separator: " ")))"
+                    defaultName =
+                        "\(label.split(separator: "\"").dropFirst().first ?? Substring(label)) (\(label.split(separator: " ").prefix(2).joined(separator: " ")))"
                 } else {
                     let resolved = try seeds.resolve(in: store)
                     notes += resolved.notes
@@ -157,7 +175,11 @@ extension VibesAnalyze.PlaylistCommand {
                     }
                     ids = seedTracks + ids.filter { !seedTracks.contains($0) }
                     if case .trackCount(let n) = length { ids = Array(ids.prefix(n)) }
-                    description = "Like " + (resolved.notes.isEmpty ? "your targets" : library.recommender.describe(seeds: resolved.seeds, titles: library.title(of:)))
+                    description =
+                        "Like "
+                        + (resolved.notes.isEmpty
+                            ? "your targets"
+                            : library.recommender.describe(seeds: resolved.seeds, titles: library.title(of:)))
                 }
             } catch let error as RecommendationError {
                 throw ValidationError(error.description)
@@ -169,8 +191,11 @@ extension VibesAnalyze.PlaylistCommand {
                 let (id, note) = try SeedOptions.resolveTrack(reference, in: store)
                 notes.append("lock \(position): " + note)
                 entries.removeAll { $0.trackID == id }
-                entries.insert(makeEntry(id, library: library, isLocked: true), at: Swift.min(position - 1, entries.count))
-                if case .trackCount(let n) = length, entries.count > n, let last = entries.lastIndex(where: { !$0.isLocked }) {
+                entries.insert(
+                    makeEntry(id, library: library, isLocked: true), at: Swift.min(position - 1, entries.count))
+                if case .trackCount(let n) = length, entries.count > n,
+                    let last = entries.lastIndex(where: { !$0.isLocked })
+                {
                     entries.remove(at: last)
                 }
             }
@@ -186,12 +211,16 @@ extension VibesAnalyze.PlaylistCommand {
             let score = PlaylistOrdering.transitionScore(of: entries)
             let orderNote = order == .arc ? "arc \(arc.rawValue)" : order.rawValue
             let playlist = Features.Playlist(
-                name: name ?? defaultName ?? description, description: description + ", ordered \(orderNote) (vibes-analyze)",
+                name: name ?? defaultName ?? description,
+                description: description + ", ordered \(orderNote) (vibes-analyze)",
                 entries: entries, transitionScore: score)
             let minutes = playlist.totalDurationMS / 60_000
-            notes.append("\(entries.count) tracks, \(minutes) min, transition score \(score.formatted(digits: 2)) (0 jarring … 1 seamless)")
+            notes.append(
+                "\(entries.count) tracks, \(minutes) min, transition score \(score.formatted(digits: 2)) (0 jarring … 1 seamless)"
+            )
             if save {
-                try store.saveBuiltPlaylist(playlist, settings: CommandLine.arguments.dropFirst().joined(separator: " "))
+                try store.saveBuiltPlaylist(
+                    playlist, settings: CommandLine.arguments.dropFirst().joined(separator: " "))
                 notes.append("saved as \"\(playlist.name)\"")
             }
             return (playlist, notes)
@@ -200,16 +229,19 @@ extension VibesAnalyze.PlaylistCommand {
         func makeEntry(_ id: Int64, library: LoadedLibrary, isLocked: Bool) -> Features.Playlist.Entry {
             let summary = library.summaries[id]
             return Features.Playlist.Entry(
-                trackID: id, spotifyID: summary?.spotifyID.flatMap { SpotifyID($0) }, name: summary?.name ?? "track \(id)",
+                trackID: id, spotifyID: summary?.spotifyID.flatMap { SpotifyID($0) },
+                name: summary?.name ?? "track \(id)",
                 artists: summary?.artists ?? [], album: summary?.album, durationMS: summary?.durationMS,
-                popularity: summary?.popularity, features: library.recommender.audioFeatures(of: id), isLocked: isLocked)
+                popularity: summary?.popularity, features: library.recommender.audioFeatures(of: id), isLocked: isLocked
+            )
         }
 
         /// Parses `POSITION=TRACK`.
         static func parseLock(_ text: String) throws -> (Int, String) {
             let parts = text.split(separator: "=", maxSplits: 1)
             guard parts.count == 2, let position = Int(parts[0]), position >= 1, !parts[1].isEmpty else {
-                throw ValidationError("Please write --lock as POSITION=TRACK, such as --lock 1=spotify:track:… (got \"\(text)\").")
+                throw ValidationError(
+                    "Please write --lock as POSITION=TRACK, such as --lock 1=spotify:track:… (got \"\(text)\").")
             }
             return (position, String(parts[1]))
         }

@@ -24,14 +24,19 @@ extension VibesAnalyze {
         @Option(name: [.customShort("n"), .long], help: "The number of tracks to return (1–100).")
         var count = 20
 
-        @Option(name: .long, help: "Variety against similarity, 0 (most similar only) to 1 (most varied), by maximal marginal relevance.")
+        @Option(
+            name: .long,
+            help: "Variety against similarity, 0 (most similar only) to 1 (most varied), by maximal marginal relevance."
+        )
         var diversity = 0.0
 
         @Option(name: .customLong("max-per-artist"), help: "At most this many tracks by the same main artist.")
         var maxPerArtist: Int?
 
         func validate() throws {
-            guard (1...100).contains(count) else { throw ValidationError("Please ask for 1 to 100 tracks with -n (got \(count)).") }
+            guard (1...100).contains(count) else {
+                throw ValidationError("Please ask for 1 to 100 tracks with -n (got \(count)).")
+            }
             guard (0...1).contains(diversity) else {
                 throw ValidationError("Please give --diversity from 0 to 1 (got \(diversity)).")
             }
@@ -39,7 +44,8 @@ extension VibesAnalyze {
                 throw ValidationError("Please give --max-per-artist of at least 1 (got \(maxPerArtist)).")
             }
             guard seeds.positiveCount > 0 || tuning.constraints.values.contains(where: { $0.target != nil }) else {
-                throw ValidationError("Please give a seed (--seed, --seed-artist, --vibe, --mood) or a target (--target-energy 0.8, …).")
+                throw ValidationError(
+                    "Please give a seed (--seed, --seed-artist, --vibe, --mood) or a target (--target-energy 0.8, …).")
             }
         }
 
@@ -82,7 +88,8 @@ extension VibesAnalyze {
                     return RecommendReport.Track(
                         rank: rank + 1, trackID: recommendation.trackID,
                         uri: summary?.spotifyID.flatMap { SpotifyID($0)?.trackURI }, name: summary?.name ?? "",
-                        artists: summary?.artists ?? [], similarity: recommendation.similarity, score: recommendation.score,
+                        artists: summary?.artists ?? [], similarity: recommendation.similarity,
+                        score: recommendation.score,
                         targetFit: recommendation.targetFit, seed: recommendation.seed,
                         differences: recommendation.differences)
                 })
@@ -105,7 +112,11 @@ struct RecommendReport: Codable {
         var differences: [FeatureDifference]
 
         enum CodingKeys: String, CodingKey {
-            case rank, trackID = "track_id", uri, name, artists, similarity, score, targetFit = "target_fit", seed
+            case rank
+            case trackID = "track_id"
+            case uri, name, artists, similarity, score
+            case targetFit = "target_fit"
+            case seed
             case differences
         }
     }
@@ -121,7 +132,8 @@ struct RecommendReport: Codable {
         for track in tracks {
             let title = (track.artists.first.map { "\($0) – " } ?? "") + track.name
             let why = track.differences.map(RecommendReport.describe).joined(separator: ", ")
-            var line = "\(track.rank.padded(to: 3)). \(title.truncated(to: 48).padding(to: 48))  sim \(track.similarity.formatted(digits: 3))"
+            var line =
+                "\(track.rank.padded(to: 3)). \(title.truncated(to: 48).padding(to: 48))  sim \(track.similarity.formatted(digits: 3))"
             if let fit = track.targetFit { line += "  fit \(fit.formatted(digits: 2))" }
             if seeds.count > 1 { line += "  [\(track.seed)]" }
             lines.append(line + "  " + why)
@@ -142,7 +154,8 @@ struct RecommendReport: Codable {
             value = difference.value.formatted(digits: digits)
             reference = difference.reference.formatted(digits: digits)
         }
-        return "\(difference.feature.rawValue) \(sign)\(abs(difference.deviations).formatted(digits: 1))σ (\(value) vs \(reference))"
+        return
+            "\(difference.feature.rawValue) \(sign)\(abs(difference.deviations).formatted(digits: 1))σ (\(value) vs \(reference))"
     }
 }
 

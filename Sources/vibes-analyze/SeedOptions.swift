@@ -5,35 +5,51 @@ import Ingest
 
 /// The seeds of `recommend` and `playlist build`: tracks, artists, moods, and what to avoid.
 struct SeedOptions: ParsableArguments {
-    @Option(name: .customLong("seed"), help: "A seed track: a Spotify ID, URI or link, or a title to search for (\"Daft Punk - One More Time\"). Repeatable.")
+    @Option(
+        name: .customLong("seed"),
+        help:
+            "A seed track: a Spotify ID, URI or link, or a title to search for (\"Daft Punk - One More Time\"). Repeatable."
+    )
     var tracks: [String] = []
 
-    @Option(name: .customLong("seed-artist"), help: "A seed artist (the centroid of their tracks), by name. Repeatable.")
+    @Option(
+        name: .customLong("seed-artist"), help: "A seed artist (the centroid of their tracks), by name. Repeatable.")
     var artists: [String] = []
 
-    @Option(name: .customLong("vibe"), help: "A seed vibe: its number as `vibes` shows it (1 = the largest), from the latest clustering run unless --run is given. Repeatable.")
+    @Option(
+        name: .customLong("vibe"),
+        help:
+            "A seed vibe: its number as `vibes` shows it (1 = the largest), from the latest clustering run unless --run is given. Repeatable."
+    )
     var vibes: [Int] = []
 
     @Option(name: .customLong("run"), help: "The clustering run that --vibe numbers refer to; the latest by default.")
     var run: Int64?
 
-    @Option(name: .customLong("mood"), help: "A seed mood on the valence–energy plane: \(MoodWord.allCases.map(\.rawValue).joined(separator: ", ")).")
+    @Option(
+        name: .customLong("mood"),
+        help: "A seed mood on the valence–energy plane: \(MoodWord.allCases.map(\.rawValue).joined(separator: ", ")).")
     var moods: [MoodWord] = []
 
-    @Option(name: .customLong("avoid"), help: "A track to move away from (\"less like this\"), given like --seed. Repeatable.")
+    @Option(
+        name: .customLong("avoid"),
+        help: "A track to move away from (\"less like this\"), given like --seed. Repeatable.")
     var avoidTracks: [String] = []
 
     @Option(name: .customLong("avoid-artist"), help: "An artist to move away from. Repeatable.")
     var avoidArtists: [String] = []
 
-    @Option(name: .customLong("combine"), help: "How several seeds combine: average (tracks between them) or interleave (some of each).")
+    @Option(
+        name: .customLong("combine"),
+        help: "How several seeds combine: average (tracks between them) or interleave (some of each).")
     var combination: SeedCombination = .average
 
     var positiveCount: Int { tracks.count + artists.count + vibes.count + moods.count }
 
     func validate() throws {
         guard positiveCount <= RecommendationQuery.maximumSeedCount else {
-            throw ValidationError("Please give at most \(RecommendationQuery.maximumSeedCount) seeds in all (got \(positiveCount)).")
+            throw ValidationError(
+                "Please give at most \(RecommendationQuery.maximumSeedCount) seeds in all (got \(positiveCount)).")
         }
     }
 
@@ -41,7 +57,9 @@ struct SeedOptions: ParsableArguments {
     ///
     /// - Returns: The positive and negative seeds, and one line per seed saying what was picked.
     /// - Throws: `ValidationError` naming a seed that matches nothing.
-    func resolve(in store: LibraryStore) throws -> (seeds: [RecommendationSeed], negative: [RecommendationSeed], notes: [String]) {
+    func resolve(in store: LibraryStore) throws -> (
+        seeds: [RecommendationSeed], negative: [RecommendationSeed], notes: [String]
+    ) {
         var notes: [String] = []
         func track(_ text: String) throws -> RecommendationSeed {
             let (id, note) = try SeedOptions.resolveTrack(text, in: store)
@@ -52,7 +70,9 @@ struct SeedOptions: ParsableArguments {
             guard let match = try store.searchArtist(matching: text) else {
                 throw ValidationError("No artist in the library resembles \"\(text)\"; check the spelling.")
             }
-            notes.append("seed artist \"\(text)\" → \(match.name), \(match.trackIDs.count) tracks (match \(match.score.formatted(digits: 2)))")
+            notes.append(
+                "seed artist \"\(text)\" → \(match.name), \(match.trackIDs.count) tracks (match \(match.score.formatted(digits: 2)))"
+            )
             return .tracks(match.trackIDs, label: "artist \(match.name)")
         }
         func vibe(_ number: Int) throws -> RecommendationSeed {
@@ -60,7 +80,8 @@ struct SeedOptions: ParsableArguments {
             notes.append("seed \(label): \(ids.count) tracks")
             return .tracks(ids, label: label)
         }
-        let seeds = try tracks.map(track) + artists.map(artist) + vibes.map(vibe) + moods.map { RecommendationSeed.mood($0) }
+        let seeds =
+            try tracks.map(track) + artists.map(artist) + vibes.map(vibe) + moods.map { RecommendationSeed.mood($0) }
         let negative = try avoidTracks.map(track) + avoidArtists.map(artist)
         return (seeds, negative, notes)
     }
@@ -74,15 +95,20 @@ extension SeedOptions {
     static func resolveTrack(_ text: String, in store: LibraryStore) throws -> (Int64, String) {
         if let id = SpotifyID(uri: text, category: "track") {
             guard let trackID = try store.trackID(spotifyID: id) else {
-                throw ValidationError("The track \(id.trackURI) is not in the library; import it first or search by title.")
+                throw ValidationError(
+                    "The track \(id.trackURI) is not in the library; import it first or search by title.")
             }
             return (trackID, "track \(text) → store ID \(trackID)")
         }
         guard let match = try store.searchTracks(matching: text, limit: 1).first else {
-            throw ValidationError("No track in the library resembles \"\(text)\"; check the spelling or give a Spotify ID.")
+            throw ValidationError(
+                "No track in the library resembles \"\(text)\"; check the spelling or give a Spotify ID.")
         }
         let artist = match.track.artists.first.map { "\($0) – " } ?? ""
-        return (match.track.id, "track \"\(text)\" → \(artist)\(match.track.name) (match \(match.score.formatted(digits: 2)))")
+        return (
+            match.track.id,
+            "track \"\(text)\" → \(artist)\(match.track.name) (match \(match.score.formatted(digits: 2)))"
+        )
     }
 }
 
@@ -124,14 +150,17 @@ struct LoadedLibrary {
     init(store: LibraryStore) throws {
         let table = try store.featureTable()
         guard table.rowCount > 0 else {
-            throw ValidationError("The library at \(store.path) has no tracks with audio features; run `vibes-analyze import FILE` first.")
+            throw ValidationError(
+                "The library at \(store.path) has no tracks with audio features; run `vibes-analyze import FILE` first."
+            )
         }
         summaries = try store.allTrackSummaries()
         let songKeys = try store.trackMatchKeys()
         var attributes: [Int64: TrackAttributes] = [:]
         for (id, summary) in summaries {
             attributes[id] = TrackAttributes(
-                artists: summary.artists, songKey: songKeys[id], durationMS: summary.durationMS, popularity: summary.popularity)
+                artists: summary.artists, songKey: songKeys[id], durationMS: summary.durationMS,
+                popularity: summary.popularity)
         }
         recommender = Recommender(table: table, attributes: attributes)
     }

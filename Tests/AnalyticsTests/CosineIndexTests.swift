@@ -68,7 +68,8 @@ struct CosineIndexTests {
 
     @Test func zeroRowsHaveSimilarityZeroAndFiltersApply() {
         let rows: [[Float]] = [[0, 0], [1, 0], [0, 1], [-1, 0]]
-        let index = CosineIndex(FeatureMatrix(values: Matrix(rows: rows), trackIDs: [1, 2, 3, 4], columnNames: ["a", "b"]))
+        let index = CosineIndex(
+            FeatureMatrix(values: Matrix(rows: rows), trackIDs: [1, 2, 3, 4], columnNames: ["a", "b"]))
         let similarities = index.similarities(to: [2, 0])
         #expect(similarities.map { Double($0) } == [0, 1, 0, -1])
         let filtered = index.nearestNeighbors(of: [1, 0], count: 2, where: { $0 != 1 })

@@ -31,7 +31,8 @@ struct PlaylistBuilderTests {
     @Test func durationLengthReachesTheDuration() throws {
         let recommender = try #require(PlaylistBuilderTests.recommender)
         let builder = PlaylistBuilder(recommender: recommender)
-        let ids = try builder.tracks(for: RecommendationQuery(seeds: [.mood(.chill)]), length: .duration(milliseconds: 45 * 60_000))
+        let ids = try builder.tracks(
+            for: RecommendationQuery(seeds: [.mood(.chill)]), length: .duration(milliseconds: 45 * 60_000))
         let total = ids.reduce(0) { $0 + PlaylistBuilderTests.songs!.songs[Int($1 - 1)].durationMS! }
         let last = PlaylistBuilderTests.songs!.songs[Int(ids.last! - 1)].durationMS!
         #expect(total >= 45 * 60_000 && total - last < 45 * 60_000)

@@ -69,8 +69,12 @@ struct PlaylistOrderingTests {
         let half = PlaylistOrderingTests.entry(2, key: 0, tempo: 70, energy: 0.5)
         let same = PlaylistOrderingTests.entry(3, key: 0, tempo: 140, energy: 0.5)
         let off = PlaylistOrderingTests.entry(4, key: 0, tempo: 100, energy: 0.5)
-        #expect(PlaylistOrdering.transitionSmoothness(from: a, to: half) == PlaylistOrdering.transitionSmoothness(from: a, to: same))
-        #expect(PlaylistOrdering.transitionSmoothness(from: a, to: off) < PlaylistOrdering.transitionSmoothness(from: a, to: half))
+        #expect(
+            PlaylistOrdering.transitionSmoothness(from: a, to: half)
+                == PlaylistOrdering.transitionSmoothness(from: a, to: same))
+        #expect(
+            PlaylistOrdering.transitionSmoothness(from: a, to: off)
+                < PlaylistOrdering.transitionSmoothness(from: a, to: half))
     }
 
     @Test func isDeterministic() {

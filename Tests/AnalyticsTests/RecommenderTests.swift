@@ -49,7 +49,9 @@ struct RecommenderTests {
         }
         let repeated = try #require(releases.values.filter { $0.count >= 3 }.min { $0[0] < $1[0] })
         let result = try recommender.recommend(RecommendationQuery(seeds: [.track(repeated[0])], count: 100))
-        let keys = result.recommendations.map { Track.matchKey(artist: songs[Int($0.trackID - 1)].artist, title: songs[Int($0.trackID - 1)].name) }
+        let keys = result.recommendations.map {
+            Track.matchKey(artist: songs[Int($0.trackID - 1)].artist, title: songs[Int($0.trackID - 1)].name)
+        }
         #expect(Set(keys).count == keys.count)
         #expect(!result.recommendations.contains { repeated.contains($0.trackID) })
     }
@@ -110,7 +112,8 @@ struct RecommenderTests {
     @Test func artistLimitAndDiversityShapeTheList() throws {
         let recommender = try #require(RecommenderTests.recommender)
         let seed = try trackID(artist: "Daft Punk", title: "One More Time")
-        let limited = try recommender.recommend(RecommendationQuery(seeds: [.track(seed)], count: 40, maximumPerArtist: 1))
+        let limited = try recommender.recommend(
+            RecommendationQuery(seeds: [.track(seed)], count: 40, maximumPerArtist: 1))
         let artists = try limited.recommendations.map { recommendation -> String in
             let offset = Int(recommendation.trackID - 1)
             return try #require(RecommenderTests.songs).songs[offset].artist
@@ -151,8 +154,10 @@ struct RecommenderTests {
         let away = try recommender.recommend(
             RecommendationQuery(seeds: [.track(daftPunk)], negativeSeeds: [.mood(.energetic)], count: 20))
         func meanEnergy(_ result: RecommendationResult) -> Double {
-            result.recommendations.map { Double(recommender.table.value(row: recommender.row(of: $0.trackID)!, feature: .energy)!) }
-                .reduce(0, +) / Double(result.recommendations.count)
+            result.recommendations.map {
+                Double(recommender.table.value(row: recommender.row(of: $0.trackID)!, feature: .energy)!)
+            }
+            .reduce(0, +) / Double(result.recommendations.count)
         }
         #expect(meanEnergy(away) < meanEnergy(plain))
     }

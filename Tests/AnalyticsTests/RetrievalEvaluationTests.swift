@@ -23,7 +23,8 @@ struct RetrievalEvaluationTests {
     @Test func precisionIsOneForSeparatedLabelsAndBaselineIsExact() async {
         // Two tight groups far apart: every neighbour shares the label. Chance: 2 of the other 5.
         let rows: [[Float]] = [[1, 0], [0.99, 0.1], [0.98, 0.2], [0, 1], [0.1, 0.99], [0.2, 0.98]]
-        let features = FeatureMatrix(values: Matrix(rows: rows), trackIDs: [1, 2, 3, 4, 5, 6], columnNames: ["a", "b"])
+        let features = FeatureMatrix(
+            values: Matrix(rows: rows), trackIDs: [1, 2, 3, 4, 5, 6], columnNames: ["a", "b"])
         let labels: [Int64: Set<String>] = [1: ["x"], 2: ["x"], 3: ["x"], 4: ["y"], 5: ["y"], 6: ["y"]]
         let evaluation = await RetrievalEvaluation.measure(features: features, labels: labels, k: 2)
         #expect(evaluation.precision.isApproximatelyEqual(to: 1, absoluteTolerance: 1e-12))

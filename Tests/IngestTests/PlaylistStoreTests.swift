@@ -9,19 +9,25 @@ import VibesTestSupport
 func insert(_ songs: [TidyTuesdaySongs.Song], into store: LibraryStore) throws {
     try store.database.write { db in
         try db.execute(
-            sql: "INSERT INTO import_runs (path, format, sha256, started_at, finished_at) VALUES ('test', 'test', 'x', 'now', 'now')")
+            sql:
+                "INSERT INTO import_runs (path, format, sha256, started_at, finished_at) VALUES ('test', 'test', 'x', 'now', 'now')"
+        )
         let run = db.lastInsertedRowID
         var artists: [String: Int64] = [:]
         var tags: [String: Int64] = [:]
         for song in songs {
             try db.execute(
-                sql: "INSERT INTO tracks (spotify_id, name, album, duration_ms, popularity, match_key) VALUES (?, ?, ?, ?, ?, ?)",
-                arguments: [song.spotifyID, song.name, song.album, song.durationMS, song.popularity,
-                            Track.matchKey(artist: song.artist, title: song.name)])
+                sql:
+                    "INSERT INTO tracks (spotify_id, name, album, duration_ms, popularity, match_key) VALUES (?, ?, ?, ?, ?, ?)",
+                arguments: [
+                    song.spotifyID, song.name, song.album, song.durationMS, song.popularity,
+                    Track.matchKey(artist: song.artist, title: song.name),
+                ])
             let track = db.lastInsertedRowID
             let artistKey = Track.normalizedName(song.artist)
             if artists[artistKey] == nil {
-                try db.execute(sql: "INSERT INTO artists (name, name_key) VALUES (?, ?)", arguments: [song.artist, artistKey])
+                try db.execute(
+                    sql: "INSERT INTO artists (name, name_key) VALUES (?, ?)", arguments: [song.artist, artistKey])
                 artists[artistKey] = db.lastInsertedRowID
             }
             try db.execute(sql: "INSERT INTO track_artists VALUES (?, 0, ?)", arguments: [track, artists[artistKey]])
@@ -32,8 +38,10 @@ func insert(_ songs: [TidyTuesdaySongs.Song], into store: LibraryStore) throws {
                         loudness, mode, speechiness, acousticness, instrumentalness, liveness, valence, tempo, time_signature)
                     VALUES (?, 'file:test', 40, ?, 'now', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
-                arguments: [track, run, f.danceability, f.energy, f.key, f.loudness, f.mode, f.speechiness, f.acousticness,
-                            f.instrumentalness, f.liveness, f.valence, f.tempo, f.timeSignature])
+                arguments: [
+                    track, run, f.danceability, f.energy, f.key, f.loudness, f.mode, f.speechiness, f.acousticness,
+                    f.instrumentalness, f.liveness, f.valence, f.tempo, f.timeSignature,
+                ])
             for genre in song.genres.sorted() {
                 if tags[genre] == nil {
                     try db.execute(sql: "INSERT INTO tags (kind, value) VALUES ('genre', ?)", arguments: [genre])
@@ -58,10 +66,12 @@ struct PlaylistStoreTests {
                 let summary = summaries[id]!
                 return Playlist.Entry(
                     trackID: id, spotifyID: SpotifyID(summary.spotifyID!), name: summary.name, artists: summary.artists,
-                    album: summary.album, durationMS: summary.durationMS, popularity: summary.popularity, isLocked: locked)
+                    album: summary.album, durationMS: summary.durationMS, popularity: summary.popularity,
+                    isLocked: locked)
             }
             let first = Playlist(
-                name: "Night Drive", description: "test", entries: [entry(ids[2]), entry(ids[0], locked: true), entry(ids[5])],
+                name: "Night Drive", description: "test",
+                entries: [entry(ids[2]), entry(ids[0], locked: true), entry(ids[5])],
                 transitionScore: 0.75)
             try store.saveBuiltPlaylist(first, settings: "playlist build --mood chill")
             let read = try #require(try store.builtPlaylist(named: "night drive"))
@@ -81,7 +91,9 @@ struct PlaylistStoreTests {
     @Test func savingATrackThatIsNotInTheStoreFails() throws {
         try withTemporaryDirectory { folder in
             let store = try LibraryStore(path: folder + "/library.sqlite")
-            let playlist = Playlist(name: "x", description: "", entries: [Playlist.Entry(trackID: 77, spotifyID: nil, name: "?", artists: [])])
+            let playlist = Playlist(
+                name: "x", description: "",
+                entries: [Playlist.Entry(trackID: 77, spotifyID: nil, name: "?", artists: [])])
             #expect(throws: StoreError.self) { try store.saveBuiltPlaylist(playlist) }
             #expect(try store.builtPlaylistNames().isEmpty)
         }

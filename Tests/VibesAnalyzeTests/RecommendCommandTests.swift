@@ -17,13 +17,17 @@ func makeStore(in folder: String, songs: [TidyTuesdaySongs.Song]) throws -> Libr
         var tags: [String: Int64] = [:]
         for song in songs {
             try db.execute(
-                sql: "INSERT INTO tracks (spotify_id, name, album, duration_ms, popularity, match_key) VALUES (?, ?, ?, ?, ?, ?)",
-                arguments: [song.spotifyID, song.name, song.album, song.durationMS, song.popularity,
-                            Track.matchKey(artist: song.artist, title: song.name)])
+                sql:
+                    "INSERT INTO tracks (spotify_id, name, album, duration_ms, popularity, match_key) VALUES (?, ?, ?, ?, ?, ?)",
+                arguments: [
+                    song.spotifyID, song.name, song.album, song.durationMS, song.popularity,
+                    Track.matchKey(artist: song.artist, title: song.name),
+                ])
             let track = db.lastInsertedRowID
             let key = Track.normalizedName(song.artist)
             if artists[key] == nil {
-                try db.execute(sql: "INSERT INTO artists (name, name_key) VALUES (?, ?)", arguments: [song.artist, key])
+                try db.execute(
+                    sql: "INSERT INTO artists (name, name_key) VALUES (?, ?)", arguments: [song.artist, key])
                 artists[key] = db.lastInsertedRowID
             }
             try db.execute(sql: "INSERT INTO track_artists VALUES (?, 0, ?)", arguments: [track, artists[key]])
@@ -34,8 +38,10 @@ func makeStore(in folder: String, songs: [TidyTuesdaySongs.Song]) throws -> Libr
                         mode, speechiness, acousticness, instrumentalness, liveness, valence, tempo, time_signature)
                     VALUES (?, 'file:test', 40, 'now', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
-                arguments: [track, f.danceability, f.energy, f.key, f.loudness, f.mode, f.speechiness, f.acousticness,
-                            f.instrumentalness, f.liveness, f.valence, f.tempo, f.timeSignature])
+                arguments: [
+                    track, f.danceability, f.energy, f.key, f.loudness, f.mode, f.speechiness, f.acousticness,
+                    f.instrumentalness, f.liveness, f.valence, f.tempo, f.timeSignature,
+                ])
             for genre in song.genres.sorted() {
                 if tags[genre] == nil {
                     try db.execute(sql: "INSERT INTO tags (kind, value) VALUES ('genre', ?)", arguments: [genre])
@@ -55,7 +61,10 @@ struct RecommendCommandTests {
         ["recommend"],
         ["recommend", "--seed", "x", "--diversity", "1.5"],
         ["recommend", "--seed", "x", "-n", "0"],
-        ["recommend", "--seed", "a", "--seed", "b", "--seed", "c", "--seed-artist", "d", "--mood", "calm", "--mood", "sad"],
+        [
+            "recommend", "--seed", "a", "--seed", "b", "--seed", "c", "--seed-artist", "d", "--mood", "calm", "--mood",
+            "sad",
+        ],
         ["recommend", "--mood", "grumpy"],
         ["playlist", "build", "--from-mood", "calm"],
         ["playlist", "build", "--mood", "calm", "--out", "x.m3u"],
@@ -83,7 +92,8 @@ struct RecommendCommandTests {
             #expect(report.tracks.count == 5)
             #expect(report.notes[0].contains("Song 7"))
             #expect(!report.tracks.contains { $0.name == "Song 7" })
-            #expect(report.tracks.allSatisfy { $0.differences.count == 3 && $0.uri?.hasPrefix("spotify:track:") == true })
+            #expect(
+                report.tracks.allSatisfy { $0.differences.count == 3 && $0.uri?.hasPrefix("spotify:track:") == true })
             #expect(report.pool.candidates == 79)
             #expect(report.pool.afterFilters <= 79)
             let table = report.table()

@@ -44,7 +44,8 @@ extension LibraryStore {
                 let id = db.lastInsertedRowID
                 for (position, entry) in playlist.entries.enumerated() {
                     try db.execute(
-                        sql: "INSERT INTO playlist_items (playlist_id, position, track_id, added_by) VALUES (?, ?, ?, ?)",
+                        sql:
+                            "INSERT INTO playlist_items (playlist_id, position, track_id, added_by) VALUES (?, ?, ?, ?)",
                         arguments: [id, position, entry.trackID, entry.isLocked ? "locked" : nil])
                 }
                 return id
@@ -94,6 +95,7 @@ extension LibraryStore {
                 artists: summary.artists, album: summary.album, durationMS: summary.durationMS,
                 popularity: summary.popularity, isLocked: isLocked)
         }
-        return Playlist(name: stored.name, description: stored.description ?? "", entries: entries, transitionScore: stored.score)
+        return Playlist(
+            name: stored.name, description: stored.description ?? "", entries: entries, transitionScore: stored.score)
     }
 }

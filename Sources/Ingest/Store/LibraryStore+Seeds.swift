@@ -33,7 +33,8 @@ extension LibraryStore {
                     """)
             while let row = try credits.next() { artists[row[0], default: []].append(row[1]) }
             var result: [Int64: TrackSummary] = [:]
-            let rows = try Row.fetchCursor(db, sql: "SELECT id, spotify_id, name, album, duration_ms, popularity FROM tracks")
+            let rows = try Row.fetchCursor(
+                db, sql: "SELECT id, spotify_id, name, album, duration_ms, popularity FROM tracks")
             while let row = try rows.next() {
                 let id: Int64 = row[0]
                 result[id] = TrackSummary(
