@@ -1,15 +1,26 @@
 import CBLAS
 import Features
+import Foundation
 
 // The pointer code of the similarity engine (style rule 25): every `withUnsafe…` and every BLAS
 // call of `CosineIndex` is in this file, and no pointer leaves its closure.
 
 extension CosineIndex {
-    /// Queries per `sgemm` block. With ``itemBlock`` it sizes the score buffer (256 × 1,024 floats,
-    /// 1 MiB) to stay in one core's L2 while the block's queries scan it.
-    static let queryBlock = 256
-    /// Indexed rows per `sgemm` block (48 KiB of items at d = 12, resident in L1/L2 for the block).
-    static let itemBlock = 1_024
+    /// Queries per `sgemm` block (see ``blockShape``).
+    static var queryBlock: Int { blockShape.queries }
+    /// Indexed rows per `sgemm` block (see ``blockShape``).
+    static var itemBlock: Int { blockShape.items }
+
+    /// The block shape: queries × indexed rows per `sgemm` call. The score buffer (queries × rows
+    /// floats) should stay in one core's L2 (1 MiB here) while its queries scan it.
+    /// `VIBES_KNN_BLOCK=QxN` overrides it for benchmarking.
+    static let blockShape: (queries: Int, items: Int) = {
+        if let text = ProcessInfo.processInfo.environment["VIBES_KNN_BLOCK"] {
+            let parts = text.split(separator: "x").compactMap { Int($0) }
+            if parts.count == 2, parts[0] > 0, parts[1] > 0 { return (parts[0], parts[1]) }
+        }
+        return (256, 1_024)
+    }()
 
     /// Returns `matrix` with every row scaled to unit length; zero rows stay zero.
     static func normalizedRows(of matrix: Matrix) -> Matrix {
@@ -67,11 +78,13 @@ extension CosineIndex {
                                     let queryBase = q.baseAddress! + (range.lowerBound + blockStart) * d
                                     for itemStart in stride(from: 0, to: n, by: CosineIndex.itemBlock) {
                                         let itemCount = Swift.min(CosineIndex.itemBlock, n - itemStart)
+                                        // β = 1 onto a buffer the previous scan left zeroed: OpenBLAS
+                                        // then skips its separate pass that zeroes C for β = 0.
                                         cblas_sgemm(
                                             CblasRowMajor, CblasNoTrans, CblasTrans,
                                             Int32(blockCount), Int32(itemCount), Int32(d),
                                             1, queryBase, Int32(d), x.baseAddress! + itemStart * d, Int32(d),
-                                            0, c.baseAddress, Int32(itemCount))
+                                            1, c.baseAddress, Int32(itemCount))
                                         for local in 0..<blockCount {
                                             let slot = (blockStart + local) * k
                                             CosineIndex.scan(
@@ -94,12 +107,12 @@ extension CosineIndex {
     /// Merges `count` scores of consecutive rows into one query's sorted top-`k` lists.
     @inline(__always)
     private static func scan(
-        _ scores: UnsafePointer<Float>, count: Int, firstRow: Int, ids: UnsafePointer<Int64>,
+        _ scores: UnsafeMutablePointer<Float>, count: Int, firstRow: Int, ids: UnsafePointer<Int64>,
         scores best: UnsafeMutablePointer<Float>, rows bestRows: UnsafeMutablePointer<Int32>, k: Int
     ) {
         var threshold = best[k - 1]
         var j = 0
-        let raw = UnsafeRawPointer(scores)
+        let raw = UnsafeMutableRawPointer(scores)
         // 32 scores at a time: a lane-wise maximum over eight 4-lane vectors (compare and blend,
         // one instruction each on any x86-64), then one scalar test against the k-th best score.
         // Only chunks that hold a candidate take the scalar path.
@@ -118,6 +131,12 @@ extension CosineIndex {
                     threshold = best[k - 1]
                 }
             }
+            // Leave the chunk zeroed for the next β = 1 sgemm (the lines are still in L1).
+            offset = 0
+            while offset < 32 {
+                raw.storeBytes(of: SIMD4<Float>(), toByteOffset: (j &+ offset) &* 4, as: SIMD4<Float>.self)
+                offset &+= 4
+            }
             j &+= 32
         }
         while j < count {
@@ -125,6 +144,7 @@ extension CosineIndex {
                 insert(scores[j], row: firstRow + j, ids: ids, scores: best, rows: bestRows, k: k)
                 threshold = best[k - 1]
             }
+            scores[j] = 0
             j += 1
         }
     }
