@@ -63,6 +63,7 @@ let package = Package(
             name: "VibesTestSupport",
             dependencies: [
                 "Features",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "FlyingFox", package: "FlyingFox"),
                 .product(name: "Numerics", package: "swift-numerics"),
             ],

@@ -6,5 +6,8 @@ struct VibesAnalyze: AsyncParsableCommand {
         commandName: "vibes-analyze",
         abstract: "Turn a music library into vibes: import audio features, cluster, recommend and report.",
         version: "0.1.0",
-        subcommands: [Import.self, Library.self, Cluster.self, Vibes.self, BenchKMeans.self])
+        subcommands: [
+            Import.self, Library.self, Cluster.self, Vibes.self, Report.self, Auth.self, Sync.self,
+            PlaylistPush.self, BenchKMeans.self,
+        ])
 }

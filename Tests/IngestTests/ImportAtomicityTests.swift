@@ -100,7 +100,8 @@ struct ImportAtomicityTests {
                 let store = try LibraryStore(path: path)
                 _ = try store.importFile(at: Fixtures.path("csv/tidytuesday-excerpt.csv"))
                 before = try contentSnapshot(store)
-                #expect(try store.appliedMigrations() == ["v1-library", "v2-clustering"])
+                #expect(try store.appliedMigrations() == LibraryStore.migrator.migrations)
+                #expect(LibraryStore.migrator.migrations.first == "v1-library")
             }
             let reopened = try LibraryStore(path: path)
             #expect(try contentSnapshot(reopened) == before)

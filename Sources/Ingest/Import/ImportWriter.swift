@@ -35,6 +35,7 @@ public final class ImportWriter {
     private var artistIDs: [String: Int64] = [:]
     private var artistIDsByName: [String: Int64] = [:]
     private var tagIDs: [String: [String: Int64]] = [:]
+    private var multiRowStatements: [String: PreparedStatement] = [:]
     private var tracksWithFeatures: Set<Int64> = []
 
     private let insertTrack: PreparedStatement
@@ -44,12 +45,11 @@ public final class ImportWriter {
     private let insertArtist: PreparedStatement
     private let selectArtist: PreparedStatement
     private let countTrackArtists: PreparedStatement
-    private let insertTrackArtist: PreparedStatement
     private let deleteTrackArtists: PreparedStatement
-    private let upsertFeatures: PreparedStatement
+    private let insertFeatures: PreparedStatement
+    private let updateFeatures: PreparedStatement
     private let insertTag: PreparedStatement
     private let selectTag: PreparedStatement
-    private let insertTrackTag: PreparedStatement
     private let insertSaved: PreparedStatement
     private let insertPlay: PreparedStatement
 
@@ -65,10 +65,9 @@ public final class ImportWriter {
         insertTrack = try PreparedStatement(
             db,
             sql: """
-                INSERT INTO tracks (spotify_id, name, album, album_id, release_date, release_precision, duration_ms,
-                                    isrc, explicit, popularity, is_local, match_key)
+                INSERT OR IGNORE INTO tracks (spotify_id, name, album, album_id, release_date, release_precision,
+                                              duration_ms, isrc, explicit, popularity, is_local, match_key)
                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
-                ON CONFLICT (spotify_id) DO NOTHING
                 """)
         selectTrackBySpotifyID = try PreparedStatement(
             db,
@@ -95,27 +94,26 @@ public final class ImportWriter {
             db, sql: "INSERT INTO artists (name, name_key) VALUES (?1, ?2) ON CONFLICT (name_key) DO NOTHING")
         selectArtist = try PreparedStatement(db, sql: "SELECT id FROM artists WHERE name_key = ?1")
         countTrackArtists = try PreparedStatement(db, sql: "SELECT count(*) FROM track_artists WHERE track_id = ?1")
-        insertTrackArtist = try PreparedStatement(
-            db, sql: "INSERT OR REPLACE INTO track_artists (track_id, position, artist_id) VALUES (?1, ?2, ?3)")
         deleteTrackArtists = try PreparedStatement(db, sql: "DELETE FROM track_artists WHERE track_id = ?1")
         let featureColumns = "danceability, energy, key, loudness, mode, speechiness, acousticness, instrumentalness, liveness, valence, tempo, time_signature"
-        let changed = featureColumns.split(separator: ", ").map { "\($0) IS NOT excluded.\($0)" }.joined(separator: " OR ")
-        let assignments = featureColumns.split(separator: ", ").map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
-        upsertFeatures = try PreparedStatement(
+        insertFeatures = try PreparedStatement(
             db,
             sql: """
-                INSERT INTO audio_features (track_id, source, priority, import_run_id, fetched_at, \(featureColumns), out_of_range)
+                INSERT OR IGNORE INTO audio_features (track_id, source, priority, import_run_id, fetched_at, \(featureColumns), out_of_range)
                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)
-                ON CONFLICT (track_id, source) DO UPDATE SET
-                    import_run_id = excluded.import_run_id, fetched_at = excluded.fetched_at, \(assignments),
-                    out_of_range = excluded.out_of_range
-                WHERE \(changed)
+                """)
+        let comparisons = featureColumns.split(separator: ", ").enumerated().map { "\($1) IS NOT ?\($0 + 6)" }
+        let updates = featureColumns.split(separator: ", ").enumerated().map { "\($1) = ?\($0 + 6)" }
+        updateFeatures = try PreparedStatement(
+            db,
+            sql: """
+                UPDATE audio_features SET priority = ?3, import_run_id = ?4, fetched_at = ?5, \(updates.joined(separator: ", ")),
+                    out_of_range = ?18
+                WHERE track_id = ?1 AND source = ?2 AND (\(comparisons.joined(separator: " OR ")))
                 """)
         insertTag = try PreparedStatement(
             db, sql: "INSERT INTO tags (kind, value) VALUES (?1, ?2) ON CONFLICT (kind, value) DO NOTHING")
         selectTag = try PreparedStatement(db, sql: "SELECT id FROM tags WHERE kind = ?1 AND value = ?2")
-        insertTrackTag = try PreparedStatement(
-            db, sql: "INSERT OR IGNORE INTO track_tags (track_id, tag_id, source) VALUES (?1, ?2, ?3)")
         insertSaved = try PreparedStatement(
             db,
             sql: """
@@ -232,12 +230,15 @@ public final class ImportWriter {
             deleteTrackArtists.bind(1, trackID)
             try deleteTrackArtists.execute()
         }
+        let insert = try multiRow(
+            "INSERT OR REPLACE INTO track_artists (track_id, position, artist_id) VALUES ", columns: 3, rows: artists.count)
         for (position, name) in artists.enumerated() {
-            insertTrackArtist.bind(1, trackID)
-            insertTrackArtist.bind(2, position)
-            insertTrackArtist.bind(3, try artistID(named: name))
-            try insertTrackArtist.execute()
+            let base = Int32(position * 3)
+            insert.bind(base + 1, trackID)
+            insert.bind(base + 2, position)
+            insert.bind(base + 3, try artistID(named: name))
         }
+        try insert.execute()
     }
 
     private func artistID(named name: String) throws -> Int64 {
@@ -269,16 +270,20 @@ public final class ImportWriter {
     public func write(_ features: AudioFeatures, trackID: Int64, source: FeatureSource) throws -> Bool {
         guard tracksWithFeatures.insert(trackID).inserted else { return false }
         let flags = features.outOfRangeFlags
-        upsertFeatures.bind(1, trackID)
-        upsertFeatures.bind(2, source.key)
-        upsertFeatures.bind(3, source.priority)
-        upsertFeatures.bind(4, runID)
-        upsertFeatures.bind(5, fetchedAt)
-        for (offset, feature) in AudioFeature.all.enumerated() {
-            upsertFeatures.bind(Int32(6 + offset), features[feature])
+        // Statements with OR IGNORE need no statement journal; an upsert would copy every page it
+        // touches into one, per row.
+        for statement in [insertFeatures, updateFeatures] {
+            statement.bind(1, trackID)
+            statement.bind(2, source.key)
+            statement.bind(3, source.priority)
+            statement.bind(4, runID)
+            statement.bind(5, fetchedAt)
+            for (offset, feature) in AudioFeature.all.enumerated() {
+                statement.bind(Int32(6 + offset), features[feature])
+            }
+            statement.bind(18, flags)
         }
-        upsertFeatures.bind(18, flags)
-        let changed = try upsertFeatures.execute() == 1
+        let changed = try insertFeatures.execute() == 1 || updateFeatures.execute() == 1
         if changed {
             counts.featuresWritten += 1
             if flags != 0 {
@@ -295,27 +300,55 @@ public final class ImportWriter {
 
     /// Tags a track, e.g. `genre: pop` or `playlist: Pop Remix`.
     public func tag(trackID: Int64, kind: String, value: String, source: String) throws {
-        let value = String(value.trimmingWhitespace())
-        guard !value.isEmpty else { return }
-        let tagID: Int64
-        if let cached = tagIDs[kind]?[value] {
-            tagID = cached
-        } else {
-            insertTag.bind(1, kind)
-            insertTag.bind(2, value)
-            if try insertTag.execute() == 1 {
-                tagID = insertTag.lastInsertedRowID
-            } else {
-                selectTag.bind(1, kind)
-                selectTag.bind(2, value)
-                tagID = try selectTag.firstRowInt64()![0]!
-            }
-            tagIDs[kind, default: [:]][value] = tagID
+        try tag(trackID: trackID, with: [(kind, value)], source: source)
+    }
+
+    /// Tags a track with several `(kind, value)` pairs in one statement.
+    public func tag(trackID: Int64, with tags: [(kind: String, value: String)], source: String) throws {
+        var tagIDs: [Int64] = []
+        tagIDs.reserveCapacity(tags.count)
+        for (kind, value) in tags {
+            let value = String(value.trimmingWhitespace())
+            guard !value.isEmpty else { continue }
+            tagIDs.append(try tagID(kind: kind, value: value))
         }
-        insertTrackTag.bind(1, trackID)
-        insertTrackTag.bind(2, tagID)
-        insertTrackTag.bind(3, source)
-        try insertTrackTag.execute()
+        guard !tagIDs.isEmpty else { return }
+        let insert = try multiRow(
+            "INSERT OR IGNORE INTO track_tags (track_id, tag_id, source) VALUES ", columns: 3, rows: tagIDs.count)
+        for (row, tagID) in tagIDs.enumerated() {
+            let base = Int32(row * 3)
+            insert.bind(base + 1, trackID)
+            insert.bind(base + 2, tagID)
+            insert.bind(base + 3, source)
+        }
+        try insert.execute()
+    }
+
+    private func tagID(kind: String, value: String) throws -> Int64 {
+        if let cached = tagIDs[kind]?[value] { return cached }
+        insertTag.bind(1, kind)
+        insertTag.bind(2, value)
+        let tagID: Int64
+        if try insertTag.execute() == 1 {
+            tagID = insertTag.lastInsertedRowID
+        } else {
+            selectTag.bind(1, kind)
+            selectTag.bind(2, value)
+            tagID = try selectTag.firstRowInt64()![0]!
+        }
+        tagIDs[kind, default: [:]][value] = tagID
+        return tagID
+    }
+
+    /// A prepared `prefix (?, …), (?, …)` statement for `rows` rows of `columns` values, cached:
+    /// one statement per track instead of one per tag or artist.
+    private func multiRow(_ prefix: String, columns: Int, rows: Int) throws -> PreparedStatement {
+        let key = "\(rows)|\(prefix)"
+        if let statement = multiRowStatements[key] { return statement }
+        let tuple = "(" + Array(repeating: "?", count: columns).joined(separator: ", ") + ")"
+        let statement = try PreparedStatement(db, sql: prefix + Array(repeating: tuple, count: rows).joined(separator: ", "))
+        multiRowStatements[key] = statement
+        return statement
     }
 
     // MARK: - Library, playlists and plays

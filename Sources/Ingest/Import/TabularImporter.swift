@@ -125,8 +125,8 @@ struct TabularImporter {
                 } else if written.isNew {
                     context.writer.noteMissingFeatures()
                 }
-                for (kind, value) in parsed.tags {
-                    try context.writer.tag(trackID: written.id, kind: kind, value: value, source: format.source)
+                if !parsed.tags.isEmpty {
+                    try context.writer.tag(trackID: written.id, with: parsed.tags, source: format.source)
                 }
                 if format == .exportify {
                     playlist.append(.init(trackID: written.id, addedAt: parsed.addedAt, addedBy: parsed.addedBy))
@@ -187,7 +187,7 @@ struct TabularImporter {
     struct ParsedRow {
         var track: Track
         var features: AudioFeatures?
-        var tags: [(String, String)] = []
+        var tags: [(kind: String, value: String)] = []
         var addedAt: String?
         var addedBy: String?
         var hasNANames = false

@@ -7,6 +7,7 @@ extension LibraryStore {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1-library", migrate: createLibrarySchema)
         migrator.registerMigration("v2-clustering", migrate: createClusteringSchema)
+        migrator.registerMigration("v3-spotify-sync", migrate: createSpotifySyncSchema)
         return migrator
     }
 

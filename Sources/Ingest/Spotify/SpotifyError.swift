@@ -1,0 +1,142 @@
+import Foundation
+
+/// An error from the Spotify Web API or the Spotify accounts service, with the endpoint and
+/// Spotify's own message.
+///
+/// Descriptions are written for the person at the terminal: they say what happened, where, and
+/// what to do next. They never contain tokens, codes or secrets; raw bodies pass through
+/// ``Redaction`` first.
+public enum SpotifyError: Error, Sendable, Equatable {
+    /// Spotify answered with an error status.
+    ///
+    /// - Parameters:
+    ///   - status: The HTTP status code.
+    ///   - message: `error.message` from Spotify's body, when it had one (403 on audio features
+    ///     has none).
+    ///   - endpoint: Such as `GET /v1/me/tracks`.
+    case http(status: Int, message: String?, endpoint: String)
+    /// Spotify asked us to wait longer than the retry budget allows, or kept refusing.
+    ///
+    /// - Parameters:
+    ///   - retryAfter: The `Retry-After` value, or `nil` when Spotify sent none.
+    ///   - retryAt: The earliest time worth trying again, when known.
+    case rateLimited(retryAfter: Duration?, retryAt: Date?, endpoint: String)
+    /// No response arrived (connection refused or dropped, timeout), after `attempts` tries.
+    case network(reason: String, attempts: Int, endpoint: String)
+    /// A response could not be decoded. `body` is the raw body, redacted and cut to 2,000 characters.
+    case decoding(reason: String, status: Int, body: String, endpoint: String)
+    /// The audio features endpoint refused this client ID (Spotify's restriction since 2024-11-27).
+    case audioFeaturesForbidden(clientID: String)
+    /// There is no stored session: the user has not signed in, or signed out.
+    case notSignedIn
+    /// Spotify revoked the refresh token (`invalid_grant`); the stored session was removed.
+    case sessionRevoked(description: String?)
+    /// The accounts service refused a token request with an OAuth error such as `invalid_client`.
+    case tokenRequestFailed(error: String, description: String?, status: Int)
+    /// The user, or Spotify, refused the authorization (`error=access_denied` on the redirect).
+    case authorizationDenied(error: String)
+    /// The redirect carried a `state` other than the one this login sent: possibly forged.
+    case stateMismatch
+    /// The redirect URL had neither a `code` nor an `error`.
+    case malformedRedirect(String)
+    /// No client ID was configured.
+    case missingClientID
+    /// The loopback server for the sign-in redirect could not listen on `port`.
+    case callbackServerUnavailable(port: UInt16, reason: String)
+}
+
+// MARK: - Descriptions
+
+extension SpotifyError: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .http(let status, let message, let endpoint):
+            let detail = message.map { ": \(Redaction.redact($0))" } ?? ""
+            let hint: String
+            switch status {
+            case 401: hint = " Run `vibes-analyze auth login` again."
+            case 403:
+                hint =
+                    " The account or this app lacks permission; `vibes-analyze auth status` shows the scopes granted."
+            case 404: hint = " Check the ID."
+            case 500...: hint = " Spotify is having trouble; try again later."
+            default: hint = ""
+            }
+            return "Spotify answered \(status) to \(endpoint)\(detail).\(hint)"
+        case .rateLimited(let retryAfter, let retryAt, let endpoint):
+            var text = "Spotify's rate limit stopped \(endpoint)"
+            if let retryAfter {
+                text += ": it asked to wait \(Self.format(retryAfter))"
+            } else {
+                text += " and did not say for how long"
+            }
+            if let retryAt {
+                text += ". Try again after \(retryAt.formatted(.iso8601)) (UTC)"
+            } else {
+                text += ". Try again in a few minutes"
+            }
+            return text + "; a resumed `vibes-analyze sync` continues where this one stopped."
+        case .network(let reason, let attempts, let endpoint):
+            return "Could not reach Spotify for \(endpoint) after \(attempts) attempt\(attempts == 1 ? "" : "s"): "
+                + "\(Redaction.redact(reason)). Check the network connection and try again."
+        case .decoding(let reason, let status, let body, let endpoint):
+            return "Could not read Spotify's answer to \(endpoint) (status \(status)): \(reason). Body: \(body)"
+        case .audioFeaturesForbidden(let clientID):
+            return """
+                Spotify refused audio features (403) for client ID \(clientID): apps created after \
+                2024-11-27 have no access to /v1/audio-features. vibes-analyze will not ask again with \
+                this client ID. Import features from a file instead: an Exportify CSV \
+                (https://exportify.app), the Kaggle or tidytuesday Spotify datasets, with \
+                `vibes-analyze import <file>`.
+                """
+        case .notSignedIn:
+            return "Not signed in to Spotify. Run `vibes-analyze auth login` first."
+        case .sessionRevoked(let description):
+            let detail = description.map { " (\(Redaction.redact($0)))" } ?? ""
+            return
+                "Spotify revoked the stored sign-in\(detail), so it was removed. Run `vibes-analyze auth login` again."
+        case .tokenRequestFailed(let error, let description, let status):
+            let detail = description.map { ": \(Redaction.redact($0))" } ?? ""
+            let hint =
+                error == "invalid_client" ? " Check the client ID and secret (--client-id, $SPOTIFY_CLIENT_ID)." : ""
+            return "Spotify's accounts service refused the token request (\(status) \(error)\(detail)).\(hint)"
+        case .authorizationDenied(let error):
+            return "The Spotify sign-in was not completed (\(error)). Run `vibes-analyze auth login` to try again."
+        case .stateMismatch:
+            return
+                "The sign-in redirect carried the wrong `state`, so it was rejected. Start again with `vibes-analyze auth login`."
+        case .malformedRedirect(let reason):
+            return
+                "The sign-in redirect could not be read: \(Redaction.redact(reason)). Paste the whole URL of the page the browser landed on."
+        case .callbackServerUnavailable(let port, let reason):
+            return """
+                Cannot listen on 127.0.0.1:\(port) for the sign-in redirect (\(reason)). Another program may \
+                use the port: pick another with --port and register http://127.0.0.1:<port>/callback for the \
+                app, or sign in with --no-browser.
+                """
+        case .missingClientID:
+            return """
+                No Spotify client ID. Create an app at https://developer.spotify.com/dashboard with the \
+                redirect URI http://127.0.0.1:8977/callback (or your --port), then pass --client-id, set \
+                $SPOTIFY_CLIENT_ID, or put {"client_id": "…"} in ~/.config/vibes-analyze/spotify.json.
+                """
+        }
+    }
+
+    /// `3 s`, `2 min 5 s`, `3 h 49 min`.
+    static func format(_ duration: Duration) -> String {
+        let seconds = Int(duration.components.seconds)
+        if seconds < 60 { return "\(seconds) s" }
+        if seconds < 3600 { return "\(seconds / 60) min" + (seconds % 60 == 0 ? "" : " \(seconds % 60) s") }
+        return "\(seconds / 3600) h" + ((seconds % 3600) / 60 == 0 ? "" : " \((seconds % 3600) / 60) min")
+    }
+}
+
+extension SpotifyError: CustomDebugStringConvertible {
+    /// The same as ``description``, so `String(reflecting:)` cannot reveal a secret either.
+    public var debugDescription: String { "SpotifyError: \(description)" }
+}
+
+extension SpotifyError: LocalizedError {
+    public var errorDescription: String? { description }
+}

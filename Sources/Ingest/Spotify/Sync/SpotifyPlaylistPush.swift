@@ -1,0 +1,130 @@
+import Features
+import Foundation
+import GRDB
+
+/// A playlist from the store, ready to write to Spotify: its tracks as URIs, in order.
+public struct PushablePlaylist: Sendable, Hashable {
+    /// The row in `playlists`.
+    public var rowID: Int64
+    public var name: String
+    public var description: String?
+    /// The Spotify playlist a previous push created, if any.
+    public var spotifyID: SpotifyID?
+    /// `spotify:track:…` URIs in playlist order.
+    public var uris: [String]
+    /// Names of the tracks that have no Spotify ID (local files, rows from ID-less imports).
+    public var tracksWithoutID: [String]
+}
+
+/// What a push did.
+public struct PlaylistPushResult: Sendable, Hashable, Codable {
+    public var spotifyID: String
+    /// Whether a new Spotify playlist was created (otherwise an earlier one was replaced).
+    public var created: Bool
+    public var itemCount: Int
+    public var skippedWithoutID: Int
+    public var snapshotID: String?
+    public var requests: Int
+
+    enum CodingKeys: String, CodingKey {
+        case spotifyID = "spotify_id", created, itemCount = "item_count", skippedWithoutID = "skipped_without_id"
+        case snapshotID = "snapshot_id", requests
+    }
+
+    /// `https://open.spotify.com/playlist/…`.
+    public var url: String { "https://open.spotify.com/playlist/\(spotifyID)" }
+}
+
+extension LibraryStore {
+    /// Finds a playlist to push by row ID, origin key, or name (case-insensitive; the most recently
+    /// updated wins).
+    ///
+    /// - Throws: ``StoreError/notFound(what:)`` when nothing matches.
+    public func pushablePlaylist(matching key: String) throws -> PushablePlaylist {
+        try database.read { db in
+            let row =
+                try Row.fetchOne(
+                    db, sql: "SELECT id, name, description, spotify_id FROM playlists WHERE id = ? OR origin_key = ?",
+                    arguments: [Int64(key), key])
+                ?? Row.fetchOne(
+                    db,
+                    sql:
+                        "SELECT id, name, description, spotify_id FROM playlists WHERE name = ? COLLATE NOCASE ORDER BY updated_at DESC LIMIT 1",
+                    arguments: [key])
+            guard let row else { throw StoreError.notFound(what: "A playlist named or numbered \"\(key)\"") }
+            let rowID: Int64 = row["id"]
+            let items = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT t.spotify_id, t.name FROM playlist_items i JOIN tracks t ON t.id = i.track_id
+                    WHERE i.playlist_id = ? ORDER BY i.position
+                    """,
+                arguments: [rowID])
+            var uris: [String] = []
+            var missing: [String] = []
+            for item in items {
+                if let id = (item["spotify_id"] as String?).flatMap({ SpotifyID($0) }) {
+                    uris.append(id.trackURI)
+                } else {
+                    missing.append(item["name"])
+                }
+            }
+            return PushablePlaylist(
+                rowID: rowID, name: row["name"], description: row["description"],
+                spotifyID: (row["spotify_id"] as String?).flatMap { SpotifyID($0) }, uris: uris,
+                tracksWithoutID: missing)
+        }
+    }
+
+    /// Remembers which Spotify playlist a push wrote, so the next push replaces it.
+    public func recordPush(of rowID: Int64, spotifyID: SpotifyID, snapshotID: String?) throws {
+        try database.write { db in
+            try db.execute(
+                sql: "UPDATE playlists SET spotify_id = ?, snapshot_id = ?, updated_at = ? WHERE id = ?",
+                arguments: [spotifyID.rawValue, snapshotID, Date().formatted(.iso8601), rowID])
+        }
+    }
+}
+
+extension SpotifyClient {
+    /// Writes `playlist` to Spotify: replaces the items of the playlist an earlier push created, or
+    /// creates a new one (always when `createNew`).
+    ///
+    /// - Parameters:
+    ///   - playlist: What to write.
+    ///   - name: The Spotify playlist's name; defaults to the stored name.
+    ///   - isPublic: Whether a new playlist is public. Defaults to `false`.
+    ///   - createNew: Create a new playlist even if one was pushed before.
+    public func push(
+        _ playlist: PushablePlaylist, name: String? = nil, isPublic: Bool = false, createNew: Bool = false
+    ) async throws -> PlaylistPushResult {
+        let start = requestCounter.value
+        var target = createNew ? nil : playlist.spotifyID
+        var snapshot: String?
+        var created = false
+        if let existing = target {
+            do {
+                snapshot = try await replaceItems(of: existing, with: playlist.uris)
+            } catch SpotifyError.http(status: 404, _, _) {
+                target = nil  // Deleted on Spotify since the last push: create it again.
+            }
+        }
+        if target == nil {
+            let new = try await createPlaylist(
+                name: name ?? playlist.name,
+                description: playlist.description ?? "Made by vibes-analyze.", isPublic: isPublic)
+            guard let id = SpotifyID(new.id) else {
+                throw SpotifyError.decoding(
+                    reason: "the new playlist's ID \"\(new.id)\" is not a Spotify ID", status: 201, body: "",
+                    endpoint: "POST /v1/me/playlists")
+            }
+            target = id
+            created = true
+            snapshot = try await addItems(playlist.uris, to: id) ?? new.snapshotID
+        }
+        return PlaylistPushResult(
+            spotifyID: target!.rawValue, created: created, itemCount: playlist.uris.count,
+            skippedWithoutID: playlist.tracksWithoutID.count, snapshotID: snapshot,
+            requests: requestCounter.value - start)
+    }
+}

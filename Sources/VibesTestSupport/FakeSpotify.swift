@@ -1,0 +1,643 @@
+import Crypto
+import FlyingFox
+import FlyingSocks
+import Foundation
+
+/// A fake Spotify (accounts service and Web API) on `127.0.0.1`, for tests.
+///
+/// It serves responses built from the fixtures in `Fixtures/spotify/` (copied from Spotify's
+/// reference examples): the shapes are Spotify's, the IDs and counts are generated so paging runs
+/// over many pages. Faults are injected per path prefix: 429 with or without `Retry-After`, 5xx,
+/// dropped connections, malformed JSON and expired tokens. Every request is recorded.
+///
+/// ```swift
+/// try await FakeSpotify.withServer { fake in
+///     await fake.state.setSavedTrackCount(120)
+///     let client = SpotifyClient(tokens: …, baseURL: fake.apiBaseURL)
+/// }
+/// ```
+public final class FakeSpotify: Sendable {
+    /// The library, tokens, faults and request log.
+    public let state: FakeSpotifyState
+    /// The port the server listens on.
+    public let port: UInt16
+    private let server: HTTPServer
+    private let task: Task<Void, any Error>
+
+    /// `http://127.0.0.1:PORT/v1/`.
+    public var apiBaseURL: URL { URL(string: "http://127.0.0.1:\(port)/v1/")! }
+    /// `http://127.0.0.1:PORT/accounts/`: `authorize` and `api/token` live below it.
+    public var accountsBaseURL: URL { URL(string: "http://127.0.0.1:\(port)/accounts/")! }
+
+    private init(state: FakeSpotifyState, server: HTTPServer, task: Task<Void, any Error>, port: UInt16) {
+        self.state = state
+        self.server = server
+        self.task = task
+        self.port = port
+    }
+
+    /// Starts a fake on a free port, runs `body`, and stops the fake.
+    public static func withServer<T>(_ body: (FakeSpotify) async throws -> T) async throws -> T {
+        let state = FakeSpotifyState()
+        let server = HTTPServer(
+            address: try .inet(ip4: "127.0.0.1", port: 0), timeout: 30, logger: .disabled,
+            handler: FakeSpotifyHandler(state: state))
+        let task = Task { try await server.run() }
+        try await server.waitUntilListening()
+        guard case .ip4(_, let port) = await server.listeningAddress else { fatalError("FakeSpotify did not bind") }
+        await state.setBaseURL("http://127.0.0.1:\(port)")
+        let fake = FakeSpotify(state: state, server: server, task: task, port: port)
+        do {
+            let result = try await body(fake)
+            await fake.stop()
+            return result
+        } catch {
+            await fake.stop()
+            throw error
+        }
+    }
+
+    private func stop() async {
+        await server.stop(timeout: 0.5)
+        task.cancel()
+    }
+}
+
+/// A fault the fake answers with instead of the real response.
+public enum FakeSpotifyFault: Sendable, Hashable {
+    /// 429 with `Retry-After` (or none when `nil`) and Spotify's "API rate limit exceeded" body,
+    /// or an empty body when `emptyBody`.
+    case rateLimited(retryAfter: String?, emptyBody: Bool = false)
+    /// An error status with Spotify's envelope (and no `message` when `message` is `nil`).
+    case status(Int, message: String?)
+    /// The connection closes after part of the body.
+    case dropConnection
+    /// 200 with a body that is not valid JSON.
+    case malformedJSON
+    /// Every access token expires before the request is handled (so it answers 401).
+    case expireAccessTokens
+}
+
+/// One request the fake received.
+public struct FakeSpotifyRequest: Sendable, Hashable {
+    public var method: String
+    public var path: String
+    public var query: [String: String]
+    public var authorization: String?
+    public var body: Data
+}
+
+/// The fake's data and behaviour. Tests configure it before and inspect it after.
+public actor FakeSpotifyState {
+    // MARK: Library
+
+    /// How many saved tracks `/me/tracks` pages through.
+    public private(set) var savedTrackCount = 0
+    /// Playlists by ID, in list order.
+    public private(set) var playlists: [FakePlaylist] = []
+    /// Plays served by recently-played, newest first.
+    public private(set) var playCount = 2
+    /// Whether `/audio-features` answers 403 with a body without `message`, as for new apps.
+    public var audioFeaturesForbidden = false
+    /// Whether `/playlists/{id}/items` answers 404, so clients must fall back to `/tracks`.
+    public var itemsPathMissing = false
+    /// Whether batch `/tracks?ids=` answers 403.
+    public var batchTracksForbidden = false
+    /// Whether the authorize endpoint redirects with `error=access_denied`.
+    public var deniesAuthorization = false
+    /// Whether currently-playing answers 204.
+    public var nothingPlaying = true
+    /// The lifetime of issued access tokens, in seconds.
+    public var tokenLifetime = 3600
+
+    // MARK: Tokens and log
+
+    public private(set) var validAccessTokens: Set<String> = []
+    public private(set) var validRefreshTokens: Set<String> = []
+    /// Every access and refresh token issued, for leak checks.
+    public private(set) var issuedTokens: [String] = []
+    public private(set) var requests: [FakeSpotifyRequest] = []
+    private var codes: [String: (challenge: String?, redirectURI: String)] = [:]
+    private var faults: [(prefix: String, fault: FakeSpotifyFault, skip: Int)] = []
+    /// Saved tracks added after the generated ones, served first (newest).
+    public private(set) var newerSavedTrackCount = 0
+    private var counter = 0
+    private var playlistSerial = 0
+    private var baseURL = ""
+    /// Items added through the API, by playlist ID, in order.
+    public private(set) var writtenItems: [String: [String]] = [:]
+
+    init() {}
+
+    func setBaseURL(_ url: String) { baseURL = url }
+
+    // MARK: - Configuration
+
+    public func setSavedTrackCount(_ count: Int) { savedTrackCount = count }
+
+    /// Saves `count` more tracks, newer than all others, so they come first in `/me/tracks`.
+    public func saveNewTracks(_ count: Int) {
+        newerSavedTrackCount += count
+        savedTrackCount += count
+    }
+    public func setPlayCount(_ count: Int) { playCount = count }
+    /// Changes the fake's behaviour: `await fake.state.configure { $0.audioFeaturesForbidden = true }`.
+    public func configure(_ body: @Sendable (isolated FakeSpotifyState) -> Void) {
+        body(self)
+    }
+
+    /// Adds a playlist with `trackCount` generated tracks, plus optional special entries.
+    @discardableResult
+    public func addPlaylist(
+        name: String, trackCount: Int, localFiles: Int = 0, episodes: Int = 0, removedTracks: Int = 0,
+        owner: String = "wizzler"
+    ) -> FakePlaylist {
+        playlistSerial += 1
+        let id = Self.makeID(prefix: "P", playlistSerial)
+        var entries: [FakePlaylist.Entry] = (0..<trackCount).map { .track(index: 10_000 * playlistSerial + $0) }
+        entries += Array(repeating: .local, count: localFiles)
+        entries += Array(repeating: .episode, count: episodes)
+        entries += Array(repeating: .removed, count: removedTracks)
+        let playlist = FakePlaylist(id: id, name: name, owner: owner, snapshotID: "snap-\(id)-1", entries: entries)
+        playlists.append(playlist)
+        return playlist
+    }
+
+    /// Changes a playlist's contents (and snapshot): appends `count` tracks.
+    public func appendTracks(_ count: Int, toPlaylist id: String) {
+        guard let index = playlists.firstIndex(where: { $0.id == id }) else { return }
+        let start = playlists[index].entries.count
+        playlists[index].entries += (0..<count).map { .track(index: 10_000 * (index + 1) + start + $0) }
+        playlists[index].version += 1
+        playlists[index].snapshotID = "snap-\(id)-\(playlists[index].version)"
+    }
+
+    /// Answers `times` requests whose path starts with `prefix` (such as `/v1/me/tracks`) with
+    /// `fault`, after letting the first `after` of them through.
+    public func inject(_ fault: FakeSpotifyFault, on prefix: String, times: Int = 1, after: Int = 0) {
+        for _ in 0..<times { faults.append((prefix, fault, after)) }
+    }
+
+    /// Deletes a playlist, as the user might in the Spotify app.
+    public func deletePlaylist(_ id: String) {
+        playlists.removeAll { $0.id == id }
+    }
+
+    /// Revokes every refresh token: the next refresh answers `invalid_grant`.
+    public func revokeRefreshTokens() { validRefreshTokens.removeAll() }
+
+    /// Expires every access token: the next API request answers 401.
+    public func expireAccessTokens() { validAccessTokens.removeAll() }
+
+    /// Issues a session directly (as if the user had signed in), returning its tokens.
+    public func issueTokens() -> (access: String, refresh: String) {
+        (issueAccessToken(), issueRefreshToken())
+    }
+
+    /// The requests whose path starts with `prefix`.
+    public func requests(to prefix: String) -> [FakeSpotifyRequest] {
+        requests.filter { $0.path.hasPrefix(prefix) }
+    }
+
+    /// The generated ID of saved track `index` (0 is the newest).
+    public static func savedTrackID(_ index: Int) -> String { makeID(prefix: "S", index) }
+
+    static func makeID(prefix: String, _ number: Int) -> String {
+        let digits = String(number)
+        return prefix + String(repeating: "0", count: 21 - digits.count) + digits
+    }
+
+    private func issueAccessToken() -> String {
+        counter += 1
+        let token = "BQ-fake-access-\(counter)-" + UUID().uuidString.replacingOccurrences(of: "-", with: "")
+        validAccessTokens.insert(token)
+        issuedTokens.append(token)
+        return token
+    }
+
+    private func issueRefreshToken() -> String {
+        counter += 1
+        let token = "AQ-fake-refresh-\(counter)-" + UUID().uuidString.replacingOccurrences(of: "-", with: "")
+        validRefreshTokens.insert(token)
+        issuedTokens.append(token)
+        return token
+    }
+
+    // MARK: - Handling
+
+    func handle(_ request: FakeSpotifyRequest) -> FakeResponse {
+        requests.append(request)
+        let matching = faults.indices.filter { request.path.hasPrefix(faults[$0].prefix) }
+        let isSkipped = matching.contains { faults[$0].skip > 0 }
+        for index in matching where faults[index].skip > 0 { faults[index].skip -= 1 }
+        if !isSkipped, let index = matching.first {
+            let fault = faults.remove(at: index).fault
+            switch fault {
+            case .rateLimited(let retryAfter, let emptyBody):
+                let body =
+                    emptyBody ? Data() : Data(#"{"error":{"status":429,"message":"API rate limit exceeded"}}"#.utf8)
+                return FakeResponse(status: 429, headers: retryAfter.map { ["Retry-After": $0] } ?? [:], body: body)
+            case .status(let status, let message):
+                return .error(status, message: message)
+            case .dropConnection:
+                return FakeResponse(status: 200, headers: [:], body: Data(#"{"items": [{"added_at""#.utf8), drops: true)
+            case .malformedJSON:
+                return FakeResponse(
+                    status: 200, headers: [:],
+                    body: Data(#"{"items": [{"track": {"id": "x", "name": "access_token=leaky", "#.utf8))
+            case .expireAccessTokens:
+                validAccessTokens.removeAll()
+            }
+        }
+        if request.path.hasPrefix("/accounts/") { return handleAccounts(request) }
+        guard request.path.hasPrefix("/v1/") else { return .error(404, message: "Not found") }
+        guard let auth = request.authorization, auth.hasPrefix("Bearer "),
+            validAccessTokens.contains(String(auth.dropFirst(7)))
+        else {
+            return .error(401, message: "Missing/invalid/expired access token")
+        }
+        return handleAPI(request)
+    }
+
+    private func handleAccounts(_ request: FakeSpotifyRequest) -> FakeResponse {
+        switch request.path {
+        case "/accounts/authorize":
+            guard let redirect = request.query["redirect_uri"], let state = request.query["state"] else {
+                return .error(400, message: "missing redirect_uri")
+            }
+            var components = URLComponents(string: redirect)!
+            if deniesAuthorization {
+                components.queryItems = [
+                    URLQueryItem(name: "error", value: "access_denied"), URLQueryItem(name: "state", value: state),
+                ]
+            } else {
+                counter += 1
+                let code = "AQC-fake-code-\(counter)"
+                codes[code] = (request.query["code_challenge"], redirect)
+                components.queryItems = [
+                    URLQueryItem(name: "code", value: code), URLQueryItem(name: "state", value: state),
+                ]
+            }
+            return FakeResponse(status: 302, headers: ["Location": components.url!.absoluteString], body: Data())
+        case "/accounts/api/token":
+            var form = URLComponents()
+            form.percentEncodedQuery = String(decoding: request.body, as: UTF8.self)
+            let fields = Dictionary(
+                (form.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { first, _ in first })
+            let hasSecret = request.authorization?.hasPrefix("Basic ") ?? false
+            guard hasSecret || fields["client_id"] != nil else {
+                return .json(400, Fixtures.data("spotify/token-error-invalid-client.json"))
+            }
+            switch fields["grant_type"] {
+            case "authorization_code":
+                guard let code = fields["code"], let issued = codes.removeValue(forKey: code),
+                    issued.redirectURI == fields["redirect_uri"]
+                else {
+                    return .json(
+                        400, Data(#"{"error":"invalid_grant","error_description":"Invalid authorization code"}"#.utf8))
+                }
+                if let challenge = issued.challenge {
+                    let verifier = fields["code_verifier"] ?? ""
+                    guard Self.s256(verifier) == challenge else {
+                        return .json(
+                            400,
+                            Data(#"{"error":"invalid_grant","error_description":"code_verifier was incorrect"}"#.utf8))
+                    }
+                }
+                return .json(200, tokenBody(fixture: "token-authorization-code.json", refresh: true))
+            case "refresh_token":
+                guard let token = fields["refresh_token"], validRefreshTokens.contains(token) else {
+                    return .json(400, Fixtures.data("spotify/token-error-invalid-grant-revoked.json"))
+                }
+                validRefreshTokens.remove(token)
+                return .json(200, tokenBody(fixture: "token-pkce-refresh.json", refresh: true))
+            case "client_credentials":
+                guard hasSecret else { return .json(400, Fixtures.data("spotify/token-error-invalid-client.json")) }
+                return .json(200, tokenBody(fixture: "token-client-credentials.json", refresh: false))
+            default:
+                return .json(400, Data(#"{"error":"unsupported_grant_type"}"#.utf8))
+            }
+        default:
+            return .error(404, message: "Not found")
+        }
+    }
+
+    private func tokenBody(fixture: String, refresh: Bool) -> Data {
+        var object = Self.object(fixture)
+        object["access_token"] = issueAccessToken()
+        object["expires_in"] = tokenLifetime
+        object["scope"] = "playlist-modify-private playlist-read-private user-library-read user-top-read"
+        if refresh { object["refresh_token"] = issueRefreshToken() }
+        return Self.encode(object)
+    }
+
+    static func s256(_ verifier: String) -> String {
+        Data(SHA256.hash(data: Data(verifier.utf8))).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    private func handleAPI(_ request: FakeSpotifyRequest) -> FakeResponse {
+        let parts = request.path.dropFirst(4).split(separator: "/").map(String.init)
+        let offset = Int(request.query["offset"] ?? "0") ?? 0
+        let limit = Int(request.query["limit"] ?? "20") ?? 20
+        let method = request.method
+        /// The path segments matching `*` in `pattern`, or `nil` when the path does not match.
+        func match(_ pattern: String) -> [String]? {
+            let expected = pattern.split(separator: "/").map(String.init)
+            guard expected.count == parts.count else { return nil }
+            var wildcards: [String] = []
+            for (want, have) in zip(expected, parts) {
+                if want == "*" { wildcards.append(have) } else if want != have { return nil }
+            }
+            return wildcards
+        }
+        if method == "GET", match("me") != nil {
+            return .json(200, Fixtures.data("spotify/get-me.json"))
+        }
+        if method == "GET", match("me/tracks") != nil {
+            let items = (offset..<max(offset, min(offset + limit, savedTrackCount))).map(savedItem)
+            return .json(200, page(items, path: "/v1/me/tracks", offset: offset, limit: limit, total: savedTrackCount))
+        }
+        if method == "GET", match("me/playlists") != nil {
+            let slice = playlists.dropFirst(offset).prefix(limit).map(playlistObject)
+            return .json(
+                200, page(Array(slice), path: "/v1/me/playlists", offset: offset, limit: limit, total: playlists.count))
+        }
+        if method == "POST", match("me/playlists") != nil {
+            let body = (try? JSONSerialization.jsonObject(with: request.body)) as? [String: Any] ?? [:]
+            let created = addPlaylist(name: body["name"] as? String ?? "?", trackCount: 0)
+            return .json(201, Self.encode(playlistObject(created)))
+        }
+        if let wildcards = match("playlists/*/*"), wildcards[1] == "items" || wildcards[1] == "tracks" {
+            let (id, kind) = (wildcards[0], wildcards[1])
+            if kind == "items" && itemsPathMissing { return .error(404, message: "Not found") }
+            guard let index = playlists.firstIndex(where: { $0.id == id }) else {
+                return .error(404, message: "Not found")
+            }
+            if method == "GET" {
+                let playlist = playlists[index]
+                if playlist.owner != "wizzler" { return .error(403, message: "Forbidden") }
+                let items = playlist.entries.dropFirst(offset).prefix(limit).map(playlistItem)
+                return .json(
+                    200,
+                    page(Array(items), path: request.path, offset: offset, limit: limit, total: playlist.entries.count))
+            }
+            let body = (try? JSONSerialization.jsonObject(with: request.body)) as? [String: Any] ?? [:]
+            let uris = body["uris"] as? [String] ?? []
+            if uris.count > 100 { return .error(400, message: "Too many tracks requested") }
+            if method == "PUT" { writtenItems[id] = [] }
+            writtenItems[id, default: []] += uris
+            playlists[index].version += 1
+            playlists[index].snapshotID = "snap-\(id)-\(playlists[index].version)"
+            return .json(method == "POST" ? 201 : 200, Self.encode(["snapshot_id": playlists[index].snapshotID]))
+        }
+        if method == "GET", let wildcards = match("me/top/*") {
+            let total = 120
+            let items: [Any] = (offset..<max(offset, min(offset + limit, total))).map { index in
+                wildcards[0] == "artists"
+                    ? artistObject(index) : trackObject(id: Self.makeID(prefix: "U", index), name: "Top \(index)")
+            }
+            return .json(200, page(items, path: request.path, offset: offset, limit: limit, total: total))
+        }
+        if method == "GET", match("me/player/recently-played") != nil {
+            return .json(200, recentlyPlayed(after: Int64(request.query["after"] ?? ""), limit: limit))
+        }
+        if method == "GET", match("me/player/currently-playing") != nil {
+            if nothingPlaying { return FakeResponse(status: 204, headers: [:], body: Data()) }
+            let item = trackObject(id: Self.makeID(prefix: "C", 1), name: "Now")
+            return .json(200, Self.encode(["is_playing": true, "progress_ms": 1000, "item": item]))
+        }
+        if method == "GET", match("audio-features") != nil {
+            if audioFeaturesForbidden {
+                return .json(403, Data("{\n  \"error\" : {\n    \"status\" : 403\n  }\n}".utf8))
+            }
+            let ids = (request.query["ids"] ?? "").split(separator: ",").map(String.init)
+            if ids.count > 100 { return .error(400, message: "Too many ids requested") }
+            let template = (Self.object("get-audio-features-several.json")["audio_features"] as! [[String: Any]])[0]
+            let entries: [Any] = ids.map { id in
+                if id.hasPrefix("N") { return NSNull() }
+                var entry = template
+                entry["id"] = id
+                entry["uri"] = "spotify:track:\(id)"
+                return entry
+            }
+            return .json(200, Self.encode(["audio_features": entries]))
+        }
+        if method == "GET", match("tracks") != nil {
+            if batchTracksForbidden { return .error(403, message: "Forbidden") }
+            let ids = (request.query["ids"] ?? "").split(separator: ",").map(String.init)
+            return .json(200, Self.encode(["tracks": ids.map { trackObject(id: $0, name: "Track \($0)") }]))
+        }
+        if method == "GET", let wildcards = match("tracks/*") {
+            if wildcards[0].hasPrefix("N") { return .error(404, message: "Non existing id") }
+            return .json(200, Self.encode(trackObject(id: wildcards[0], name: "Track \(wildcards[0])")))
+        }
+        if method == "GET", match("artists") != nil {
+            return .json(200, Fixtures.data("spotify/get-artists-several.json"))
+        }
+        if method == "GET", match("search") != nil {
+            let items = [trackObject(id: Self.makeID(prefix: "Q", 1), name: request.query["q"] ?? "")]
+            let tracks = page(items, path: "/v1/search", offset: 0, limit: 10, total: 1)
+            return .json(200, Self.encode(["tracks": try! JSONSerialization.jsonObject(with: tracks)]))
+        }
+        if method == "PUT", match("me/player/play") != nil {
+            return FakeResponse(status: 204, headers: [:], body: Data())
+        }
+        return .error(404, message: "Service not found")
+    }
+
+    // MARK: - Bodies from the fixtures
+
+    private func page(_ items: [Any], path: String, offset: Int, limit: Int, total: Int) -> Data {
+        let next: Any = offset + limit < total ? "\(baseURL)\(path)?offset=\(offset + limit)&limit=\(limit)" : NSNull()
+        return Self.encode([
+            "href": "\(baseURL)\(path)?offset=\(offset)&limit=\(limit)", "items": items, "limit": limit,
+            "next": next, "offset": offset, "previous": NSNull(), "total": total,
+        ])
+    }
+
+    private func trackObject(id: String, name: String) -> [String: Any] {
+        var track = (Self.object("get-me-tracks.json")["items"] as! [[String: Any]])[0]["track"] as! [String: Any]
+        track["id"] = id
+        track["name"] = name
+        track["uri"] = "spotify:track:\(id)"
+        return track
+    }
+
+    private func savedItem(_ position: Int) -> [String: Any] {
+        let isNewer = position < newerSavedTrackCount
+        let index = isNewer ? position : position - newerSavedTrackCount
+        let id = isNewer ? Self.makeID(prefix: "V", newerSavedTrackCount - position) : Self.savedTrackID(index)
+        let date = Date(
+            timeIntervalSince1970: isNewer
+                ? 1_700_000_000 + Double(newerSavedTrackCount - position) * 3600 : 1_700_000_000 - Double(index) * 3600)
+        return [
+            "added_at": date.formatted(.iso8601),
+            "track": trackObject(id: id, name: isNewer ? "New \(position)" : "Saved \(index)"),
+        ]
+    }
+
+    private func artistObject(_ index: Int) -> [String: Any] {
+        var artist = (Self.object("get-artists-several.json")["artists"] as! [[String: Any]])[index % 2]
+        artist["id"] = Self.makeID(prefix: "A", index)
+        artist["name"] = "Artist \(index)"
+        return artist
+    }
+
+    private func playlistObject(_ playlist: FakePlaylist) -> [String: Any] {
+        var object = (Self.object("get-me-playlists.json")["items"] as! [[String: Any]])[0]
+        object["id"] = playlist.id
+        object["name"] = playlist.name
+        object["snapshot_id"] = playlist.snapshotID
+        object["owner"] = ["id": playlist.owner, "display_name": playlist.owner, "type": "user"]
+        let reference: [String: Any] = [
+            "href": "\(baseURL)/v1/playlists/\(playlist.id)/items", "total": playlist.entries.count,
+        ]
+        object["tracks"] = reference
+        object["items"] = reference
+        return object
+    }
+
+    private func playlistItem(_ entry: FakePlaylist.Entry) -> Any {
+        let items = Self.object("get-playlist-items.json")["items"] as! [[String: Any]]
+        switch entry {
+        case .track(let index):
+            var item = items[0]
+            item["track"] = trackObject(id: Self.makeID(prefix: "L", index), name: "Listed \(index)")
+            return item
+        case .local:
+            return (Self.object("playlist-items-local-songs-excerpt.json")["items"] as! [[String: Any]])[0]
+        case .episode:
+            return (Self.object("get-playlist-items-with-episode.json")["items"] as! [[String: Any]])[0]
+        case .removed:
+            var item = items[0]
+            item["track"] = NSNull()
+            return item
+        }
+    }
+
+    private func recentlyPlayed(after: Int64?, limit: Int) -> Data {
+        var object = Self.object("get-me-player-recently-played.json")
+        let template = (object["items"] as! [[String: Any]])[0]
+        let base: Int64 = 1_700_000_000_000
+        var plays: [[String: Any]] = []
+        for index in 0..<playCount {
+            let millis = base - Int64(index) * 240_000
+            if let after, millis <= after { continue }
+            var play = template
+            let date = Date(timeIntervalSince1970: Double(millis) / 1000)
+            play["played_at"] = date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+            play["track"] = trackObject(id: Self.makeID(prefix: "R", index), name: "Played \(index)")
+            plays.append(play)
+        }
+        plays = Array(plays.prefix(limit))
+        object["items"] = plays
+        object["cursors"] =
+            plays.isEmpty ? NSNull() : ["after": "\(base)", "before": "\(base - Int64(plays.count - 1) * 240_000)"]
+        object["next"] = NSNull()
+        return Self.encode(object)
+    }
+
+    static func object(_ fixture: String) -> [String: Any] {
+        try! JSONSerialization.jsonObject(with: Fixtures.data("spotify/\(fixture)")) as! [String: Any]
+    }
+
+    static func encode(_ object: Any) -> Data {
+        try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+    }
+}
+
+/// A playlist in the fake library.
+public struct FakePlaylist: Sendable, Hashable {
+    /// What one position of the playlist holds.
+    public enum Entry: Sendable, Hashable {
+        /// A generated catalogue track.
+        case track(index: Int)
+        /// A local file (`is_local`, no ID), from the Local Songs capture.
+        case local
+        /// A podcast episode.
+        case episode
+        /// A track Spotify removed: `"track": null`.
+        case removed
+    }
+
+    public var id: String
+    public var name: String
+    public var owner: String
+    public var snapshotID: String
+    public var entries: [Entry]
+    var version = 1
+
+    init(id: String, name: String, owner: String, snapshotID: String, entries: [Entry]) {
+        self.id = id
+        self.name = name
+        self.owner = owner
+        self.snapshotID = snapshotID
+        self.entries = entries
+    }
+}
+
+struct FakeResponse: Sendable {
+    var status: Int
+    var headers: [String: String]
+    var body: Data
+    var drops = false
+
+    static func json(_ status: Int, _ body: Data) -> FakeResponse {
+        FakeResponse(status: status, headers: ["Content-Type": "application/json; charset=utf-8"], body: body)
+    }
+
+    static func error(_ status: Int, message: String?) -> FakeResponse {
+        var error: [String: Any] = ["status": status]
+        if let message { error["message"] = message }
+        return .json(status, FakeSpotifyState.encode(["error": error]))
+    }
+}
+
+/// Routes every request to the state actor and turns its answer into a FlyingFox response.
+private struct FakeSpotifyHandler: HTTPHandler {
+    let state: FakeSpotifyState
+
+    func handleRequest(_ request: FlyingFox.HTTPRequest) async throws -> FlyingFox.HTTPResponse {
+        let recorded = FakeSpotifyRequest(
+            method: request.method.rawValue, path: request.path,
+            query: Dictionary(request.query.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first }),
+            authorization: request.headers[.authorization], body: try await request.bodyData)
+        let answer = await state.handle(recorded)
+        var headers = HTTPHeaders()
+        for (name, value) in answer.headers { headers[HTTPHeader(name)] = value }
+        let status = HTTPStatusCode(answer.status, phrase: "Fake")
+        if answer.drops {
+            return FlyingFox.HTTPResponse(
+                statusCode: status, headers: headers,
+                body: HTTPBodySequence(from: TruncatedBody(prefix: Array(answer.body)), count: answer.body.count + 500))
+        }
+        return FlyingFox.HTTPResponse(statusCode: status, headers: headers, body: answer.body)
+    }
+}
+
+/// A body that yields its prefix and then fails, so the server closes the connection mid-response.
+private struct TruncatedBody: AsyncBufferedSequence {
+    typealias Element = UInt8
+    let prefix: [UInt8]
+
+    func makeAsyncIterator() -> Iterator { Iterator(prefix: prefix) }
+
+    struct Iterator: AsyncBufferedIteratorProtocol {
+        var prefix: [UInt8]?
+
+        mutating func next() async throws -> UInt8? {
+            guard var bytes = prefix, !bytes.isEmpty else { throw CancellationError() }
+            let first = bytes.removeFirst()
+            prefix = bytes
+            return first
+        }
+
+        mutating func nextBuffer(suggested count: Int) async throws -> [UInt8]? {
+            guard let bytes = prefix else { throw CancellationError() }
+            prefix = nil
+            return bytes
+        }
+    }
+}

@@ -1,0 +1,177 @@
+import Analytics
+import ArgumentParser
+import Features
+import Foundation
+import Ingest
+
+extension VibesAnalyze {
+    /// `vibes-analyze report`: the mood report of the library, its vibes and its listening history.
+    struct Report: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write a mood report: what the library feels like, its vibes, and mood over time.",
+            discussion: """
+                The report covers the library's feature distributions and valence–energy moods, the vibes \
+                of a saved clustering run (the latest unless --run is given) with a PCA map, listening \
+                history by month, weekday and hour weighted by time played (skips counted apart), and \
+                the tracks least like any vibe. Plays are bucketed in the local time zone unless --utc \
+                or --time-zone is given. The HTML report is one self-contained file.
+                """)
+
+        /// An output format of the report.
+        enum Format: String, ExpressibleByArgument, CaseIterable {
+            case text, markdown, json, html
+        }
+
+        @OptionGroup var global: GlobalOptions
+
+        @Option(help: "The clustering run whose vibes are reported, as printed by `cluster`; the latest by default.")
+        var run: Int64?
+
+        @Option(help: "The output format: text, markdown, json or html.")
+        var format: Format = .text
+
+        @Option(help: ArgumentHelp("Write the report to this file instead of standard output.", valueName: "file"))
+        var out: String?
+
+        @Flag(help: "Bucket listening history in UTC rather than the local time zone.")
+        var utc = false
+
+        @Option(
+            help: ArgumentHelp(
+                "Bucket listening history in this IANA time zone, such as Europe/Berlin.", valueName: "zone"))
+        var timeZone: String?
+
+        func validate() throws {
+            if utc && timeZone != nil { throw ValidationError("Please give either --utc or --time-zone, not both.") }
+            if let timeZone, TimeZone(identifier: timeZone) == nil {
+                throw ValidationError(
+                    "'\(timeZone)' is not a time zone; use an IANA name such as Europe/Berlin or America/New_York.")
+            }
+            if global.json && format != .text && format != .json {
+                throw ValidationError("Please give either --json or --format \(format.rawValue), not both.")
+            }
+        }
+
+        /// Colour for a terminal, unless `NO_COLOR` is set to anything non-empty (no-color.org).
+        static func textStyle(isTerminal: Bool, environment: [String: String]) -> MoodReport.TextStyle {
+            let noColor = environment["NO_COLOR"].map { !$0.isEmpty } ?? false
+            return isTerminal && !noColor ? .color : .plain
+        }
+
+        /// The zone plays are bucketed in.
+        var zone: TimeZone {
+            if utc { return TimeZone(identifier: "UTC")! }
+            if let timeZone { return TimeZone(identifier: timeZone)! }
+            return TimeZone.current
+        }
+
+        func run() async throws {
+            let store = try global.openStore()
+            let (input, notes) = try MoodReport.Input.read(from: store, runID: run, timeZone: zone)
+            if !global.quiet { notes.forEach(Console.diagnostic) }
+            let report = try MoodReport(input)
+            let chosen: Format = global.json ? .json : format
+            let text: String
+            switch chosen {
+            case .text:
+                let style = Report.textStyle(
+                    isTerminal: out == nil && isatty(1) != 0, environment: ProcessInfo.processInfo.environment)
+                text = report.renderedText(style: style)
+            case .markdown: text = report.renderedMarkdown()
+            case .json: text = try report.renderedJSON()
+            case .html: text = report.renderedHTML()
+            }
+            if let out {
+                let url = URL(fileURLWithPath: out)
+                do {
+                    try FileManager.default.createDirectory(
+                        at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+                    try Data(text.utf8).write(to: url, options: .atomic)
+                } catch {
+                    throw ReportError.cannotWrite(path: out, reason: error.localizedDescription)
+                }
+                if !global.quiet { Console.diagnostic("Wrote the \(chosen.rawValue) report to \(out).") }
+            } else {
+                print(text, terminator: "")
+            }
+        }
+    }
+}
+
+/// A report that cannot be written.
+enum ReportError: Error, CustomStringConvertible {
+    /// The output file cannot be created.
+    case cannotWrite(path: String, reason: String)
+
+    var description: String {
+        switch self {
+        case .cannotWrite(let path, let reason):
+            "Cannot write the report to \(path): \(reason). Check that the folder is writable."
+        }
+    }
+}
+
+extension MoodReport.Input {
+    /// Reads everything a report needs from the store.
+    ///
+    /// - Parameters:
+    ///   - runID: The clustering run to report; the latest when `nil`, none when there is none.
+    ///   - timeZone: The zone plays are bucketed in.
+    /// - Returns: The input, and notes for the user (no run yet, unreadable play times).
+    /// - Throws: `StoreError.notFound` when run `runID` does not exist.
+    static func read(from store: LibraryStore, runID: Int64?, timeZone: TimeZone) throws -> (MoodReport.Input, [String])
+    {
+        var notes: [String] = []
+        let summary = try store.summary()
+        let overview = MoodReport.Overview(
+            tracks: summary.tracks, artists: summary.artists, tracksWithFeatures: summary.tracksWithFeatures,
+            playlists: summary.playlists, savedTracks: summary.savedTracks, plays: summary.plays,
+            sources: summary.sources.map { .init(source: $0.source, tracks: $0.tracks, preferred: $0.preferred) },
+            coverage: AudioFeature.all.map {
+                .init(feature: $0.rawValue, tracks: summary.featureCoverage[$0.rawValue] ?? 0)
+            })
+        let table = try store.featureTable()
+        if table.rowCount == 0 {
+            notes.append(
+                "The library has no tracks with audio features yet; import a features CSV (`vibes-analyze import FILE`) for moods and vibes."
+            )
+        }
+        let tracks = try store.trackCredits().mapValues { ReportTrack(id: $0.id, name: $0.name, artists: $0.artists) }
+
+        var run: ReportRun?
+        if let record = try store.clusteringRun(id: runID), let id = record.id {
+            let vibes = try store.clusters(ofRun: id).map { cluster in
+                ReportRun.Vibe(
+                    cluster: cluster.cluster, name: cluster.name, mood: cluster.mood, size: cluster.size,
+                    share: cluster.share,
+                    means: cluster.means, zScores: cluster.zScores)
+            }
+            var assignments: [Int64: ReportRun.Assignment] = [:]
+            for assignment in try store.assignments(ofRun: id) {
+                assignments[assignment.trackID] = ReportRun.Assignment(
+                    cluster: assignment.cluster, distance: assignment.distance)
+            }
+            run = ReportRun(id: id, scaling: record.scaling, vibes: vibes, assignments: assignments)
+        } else if let runID {
+            throw StoreError.notFound(what: "Clustering run \(runID) (list the runs with `vibes-analyze vibes --list`)")
+        } else if table.rowCount > 0 {
+            notes.append(
+                "No clustering run yet, so the report has no vibes; run `vibes-analyze cluster` first to add them.")
+        }
+
+        let history = try store.playHistory()
+        if history.unreadable > 0 {
+            notes.append(
+                "\(history.unreadable) plays have an unreadable time and were left out of the listening charts.")
+        }
+        let plays = history.plays.map { play in
+            ReportPlay(
+                endedAt: play.endedAt, msPlayed: play.msPlayed, trackID: play.trackID,
+                isSkip: ReportPlay.isSkip(skipped: play.skipped, reasonEnd: play.reasonEnd))
+        }
+        return (
+            MoodReport.Input(
+                overview: overview, table: table, tracks: tracks, run: run, plays: plays, timeZone: timeZone), notes
+        )
+    }
+}

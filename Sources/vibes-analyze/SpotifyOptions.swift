@@ -1,0 +1,89 @@
+import ArgumentParser
+import Foundation
+import Ingest
+import Logging
+
+/// Options every Spotify command takes: the app's credentials and where the session lives.
+struct SpotifyOptions: ParsableArguments {
+    @Option(
+        name: .long,
+        help: "The Spotify app's client ID. Defaults to $SPOTIFY_CLIENT_ID, else client_id in the config file.")
+    var clientID: String?
+
+    @Option(
+        name: .long,
+        help:
+            "The app's client secret, for Authorization Code with a secret or Client Credentials. Prefer $SPOTIFY_CLIENT_SECRET: flags are visible to other users in the process list."
+    )
+    var clientSecret: String?
+
+    @Option(name: .long, help: "The Spotify config file. Defaults to $XDG_CONFIG_HOME/vibes-analyze/spotify.json.")
+    var config: String?
+
+    @Option(
+        name: .long,
+        help:
+            "The session file (mode 0600). Defaults to $VIBES_SPOTIFY_SESSION, else $XDG_CONFIG_HOME/vibes-analyze/spotify-session.json."
+    )
+    var sessionFile: String?
+
+    /// The resolved settings.
+    func configuration(port: UInt16? = nil) throws -> SpotifyConfiguration {
+        try SpotifyConfiguration.resolve(
+            clientID: clientID, clientSecret: clientSecret, redirectPort: port, sessionPath: sessionFile,
+            configPath: config)
+    }
+
+    /// A signed-in client over the stored session, reporting retry waits on stderr.
+    func makeClient(quiet: Bool, logger: Logger = Logger(label: "vibes.spotify")) throws -> (SpotifyClient, TokenStore)
+    {
+        let configuration = try configuration()
+        guard let credentials = configuration.credentials else { throw SpotifyError.missingClientID }
+        let onRetry: @Sendable (RetryEvent) -> Void = { event in
+            guard !quiet else { return }
+            Console.diagnostic(Self.describe(event))
+        }
+        let network = URLSessionTransport()
+        let accounts = SpotifyAccounts(
+            credentials: credentials, baseURL: configuration.accountsBaseURL,
+            transport: RetryingTransport(base: network, onRetry: onRetry, logger: logger), logger: logger)
+        let tokens = TokenStore(path: configuration.sessionPath, accounts: accounts, logger: logger)
+        let client = SpotifyClient(
+            tokens: tokens, clientID: credentials.clientID, baseURL: configuration.apiBaseURL, network: network,
+            onRetry: onRetry, logger: logger)
+        return (client, tokens)
+    }
+
+    /// One line saying why the command pauses.
+    static func describe(_ event: RetryEvent) -> String {
+        switch event {
+        case .rateLimited(let endpoint, let delay, let attempt):
+            "Spotify's rate limit: waiting \(format(delay)) before attempt \(attempt) of \(endpoint)."
+        case .serverError(let endpoint, let status, let delay, let attempt):
+            "Spotify answered \(status) to \(endpoint); retrying in \(format(delay)) (attempt \(attempt))."
+        case .networkError(let endpoint, _, let delay, let attempt):
+            "No response from Spotify for \(endpoint); retrying in \(format(delay)) (attempt \(attempt))."
+        }
+    }
+
+    static func format(_ duration: Duration) -> String {
+        let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        return seconds < 10 ? String(format: "%.1f s", seconds) : "\(Int(seconds.rounded())) s"
+    }
+}
+
+/// Runs `body` and turns a Spotify failure into its message on stderr and exit code 1.
+func reportingSpotifyErrors<T>(_ body: () async throws -> T) async throws -> T {
+    do {
+        return try await body()
+    } catch let error as SpotifyError {
+        Console.diagnostic("Error: \(error)")
+        throw ExitCode.failure
+    } catch let error as SpotifySyncInterruptedError {
+        Console.diagnostic("Error: \(error)")
+        throw ExitCode.failure
+    } catch let error as SpotifyConfigurationError {
+        Console.diagnostic("Error: \(error)")
+        throw ExitCode.failure
+    }
+}

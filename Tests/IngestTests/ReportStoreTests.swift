@@ -1,0 +1,65 @@
+import Foundation
+import GRDB
+import Testing
+import VibesTestSupport
+
+@testable import Ingest
+
+struct ReportStoreTests {
+    @Test(arguments: [
+        "2021-04-22T05:41:00Z", "2023-08-07T21:07:25Z", "2024-02-29T12:00:00Z", "1999-12-31T23:59:59Z",
+        "2000-03-01T00:00:00Z", "1970-01-01T00:00:00Z",
+    ])
+    func parsesISOTimesAsFoundationDoes(text: String) throws {
+        let expected = try #require(ISO8601DateFormatter().date(from: text))
+        #expect(LibraryStore.utcDate(fromISO: text) == expected)
+    }
+
+    @Test func parsesMinutePrecisionAndDropsFractions() {
+        #expect(
+            LibraryStore.utcDate(fromISO: "2021-04-22T05:41Z") == LibraryStore.utcDate(fromISO: "2021-04-22T05:41:00Z"))
+        #expect(
+            LibraryStore.utcDate(fromISO: "2016-12-13T20:44:04.589Z")
+                == LibraryStore.utcDate(fromISO: "2016-12-13T20:44:04Z"))
+    }
+
+    @Test(arguments: [
+        "yesterday", "2021-13-01T00:00:00Z", "2021-04-22T05:41:00", "2021-04-22T25:00:00Z", "2021/04/22T05:41:00Z", "",
+    ])
+    func rejectsOtherText(text: String) {
+        #expect(LibraryStore.utcDate(fromISO: text) == nil)
+    }
+
+    @Test func playHistoryKeepsSkipsReasonsAndTracks() throws {
+        try withStore { store in
+            _ = try store.importFile(at: Fixtures.path("csv/tidytuesday-excerpt.csv"))
+            _ = try store.importFile(at: Fixtures.path("json/Streaming_History_Audio_2023-2024_0.json"))
+            let (plays, unreadable) = try store.playHistory()
+            #expect(unreadable == 0)
+            // The fixture: two tidytuesday tracks (the second skipped with fwdbtn), a podcast episode
+            // (not imported) and a track not in the excerpt.
+            #expect(plays.map(\.msPlayed) == [215_000, 12_000, 200_000])
+            #expect(plays.map(\.skipped) == [false, true, false])
+            #expect(plays.map(\.reasonEnd) == ["trackdone", "fwdbtn", "trackdone"])
+            #expect(plays[0].endedAt == ISO8601DateFormatter().date(from: "2023-08-07T21:07:25Z"))
+            let credits = try store.trackCredits()
+            let memories = try #require(plays[0].trackID.flatMap { credits[$0] })
+            #expect(memories.name == "Memories - Dillon Francis Remix")
+            #expect(memories.artists == ["Maroon 5"])
+            // The track of the last play was created from the play and has no features.
+            let table = try store.featureTable()
+            #expect(table.trackIDs.contains(plays[0].trackID!))
+            #expect(!table.trackIDs.contains(plays[2].trackID!))
+        }
+    }
+
+    @Test func accountHistoryHasNoSkipInformation() throws {
+        try withStore { store in
+            _ = try store.importFile(at: Fixtures.path("json/StreamingHistory0.json"))
+            let (plays, _) = try store.playHistory()
+            #expect(plays.count == 40)
+            #expect(plays.allSatisfy { $0.skipped == nil && $0.reasonEnd == nil && $0.trackID == nil })
+            #expect(zip(plays, plays.dropFirst()).allSatisfy { $0.endedAt <= $1.endedAt })
+        }
+    }
+}

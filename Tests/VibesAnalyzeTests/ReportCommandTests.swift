@@ -1,0 +1,179 @@
+import Analytics
+import ArgumentParser
+import Foundation
+import Ingest
+import Testing
+import VibesTestSupport
+
+@testable import vibes_analyze
+
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+
+struct ReportCommandTests {
+    /// Runs the built tool and requires it to succeed.
+    @discardableResult
+    private func run(
+        _ arguments: [String], environment: [String: String] = [:], sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> CommandLineTool.Result {
+        let result = try CommandLineTool.run(arguments, environment: environment)
+        #expect(result.status == 0, "\(arguments): \(result.stderr)", sourceLocation: sourceLocation)
+        return result
+    }
+
+    private func report(_ arguments: [String], environment: [String: String] = [:]) throws -> MoodReport {
+        let result = try run(["report", "--format", "json"] + arguments, environment: environment)
+        return try MoodReport(json: Data(result.stdout.utf8))
+    }
+
+    @Test func reportsTheLibraryItsVibesAndItsListening() throws {
+        try withTemporaryDirectory { folder in
+            let db = folder + "/library.sqlite"
+            try run(["import", "--db", db, "--quiet", Fixtures.path("csv/tidytuesday-excerpt.csv")])
+            try run(["import", "--db", db, "--quiet", Fixtures.path("json/Streaming_History_Audio_2023-2024_0.json")])
+            try run(["import", "--db", db, "--quiet", Fixtures.path("json/StreamingHistory0.json")])
+            try run(["cluster", "--db", db, "--k", "3", "--quiet"])
+            let report = try report(["--db", db, "--utc"])
+            let summary = try JSONDecoder().decode(
+                LibrarySummary.self, from: Data(try run(["library", "--db", db, "--json"]).stdout.utf8))
+
+            #expect(report.schemaVersion == MoodReport.currentSchemaVersion)
+            #expect(report.timeZone == "UTC")
+            #expect(report.overview.tracks == summary.tracks)
+            #expect(report.overview.tracksWithFeatures == 36)
+            #expect(report.overview.plays == 43)
+            #expect(report.moodMap.quadrants.map(\.tracks).reduce(0, +) == report.moodMap.tracks)
+
+            let vibes = try #require(report.vibes)
+            #expect(vibes.runID == 1 && vibes.vibes.count == 3)
+            #expect(vibes.vibes.map(\.size).reduce(0, +) == vibes.tracks)
+            let map = try #require(report.map)
+            #expect(map.trackCount == vibes.tracks && map.groups == vibes.vibes.map(\.name))
+
+            // 40 account-data plays match no track; of the 3 extended-history plays, one is a skip,
+            // one is of a tidytuesday track (Memories, valence 0.693, energy 0.815) and one of a
+            // track the import created without features.
+            let listening = try #require(report.listening)
+            #expect(listening.plays == 43)
+            #expect(listening.skips == 1 && listening.skippedMS == 12_000)
+            #expect(listening.unmatchedPlays == 40)
+            #expect(listening.playsWithFeatures == 1 && listening.msWithFeatures == 215_000)
+            #expect(listening.playsWithoutFeatures == 41)
+            #expect(abs((listening.valence ?? 0) - 0.693) < 1e-6)
+            #expect(abs((listening.energy ?? 0) - 0.815) < 1e-6)
+            #expect(listening.vibes.map(\.msPlayed).reduce(0, +) == 215_000)
+
+            let text = try run(["report", "--db", db, "--utc"]).stdout
+            #expect(text.contains("Vibes of run 1"))
+            #expect(text.contains("Skips: 1 (12 s), counted apart."))
+            #expect(!text.contains("\u{1B}["))
+            let markdown = try run(["report", "--db", db, "--utc", "--format", "markdown"]).stdout
+            #expect(markdown.contains("## Vibes of run 1"))
+        }
+    }
+
+    /// The extended history ends plays at 2023-08-07 21:07 and 21:08 UTC (a Monday) and
+    /// 2024-02-01 23:59 UTC (a Thursday): in Tokyo (UTC+9) those are Tuesday 06:07/06:08 and
+    /// Friday 08:59.
+    @Test func bucketsInTheLocalZoneUnlessUTC() throws {
+        try withTemporaryDirectory { folder in
+            let db = folder + "/library.sqlite"
+            try run(["import", "--db", db, "--quiet", Fixtures.path("json/Streaming_History_Audio_2023-2024_0.json")])
+            let utc = try #require(try report(["--db", db, "--utc"], environment: ["TZ": "Asia/Tokyo"]).listening)
+            #expect(utc.byHour[21].plays == 2 && utc.byHour[23].plays == 1)
+            #expect(utc.byWeekday.map(\.plays) == [2, 0, 0, 1, 0, 0, 0])
+            #expect(utc.byMonth.first?.label == "2023-08" && utc.byMonth.last?.label == "2024-02")
+            #expect(utc.byMonth.count == 7)
+
+            for arguments in [["--time-zone", "Asia/Tokyo"], []] {
+                let tokyo = try #require(
+                    try report(["--db", db] + arguments, environment: ["TZ": "Asia/Tokyo"]).listening)
+                #expect(tokyo.byHour[6].plays == 2 && tokyo.byHour[8].plays == 1, "\(arguments)")
+                #expect(tokyo.byWeekday.map(\.plays) == [0, 2, 0, 0, 1, 0, 0], "\(arguments)")
+                #expect(tokyo.firstPlay == "2023-08-08T06:07:25+09:00", "\(arguments)")
+            }
+        }
+    }
+
+    @Test func writesASelfContainedHTMLFile() throws {
+        try withTemporaryDirectory { folder in
+            let db = folder + "/library.sqlite"
+            try run(["import", "--db", db, "--quiet", Fixtures.path("csv/tidytuesday-excerpt.csv")])
+            let out = folder + "/out/report.html"
+            let result = try run(["report", "--db", db, "--format", "html", "--out", out])
+            #expect(result.stdout.isEmpty)
+            #expect(result.stderr.contains("Wrote the html report to \(out)."))
+            #expect(result.stderr.contains("run `vibes-analyze cluster`"))
+            let data = try #require(FileManager.default.contents(atPath: out))
+            let parser = XMLParser(data: data)
+            #expect(parser.parse(), "line \(parser.lineNumber): \(String(describing: parser.parserError))")
+            let html = String(decoding: data, as: UTF8.self)
+            #expect(html.contains("data-chart=\"library-map\""))
+            #expect(html.contains("No clustering run yet"))
+        }
+    }
+
+    @Test func colourOnlyOnATerminalWithoutNoColor() {
+        #expect(VibesAnalyze.Report.textStyle(isTerminal: true, environment: [:]) == .color)
+        #expect(VibesAnalyze.Report.textStyle(isTerminal: true, environment: ["NO_COLOR": ""]) == .color)
+        #expect(VibesAnalyze.Report.textStyle(isTerminal: true, environment: ["NO_COLOR": "1"]) == .plain)
+        #expect(VibesAnalyze.Report.textStyle(isTerminal: false, environment: [:]) == .plain)
+    }
+
+    @Test func explainsMissingRunsAndBadOptions() throws {
+        try withTemporaryDirectory { folder in
+            let db = folder + "/library.sqlite"
+            try run(["import", "--db", db, "--quiet", Fixtures.path("csv/tidytuesday-excerpt.csv")])
+            let missing = try CommandLineTool.run(["report", "--db", db, "--run", "99"])
+            #expect(missing.status == 1)
+            #expect(
+                missing.stderr.contains(
+                    "Clustering run 99 (list the runs with `vibes-analyze vibes --list`) is not in the library store."))
+        }
+        for arguments in [
+            ["report", "--utc", "--time-zone", "UTC"], ["report", "--time-zone", "Mars/Olympus"],
+            ["report", "--format", "pdf"],
+            ["report", "--json", "--format", "html"],
+        ] {
+            do {
+                _ = try VibesAnalyze.parseAsRoot(arguments)
+                Issue.record("\(arguments) parsed")
+            } catch {
+                #expect(VibesAnalyze.exitCode(for: error) == .validationFailure, "\(arguments)")
+            }
+        }
+    }
+
+    /// The whole tidytuesday dataset (28,356 tracks with features) with the 10,000 plays of the
+    /// account-data export: every play is counted once, the map is sampled, the page stays XML.
+    @Test(.enabled(if: SharedData.isAvailable, SharedData.skipReason))
+    func reportsTheFullDatasetAndTenThousandPlays() throws {
+        try withTemporaryDirectory { folder in
+            let db = folder + "/library.sqlite"
+            let export = "spotify-api/exports/account-data-jonas-mika/"
+            try run(["import", "--db", db, "--quiet", SharedData.path("tidytuesday-2020-01-21/spotify_songs.csv")])
+            try run(["import", "--db", db, "--quiet", SharedData.path(export + "YourLibrary.json")])
+            try run(["import", "--db", db, "--quiet", SharedData.path(export + "StreamingHistory0.json")])
+            let report = try report(["--db", db, "--utc"])
+            #expect(report.overview.tracksWithFeatures == 28_356)
+            #expect(report.moodMap.tracks == 28_356)
+            let listening = try #require(report.listening)
+            #expect(listening.plays == 10_000)
+            #expect(listening.skips == 0)  // account data says nothing about skips
+            #expect(listening.playsWithFeatures + listening.playsWithoutFeatures == 10_000)
+            #expect(listening.byMonth.map(\.label) == ["2021-04", "2021-05", "2021-06"])
+            for buckets in [listening.byMonth, listening.byWeekday, listening.byHour] {
+                #expect(buckets.map(\.plays).reduce(0, +) == 10_000)
+                #expect(buckets.map(\.msPlayed).reduce(0, +) == listening.msPlayed)
+            }
+            let map = try #require(report.map)
+            #expect(map.points.count <= 1500 && map.trackCount > 28_000)
+
+            let out = folder + "/report.html"
+            try run(["report", "--db", db, "--utc", "--format", "html", "--out", out, "--quiet"])
+            let parser = XMLParser(data: try #require(FileManager.default.contents(atPath: out)))
+            #expect(parser.parse())
+        }
+    }
+}

@@ -1,0 +1,231 @@
+import ArgumentParser
+import Foundation
+import Ingest
+import Testing
+import VibesTestSupport
+
+@testable import vibes_analyze
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// How `playlist push` is invoked: `["push"]` while it is registered at the root; `["playlist", "push"]`
+/// once it is nested under the `playlist` group.
+let pushCommand = ["push"]
+
+struct SpotifyCommandsTests {
+    // MARK: - Parsing
+
+    @Test(
+        arguments: [
+            ([String](), SpotifySync.Parts.all),
+            (["--saved", "--top"], [.savedTracks, .top]),
+            (["--playlists", "--all"], .all),
+            (["--recheck-audio-features"], [.audioFeatures]),
+        ] as [([String], SpotifySync.Parts)])
+    func syncFlagsSelectParts(arguments: [String], parts: SpotifySync.Parts) throws {
+        let command = try #require(try VibesAnalyze.parseAsRoot(["sync"] + arguments) as? VibesAnalyze.Sync)
+        #expect(command.parts == parts)
+    }
+
+    @Test func authHelpIsStable() {
+        let help = VibesAnalyze.helpMessage(for: VibesAnalyze.Auth.self, columns: 80)
+        #expect(
+            help == """
+                OVERVIEW: Sign in to Spotify, show the session, or sign out.
+
+                Create an app at https://developer.spotify.com/dashboard and register the
+                redirect URI http://127.0.0.1:8977/callback (or the port you choose with
+                --port). Spotify refuses "localhost"; use 127.0.0.1. The session is kept in a
+                file only you can read.
+
+                USAGE: vibes-analyze auth <subcommand>
+
+                OPTIONS:
+                  --version               Show the version.
+                  -h, --help              Show help information.
+
+                SUBCOMMANDS:
+                  login                   Sign in to Spotify (Authorization Code with PKCE, or
+                                          with the client secret when one is set).
+                  status                  Show who is signed in, the scopes granted and when
+                                          the access token expires.
+                  logout                  Forget the stored Spotify session.
+
+                  See 'vibes-analyze help auth <subcommand>' for detailed help.
+                """)
+    }
+
+    @Test func unknownScopesAreValidationErrors() {
+        #expect(throws: (any Error).self) {
+            _ = try VibesAnalyze.parseAsRoot(["auth", "login", "--scope", "user-everything"])
+        }
+        do {
+            _ = try VibesAnalyze.parseAsRoot(["auth", "login", "--scope", "user-everything"])
+        } catch {
+            #expect(VibesAnalyze.exitCode(for: error) == .validationFailure)
+            #expect(VibesAnalyze.message(for: error).contains("Unknown scope \"user-everything\""))
+        }
+    }
+
+    @Test func pushTakesAPlaylistAndFlags() throws {
+        let command = try #require(
+            try VibesAnalyze.parseAsRoot(["push", "Late night", "--public", "--new", "--name", "Vibes"])
+                as? PlaylistPush)
+        #expect(command.playlist == "Late night" && command.public && command.new && command.name == "Vibes")
+    }
+
+    // MARK: - End to end: the built tool against the fake Spotify
+
+    @Test func loginThroughTheLoopbackServerOfTheBuiltTool() async throws {
+        try await withTemporaryDirectory { directory in
+            try await FakeSpotify.withServer { fake in
+                let environment = [
+                    "XDG_CONFIG_HOME": directory + "/config", "HOME": directory, "SPOTIFY_CLIENT_ID": "fake-client-id",
+                    "VIBES_SPOTIFY_API_URL": fake.apiBaseURL.absoluteString,
+                    "VIBES_SPOTIFY_ACCOUNTS_URL": fake.accountsBaseURL.absoluteString,
+                ]
+                let base = directory + "/login"
+                async let run = runTool(
+                    ["auth", "login", "--port", "0", "--timeout", "30"], environment: environment, base: base)
+                // Play the browser: wait for the printed URL, then follow it through the fake's consent page.
+                var authorizeURL: URL?
+                for _ in 0..<500 where authorizeURL == nil {
+                    let text = String(
+                        decoding: FileManager.default.contents(atPath: base + ".err") ?? Data(), as: UTF8.self)
+                    authorizeURL = text.split(separator: "\n").first { $0.contains("/accounts/authorize?") }
+                        .flatMap { URL(string: $0.trimmingCharacters(in: .whitespaces)) }
+                    if authorizeURL == nil { try await Task.sleep(for: .milliseconds(20)) }
+                }
+                let (data, _) = try await URLSession(configuration: .ephemeral).data(from: try #require(authorizeURL))
+                #expect(String(decoding: data, as: UTF8.self).contains("You can close this tab"))
+                let login = try await run
+                #expect(login.exitCode == 0, "\(login.stderr)")
+                #expect(login.stdout.contains("Signed in as JM Wizzler (wizzler)."))
+                #expect(login.stderr.contains("Waiting for the redirect to http://127.0.0.1:"))
+                let sessionPath = directory + "/config/vibes-analyze/spotify-session.json"
+                let mode = try FileManager.default.attributesOfItem(atPath: sessionPath)[.posixPermissions] as? NSNumber
+                #expect(mode?.intValue == 0o600)
+                for token in await fake.state.issuedTokens {
+                    #expect(!(login.stdout + login.stderr).contains(token))
+                }
+            }
+        }
+    }
+
+    @Test func statusSyncAndPushThroughTheBuiltTool() async throws {
+        try await withTemporaryDirectory { directory in
+            try await FakeSpotify.withServer { fake in
+                await fake.state.setSavedTrackCount(60)
+                await fake.state.addPlaylist(name: "Road trip", trackCount: 12)
+                let (access, refresh) = await fake.state.issueTokens()
+                let sessionPath = directory + "/config/vibes-analyze/spotify-session.json"
+                try await TokenStore(path: sessionPath, accounts: nil).save(
+                    SpotifySession(
+                        accessToken: access, refreshToken: refresh, expiresAt: Date().addingTimeInterval(3600),
+                        scopes: ["playlist-modify-private", "user-library-read"], grant: .authorizationCodePKCE,
+                        clientID: "fake-client-id", userID: "wizzler", userName: "JM Wizzler"))
+                let environment = [
+                    "XDG_CONFIG_HOME": directory + "/config", "HOME": directory, "SPOTIFY_CLIENT_ID": "fake-client-id",
+                    "VIBES_SPOTIFY_API_URL": fake.apiBaseURL.absoluteString,
+                    "VIBES_SPOTIFY_ACCOUNTS_URL": fake.accountsBaseURL.absoluteString,
+                    "VIBES_DB": directory + "/library.sqlite",
+                ]
+
+                let status = try await runTool(["auth", "status"], environment: environment)
+                #expect(status.exitCode == 0)
+                #expect(status.stdout.contains("Signed in as JM Wizzler (wizzler)."))
+                #expect(status.stdout.contains("Scopes:        playlist-modify-private user-library-read"))
+
+                await fake.state.inject(.rateLimited(retryAfter: "1"), on: "/v1/me/tracks")
+                let sync = try await runTool(["sync", "--saved", "--playlists", "--verbose"], environment: environment)
+                #expect(sync.exitCode == 0, "\(sync.stderr)")
+                #expect(sync.stdout.contains("Saved tracks:    60 new"))
+                #expect(sync.stdout.contains("Playlists:       1 updated"))
+                #expect(
+                    sync.stderr.contains("Spotify's rate limit: waiting 1.0 s before attempt 2 of GET /v1/me/tracks."))
+                #expect(sync.stderr.contains("Saved tracks: 60 of 60 checked"))
+
+                let push = try await runTool(pushCommand + ["Road trip", "--json"], environment: environment)
+                #expect(push.exitCode == 0, "\(push.stderr)")
+                #expect(push.stdout.contains("\"item_count\" : 12"))
+                let pushedID = try #require(await fake.state.writtenItems.keys.first)
+                #expect(await fake.state.writtenItems[pushedID]?.count == 12)
+                let again = try await runTool(pushCommand + ["Road trip"], environment: environment)
+                #expect(again.stdout.contains("Replaced \"Road trip\" with 12 tracks"))
+
+                await fake.state.revokeRefreshTokens()
+                await fake.state.expireAccessTokens()
+                let revoked = try await runTool(["sync", "--saved"], environment: environment)
+                #expect(revoked.exitCode == 1)
+                #expect(revoked.stderr.contains("Run `vibes-analyze auth login` again."))
+                #expect(!FileManager.default.fileExists(atPath: sessionPath))
+
+                let everything = [status, sync, push, again, revoked].map { $0.stdout + $0.stderr }.joined()
+                for token in await fake.state.issuedTokens {
+                    #expect(!everything.contains(token))
+                }
+                let logout = try await runTool(["auth", "logout"], environment: environment)
+                #expect(logout.stdout.contains("Not signed in; nothing to remove."))
+            }
+        }
+    }
+}
+
+/// The output of one run of the built `vibes-analyze`.
+struct ToolRun: Sendable {
+    var exitCode: Int32
+    var stdout: String
+    var stderr: String
+}
+
+/// Runs the built `vibes-analyze` with `arguments` and only `environment`.
+///
+/// Output goes to temporary files and the exit is awaited through `terminationHandler`, so no
+/// thread of the cooperative pool blocks while the tool talks to the fake server in this process.
+///
+/// - Parameter base: The path the output files start with (`.out`, `.err`), so a test can watch
+///   stderr while the tool runs.
+func runTool(
+    _ arguments: [String], environment: [String: String],
+    base: String = NSTemporaryDirectory() + "vibes-tool-" + UUID().uuidString
+) async throws -> ToolRun {
+    _ = FileManager.default.createFile(atPath: base + ".out", contents: nil)
+    _ = FileManager.default.createFile(atPath: base + ".err", contents: nil)
+    defer {
+        try? FileManager.default.removeItem(atPath: base + ".out")
+        try? FileManager.default.removeItem(atPath: base + ".err")
+    }
+    let process = Process()
+    process.executableURL = productsDirectory.appendingPathComponent("vibes-analyze")
+    process.arguments = arguments
+    process.environment = environment.merging(["PATH": "/usr/bin:/bin"]) { first, _ in first }
+    process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: base + ".out"))
+    process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: base + ".err"))
+    process.standardInput = FileHandle.nullDevice
+    let status: Int32 = try await withCheckedThrowingContinuation { continuation in
+        process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+        do {
+            try process.run()
+        } catch {
+            process.terminationHandler = nil
+            continuation.resume(throwing: error)
+        }
+    }
+    let read = { (path: String) in String(decoding: FileManager.default.contents(atPath: path) ?? Data(), as: UTF8.self)
+    }
+    return ToolRun(exitCode: status, stdout: read(base + ".out"), stderr: read(base + ".err"))
+}
+
+/// The folder that holds the built products (argument-parser's test helpers find it the same way).
+var productsDirectory: URL {
+    #if os(macOS)
+    for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
+        return bundle.bundleURL.deletingLastPathComponent()
+    }
+    fatalError("couldn't find the products directory")
+    #else
+    return Bundle.main.bundleURL
+    #endif
+}
