@@ -11,7 +11,8 @@ extension FeatureSchema {
     /// - Parameter table: Raw features, as read from the store.
     /// - Returns: The scaled matrix with its track IDs in table order, the fitted scaling and the
     ///   counts of missing values.
-    /// - Complexity: O(*n* · *d*), two passes over the table; about 15 ms per million tracks.
+    /// - Complexity: O(*n* · *d*), two passes over the table and one over the matrix; about 0.2 s
+    ///   per million tracks on the shared 2-vCPU machine (`Benchmarks/KMeans`), a tenth of a fit.
     public func makeSpace(from table: FeatureTable) -> FeatureSpace {
         let plan = makeColumnPlan()
         let width = FeatureTable.columnCount
@@ -41,13 +42,18 @@ extension FeatureSchema {
         var squares = [Double](repeating: 0, count: columnCount)
         var minima = [Double](repeating: .infinity, count: columnCount)
         var maxima = [Double](repeating: -.infinity, count: columnCount)
+        // Plain arrays for the hot loop: iterating `plan` itself would retain and release each
+        // column's name for every element (measured: median 673 ms instead of 204 ms at a
+        // million rows).
+        let encodings = plan.map(\.encoding)
+        let tableColumns = plan.map(\.tableColumn)
         for (outRow, row) in included.enumerated() {
             let base = Int(row) * width
             let outBase = outRow * columnCount
-            for (column, source) in plan.enumerated() {
+            for column in 0..<columnCount {
                 let encoded: Double
-                switch source.encoding {
-                case .linear: encoded = Double(values[base + source.tableColumn])
+                switch encodings[column] {
+                case .linear: encoded = Double(values[base + tableColumns[column]])
                 case .keySine: encoded = sin(Double(values[base + keySource]) * (.pi / 6))
                 case .keyCosine: encoded = cos(Double(values[base + keySource]) * (.pi / 6))
                 }
