@@ -1,6 +1,7 @@
 # vibes-analyze: two commands for a newcomer.
 #   make demo   installs what is missing, builds in release, imports the bundled sample library
-#               into a fresh SQLite file and analyses it
+#               into a fresh SQLite file, clusters it into vibes, recommends, builds a playlist
+#               and writes the HTML mood report
 #   make test   runs the whole test suite
 SHELL := /bin/bash
 APT_PACKAGES := libopenblas-dev liblapacke-dev libsqlite3-dev pkg-config
@@ -24,9 +25,17 @@ demo: build
 	@rm -rf $(DEMO_DIR) && mkdir -p $(DEMO_DIR)
 	$(BIN) import --db $(DEMO_DB) samples/tidytuesday-sample.csv
 	$(BIN) library --db $(DEMO_DB)
+	$(BIN) cluster --db $(DEMO_DB) --k 6 --seed 42
+	$(BIN) recommend --db $(DEMO_DB) --mood chill -n 10
+	$(BIN) playlist build --db $(DEMO_DB) --vibe 1 --duration 45m --order arc --export m3u --out $(DEMO_DIR)/vibe-1.m3u --save
+	$(BIN) report --db $(DEMO_DB) --format html --out $(DEMO_DIR)/report.html
+	@echo
+	@echo "Library:  $(DEMO_DB)"
+	@echo "Playlist: $(DEMO_DIR)/vibe-1.m3u"
+	@echo "Report:   $(DEMO_DIR)/report.html (open it in a browser; scripts/render-report.sh makes PNGs)"
 
 test: deps
-	swift test --parallel
+	swift test
 
 clean:
 	rm -rf .build out
