@@ -62,7 +62,7 @@ let package = Package(
         .target(
             name: "VibesTestSupport",
             dependencies: [
-                "Features",
+                "Features", "Ingest",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "FlyingFox", package: "FlyingFox"),
                 .product(name: "Numerics", package: "swift-numerics"),

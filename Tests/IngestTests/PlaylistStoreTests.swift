@@ -7,50 +7,7 @@ import VibesTestSupport
 
 /// Writes songs into a store the way an importer would (tracks, artists, features, genre tags).
 func insert(_ songs: [TidyTuesdaySongs.Song], into store: LibraryStore) throws {
-    try store.database.write { db in
-        try db.execute(
-            sql:
-                "INSERT INTO import_runs (path, format, sha256, started_at, finished_at) VALUES ('test', 'test', 'x', 'now', 'now')"
-        )
-        let run = db.lastInsertedRowID
-        var artists: [String: Int64] = [:]
-        var tags: [String: Int64] = [:]
-        for song in songs {
-            try db.execute(
-                sql:
-                    "INSERT INTO tracks (spotify_id, name, album, duration_ms, popularity, match_key) VALUES (?, ?, ?, ?, ?, ?)",
-                arguments: [
-                    song.spotifyID, song.name, song.album, song.durationMS, song.popularity,
-                    Track.matchKey(artist: song.artist, title: song.name),
-                ])
-            let track = db.lastInsertedRowID
-            let artistKey = Track.normalizedName(song.artist)
-            if artists[artistKey] == nil {
-                try db.execute(
-                    sql: "INSERT INTO artists (name, name_key) VALUES (?, ?)", arguments: [song.artist, artistKey])
-                artists[artistKey] = db.lastInsertedRowID
-            }
-            try db.execute(sql: "INSERT INTO track_artists VALUES (?, 0, ?)", arguments: [track, artists[artistKey]])
-            let f = song.features
-            try db.execute(
-                sql: """
-                    INSERT INTO audio_features (track_id, source, priority, import_run_id, fetched_at, danceability, energy, key,
-                        loudness, mode, speechiness, acousticness, instrumentalness, liveness, valence, tempo, time_signature)
-                    VALUES (?, 'file:test', 40, ?, 'now', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [
-                    track, run, f.danceability, f.energy, f.key, f.loudness, f.mode, f.speechiness, f.acousticness,
-                    f.instrumentalness, f.liveness, f.valence, f.tempo, f.timeSignature,
-                ])
-            for genre in song.genres.sorted() {
-                if tags[genre] == nil {
-                    try db.execute(sql: "INSERT INTO tags (kind, value) VALUES ('genre', ?)", arguments: [genre])
-                    tags[genre] = db.lastInsertedRowID
-                }
-                try db.execute(sql: "INSERT INTO track_tags VALUES (?, ?, 'test')", arguments: [track, tags[genre]])
-            }
-        }
-    }
+    try store.insert(songs)
 }
 
 struct PlaylistStoreTests {

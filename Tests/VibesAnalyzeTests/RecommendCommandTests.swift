@@ -12,45 +12,7 @@ import VibesTestSupport
 /// A store in `folder` holding `songs`, written the way an importer would.
 func makeStore(in folder: String, songs: [TidyTuesdaySongs.Song]) throws -> LibraryStore {
     let store = try LibraryStore(path: folder + "/library.sqlite")
-    try store.database.write { db in
-        var artists: [String: Int64] = [:]
-        var tags: [String: Int64] = [:]
-        for song in songs {
-            try db.execute(
-                sql:
-                    "INSERT INTO tracks (spotify_id, name, album, duration_ms, popularity, match_key) VALUES (?, ?, ?, ?, ?, ?)",
-                arguments: [
-                    song.spotifyID, song.name, song.album, song.durationMS, song.popularity,
-                    Track.matchKey(artist: song.artist, title: song.name),
-                ])
-            let track = db.lastInsertedRowID
-            let key = Track.normalizedName(song.artist)
-            if artists[key] == nil {
-                try db.execute(
-                    sql: "INSERT INTO artists (name, name_key) VALUES (?, ?)", arguments: [song.artist, key])
-                artists[key] = db.lastInsertedRowID
-            }
-            try db.execute(sql: "INSERT INTO track_artists VALUES (?, 0, ?)", arguments: [track, artists[key]])
-            let f = song.features
-            try db.execute(
-                sql: """
-                    INSERT INTO audio_features (track_id, source, priority, fetched_at, danceability, energy, key, loudness,
-                        mode, speechiness, acousticness, instrumentalness, liveness, valence, tempo, time_signature)
-                    VALUES (?, 'file:test', 40, 'now', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [
-                    track, f.danceability, f.energy, f.key, f.loudness, f.mode, f.speechiness, f.acousticness,
-                    f.instrumentalness, f.liveness, f.valence, f.tempo, f.timeSignature,
-                ])
-            for genre in song.genres.sorted() {
-                if tags[genre] == nil {
-                    try db.execute(sql: "INSERT INTO tags (kind, value) VALUES ('genre', ?)", arguments: [genre])
-                    tags[genre] = db.lastInsertedRowID
-                }
-                try db.execute(sql: "INSERT INTO track_tags VALUES (?, ?, 'test')", arguments: [track, tags[genre]])
-            }
-        }
-    }
+    try store.insert(songs)
     return store
 }
 
