@@ -64,4 +64,28 @@ struct SharedDataImportTests {
             #expect(shared >= 177)
         }
     }
+
+    @Test func everySavedWebAPIResponseImportsOrSaysWhyItHoldsNothing() throws {
+        try withStore { store in
+            let folder = SharedData.path("spotify-api/responses")
+            let files = try FileManager.default.subpathsOfDirectory(atPath: folder)
+                .filter { $0.hasSuffix(".json") && ($0.contains("/get-")) }.sorted()
+            #expect(files.count > 20)
+            var imported = 0
+            for file in files {
+                do {
+                    let summary = try store.importFile(at: folder + "/" + file)
+                    #expect(summary.rowsRejected == 0, "\(file)")
+                    imported += 1
+                } catch let error as ImportError {
+                    // Profiles, artists and the player state carry no tracks: the error says so.
+                    #expect(error.message.hasPrefix("this is ") && error.message.contains("holds no tracks"), "\(file): \(error)")
+                }
+            }
+            #expect(imported > 15)
+            // The recorded local-files playlist keeps its local tracks.
+            #expect(try count(store, "SELECT count(*) FROM tracks WHERE is_local = 1") > 0)
+            #expect(try count(store, "SELECT count(*) FROM audio_features WHERE source = 'file:spotify-json'") >= 4)
+        }
+    }
 }
