@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Ingest
 import Logging
+import Synchronization
 
 /// Options every subcommand takes: where the store is, how much to say, and how to print.
 struct GlobalOptions: ParsableArguments {
@@ -37,12 +38,15 @@ struct GlobalOptions: ParsableArguments {
 
 /// Writing to the terminal: results to stdout, diagnostics and progress to stderr.
 enum Console {
-    nonisolated(unsafe) private static var isBootstrapped = false
+    private static let isBootstrapped = Mutex(false)
 
     /// Sets up swift-log once per process: stderr, `info` or `debug` with `--verbose`.
     static func bootstrapLogging(verbose: Bool) {
-        guard !isBootstrapped else { return }
-        isBootstrapped = true
+        let first = isBootstrapped.withLock { done in
+            defer { done = true }
+            return !done
+        }
+        guard first else { return }
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = verbose ? .debug : .warning
