@@ -43,7 +43,7 @@ public final class FakeSpotify: Sendable {
             address: try .inet(ip4: "127.0.0.1", port: 0), timeout: 30, logger: .disabled,
             handler: FakeSpotifyHandler(state: state))
         let task = Task { try await server.run() }
-        try await server.waitUntilListening()
+        try await server.waitUntilListening(timeout: 60)  // generous: a loaded CI machine starts slowly
         guard case .ip4(_, let port) = await server.listeningAddress else { fatalError("FakeSpotify did not bind") }
         await state.setBaseURL("http://127.0.0.1:\(port)")
         let fake = FakeSpotify(state: state, server: server, task: task, port: port)
