@@ -136,35 +136,41 @@ public struct SpotifyPlaylistObject: Codable, Hashable, Sendable {
 }
 
 /// An audio-features object from `/v1/audio-features`.
+///
+/// The twelve features decode into ``Features/AudioFeatures``, whose coding keys are the wire names,
+/// from the same JSON object; this type adds only the identity fields around them.
 public struct SpotifyAudioFeaturesObject: Codable, Hashable, Sendable {
     public var id: String?
     public var uri: String?
-    public var danceability: Double?
-    public var energy: Double?
-    public var key: Int?
-    public var loudness: Double?
-    public var mode: Int?
-    public var speechiness: Double?
-    public var acousticness: Double?
-    public var instrumentalness: Double?
-    public var liveness: Double?
-    public var valence: Double?
-    public var tempo: Double?
-    public var timeSignature: Int?
     public var durationMS: Int?
+    /// The library's view of the features.
+    public var features: AudioFeatures
 
     enum CodingKeys: String, CodingKey {
-        case id, uri, danceability, energy, key, loudness, mode, speechiness, acousticness
-        case instrumentalness, liveness, valence, tempo
-        case timeSignature = "time_signature"
+        case id, uri
         case durationMS = "duration_ms"
     }
 
-    /// The library's view of the features.
-    public var features: AudioFeatures {
-        AudioFeatures(
-            danceability: danceability, energy: energy, key: key, loudness: loudness, mode: mode,
-            speechiness: speechiness, acousticness: acousticness, instrumentalness: instrumentalness,
-            liveness: liveness, valence: valence, tempo: tempo, timeSignature: timeSignature)
+    public init(id: String?, uri: String? = nil, durationMS: Int? = nil, features: AudioFeatures) {
+        self.id = id
+        self.uri = uri
+        self.durationMS = durationMS
+        self.features = features
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decodeIfPresent(String.self, forKey: .id)
+        uri = try container.decodeIfPresent(String.self, forKey: .uri)
+        durationMS = try container.decodeIfPresent(Int.self, forKey: .durationMS)
+        features = try AudioFeatures(from: decoder)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeIfPresent(id, forKey: .id)
+        try container.encodeIfPresent(uri, forKey: .uri)
+        try container.encodeIfPresent(durationMS, forKey: .durationMS)
+        try features.encode(to: encoder)
     }
 }
