@@ -1,3 +1,5 @@
+import Foundation
+
 /// A fast RFC 4180 reader over the bytes of a whole file.
 ///
 /// Written here rather than taken from SwiftCSV or CSV.swift because importing must report
@@ -159,18 +161,4 @@ struct CSVSyntaxError: Error {
     var line: Int
     var offset: Int
     var message: String
-}
-
-extension String {
-    func replacingOccurrences(of target: String, with replacement: String) -> String {
-        guard !target.isEmpty, contains(target) else { return self }
-        var result = ""
-        var remaining = self[...]
-        while let range = remaining.firstRange(of: target) {
-            result += remaining[..<range.lowerBound]
-            result += replacement
-            remaining = remaining[range.upperBound...]
-        }
-        return result + remaining
-    }
 }

@@ -149,7 +149,7 @@ public final class ImportWriter {
                 selectTrackBySpotifyID.bind(1, spotifyID)
                 let existing = try selectTrackBySpotifyID.firstRow()!
                 written = WrittenTrack(id: Int64.fromDatabaseValue(existing[0])!, isNew: false)
-                try updateIfNeeded(written.id, existing: existing, with: track, matchKey: matchKey)
+                try updateIfNeeded(written.id, existing: existing, with: track)
             }
             trackIDsBySpotifyID[spotifyID] = written.id
             try writeArtists(track.artists, trackID: written.id, isNew: written.isNew)
@@ -161,7 +161,7 @@ public final class ImportWriter {
         let written: WrittenTrack
         if let existing = try selectTrackByMatchKey.firstRow() {
             written = WrittenTrack(id: Int64.fromDatabaseValue(existing[0])!, isNew: false)
-            try updateIfNeeded(written.id, existing: existing, with: track, matchKey: matchKey)
+            try updateIfNeeded(written.id, existing: existing, with: track)
         } else {
             bindTrack(track, matchKey: matchKey)
             try insertTrack.execute()
@@ -176,20 +176,26 @@ public final class ImportWriter {
     private func bindTrack(_ track: Track, matchKey: String) {
         insertTrack.bind(1, track.spotifyID?.rawValue)
         insertTrack.bind(2, track.name)
-        insertTrack.bind(3, track.album)
-        insertTrack.bind(4, track.albumID?.rawValue)
-        insertTrack.bind(5, track.releaseDate?.description)
-        insertTrack.bind(6, track.releaseDate?.precision.rawValue)
-        insertTrack.bind(7, track.durationMS)
-        insertTrack.bind(8, track.isrc)
-        insertTrack.bind(9, track.isExplicit)
-        insertTrack.bind(10, track.popularity)
+        bindMetadata(of: track, to: insertTrack)
         insertTrack.bind(11, track.isLocal)
         insertTrack.bind(12, matchKey)
     }
 
+    /// Binds album, release date, duration, ISRC, explicit and popularity to `?3`…`?10`, the
+    /// positions both the insert and the update statement use for them.
+    private func bindMetadata(of track: Track, to statement: PreparedStatement) {
+        statement.bind(3, track.album)
+        statement.bind(4, track.albumID?.rawValue)
+        statement.bind(5, track.releaseDate?.description)
+        statement.bind(6, track.releaseDate?.precision.rawValue)
+        statement.bind(7, track.durationMS)
+        statement.bind(8, track.isrc)
+        statement.bind(9, track.isExplicit)
+        statement.bind(10, track.popularity)
+    }
+
     /// Updates the stored track where the new data adds or changes something.
-    private func updateIfNeeded(_ id: Int64, existing: [DatabaseValue], with track: Track, matchKey: String) throws {
+    private func updateIfNeeded(_ id: Int64, existing: [DatabaseValue], with track: Track) throws {
         let storedName = String.fromDatabaseValue(existing[1]) ?? ""
         let name = track.name.isEmpty ? storedName : track.name
         func differs<T: DatabaseValueConvertible & Equatable>(_ new: T?, _ column: Int) -> Bool {
@@ -204,18 +210,8 @@ public final class ImportWriter {
         guard changed else { return }
         updateTrack.bind(1, id)
         updateTrack.bind(2, name)
-        updateTrack.bind(3, track.album)
-        updateTrack.bind(4, track.albumID?.rawValue)
-        updateTrack.bind(5, track.releaseDate?.description)
-        updateTrack.bind(6, track.releaseDate?.precision.rawValue)
-        updateTrack.bind(7, track.durationMS)
-        updateTrack.bind(8, track.isrc)
-        updateTrack.bind(9, track.isExplicit)
-        updateTrack.bind(10, track.popularity)
-        updateTrack.bind(11, track.name.isEmpty ? nil : matchKey)
-        if track.name.isEmpty {
-            updateTrack.bind(11, Track.matchKey(artist: track.artists.first ?? "", title: storedName))
-        }
+        bindMetadata(of: track, to: updateTrack)
+        updateTrack.bind(11, Track.matchKey(artist: track.artists.first ?? "", title: name))
         try updateTrack.execute()
         counts.tracksUpdated += 1
     }

@@ -1,4 +1,5 @@
 import Features
+import Foundation
 
 /// Imports CSV files with one track per row: audio-feature datasets (Kaggle, tidytuesday, "Top 50")
 /// and Exportify playlist exports.
@@ -346,36 +347,13 @@ struct LocalTrackURI {
         let parts = uri.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count >= 6, parts[0] == "spotify", parts[1] == "local" else { return nil }
         func decode(_ text: Substring) -> String {
-            (text.replacingOccurrences(of: "+", with: " ").removingPercentEncodingIfPossible)
+            let spaced = text.replacingOccurrences(of: "+", with: " ")
+            return spaced.removingPercentEncoding ?? spaced
         }
         let artist = decode(parts[2])
         artists = artist.isEmpty ? [] : [artist]
         album = decode(parts[3])
         title = decode(parts[4])
         durationMS = Int(parts[5]).map { $0 * 1000 }
-    }
-}
-
-extension String {
-    /// The text with `%XX` escapes decoded, or unchanged if they do not form UTF-8.
-    var removingPercentEncodingIfPossible: String {
-        var bytes: [UInt8] = []
-        var iterator = utf8.makeIterator()
-        while let byte = iterator.next() {
-            if byte == 0x25, let high = iterator.next(), let low = iterator.next(),
-                let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16)
-            {
-                bytes.append(value)
-            } else {
-                bytes.append(byte)
-            }
-        }
-        return String(validating: bytes, as: UTF8.self) ?? self
-    }
-}
-
-extension Substring {
-    func replacingOccurrences(of target: String, with replacement: String) -> String {
-        String(self).replacingOccurrences(of: target, with: replacement)
     }
 }
