@@ -114,60 +114,28 @@ extension KMeans {
         return (0..<parts).map { part in (count * part / parts)..<(count * (part + 1) / parts) }
     }
 
-    /// One assignment pass over all rows, in parallel row blocks, merged in block order.
+    /// One assignment pass over all rows, in parallel row blocks, merged in block order; the
+    /// labels are overwritten in place.
     static func assignAll(
-        _ data: Matrix, to centroids: Matrix, previousLabels: [Int32]?, accumulate: Bool, options: Options
-    ) async -> Kernels.Assignment {
-        let prepared = Kernels.PreparedCentroids(centroids)
-        let ranges = blocks(of: data.rowCount, parts: options.threadCount)
-        let kernel = options.kernel
-        if kernel == .blas { Kernels.useSingleThreadedBLAS() }
-        var parts = [Kernels.Assignment?](repeating: nil, count: ranges.count)
-        if ranges.count == 1 {
-            parts[0] = Kernels.assign(
-                data, rows: ranges[0], to: prepared, previousLabels: previousLabels, accumulate: accumulate, kernel: kernel)
-        } else {
-            await withTaskGroup(of: (Int, Kernels.Assignment).self) { group in
-                for (index, range) in ranges.enumerated() {
-                    group.addTask {
-                        (index, Kernels.assign(
-                            data, rows: range, to: prepared, previousLabels: previousLabels,
-                            accumulate: accumulate, kernel: kernel))
-                    }
-                }
-                for await (index, part) in group { parts[index] = part }
-            }
-        }
-        // Merge in block order, so the result does not depend on which task finished first.
-        var merged = parts[0]!
-        if parts.count > 1 {
-            merged.labels.reserveCapacity(data.rowCount)
-            for part in parts.dropFirst() {
-                let part = part!
-                merged.labels.append(contentsOf: part.labels)
-                for index in merged.sums.indices { merged.sums[index] += part.sums[index] }
-                for index in merged.counts.indices { merged.counts[index] += part.counts[index] }
-                merged.changedCount += part.changedCount
-            }
-        }
-        return merged
+        _ data: Matrix, to centroids: Matrix, labels: inout [Int32], accumulate: Bool, options: Options
+    ) -> Kernels.Assignment {
+        Kernels.assign(
+            data, to: Kernels.PreparedCentroids(centroids), labels: &labels, accumulate: accumulate,
+            kernel: options.kernel, threadCount: options.threadCount)
+    }
+
+    /// The labels of all rows by nearest centroid.
+    static func nearestCentroids(of data: Matrix, centroids: Matrix, options: Options) -> [Int32] {
+        var labels = [Int32](repeating: -1, count: data.rowCount)
+        _ = assignAll(data, to: centroids, labels: &labels, accumulate: false, options: options)
+        return labels
     }
 
     /// The exact squared distances of all rows to their centroids, in parallel row blocks.
     static func squaredDistancesToCentroids(
         _ data: Matrix, labels: [Int32], centroids: Matrix, threadCount: Int
-    ) async -> [Float] {
-        let ranges = blocks(of: data.rowCount, parts: threadCount)
-        var parts = [[Float]](repeating: [], count: ranges.count)
-        await withTaskGroup(of: (Int, [Float]).self) { group in
-            for (index, range) in ranges.enumerated() {
-                group.addTask {
-                    (index, Kernels.squaredDistances(data, rows: range, labels: labels, centroids: centroids))
-                }
-            }
-            for await (index, part) in group { parts[index] = part }
-        }
-        return parts.flatMap { $0 }
+    ) -> [Float] {
+        Kernels.squaredDistances(data, labels: labels, centroids: centroids, threadCount: threadCount)
     }
 
     /// Lloyd's algorithm from `initialCentroids`, as scikit-learn's `_kmeans_single_lloyd`.
@@ -177,19 +145,20 @@ extension KMeans {
         let d = data.columnCount
         let toleranceUnits = options.tolerance * meanColumnVariance(data)
         var centroids = initialCentroids
-        var labels: [Int32]?
+        // One label buffer for the whole fit, updated in place: −1 until the first pass.
+        var labels = [Int32](repeating: -1, count: data.rowCount)
         var iteration = 0
         var isStrictlyConverged = false
         var hasConverged = false
         let start = clock.now
         while iteration < options.maxIterations {
             iteration += 1
-            let step = await assignAll(data, to: centroids, previousLabels: labels, accumulate: true, options: options)
+            let step = assignAll(data, to: centroids, labels: &labels, accumulate: true, options: options)
             var sums = step.sums
             var counts = step.counts
             if counts.contains(0) {
-                await relocateEmptyClusters(
-                    data, labels: step.labels, centroids: centroids, sums: &sums, counts: &counts, options: options)
+                relocateEmptyClusters(
+                    data, labels: labels, centroids: centroids, sums: &sums, counts: &counts, options: options)
             }
             var next = Matrix(rowCount: k, columnCount: d)
             var shift = 0.0
@@ -202,7 +171,6 @@ extension KMeans {
                 }
             }
             centroids = next
-            labels = step.labels
             if iteration > 1 && step.changedCount == 0 {
                 isStrictlyConverged = true
                 hasConverged = true
@@ -214,19 +182,18 @@ extension KMeans {
             }
         }
         let iterationsEnd = clock.now
-        var finalLabels = labels!
         if !isStrictlyConverged {
-            finalLabels = await assignAll(data, to: centroids, previousLabels: nil, accumulate: false, options: options).labels
+            _ = assignAll(data, to: centroids, labels: &labels, accumulate: false, options: options)
         }
-        let distances = await squaredDistancesToCentroids(
-            data, labels: finalLabels, centroids: centroids, threadCount: options.threadCount)
+        let distances = squaredDistancesToCentroids(
+            data, labels: labels, centroids: centroids, threadCount: options.threadCount)
         let inertia = distances.reduce(into: 0.0) { $0 += Double($1) }
         var timings = Timings()
         timings.iterations = iterationsEnd - start
         timings.iterationCount = iteration
         timings.finalAssignment = clock.now - iterationsEnd
         return KMeans(
-            centroids: centroids, labels: finalLabels, squaredDistances: distances, inertia: inertia,
+            centroids: centroids, labels: labels, squaredDistances: distances, inertia: inertia,
             iterationCount: iteration, hasConverged: hasConverged, timings: timings)
     }
 
@@ -235,10 +202,10 @@ extension KMeans {
     /// `_relocate_empty_clusters_dense`).
     static func relocateEmptyClusters(
         _ data: Matrix, labels: [Int32], centroids: Matrix, sums: inout [Double], counts: inout [Int], options: Options
-    ) async {
+    ) {
         let d = data.columnCount
         let empty = counts.indices.filter { counts[$0] == 0 }
-        let distances = await squaredDistancesToCentroids(
+        let distances = squaredDistancesToCentroids(
             data, labels: labels, centroids: centroids, threadCount: options.threadCount)
         // The farthest points, farthest first; ties go to the lower row.
         let farthest = distances.indices.max(count: empty.count) { a, b in

@@ -1,132 +1,161 @@
 import CBLAS
+import Dispatch
 import Features
 
-// This is the only file of `Analytics` that imports CBLAS or touches element pointers.
-// Pointers never escape the closures that lend them; every kernel takes and returns arrays, so the
-// callers can run kernels on different row blocks in different tasks without sharing memory.
+// This is the k-means file of `Analytics` that imports CBLAS and touches element pointers (PCA's
+// LAPACK calls are in `PCA+LAPACK.swift`, cosine search's in `CosineIndex+BLAS.swift`). Pointers
+// never escape the closures that lend them: the parallel row blocks run inside those closures
+// with `DispatchQueue.concurrentPerform`, each writing only its own rows; every kernel takes and
+// returns arrays.
 
 /// The distance step of a Lloyd iteration: how each point finds its nearest centroid.
 ///
 /// Both were measured and the fused kernel kept as the default; the figures are on
 /// ``KMeans/Options/kernel``.
 public enum DistanceKernel: String, CaseIterable, Hashable, Sendable, Codable {
-    /// A fused SIMD loop: centroids transposed into 8-lane groups, ‖c‖²/2 − x·c accumulated in
-    /// registers, argmin in the same pass. No intermediate distance matrix.
+    /// A fused SIMD loop: 8 rows in the lanes of a register, ‖c‖²/2 − x·c accumulated in
+    /// registers for 4 centroids at a time, argmin per lane in the same pass. No intermediate
+    /// distance matrix.
     case fused
     /// `cblas_sgemm` on 256-row blocks (`−X·Cᵀ` into a 256×k buffer that stays in L1/L2), then a
     /// scalar argmin over ‖c‖²/2 − x·c, as scikit-learn does.
     case blas
 }
 
-/// Low-level loops over matrix rows. Every function works on the rows `rows` of `data` only.
+/// Low-level loops over matrix rows.
 enum Kernels {
-    /// The number of centroids one SIMD group holds.
-    static let groupWidth = 8
+    /// The number of rows the fused kernel holds in the lanes of one SIMD register.
+    static let rowsPerBlock = 8
 
-    /// Centroids laid out for the fused kernel: for group `g` and feature `j`, the lanes of
-    /// `transposed[g * d + j]` are feature `j` of centroids `8g ..< 8g + 8`.
+    /// The rows gathered per run before their sums go into `Double`.
+    static let runLength = 2048
+
+    /// Centroids laid out for both kernels.
     struct PreparedCentroids: Sendable {
         var centroids: Matrix
-        var groupCount: Int
-        var transposed: [SIMD8<Float>]
-        /// ‖c‖²/2 per centroid, `+∞` in padding lanes so they never win.
-        var halfNorms: [SIMD8<Float>]
-        /// ‖c‖²/2 per centroid, unpadded.
-        var scalarHalfNorms: [Float]
+        /// Every element of the centroids splatted across 8 lanes (`k × d` vectors, row-major), so
+        /// the fused kernel multiplies by a loaded vector instead of broadcasting in the loop.
+        var splatted: [SIMD8<Float>]
+        /// ‖c‖²/2 per centroid.
+        var halfNorms: [Float]
 
         init(_ centroids: Matrix) {
             let k = centroids.rowCount
             let d = centroids.columnCount
             self.centroids = centroids
-            groupCount = (k + Kernels.groupWidth - 1) / Kernels.groupWidth
-            transposed = Array(repeating: .zero, count: groupCount * d)
-            halfNorms = Array(repeating: SIMD8(repeating: .infinity), count: groupCount)
-            scalarHalfNorms = Array(repeating: 0, count: k)
-            for c in 0..<k {
+            splatted = centroids.elements.map { SIMD8(repeating: $0) }
+            halfNorms = (0..<k).map { c in
                 var norm: Float = 0
-                for j in 0..<d {
-                    let value = centroids.elements[c * d + j]
-                    transposed[(c / 8) * d + j][c % 8] = value
-                    norm += value * value
-                }
-                halfNorms[c / 8][c % 8] = norm / 2
-                scalarHalfNorms[c] = norm / 2
+                for j in 0..<d { norm += centroids.elements[c * d + j] * centroids.elements[c * d + j] }
+                return norm / 2
             }
         }
     }
 
-    /// The result of assigning a block of rows.
+    /// What one assignment pass found besides the labels.
     struct Assignment: Sendable {
-        /// The nearest centroid of each row of the block.
-        var labels: [Int32]
-        /// Per centroid, the sum of the block's rows assigned to it (`k × d`, row-major), in Double.
+        /// Per centroid, the sum of the rows assigned to it (`k × d`, row-major), in Double; empty
+        /// when the pass did not accumulate.
         var sums: [Double]
-        /// Per centroid, the number of the block's rows assigned to it.
+        /// Per centroid, the number of rows assigned to it.
         var counts: [Int]
-        /// How many rows changed label from `previousLabels`.
+        /// How many rows got a label different from the one they had.
         var changedCount: Int
     }
 
-    /// Assigns every row in `rows` to its nearest centroid and, if `accumulate`, sums the rows per
-    /// centroid.
+    /// Assigns every row of `data` to its nearest centroid, overwriting `labels` in place, and, if
+    /// `accumulate`, sums the rows per centroid.
     ///
-    /// Sums are gathered in `Float` over runs of 2,048 rows and then added into `Double`, so the
-    /// rounding error does not grow with the number of rows. Ties go to the lowest centroid index.
+    /// The rows are split into `threadCount` contiguous blocks run in parallel; each block's sums
+    /// are gathered in `Float` over runs of ``runLength`` rows and then added into `Double`, and
+    /// the blocks are merged in order, so the result depends on the thread count but not on
+    /// scheduling. The labels do not depend on the thread count at all. Ties go to the lowest
+    /// centroid index. A label that was not a valid centroid index before (such as −1) counts
+    /// as changed.
     static func assign(
-        _ data: Matrix, rows: Range<Int>, to prepared: PreparedCentroids, previousLabels: [Int32]?,
-        accumulate: Bool, kernel: DistanceKernel
+        _ data: Matrix, to prepared: PreparedCentroids, labels: inout [Int32], accumulate: Bool,
+        kernel: DistanceKernel, threadCount: Int
     ) -> Assignment {
+        precondition(labels.count == data.rowCount, "One label per row is needed.")
+        let n = data.rowCount
         let d = data.columnCount
         let k = prepared.centroids.rowCount
-        var labels = [Int32](repeating: 0, count: rows.count)
-        var sums = [Double](repeating: 0, count: accumulate ? k * d : 0)
-        var runSums = [Float](repeating: 0, count: k * d)
-        var counts = [Int](repeating: 0, count: k)
-        var changed = 0
-        let previous = previousLabels ?? []
-        let comparesLabels = previousLabels != nil
-        let runLength = 2048
-
+        let blocks = KMeans.blocks(of: n, parts: threadCount)
+        if kernel == .blas { useSingleThreadedBLAS() }
+        var parts = [Assignment](
+            repeating: Assignment(sums: [], counts: [], changedCount: 0), count: blocks.count)
         data.elements.withUnsafeBufferPointer { x in
             labels.withUnsafeMutableBufferPointer { labels in
-                runSums.withUnsafeMutableBufferPointer { runSums in
-                    counts.withUnsafeMutableBufferPointer { counts in
-                        previous.withUnsafeBufferPointer { previous in
-                            sums.withUnsafeMutableBufferPointer { sums in
-                                var runStart = rows.lowerBound
-                                while runStart < rows.upperBound {
-                                    let runEnd = Swift.min(runStart + runLength, rows.upperBound)
-                                    let run = runStart..<runEnd
-                                    switch kernel {
-                                    case .fused:
-                                        assignFused(x, rows: run, offset: rows.lowerBound, d: d, prepared, into: labels)
-                                    case .blas:
-                                        assignBLAS(x, rows: run, offset: rows.lowerBound, d: d, prepared, into: labels)
-                                    }
-                                    for i in run {
-                                        let label = labels[i &- rows.lowerBound]
-                                        counts[Int(label)] &+= 1
-                                        if comparesLabels && previous[i] != label { changed &+= 1 }
-                                        if accumulate {
-                                            add(x.baseAddress! + i &* d, into: runSums.baseAddress! + Int(label) &* d, count: d)
-                                        }
-                                    }
-                                    if accumulate {
-                                        for index in 0..<(k * d) {
-                                            sums[index] += Double(runSums[index])
-                                            runSums[index] = 0
-                                        }
-                                    }
-                                    runStart = runEnd
-                                }
-                            }
-                        }
+                parts.withUnsafeMutableBufferPointer { parts in
+                    let shared = SharedBuffers(x: x, labels: labels, parts: parts)
+                    DispatchQueue.concurrentPerform(iterations: blocks.count) { block in
+                        shared.parts[block] = assignBlock(
+                            shared.x, rows: blocks[block], d: d, k: k, prepared, labels: shared.labels,
+                            accumulate: accumulate, kernel: kernel)
                     }
                 }
             }
         }
-        return Assignment(
-            labels: labels, sums: sums, counts: counts, changedCount: comparesLabels ? changed : rows.count)
+        var merged = Assignment(
+            sums: [Double](repeating: 0, count: accumulate ? k * d : 0), counts: [Int](repeating: 0, count: k),
+            changedCount: 0)
+        for part in parts {
+            for index in merged.sums.indices { merged.sums[index] += part.sums[index] }
+            for index in merged.counts.indices { merged.counts[index] += part.counts[index] }
+            merged.changedCount += part.changedCount
+        }
+        return merged
+    }
+
+    /// The buffers the parallel blocks of a pass share; each block writes only its own rows and
+    /// its own slot of `parts`.
+    private struct SharedBuffers: @unchecked Sendable {
+        let x: UnsafeBufferPointer<Float>
+        let labels: UnsafeMutableBufferPointer<Int32>
+        let parts: UnsafeMutableBufferPointer<Assignment>
+    }
+
+    /// One block of ``assign(_:to:labels:accumulate:kernel:threadCount:)``.
+    private static func assignBlock(
+        _ x: UnsafeBufferPointer<Float>, rows: Range<Int>, d: Int, k: Int, _ prepared: PreparedCentroids,
+        labels: UnsafeMutableBufferPointer<Int32>, accumulate: Bool, kernel: DistanceKernel
+    ) -> Assignment {
+        var sums = [Double](repeating: 0, count: accumulate ? k * d : 0)
+        var runSums = [Float](repeating: 0, count: k * d)
+        var counts = [Int](repeating: 0, count: k)
+        var runLabels = [Int32](repeating: 0, count: runLength)
+        var changed = 0
+        runSums.withUnsafeMutableBufferPointer { runSums in
+            counts.withUnsafeMutableBufferPointer { counts in
+                runLabels.withUnsafeMutableBufferPointer { runLabels in
+                    var runStart = rows.lowerBound
+                    while runStart < rows.upperBound {
+                        let run = runStart..<Swift.min(runStart + runLength, rows.upperBound)
+                        switch kernel {
+                        case .fused: assignFused(x, rows: run, d: d, prepared, into: runLabels)
+                        case .blas: assignBLAS(x, rows: run, d: d, prepared, into: runLabels)
+                        }
+                        for i in run {
+                            let label = runLabels[i &- run.lowerBound]
+                            if labels[i] != label { changed &+= 1 }
+                            labels[i] = label
+                            counts[Int(label)] &+= 1
+                            if accumulate {
+                                add(x.baseAddress! + i &* d, into: runSums.baseAddress! + Int(label) &* d, count: d)
+                            }
+                        }
+                        if accumulate {
+                            for index in 0..<(k * d) {
+                                sums[index] += Double(runSums[index])
+                                runSums[index] = 0
+                            }
+                        }
+                        runStart = run.upperBound
+                    }
+                }
+            }
+        }
+        return Assignment(sums: sums, counts: counts, changedCount: changed)
     }
 
     /// Adds `count` floats at `source` to `target`, four at a time.
@@ -145,81 +174,123 @@ enum Kernels {
         }
     }
 
-    /// The smallest lane of `v`.
+    /// Copies 8 consecutive rows of `d` floats into `d` vectors, vector `j` holding column `j` of
+    /// the 8 rows: 4 × 4 tiles are transposed with shuffles, the columns past the last multiple of
+    /// 4 element by element.
     @inline(__always)
-    private static func horizontalMinimum(_ v: SIMD8<Float>) -> Float {
-        let four = v.lowHalf.replacing(with: v.highHalf, where: v.highHalf .< v.lowHalf)
-        let two = four.lowHalf.replacing(with: four.highHalf, where: four.highHalf .< four.lowHalf)
-        return two[1] < two[0] ? two[1] : two[0]
+    private static func transposeEightRows(
+        _ base: UnsafePointer<Float>, d: Int, into columns: UnsafeMutablePointer<SIMD8<Float>>
+    ) {
+        var j = 0
+        while j &+ 4 <= d {
+            let target = UnsafeMutableRawPointer(columns + j)
+            for half in 0..<2 {
+                let rows = base + ((4 &* half) &* d &+ j)
+                let a = UnsafeRawPointer(rows).loadUnaligned(as: SIMD4<Float>.self)
+                let b = UnsafeRawPointer(rows + d).loadUnaligned(as: SIMD4<Float>.self)
+                let c = UnsafeRawPointer(rows + 2 &* d).loadUnaligned(as: SIMD4<Float>.self)
+                let e = UnsafeRawPointer(rows + 3 &* d).loadUnaligned(as: SIMD4<Float>.self)
+                let ab01 = SIMD4(a[0], b[0], a[1], b[1])
+                let ab23 = SIMD4(a[2], b[2], a[3], b[3])
+                let ce01 = SIMD4(c[0], e[0], c[1], e[1])
+                let ce23 = SIMD4(c[2], e[2], c[3], e[3])
+                let offset = 16 &* half
+                target.storeBytes(of: SIMD4(ab01[0], ab01[1], ce01[0], ce01[1]), toByteOffset: offset, as: SIMD4<Float>.self)
+                target.storeBytes(of: SIMD4(ab01[2], ab01[3], ce01[2], ce01[3]), toByteOffset: 32 &+ offset, as: SIMD4<Float>.self)
+                target.storeBytes(of: SIMD4(ab23[0], ab23[1], ce23[0], ce23[1]), toByteOffset: 64 &+ offset, as: SIMD4<Float>.self)
+                target.storeBytes(of: SIMD4(ab23[2], ab23[3], ce23[2], ce23[3]), toByteOffset: 96 &+ offset, as: SIMD4<Float>.self)
+            }
+            j &+= 4
+        }
+        while j < d {
+            columns[j] = SIMD8(
+                base[j], base[d &+ j], base[2 &* d &+ j], base[3 &* d &+ j],
+                base[4 &* d &+ j], base[5 &* d &+ j], base[6 &* d &+ j], base[7 &* d &+ j])
+            j &+= 1
+        }
     }
 
-    /// The fused kernel: per row, per group of 8 centroids, ‖c‖²/2 − x·c in one SIMD8 register.
-    ///
-    /// Rows go in pairs, so each centroid vector loaded serves two rows and the two dot products
-    /// form independent dependency chains; the running best score and its centroid index (held as
-    /// a `Float`, exact below 2²⁴) are kept per lane and reduced across lanes once per row.
+    /// Moves `best`/`index` to `score`/`centroid` in the lanes where `score` is strictly smaller,
+    /// so that ties keep the lower centroid index.
     @inline(__always)
-    private static func assignFused(
-        _ x: UnsafeBufferPointer<Float>, rows: Range<Int>, offset: Int, d: Int,
-        _ prepared: PreparedCentroids, into labels: UnsafeMutableBufferPointer<Int32>
+    private static func keepSmaller(
+        _ score: SIMD8<Float>, centroid: Int, best: inout SIMD8<Float>, index: inout SIMD8<Int32>
     ) {
-        let lanes = SIMD8<Float>(0, 1, 2, 3, 4, 5, 6, 7)
-        let groupCount = prepared.groupCount
-        prepared.transposed.withUnsafeBufferPointer { transposed in
+        let isSmaller = score .< best
+        best.replace(with: score, where: isSmaller)
+        index.replace(with: SIMD8(repeating: Int32(truncatingIfNeeded: centroid)), where: isSmaller)
+    }
+
+    /// The fused kernel: 8 rows at a time in the 8 lanes of a register, ‖c‖²/2 − x·c for 4
+    /// centroids at a time, and the argmin kept per lane, so no lane ever has to be compared with
+    /// another (no horizontal reductions).
+    ///
+    /// The rows are transposed on the fly into a 8 × d tile that stays in L1; the centroids come
+    /// pre-splatted (``PreparedCentroids/splatted``). The 4 dot products form independent
+    /// dependency chains. Multiplies and adds are kept separate (no `addingProduct`): on a
+    /// baseline x86-64 build, a fused multiply-add is a library call per lane. Rows past the last
+    /// multiple of 8 go through a zero-padded tile. The scores are summed over features in the
+    /// same order as the former centroid-in-lanes kernel, so labels are identical to it and to a
+    /// scalar loop.
+    private static func assignFused(
+        _ x: UnsafeBufferPointer<Float>, rows: Range<Int>, d: Int, _ prepared: PreparedCentroids,
+        into labels: UnsafeMutableBufferPointer<Int32>
+    ) {
+        let k = prepared.centroids.rowCount
+        var tile = [SIMD8<Float>](repeating: .zero, count: d)
+        var padded = [Float](repeating: 0, count: rowsPerBlock * d)
+        prepared.splatted.withUnsafeBufferPointer { splatted in
             prepared.halfNorms.withUnsafeBufferPointer { halfNorms in
-                let ct = transposed.baseAddress!
-                let norms = halfNorms.baseAddress!
-                var i = rows.lowerBound
-                while i &+ 2 <= rows.upperBound {
-                    let row0 = x.baseAddress! + i &* d
-                    let row1 = row0 + d
-                    var best0 = SIMD8<Float>(repeating: .infinity)
-                    var best1 = SIMD8<Float>(repeating: .infinity)
-                    var index0 = SIMD8<Float>(repeating: 0)
-                    var index1 = SIMD8<Float>(repeating: 0)
-                    var group = ct
-                    for g in 0..<groupCount {
-                        var dot0 = SIMD8<Float>.zero
-                        var dot1 = SIMD8<Float>.zero
-                        for j in 0..<d {
-                            let c = group[j]
-                            dot0 += c * row0[j]
-                            dot1 += c * row1[j]
+                tile.withUnsafeMutableBufferPointer { tile in
+                    padded.withUnsafeMutableBufferPointer { padded in
+                        let columns = tile.baseAddress!
+                        let centroids = splatted.baseAddress!
+                        var i = rows.lowerBound
+                        while i < rows.upperBound {
+                            let count = Swift.min(rowsPerBlock, rows.upperBound &- i)
+                            if count == rowsPerBlock {
+                                transposeEightRows(x.baseAddress! + i &* d, d: d, into: columns)
+                            } else {
+                                for index in 0..<(count &* d) { padded[index] = x[i &* d &+ index] }
+                                transposeEightRows(padded.baseAddress!, d: d, into: columns)
+                            }
+                            var best = SIMD8<Float>(repeating: .infinity)
+                            var index = SIMD8<Int32>.zero
+                            var c = 0
+                            while c &+ 4 <= k {
+                                let c0 = centroids + c &* d
+                                let c1 = c0 + d
+                                let c2 = c1 + d
+                                let c3 = c2 + d
+                                var dot0 = SIMD8<Float>.zero
+                                var dot1 = SIMD8<Float>.zero
+                                var dot2 = SIMD8<Float>.zero
+                                var dot3 = SIMD8<Float>.zero
+                                for j in 0..<d {
+                                    let column = columns[j]
+                                    dot0 += column * c0[j]
+                                    dot1 += column * c1[j]
+                                    dot2 += column * c2[j]
+                                    dot3 += column * c3[j]
+                                }
+                                keepSmaller(SIMD8(repeating: halfNorms[c]) - dot0, centroid: c, best: &best, index: &index)
+                                keepSmaller(SIMD8(repeating: halfNorms[c &+ 1]) - dot1, centroid: c &+ 1, best: &best, index: &index)
+                                keepSmaller(SIMD8(repeating: halfNorms[c &+ 2]) - dot2, centroid: c &+ 2, best: &best, index: &index)
+                                keepSmaller(SIMD8(repeating: halfNorms[c &+ 3]) - dot3, centroid: c &+ 3, best: &best, index: &index)
+                                c &+= 4
+                            }
+                            while c < k {
+                                let c0 = centroids + c &* d
+                                var dot = SIMD8<Float>.zero
+                                for j in 0..<d { dot += columns[j] * c0[j] }
+                                keepSmaller(SIMD8(repeating: halfNorms[c]) - dot, centroid: c, best: &best, index: &index)
+                                c &+= 1
+                            }
+                            let offset = i &- rows.lowerBound
+                            for lane in 0..<count { labels[offset &+ lane] = index[lane] }
+                            i &+= count
                         }
-                        let norm = norms[g]
-                        let groupLanes = lanes + Float(g &* 8)
-                        let score0 = norm - dot0
-                        let score1 = norm - dot1
-                        let isBetter0 = score0 .< best0
-                        let isBetter1 = score1 .< best1
-                        best0.replace(with: score0, where: isBetter0)
-                        best1.replace(with: score1, where: isBetter1)
-                        index0.replace(with: groupLanes, where: isBetter0)
-                        index1.replace(with: groupLanes, where: isBetter1)
-                        group += d
                     }
-                    let minimum0 = horizontalMinimum(best0)
-                    let minimum1 = horizontalMinimum(best1)
-                    labels[i &- offset] = Int32(horizontalMinimum(index0.replacing(with: .infinity, where: best0 .!= minimum0)))
-                    labels[i &+ 1 &- offset] = Int32(horizontalMinimum(index1.replacing(with: .infinity, where: best1 .!= minimum1)))
-                    i &+= 2
-                }
-                if i < rows.upperBound {
-                    let row = x.baseAddress! + i &* d
-                    var best = SIMD8<Float>(repeating: .infinity)
-                    var bestIndex = SIMD8<Float>(repeating: 0)
-                    var group = ct
-                    for g in 0..<groupCount {
-                        var dot = SIMD8<Float>.zero
-                        for j in 0..<d { dot += group[j] * row[j] }
-                        let score = norms[g] - dot
-                        let isBetter = score .< best
-                        best.replace(with: score, where: isBetter)
-                        bestIndex.replace(with: lanes + Float(g &* 8), where: isBetter)
-                        group += d
-                    }
-                    let minimum = horizontalMinimum(best)
-                    labels[i &- offset] = Int32(horizontalMinimum(bestIndex.replacing(with: .infinity, where: best .!= minimum)))
                 }
             }
         }
@@ -228,7 +299,7 @@ enum Kernels {
     /// The BLAS kernel: `−X·Cᵀ` for up to 256 rows with one single-threaded `cblas_sgemm`, then a
     /// scalar argmin of ‖c‖²/2 − x·c.
     private static func assignBLAS(
-        _ x: UnsafeBufferPointer<Float>, rows: Range<Int>, offset: Int, d: Int,
+        _ x: UnsafeBufferPointer<Float>, rows: Range<Int>, d: Int,
         _ prepared: PreparedCentroids, into labels: UnsafeMutableBufferPointer<Int32>
     ) {
         let k = prepared.centroids.rowCount
@@ -236,7 +307,7 @@ enum Kernels {
         var products = [Float](repeating: 0, count: blockRows * k)
         products.withUnsafeMutableBufferPointer { products in
             prepared.centroids.elements.withUnsafeBufferPointer { c in
-                prepared.scalarHalfNorms.withUnsafeBufferPointer { halfNorms in
+                prepared.halfNorms.withUnsafeBufferPointer { halfNorms in
                     var start = rows.lowerBound
                     while start < rows.upperBound {
                         let m = Swift.min(blockRows, rows.upperBound - start)
@@ -255,7 +326,7 @@ enum Kernels {
                                     bestIndex = Int32(c)
                                 }
                             }
-                            labels[start + r - offset] = bestIndex
+                            labels[start + r - rows.lowerBound] = bestIndex
                         }
                         start += m
                     }
@@ -270,26 +341,43 @@ enum Kernels {
         openblas_set_num_threads(1)
     }
 
-    /// The exact squared distance ‖x − c‖² of every row in `rows` to the centroid given by `labels`
-    /// (one label per row of `data`), computed by differences, not by the expanded form.
-    static func squaredDistances(_ data: Matrix, rows: Range<Int>, labels: [Int32], centroids: Matrix) -> [Float] {
+    /// The exact squared distance ‖x − c‖² of every row of `data` to the centroid given by its
+    /// label, computed by differences, not by the expanded form, in `threadCount` parallel blocks.
+    static func squaredDistances(_ data: Matrix, labels: [Int32], centroids: Matrix, threadCount: Int) -> [Float] {
         let d = data.columnCount
-        var result = [Float](repeating: 0, count: rows.count)
+        var result = [Float](repeating: 0, count: data.rowCount)
+        let blocks = KMeans.blocks(of: data.rowCount, parts: threadCount)
         data.elements.withUnsafeBufferPointer { x in
             centroids.elements.withUnsafeBufferPointer { c in
-                for i in rows {
-                    let row = x.baseAddress! + i * d
-                    let centroid = c.baseAddress! + Int(labels[i]) * d
-                    var sum: Float = 0
-                    for j in 0..<d {
-                        let difference = row[j] - centroid[j]
-                        sum += difference * difference
+                labels.withUnsafeBufferPointer { labels in
+                    result.withUnsafeMutableBufferPointer { result in
+                        let shared = DistanceBuffers(x: x, c: c, labels: labels, result: result)
+                        DispatchQueue.concurrentPerform(iterations: blocks.count) { block in
+                            for i in blocks[block] {
+                                let row = shared.x.baseAddress! + i &* d
+                                let centroid = shared.c.baseAddress! + Int(shared.labels[i]) &* d
+                                var sum: Float = 0
+                                for j in 0..<d {
+                                    let difference = row[j] - centroid[j]
+                                    sum += difference * difference
+                                }
+                                shared.result[i] = sum
+                            }
+                        }
                     }
-                    result[i - rows.lowerBound] = sum
                 }
             }
         }
         return result
+    }
+
+    /// The buffers the parallel blocks of ``squaredDistances(_:labels:centroids:threadCount:)``
+    /// share; each block writes only its own rows.
+    private struct DistanceBuffers: @unchecked Sendable {
+        let x: UnsafeBufferPointer<Float>
+        let c: UnsafeBufferPointer<Float>
+        let labels: UnsafeBufferPointer<Int32>
+        let result: UnsafeMutableBufferPointer<Float>
     }
 
     /// For every row of `data`, `min(current[i], ‖xᵢ − p‖²)`, and the sum of those minima.

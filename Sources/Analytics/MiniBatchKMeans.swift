@@ -66,6 +66,7 @@ extension KMeans {
         var hasConverged = false
         let smoothing = Swift.min(1, Double(batchSize) * 2 / Double(n + 1))
         var batch = [Float](repeating: 0, count: batchSize * d)
+        var batchLabels = [Int32](repeating: -1, count: batchSize)
         while step < options.maxSteps {
             step += 1
             for r in 0..<batchSize {
@@ -74,10 +75,10 @@ extension KMeans {
             }
             let batchMatrix = Matrix(rowCount: batchSize, columnCount: d, elements: batch)
             let assignment = Kernels.assign(
-                batchMatrix, rows: 0..<batchSize, to: Kernels.PreparedCentroids(centroids), previousLabels: nil,
-                accumulate: true, kernel: .fused)
+                batchMatrix, to: Kernels.PreparedCentroids(centroids), labels: &batchLabels, accumulate: true,
+                kernel: .fused, threadCount: 1)
             let distances = Kernels.squaredDistances(
-                batchMatrix, rows: 0..<batchSize, labels: assignment.labels, centroids: centroids)
+                batchMatrix, labels: batchLabels, centroids: centroids, threadCount: 1)
             let batchInertia = distances.reduce(into: 0.0) { $0 += Double($1) } / Double(batchSize)
             for c in 0..<k where assignment.counts[c] > 0 {
                 let total = counts[c] + Double(assignment.counts[c])
@@ -103,8 +104,8 @@ extension KMeans {
         timings.iterationCount = step
 
         start = clock.now
-        let labels = await assignAll(data, to: centroids, previousLabels: nil, accumulate: false, options: lloydOptions).labels
-        let distances = await squaredDistancesToCentroids(
+        let labels = nearestCentroids(of: data, centroids: centroids, options: lloydOptions)
+        let distances = squaredDistancesToCentroids(
             data, labels: labels, centroids: centroids, threadCount: options.threadCount)
         timings.finalAssignment = clock.now - start
         return KMeans(
