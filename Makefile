@@ -9,6 +9,15 @@ DEMO_DIR := out/demo
 DEMO_DB := $(DEMO_DIR)/library.sqlite
 BIN := .build/release/vibes-analyze
 
+# The release build targets this machine's CPU when it has everything of x86-64-v3 (AVX2, FMA,
+# BMI2, ...; see scripts/host-cpu-flags.sh): the k-means kernel's 8-lane SIMD then compiles to
+# 256-bit instructions. `make build HOST_CPU=0` makes the portable baseline build that SwiftPM makes
+# by default (and that apps embedding the libraries get).
+HOST_CPU ?= 1
+ifeq ($(HOST_CPU),1)
+CPU_FLAGS := $(shell scripts/host-cpu-flags.sh)
+endif
+
 .PHONY: demo test deps build clean
 
 deps:
@@ -19,7 +28,7 @@ deps:
 	fi
 
 build: deps
-	swift build -c release --product vibes-analyze
+	swift build -c release --product vibes-analyze $(CPU_FLAGS)
 
 demo: build
 	@rm -rf $(DEMO_DIR) && mkdir -p $(DEMO_DIR)

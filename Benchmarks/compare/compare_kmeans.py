@@ -2,9 +2,9 @@
 from the SAME initial centres.
 
     Benchmarks/.venv/bin/python Benchmarks/compare/compare_kmeans.py \
-        [--bin .build/release/vibes-analyze] [--threads 2] [--iters 20] [--configs 1000000x16 ...]
+        [--bin [LABEL=]PATH ...] [--n 1e5,1e6] [--k 8,16,64] [--threads 1,2] [--iterations 20] [--repeats 3]
 
-Each config is NxK at d = 12. The data are a seeded Gaussian mixture (2k overlapping components),
+The grid is the same as `vibes-analyze bench`'s: every N × k × threads at d = 12. The data are a seeded Gaussian mixture (2k overlapping components),
 so all 20 iterations run. Every library gets tol = 0 and max_iter = 20 and its fit is timed whole;
 "ms/iter" is the fit time divided by the iterations it ran. scikit-learn runs
 KMeans(algorithm="lloyd", n_init=1, tol=0); faiss runs faiss.Kmeans with max_points_per_centroid
@@ -15,7 +15,7 @@ The roofline is max(N·d·4 bytes / measured read bandwidth, 2·N·d·k flops / 
 import argparse
 import json
 import os
-import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -90,61 +90,124 @@ def run_faiss(X, init, iters, threads):
 def run_ours(binary, xfile, cfile, d, iters, threads, kernel):
     cmd = [binary, "bench-kmeans", "--data", xfile, "--initial", cfile, "--columns", str(d),
            "--max-iter", str(iters), "--threads", str(threads), "--kernel", kernel]
-    t = time.perf_counter()
     out = subprocess.run(["/usr/bin/time", "-f", "%M"] + cmd, capture_output=True, text=True, check=True)
     result = json.loads(out.stdout)
     rss_kb = int(out.stderr.strip().splitlines()[-1])
     return result, rss_kb
 
 
-def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--bin", default=".build/release/vibes-analyze")
-    parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--iters", type=int, default=20)
-    parser.add_argument("--d", type=int, default=12)
-    parser.add_argument("--configs", nargs="+", default=["1000000x16", "100000x16", "1000000x8", "1000000x64", "5000000x16"])
-    args = parser.parse_args()
+def parse_counts(text):
+    """'1e5,1e6,250000,100k,1m' -> [100000, 1000000, 250000, 100000, 1000000], as `vibes-analyze bench --n`."""
+    values = []
+    for part in text.split(","):
+        part = part.strip().lower()
+        scale = 1
+        if part.endswith("k"):
+            part, scale = part[:-1], 1000
+        elif part.endswith("m"):
+            part, scale = part[:-1], 1000000
+        values.append(int(float(part) * scale))
+    return values
 
-    print(f"scikit-learn {sklearn.__version__}, faiss {faiss.__version__}, numpy {np.__version__}; "
-          f"{args.threads} threads, d = {args.d}, {args.iters} iterations, tol = 0; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
-    print(f"load average at start: {os.getloadavg()[0]:.1f} (the machine is shared; compare ratios within a row)")
-    bandwidth = measure_bandwidth(args.threads)
-    peak = measure_peak(args.threads)
-    print(f"measured: read bandwidth {bandwidth:.1f} GB/s (numpy sum, 1 thread); sgemm peak {peak:.0f} GFLOP/s ({args.threads} threads)")
+
+def median_spread(values):
+    values = sorted(values)
+    return statistics.median(values), values[0], values[-1]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--bin", action="append", metavar="[LABEL=]PATH",
+                        help="a vibes-analyze binary, repeatable (default .build/release/vibes-analyze)")
+    parser.add_argument("--n", default="1e5,1e6", help="rows, comma-separated (as `bench --n`)")
+    parser.add_argument("--k", default="8,16,64", help="clusters, comma-separated")
+    parser.add_argument("--threads", default="2", help="threads, comma-separated")
+    parser.add_argument("--iterations", type=int, default=20)
+    parser.add_argument("--repeats", type=int, default=3, help="runs per library and configuration; medians are shown")
+    parser.add_argument("--d", type=int, default=12)
+    parser.add_argument("--blas", action="store_true", help="also time our BLAS kernel")
+    args = parser.parse_args()
+    binaries = []
+    for spec in args.bin or [".build/release/vibes-analyze"]:
+        label, _, path = spec.rpartition("=")
+        binaries.append((label or "ours", path))
+    ns, ks, thread_counts = parse_counts(args.n), parse_counts(args.k), parse_counts(args.threads)
+
+    print(f"scikit-learn {sklearn.__version__}, faiss {faiss.__version__}, numpy {np.__version__}; d = {args.d}, "
+          f"{args.iterations} iterations, tol = 0, median of {args.repeats}; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
+    print("command: " + " ".join(sys.argv))
+    print(f"load average at start: {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs"
+          + ("  (BUSY: figures are distorted)" if os.getloadavg()[0] > 0.5 * os.cpu_count() else ""))
+    for label, path in binaries:
+        print(f"{label}: {path}")
+    bandwidth = measure_bandwidth(1)
+    peaks = {t: measure_peak(t) for t in thread_counts}
+    print(f"measured: read bandwidth {bandwidth:.1f} GB/s (numpy sum, 1 thread); sgemm peak "
+          + ", ".join(f"{peaks[t]:.0f} GFLOP/s ({t} thr)" for t in thread_counts))
+    # The fixed overhead of our process (runtime, OpenBLAS), from a run on a tiny matrix.
+    with tempfile.TemporaryDirectory() as tmp:
+        X, init = make_data(1000, args.d, 8, seed=1)
+        X.tofile(os.path.join(tmp, "x.f32"))
+        init.tofile(os.path.join(tmp, "c.f32"))
+        _, fixed_kb = run_ours(binaries[0][1], os.path.join(tmp, "x.f32"), os.path.join(tmp, "c.f32"), args.d, 2, 1, "fused")
+    print(f"our fixed memory overhead (peak RSS at N = 1,000): {fixed_kb / 1024:.0f} MB")
     print()
-    header = (f"{'N':>9} {'k':>3} | {'sklearn':>8} {'faiss':>8} {'ours':>8} {'ours-blas':>9} | "
-              f"{'ours/skl':>8} {'ours/faiss':>10} | {'roofline':>8} {'ours/roof':>9} | "
-              f"{'Δinertia skl':>12} {'Δinertia faiss':>14} | {'peak RSS':>9} {'matrix':>7}")
+    columns = [f"{'N':>9} {'k':>3} {'thr':>3}", f"{'sklearn':>8} {'faiss':>8}"]
+    columns += [f"{label:>8} {label + '/skl':>12} {label + '/faiss':>14} {'/roof':>6} {'RSS−fix':>8} {'Δinertia':>8}" for label, _ in binaries]
+    if args.blas:
+        columns.append(f"{'blas':>8}")
+    header = " | ".join(columns)
     print(header)
     print("-" * len(header))
+    spreads = []
     with tempfile.TemporaryDirectory() as tmp:
-        for config in args.configs:
-            n, k = (int(v) for v in config.split("x"))
-            X, init = make_data(n, args.d, k, seed=n + k)
-            xfile, cfile = os.path.join(tmp, "x.f32"), os.path.join(tmp, "c.f32")
-            X.tofile(xfile)
-            init.tofile(cfile)
-            ours, rss = run_ours(args.bin, xfile, cfile, args.d, args.iters, args.threads, "fused")
-            ours_blas, _ = run_ours(args.bin, xfile, cfile, args.d, args.iters, args.threads, "blas")
-            skl_ms, skl_iters, skl_centres = run_sklearn(X, init, args.iters, args.threads)
-            faiss_ms, _, faiss_centres = run_faiss(X, init, args.iters, args.threads)
-            ours_ms = ours["fit_ms"] / ours["iterations"]
-            ours_blas_ms = ours_blas["fit_ms"] / ours_blas["iterations"]
-            inertia_ours = ours["inertia"]
-            inertia_skl = inertia_of(X, skl_centres)
-            inertia_faiss = inertia_of(X, faiss_centres)
-            roof_ms = max(X.nbytes / (bandwidth * 1e9), 2 * n * args.d * k / (peak * 1e9)) * 1000
-            print(f"{n:>9} {k:>3} | {skl_ms:>8.2f} {faiss_ms:>8.2f} {ours_ms:>8.2f} {ours_blas_ms:>9.2f} | "
-                  f"{ours_ms / skl_ms:>8.2f} {ours_ms / faiss_ms:>10.2f} | {roof_ms:>8.2f} {ours_ms / roof_ms:>9.1f} | "
-                  f"{abs(inertia_ours - inertia_skl) / inertia_skl:>12.1e} {abs(inertia_ours - inertia_faiss) / inertia_faiss:>14.1e} | "
-                  f"{rss / 1024:>7.0f}MB {X.nbytes / 2**20:>5.0f}MB")
-            if int(ours["iterations"]) != skl_iters:
-                print(f"          note: ours ran {int(ours['iterations'])} iterations, scikit-learn {skl_iters}")
-            sys.stdout.flush()
+        for n in ns:
+            for k in ks:
+                X, init = make_data(n, args.d, k, seed=n + k)
+                xfile, cfile = os.path.join(tmp, "x.f32"), os.path.join(tmp, "c.f32")
+                X.tofile(xfile)
+                init.tofile(cfile)
+                for threads in thread_counts:
+                    times = {"sklearn": [], "faiss": [], "blas": []}
+                    times.update({label: [] for label, _ in binaries})
+                    results, rss = {}, {}
+                    for _ in range(args.repeats):
+                        # Interleaved, so that a change of the machine's load hits every library alike.
+                        for label, path in binaries:
+                            result, rss[label] = run_ours(path, xfile, cfile, args.d, args.iterations, threads, "fused")
+                            results[label] = result
+                            times[label].append(result["fit_ms"] / result["iterations"])
+                        if args.blas:
+                            result, _ = run_ours(binaries[0][1], xfile, cfile, args.d, args.iterations, threads, "blas")
+                            times["blas"].append(result["fit_ms"] / result["iterations"])
+                        skl_ms, skl_iters, skl_centres = run_sklearn(X, init, args.iterations, threads)
+                        times["sklearn"].append(skl_ms)
+                        faiss_ms, _, faiss_centres = run_faiss(X, init, args.iterations, threads)
+                        times["faiss"].append(faiss_ms)
+                    inertia_skl = inertia_of(X, skl_centres)
+                    skl = median_spread(times["sklearn"])
+                    fai = median_spread(times["faiss"])
+                    roof_ms = max(X.nbytes / (bandwidth * 1e9), 2 * n * args.d * k / (peaks[threads] * 1e9)) * 1000
+                    row = [f"{n:>9} {k:>3} {threads:>3}", f"{skl[0]:>8.2f} {fai[0]:>8.2f}"]
+                    for label, _ in binaries:
+                        ours = median_spread(times[label])
+                        delta = abs(results[label]["inertia"] - inertia_skl) / inertia_skl
+                        row.append(f"{ours[0]:>8.2f} {ours[0] / skl[0]:>12.2f} {ours[0] / fai[0]:>14.2f} "
+                                   f"{ours[0] / roof_ms:>6.1f} {(rss[label] - fixed_kb) / 1024:>6.0f}MB {delta:>8.0e}")
+                        spreads.append(f"{n}x{k}x{threads} {label} {ours[1]:.2f}–{ours[2]:.2f}")
+                    if args.blas:
+                        row.append(f"{median_spread(times['blas'])[0]:>8.2f}")
+                    print(" | ".join(row) + f"   (matrix {X.nbytes / 2**20:.0f} MB, roofline {roof_ms:.2f} ms, "
+                          f"skl {skl[1]:.1f}–{skl[2]:.1f}, faiss {fai[1]:.1f}–{fai[2]:.1f})")
+                    if int(results[binaries[0][0]]["iterations"]) != skl_iters:
+                        print(f"          note: ours ran {int(results[binaries[0][0]]['iterations'])} iterations, scikit-learn {skl_iters}")
+                    sys.stdout.flush()
     print()
-    print("ms per Lloyd iteration (whole fit ÷ iterations, includes each library's final pass). ours = fused SIMD kernel,")
-    print("ours-blas = cblas_sgemm on 256-row blocks. Δinertia = |ours − theirs| / theirs from the same initial centres.")
+    print("ms per Lloyd iteration, median of the repeats (whole fit ÷ iterations, including each library's final pass);")
+    print("ratios < 1 mean we are faster. /roof = ours ÷ max(N·d·4 B ÷ read bandwidth, 2·N·d·k ÷ sgemm peak).")
+    print("RSS−fix = our peak RSS minus the fixed overhead above (the matrix is included). Δinertia = |ours − scikit-learn| / scikit-learn.")
+    print("our spread (min–max ms): " + "; ".join(spreads))
+    print(f"load average at end: {os.getloadavg()[0]:.2f}")
 
 
 if __name__ == "__main__":
