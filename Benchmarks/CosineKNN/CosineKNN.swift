@@ -26,8 +26,10 @@ func unitRows(_ rows: Int, columns: Int, seed: UInt64) -> Matrix {
 }
 
 let benchmarks: @Sendable () -> Void = {
+    // Tolerances for `swift package benchmark thresholds check` (see KMeans.swift).
     Benchmark.defaultConfiguration = .init(
-        metrics: [.wallClock, .throughput], maxDuration: .seconds(30), maxIterations: 5)
+        metrics: [.wallClock, .throughput], maxDuration: .seconds(30), maxIterations: 5,
+        thresholds: [.wallClock: .init(relative: [.p50: 30]), .throughput: .init(relative: [.p50: 30])])
 
     for itemCount in [100_000, 1_000_000] {
         let items = unitRows(itemCount, columns: 12, seed: 1)
@@ -48,7 +50,9 @@ let benchmarks: @Sendable () -> Void = {
         FeatureMatrix(values: library, trackIDs: (0..<30_000).map { $0 }, columnNames: (0..<12).map { "f\($0)" }))
     let query = Array(library.row(42))
     Benchmark(
-        "One query over a 30,000-track library", configuration: .init(metrics: [.wallClock], maxIterations: 1_000)
+        "One query over a 30,000-track library",
+        configuration: .init(
+            metrics: [.wallClock], maxIterations: 1_000, thresholds: [.wallClock: .init(relative: [.p50: 30])])
     ) {
         benchmark in
         for _ in benchmark.scaledIterations {

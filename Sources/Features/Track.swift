@@ -58,6 +58,28 @@ public struct Track: Hashable, Sendable, Codable {
         normalizedName(artist) + "\u{1F}" + normalizedName(title)
     }
 
+    /// A key equal for every version of one song by one artist: album and single releases,
+    /// remasters, remixes, edits, live and acoustic takes, features.
+    ///
+    /// It is the ``matchKey(artist:title:)`` of the title without what follows the first " - "
+    /// and without parts in brackets, so "Travesuras - Remix", "Travesuras (feat. Ozuna)" and
+    /// "Travesuras [Remastered 2019]" all give the key of "Travesuras". A title that is nothing
+    /// but such parts keeps its full text.
+    public static func songKey(artist: some StringProtocol, title: some StringProtocol) -> String {
+        var core = ""
+        var depth = 0
+        for character in title {
+            switch character {
+            case "(", "[", "{": depth += 1
+            case ")", "]", "}": depth = Swift.max(0, depth - 1)
+            default: if depth == 0 { core.append(character) }
+            }
+        }
+        if let dash = core.range(of: " - ") { core = String(core[..<dash.lowerBound]) }
+        let folded = normalizedName(core)
+        return normalizedName(artist) + "\u{1F}" + (folded.isEmpty ? normalizedName(title) : folded)
+    }
+
     /// A name folded for matching: lower case, no diacritics, alphanumerics separated by one space.
     ///
     /// ASCII names, the large majority, are folded without Foundation; others go through

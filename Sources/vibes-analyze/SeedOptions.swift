@@ -155,11 +155,13 @@ struct LoadedLibrary {
             )
         }
         summaries = try store.allTrackSummaries()
-        let songKeys = try store.trackMatchKeys()
         var attributes: [Int64: TrackAttributes] = [:]
         for (id, summary) in summaries {
+            // Versions of one song (remixes, remasters, live takes) share a key, so recommendations
+            // and playlists hold at most one of them.
+            let songKey = summary.name.isEmpty ? nil : Track.songKey(artist: summary.artists.first ?? "", title: summary.name)
             attributes[id] = TrackAttributes(
-                artists: summary.artists, songKey: songKeys[id], durationMS: summary.durationMS,
+                artists: summary.artists, songKey: songKey, durationMS: summary.durationMS,
                 popularity: summary.popularity)
         }
         recommender = Recommender(table: table, attributes: attributes)

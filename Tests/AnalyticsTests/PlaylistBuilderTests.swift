@@ -50,3 +50,33 @@ struct PlaylistBuilderTests {
         }
     }
 }
+
+/// Playlists on a small library built in the test, so they run without `../shared`.
+struct PlaylistBuilderVersionTests {
+    @Test func aVibePlaylistHoldsOneVersionOfEachSong() throws {
+        let titles = ["Travesuras", "Travesuras - Remix", "Otra Vez", "Otra Vez (Live)", "Lejos"]
+        var table = FeatureTable()
+        var attributes: [Int64: TrackAttributes] = [:]
+        for (offset, title) in titles.enumerated() {
+            var features = AudioFeatures()
+            for (index, feature) in AudioFeature.allCases.enumerated() {
+                let range = feature.documentedRange
+                let unit = 0.3 + 0.05 * Double(index % 5) + 0.01 * Double(offset)
+                features[feature] = feature.isDiscrete
+                    ? (range.lowerBound + unit * (range.upperBound - range.lowerBound)).rounded()
+                    : range.lowerBound + unit * (range.upperBound - range.lowerBound)
+            }
+            let id = Int64(offset + 1)
+            table.append(trackID: id, features: features)
+            attributes[id] = TrackAttributes(
+                artists: ["Nio García"], songKey: Track.songKey(artist: "Nio García", title: title), durationMS: 200_000)
+        }
+        let builder = PlaylistBuilder(recommender: Recommender(table: table, attributes: attributes))
+        let ids = try builder.vibeTracks(members: Array(1...5), label: "vibe 1", length: .trackCount(10))
+        let picked = ids.map { titles[Int($0 - 1)] }
+        #expect(picked.count == 3)
+        #expect(picked.filter { $0.hasPrefix("Travesuras") }.count == 1)
+        #expect(picked.filter { $0.hasPrefix("Otra Vez") }.count == 1)
+        #expect(picked.contains("Lejos"))
+    }
+}

@@ -32,15 +32,6 @@ struct ReleaseDateTests {
     }
 }
 
-struct TrackTests {
-    @Test func matchKeysIgnoreCaseDiacriticsAndPunctuation() {
-        #expect(Track.matchKey(artist: "Tiësto", title: "Red Lights") == Track.matchKey(artist: "TIESTO", title: "red  lights!"))
-        #expect(Track.normalizedName("Beyoncé – Halo (Live)") == "beyonce halo live")
-        #expect(Track.normalizedName("  A$AP   Rocky ") == "a ap rocky")
-        #expect(Track.matchKey(artist: "A", title: "B C") != Track.matchKey(artist: "A B", title: "C"))
-    }
-}
-
 struct AudioFeaturesTests {
     @Test func flagsValuesOutsideTheDocumentedRange() {
         let features = AudioFeatures(danceability: 0.5, key: -1, loudness: 1.275, tempo: 0, timeSignature: 1)

@@ -90,17 +90,6 @@ extension LibraryStore {
         return scored.compactMap { match in summaries[match.id].map { TrackMatch(track: $0, score: match.score) } }
     }
 
-    /// The stored `match_key` (folded "artist␟title") of every track, keyed by track ID: equal keys
-    /// are one song released several times.
-    public func trackMatchKeys() throws -> [Int64: String] {
-        try database.read { db in
-            var result: [Int64: String] = [:]
-            let rows = try Row.fetchCursor(db, sql: "SELECT id, match_key FROM tracks")
-            while let row = try rows.next() { result[row[0]] = row[1] }
-            return result
-        }
-    }
-
     /// Finds the artist whose name best resembles `query` and returns their tracks.
     ///
     /// - Returns: The best match with a score of at least 0.5, or `nil`.
