@@ -10,7 +10,8 @@ so all 20 iterations run. Every library gets tol = 0 and max_iter = 20 and its f
 KMeans(algorithm="lloyd", n_init=1, tol=0); faiss runs faiss.Kmeans with max_points_per_centroid
 raised so it uses every point; ours runs `vibes-analyze bench-kmeans` (fused and BLAS kernels).
 Inertia is recomputed for all three in float64 from their final centres and labels-by-nearest-centre.
-The roofline is max(N·d·4 bytes / measured read bandwidth, 2·N·d·k flops / measured sgemm peak).
+The roofline is max(N·d·4 bytes / measured read bandwidth, 2·N·d·k flops / measured sgemm peak),
+both measured with the same number of threads as the row.
 """
 import argparse
 import json
@@ -20,6 +21,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from threadpoolctl import threadpool_limits
@@ -51,10 +53,15 @@ def inertia_of(X, centres):
 
 
 def measure_bandwidth(threads):
-    """Read bandwidth in GB/s: numpy sum over a 512 MB float32 array (best of 5, one thread)."""
+    """Read bandwidth in GB/s: numpy sums over a 512 MB float32 array split among `threads`
+    Python threads (numpy releases the GIL while it sums), best of 5."""
     a = np.ones(128 * 1024 * 1024, dtype=np.float32)
-    a.sum()
-    best = min(_timed(lambda: a.sum()) for _ in range(5))
+    parts = np.array_split(a, threads)
+    with ThreadPoolExecutor(threads) as pool:
+        def run():
+            list(pool.map(np.sum, parts))
+        run()
+        best = min(_timed(run) for _ in range(5))
     return a.nbytes / best / 1e9
 
 
@@ -140,9 +147,10 @@ def main():
           + ("  (BUSY: figures are distorted)" if os.getloadavg()[0] > 0.5 * os.cpu_count() else ""))
     for label, path in binaries:
         print(f"{label}: {path}")
-    bandwidth = measure_bandwidth(1)
+    bandwidths = {t: measure_bandwidth(t) for t in thread_counts}
     peaks = {t: measure_peak(t) for t in thread_counts}
-    print(f"measured: read bandwidth {bandwidth:.1f} GB/s (numpy sum, 1 thread); sgemm peak "
+    print("measured: read bandwidth (numpy sum) "
+          + ", ".join(f"{bandwidths[t]:.1f} GB/s ({t} thr)" for t in thread_counts) + "; sgemm 2048³ peak "
           + ", ".join(f"{peaks[t]:.0f} GFLOP/s ({t} thr)" for t in thread_counts))
     # The fixed overhead of our process (runtime, OpenBLAS), from a run on a tiny matrix.
     with tempfile.TemporaryDirectory() as tmp:
@@ -187,7 +195,7 @@ def main():
                     inertia_skl = inertia_of(X, skl_centres)
                     skl = median_spread(times["sklearn"])
                     fai = median_spread(times["faiss"])
-                    roof_ms = max(X.nbytes / (bandwidth * 1e9), 2 * n * args.d * k / (peaks[threads] * 1e9)) * 1000
+                    roof_ms = max(X.nbytes / (bandwidths[threads] * 1e9), 2 * n * args.d * k / (peaks[threads] * 1e9)) * 1000
                     row = [f"{n:>9} {k:>3} {threads:>3}", f"{skl[0]:>8.2f} {fai[0]:>8.2f}"]
                     for label, _ in binaries:
                         ours = median_spread(times[label])
