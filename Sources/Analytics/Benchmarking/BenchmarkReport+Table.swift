@@ -26,18 +26,9 @@ extension BenchmarkReport {
     /// The warning printed when the machine was busy, or `nil` when it was quiet.
     public var busyWarning: String? {
         guard isBusy else { return nil }
-        var reasons: [String] = []
-        if let loadAverage = load.before.loadAverage {
-            reasons.append(
-                "load average \(String(format: "%.2f", loadAverage)) on \(machine.logicalCPUCount) CPUs before the run")
-        }
-        if let share = load.during.otherProcessesShare {
-            reasons.append("other processes used \(BenchmarkFormatting.percent(share)) of the CPUs during it")
-        }
-        let steal = Swift.max(load.before.stealShare ?? 0, load.during.stealShare ?? 0)
-        if steal > 0.05 {
-            reasons.append("the hypervisor stole \(BenchmarkFormatting.percent(steal))")
-        }
+        let reasons =
+            load.before.busyReasons(includingLoadAverage: true).map { $0 + " before the run" }
+            + load.during.busyReasons(includingLoadAverage: false).map { $0 + " during it" }
         return "the machine was busy (" + reasons.joined(separator: "; ")
             + "): times are slower and noisier than on a quiet machine."
     }

@@ -120,14 +120,14 @@ extension ClusteringBenchmark {
         /// The estimated time left, once any work is done.
         public var estimatedRemaining: Duration?
 
-        /// One line for a terminal: a bar, the step, the configuration, the phase and the ETA,
-        /// at most `width` characters.
+        /// One line for a terminal: a bar, the step, the ETA, the configuration and the phase, at
+        /// most `width` characters (the end is cut first).
         public func renderedLine(width: Int = 100) -> String {
             let barWidth = 20
             let filled = Int((Swift.min(1, Swift.max(0, fractionDone)) * Double(barWidth)).rounded(.down))
             let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: barWidth - filled)
             let eta = estimatedRemaining.map { "ETA " + Self.clockTime($0) } ?? "ETA –"
-            let line = "\(bar) \(step)/\(stepCount) \(configuration) · \(phase) · \(eta)"
+            let line = "\(bar) \(step)/\(stepCount) · \(eta) · \(configuration) · \(phase)"
             return line.count > width ? String(line.prefix(Swift.max(0, width - 1))) + "…" : line
         }
 

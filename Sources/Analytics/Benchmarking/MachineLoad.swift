@@ -27,15 +27,28 @@ public struct MachineLoad: Hashable, Sendable, Codable {
     /// Whether figures measured in this window are doubtful: the load average above half the
     /// processor count, other processes using more than a quarter of all processors' time, or more
     /// than 5 % of it stolen.
-    public var isBusy: Bool { isBusy(includingLoadAverage: true) }
+    public var isBusy: Bool { !busyReasons(includingLoadAverage: true).isEmpty }
 
     /// Whether the window was busy, judging by the load average only if `includingLoadAverage`:
     /// after a window in which this process ran, the load average counts its own threads too.
     public func isBusy(includingLoadAverage: Bool) -> Bool {
-        if includingLoadAverage, let loadAverage, loadAverage > 0.5 * Double(logicalCPUCount) { return true }
-        if let otherProcessesShare, otherProcessesShare > 0.25 { return true }
-        if let stealShare, stealShare > 0.05 { return true }
-        return false
+        !busyReasons(includingLoadAverage: includingLoadAverage).isEmpty
+    }
+
+    /// Why the window counts as busy, such as `other processes used 45 % of the CPUs`; empty when
+    /// it was quiet.
+    public func busyReasons(includingLoadAverage: Bool) -> [String] {
+        var reasons: [String] = []
+        if includingLoadAverage, let loadAverage, loadAverage > 0.5 * Double(logicalCPUCount) {
+            reasons.append("load average \(String(format: "%.2f", loadAverage)) on \(logicalCPUCount) CPUs")
+        }
+        if let otherProcessesShare, otherProcessesShare > 0.25 {
+            reasons.append("other processes used \(BenchmarkFormatting.percent(otherProcessesShare)) of the CPUs")
+        }
+        if let stealShare, stealShare > 0.05 {
+            reasons.append("the hypervisor stole \(BenchmarkFormatting.percent(stealShare)) of the CPU time")
+        }
+        return reasons
     }
 
     enum CodingKeys: String, CodingKey {
