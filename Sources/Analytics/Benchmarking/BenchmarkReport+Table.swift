@@ -159,8 +159,8 @@ extension BenchmarkReport {
             "Times are medians of the runs, with the fastest and slowest in brackets; every run uses the same seed.",
             "GB/s counts reading the N × d float32 matrix once per iteration (N·d·4 bytes); GFLOP/s counts 2·N·d·k per "
                 + "iteration (cosine: 2·queries·N·d); \"of roofline\" is max(bytes ÷ read bandwidth, FLOPs ÷ multiply-add peak) "
-                + "at the same thread count, divided by the time. The multiply-add peak is this build's (a × b + c on "
-                + "SIMD8<Float>); OpenBLAS, which the cosine search uses, picks its own kernels for the processor.",
+                + "at the same thread count, divided by the time. The multiply-add peak is this build's (\(machine.multiplyAddLoop)); "
+                + "OpenBLAS, which the cosine search uses, picks its own kernels for the processor.",
             "Peak memory is the process's peak resident size during the configuration (all of the process: the data "
                 + "matrix, the index and the tool itself); \"process\" marks a whole-process peak where it could not be reset.",
         ]

@@ -27,6 +27,9 @@ public struct MachineProfile: Hashable, Sendable, Codable {
     /// The BLAS library's description (`openblas_get_config()`), such as
     /// `OpenBLAS 0.3.21 DYNAMIC_ARCH NO_AFFINITY Zen MAX_THREADS=64`.
     public var blas: String?
+    /// The loop whose rate is ``Roofline/multiplyAddPeak``: the faster, in this build, of 12
+    /// `SIMD4<Float>` or 12 `SIMD8<Float>` accumulators.
+    public var multiplyAddLoop: String
     /// The measured ceilings, one per thread count asked for, by increasing thread count.
     public var rooflines: [Roofline]
     /// How long the measurements took, in seconds.
@@ -46,6 +49,7 @@ public struct MachineProfile: Hashable, Sendable, Codable {
         case compiler
         case buildConfiguration = "build_configuration"
         case blas
+        case multiplyAddLoop = "multiply_add_loop"
         case rooflines
         case probeSeconds = "probe_seconds"
     }
@@ -65,10 +69,10 @@ public struct Roofline: Hashable, Sendable, Codable {
     /// 8-lane SIMD, each its own slice.
     public var readBandwidth: Double
     /// The best multiply-add rate of this build, in floating-point operations per second (a
-    /// multiply and an add count two): `a * b + c` on `SIMD8<Float>` with 8 independent
-    /// accumulators per thread — the form of the k-means kernel's inner loop. A build for a
-    /// baseline x86-64 uses 128-bit SSE and no fused multiply-add, so it measures less than the
-    /// processor's FMA peak; `-Xswiftc -target-cpu -Xswiftc x86-64-v3` raises it.
+    /// multiply and an add count two): `a * b + c` on 12 independent SIMD accumulators per thread
+    /// — the form of the k-means kernel's inner loop (see ``MachineProfile/multiplyAddLoop``). A
+    /// build for a baseline x86-64 uses 128-bit SSE and no fused multiply-add, so it measures less
+    /// than the processor's FMA peak; `-Xswiftc -target-cpu -Xswiftc x86-64-v3` raises it.
     public var multiplyAddPeak: Double
 
     public init(threadCount: Int, readBandwidth: Double, multiplyAddPeak: Double) {
@@ -133,12 +137,16 @@ extension MachineProfile {
                 bandwidths[threads] = best
             }
         }
-        let iterations = calibrateMultiplyAdd(duration: options.multiplyAddDuration)
+        // The loop shape this build runs fastest (which depends on its vector registers), and the
+        // passes of it that take about the measurement's duration.
+        let (shape, iterations) = MultiplyAddShape.allCases.map { shape in
+            (shape, calibrateMultiplyAdd(shape, duration: options.multiplyAddDuration))
+        }.max { $0.1.rate < $1.1.rate }.map { ($0.0, $0.1.iterations) }!
         var rooflines: [Roofline] = []
         for threads in counts {
             var best = 0.0
             for _ in 0..<Swift.max(1, options.attempts) {
-                best = Swift.max(best, await multiplyAddRate(threadCount: threads, iterations: iterations))
+                best = Swift.max(best, await multiplyAddRate(shape, threadCount: threads, iterations: iterations))
             }
             rooflines.append(Roofline(threadCount: threads, readBandwidth: bandwidths[threads]!, multiplyAddPeak: best))
         }
@@ -151,7 +159,7 @@ extension MachineProfile {
             kernel: (try? String(contentsOfFile: "/proc/sys/kernel/osrelease", encoding: .utf8))?
                 .trimmingCharacters(in: .whitespacesAndNewlines),
             compiler: compilerVersion, buildConfiguration: buildConfiguration, blas: blasConfiguration,
-            rooflines: rooflines, probeSeconds: (clock.now - start).seconds)
+            multiplyAddLoop: shape.description, rooflines: rooflines, probeSeconds: (clock.now - start).seconds)
     }
 
     /// The value of the first `model name` line of `/proc/cpuinfo` text.
@@ -196,37 +204,70 @@ extension MachineProfile {
         #endif
     }
 
-    /// The floating-point operations of one multiply-add measurement loop pass.
-    static let flopsPerMultiplyAddIteration = 8 * 8 * 2
+    /// A multiply-add measurement loop: 12 independent accumulators of one vector width.
+    ///
+    /// Which runs fastest depends on the build: a baseline x86-64 build has sixteen 128-bit
+    /// registers, so twelve `SIMD8<Float>` accumulators spill and twelve `SIMD4<Float>` do not; an
+    /// AVX2 build holds twelve `SIMD8<Float>` in its 256-bit registers. Both are measured and the
+    /// faster is kept.
+    enum MultiplyAddShape: CaseIterable, CustomStringConvertible {
+        case simd4, simd8
 
-    /// The number of loop passes that take about `duration` on one thread.
-    private static func calibrateMultiplyAdd(duration: Duration) -> Int {
+        /// The floating-point operations of one pass: 12 accumulators × lanes × (multiply + add).
+        var flopsPerIteration: Int {
+            switch self {
+            case .simd4: 12 * 4 * 2
+            case .simd8: 12 * 8 * 2
+            }
+        }
+
+        func run(iterations: Int, seed: Float) -> Float {
+            switch self {
+            case .simd4: MachineProfile.multiplyAddLoop(SIMD4<Float>.self, iterations: iterations, seed: seed)
+            case .simd8: MachineProfile.multiplyAddLoop(SIMD8<Float>.self, iterations: iterations, seed: seed)
+            }
+        }
+
+        var description: String {
+            switch self {
+            case .simd4: "a × b + c, 12 × SIMD4<Float> accumulators per thread"
+            case .simd8: "a × b + c, 12 × SIMD8<Float> accumulators per thread"
+            }
+        }
+    }
+
+    /// The number of passes of `shape` that take about `duration` on one thread, and the rate in
+    /// floating-point operations per second seen while finding it.
+    private static func calibrateMultiplyAdd(_ shape: MultiplyAddShape, duration: Duration) -> (
+        iterations: Int, rate: Double
+    ) {
         let clock = ContinuousClock()
         var iterations = 1 << 10
         while true {
             let start = clock.now
-            blackHole(multiplyAddLoop(iterations: iterations, seed: 1))
-            let elapsed = clock.now - start
-            if elapsed >= duration / 8 || iterations >= 1 << 34 {
-                let scale = duration.seconds / Swift.max(elapsed.seconds, 1e-9)
-                return Swift.max(1, Int(Double(iterations) * scale))
+            blackHole(shape.run(iterations: iterations, seed: 1))
+            let elapsed = (clock.now - start).seconds
+            if elapsed >= duration.seconds / 8 || iterations >= 1 << 34 {
+                let rate = Double(iterations * shape.flopsPerIteration) / Swift.max(elapsed, 1e-9)
+                let scale = duration.seconds / Swift.max(elapsed, 1e-9)
+                return (Swift.max(1, Int(Double(iterations) * scale)), rate)
             }
             iterations *= 4
         }
     }
 
-    /// Multiply-adds per second with `threadCount` tasks running `iterations` passes each.
-    private static func multiplyAddRate(threadCount: Int, iterations: Int) async -> Double {
+    /// Multiply-adds per second with `threadCount` tasks running `iterations` passes of `shape` each.
+    private static func multiplyAddRate(_ shape: MultiplyAddShape, threadCount: Int, iterations: Int) async -> Double {
         let clock = ContinuousClock()
         let start = clock.now
         await withTaskGroup(of: Float.self) { group in
             for thread in 0..<threadCount {
-                group.addTask { multiplyAddLoop(iterations: iterations, seed: Float(thread + 1)) }
+                group.addTask { shape.run(iterations: iterations, seed: Float(thread + 1)) }
             }
             for await result in group { blackHole(result) }
         }
         let seconds = (clock.now - start).seconds
-        return Double(threadCount * iterations * flopsPerMultiplyAddIteration) / seconds
+        return Double(threadCount * iterations * shape.flopsPerIteration) / seconds
     }
 
     /// Bytes per second that `threadCount` tasks read from `buffer`, each summing its own slice.
@@ -250,13 +291,13 @@ extension MachineProfile {
         return Double(bytes) / (clock.now - start).seconds
     }
 
-    /// The k-means-style multiply-add loop: 8 independent `SIMD8<Float>` accumulators, each
-    /// updated as `a * m + c` per pass (128 floating-point operations per pass).
+    /// The k-means kernel's inner operation, `a * m + c`, on 12 independent accumulators of
+    /// vector type `V`, `iterations` times; returns the sum of all lanes so the work is kept.
     @inline(never)
-    static func multiplyAddLoop(iterations: Int, seed: Float) -> Float {
-        let m = SIMD8<Float>(repeating: 0.999_999)
-        let c = SIMD8<Float>(repeating: 1e-7 * seed)
-        var a0 = SIMD8<Float>(repeating: seed)
+    static func multiplyAddLoop<V: SIMD>(_: V.Type, iterations: Int, seed: Float) -> Float where V.Scalar == Float {
+        let m = V(repeating: 0.999_999)
+        let c = V(repeating: 1e-7 * seed)
+        var a0 = V(repeating: seed)
         var a1 = a0 + 1
         var a2 = a0 + 2
         var a3 = a0 + 3
@@ -264,6 +305,10 @@ extension MachineProfile {
         var a5 = a0 + 5
         var a6 = a0 + 6
         var a7 = a0 + 7
+        var a8 = a0 + 8
+        var a9 = a0 + 9
+        var a10 = a0 + 10
+        var a11 = a0 + 11
         for _ in 0..<iterations {
             a0 = a0 * m + c
             a1 = a1 * m + c
@@ -273,8 +318,13 @@ extension MachineProfile {
             a5 = a5 * m + c
             a6 = a6 * m + c
             a7 = a7 * m + c
+            a8 = a8 * m + c
+            a9 = a9 * m + c
+            a10 = a10 * m + c
+            a11 = a11 * m + c
         }
-        return ((a0 + a1) + (a2 + a3) + (a4 + a5) + (a6 + a7)).sum()
+        let total = ((a0 + a1) + (a2 + a3)) + ((a4 + a5) + (a6 + a7)) + ((a8 + a9) + (a10 + a11))
+        return total.sum()
     }
 }
 

@@ -56,7 +56,8 @@ enum ExampleReport {
         let machine = MachineProfile(
             cpuModel: "Example CPU <x86>", logicalCPUCount: 2, cpuFeatures: ["avx2", "fma"],
             operatingSystem: "Example OS", kernel: "6.0", compiler: "Swift 6.3", buildConfiguration: "release",
-            blas: "OpenBLAS 0.3.21", rooflines: rooflines, probeSeconds: 0.4)
+            blas: "OpenBLAS 0.3.21", multiplyAddLoop: "a × b + c, 12 × SIMD4<Float> accumulators per thread",
+            rooflines: rooflines, probeSeconds: 0.4)
         let load = MachineLoad(
             loadAverage: isBusy ? 3.5 : 0.1, logicalCPUCount: 2, otherProcessesShare: isBusy ? 0.6 : 0.01,
             stealShare: 0, windowSeconds: 0.25)

@@ -23,6 +23,7 @@ struct MachineProfileTests {
         #expect(profile.blas?.contains("OpenBLAS") == true)
         #expect(profile.roofline(threadCount: 2) == profile.rooflines[1])
         #expect(profile.roofline(threadCount: 3) == nil)
+        #expect(MachineProfile.MultiplyAddShape.allCases.map(\.description).contains(profile.multiplyAddLoop))
     }
 
     @Test func cpuInfoIsReadForTheModelAndTheVectorExtensions() {
@@ -47,14 +48,17 @@ struct MachineProfileTests {
         #expect(roofline.minimumSeconds(bytes: 1e6, flops: 1e11).isApproximatelyEqual(to: 1))
     }
 
-    @Test func theMultiplyAddLoopComputesWhatItCounts() {
-        // One pass: each accumulator a ↦ a · m + c; start values seed … seed + 7.
+    @Test func theMultiplyAddLoopsComputeWhatTheyCount() {
+        // One pass: each of the 12 accumulators a ↦ a · m + c, starting at seed … seed + 11.
         let m: Float = 0.999_999
         let c: Float = 1e-7
-        let expected = (0..<8).map { Float($0) + 1 }.map { $0 * m + c }.reduce(0, +) * 8
-        #expect(
-            MachineProfile.multiplyAddLoop(iterations: 1, seed: 1).isApproximatelyEqual(
-                to: expected, relativeTolerance: 1e-5))
+        let perLane = (0..<12).map { Float($0) + 1 }.map { $0 * m + c }.reduce(0, +)
+        let four = MachineProfile.multiplyAddLoop(SIMD4<Float>.self, iterations: 1, seed: 1)
+        let eight = MachineProfile.multiplyAddLoop(SIMD8<Float>.self, iterations: 1, seed: 1)
+        #expect(four.isApproximatelyEqual(to: perLane * 4, relativeTolerance: 1e-5))
+        #expect(eight.isApproximatelyEqual(to: perLane * 8, relativeTolerance: 1e-5))
+        #expect(MachineProfile.MultiplyAddShape.simd4.flopsPerIteration == 12 * 4 * 2)
+        #expect(MachineProfile.MultiplyAddShape.simd8.flopsPerIteration == 12 * 8 * 2)
     }
 
     @Test func loadIsMeasuredOverAWindowAndJudged() async {
