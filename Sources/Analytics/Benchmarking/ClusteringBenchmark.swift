@@ -64,6 +64,8 @@ public struct ClusteringBenchmark: Sendable {
             case neighborCount = "neighbors"
         }
 
+        /// Encodes every setting a reader needs to repeat the run, `n` as `null` for the whole
+        /// library (the probe options and the quiet window are left out).
         public func encode(to encoder: Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(rowCounts, forKey: .rowCounts)
