@@ -8,6 +8,6 @@ struct VibesAnalyze: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             Import.self, Library.self, Cluster.self, Vibes.self, Recommend.self, PlaylistCommand.self, Report.self,
-            Eval.self, Auth.self, Sync.self, BenchKMeans.self, BenchKNN.self,
+            Eval.self, Auth.self, Sync.self, Bench.self, BenchKMeans.self, BenchKNN.self,
         ])
 }

@@ -501,7 +501,13 @@ struct HTMLPage {
         }
     }
 
-    func document(title: String) -> String {
+    /// The footer of the mood report, as HTML.
+    static let moodReportFooter =
+        "Made by vibes-analyze from the library store. Audio features are Spotify's; moods are estimates from valence and energy."
+
+    /// The whole page: `body` between the shared head (with ``css`` and `extraCSS`) and `footer`,
+    /// which is HTML (escape any text in it).
+    func document(title: String, footer: String = HTMLPage.moodReportFooter, extraCSS: String = "") -> String {
         """
         <!DOCTYPE html>
         <html xmlns="http://www.w3.org/1999/xhtml" lang="en">
@@ -511,12 +517,12 @@ struct HTMLPage {
         <meta name="color-scheme" content="light dark"/>
         <title>\(SVGChart.escape(title))</title>
         <style>
-        \(HTMLPage.css)
+        \(HTMLPage.css)\(extraCSS.isEmpty ? "" : "\n" + extraCSS)
         </style>
         </head>
         <body>
         <main>
-        \(body)<footer><p>Made by vibes-analyze from the library store. Audio features are Spotify's; moods are estimates from valence and energy.</p></footer>
+        \(body)<footer><p>\(footer)</p></footer>
         </main>
         </body>
         </html>

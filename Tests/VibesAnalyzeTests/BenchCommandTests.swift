@@ -1,0 +1,192 @@
+import ArgumentParser
+import Foundation
+import Ingest
+import Testing
+import VibesTestSupport
+
+@testable import vibes_analyze
+
+struct BenchCommandTests {
+    /// Options that keep a run short in a debug build: one tiny configuration, a small probe.
+    private let quick = ["--k", "3", "--threads", "1", "--iterations", "2", "--repeats", "1", "--probe-megabytes", "8"]
+
+    private func withLibrary<T>(perGroup: Int = 40, _ body: (String) throws -> T) throws -> T {
+        try withTemporaryDirectory { folder in
+            let path = folder + "/library.sqlite"
+            let store = try LibraryStore(path: path)
+            if perGroup > 0 {
+                try LibrarySeeding.insert(
+                    LibrarySeeding.syntheticTracks(perGroup: perGroup), into: store, folder: folder)
+            }
+            return try body(path)
+        }
+    }
+
+    /// The CSV's data rows as fields, by metric.
+    private func csvRows(_ text: String) -> [[String]] {
+        text.split(separator: "\n").dropFirst().map {
+            $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        }
+    }
+
+    @Test func aTinyRunPrintsVersionedJSON() throws {
+        let result = try CommandLineTool.run([
+            "bench", "--n", "2000", "--k", "4", "--threads", "1", "--iterations", "3", "--repeats", "1", "--format",
+            "json",
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        #expect(object["version"] as? Int == 1)
+        #expect(object["busy"] is Bool)
+        #expect(
+            object["command"] as? String
+                == "vibes-analyze bench --n 2000 --k 4 --threads 1 --iterations 3 --repeats 1 --format json")
+        let configurations = try #require(object["configurations"] as? [[String: Any]])
+        #expect(configurations.count == 1)
+        #expect(configurations.first?["n"] as? Int == 2_000)
+        #expect(configurations.first?["d"] as? Int == 12)
+        #expect(configurations.first?["k"] as? Int == 4)
+        #expect(configurations.first?["threads"] as? Int == 1)
+        #expect((configurations.first?["inertia"] as? [String: Double])?["median"].map { $0 > 0 } == true)
+        #expect((object["searches"] as? [Any])?.count == 1)
+        let machine = try #require(object["machine"] as? [String: Any])
+        #expect((machine["rooflines"] as? [[String: Any]])?.map { $0["threads"] as? Int } == [1])
+        // No progress bar into a pipe.
+        #expect(!result.stderr.contains("\r"))
+    }
+
+    @Test func theLibraryIsBenchmarkedWholeOrDrawnFrom() throws {
+        try withLibrary { db in
+            let whole = try CommandLineTool.run(
+                ["bench", "--db", db, "--data", "library", "--format", "csv", "--verbose"] + quick)
+            #expect(whole.status == 0, "\(whole.stderr)")
+            let rows = csvRows(whole.stdout)
+            #expect(!rows.isEmpty)
+            #expect(rows.allSatisfy { $0.count == 11 && $0[1] == "120" })
+            #expect(rows.contains { $0[0] == "kmeans" && $0[5] == "lloyd_per_iteration" })
+            #expect(rows.contains { $0[0] == "cosine" && $0[5] == "queries_per_second" })
+            #expect(whole.stderr.contains("running N=120 k=3 threads=1"))
+
+            let drawn = try CommandLineTool.run(
+                ["bench", "--db", db, "--data", "library", "--n", "1k", "--format", "csv"] + quick)
+            #expect(drawn.status == 0, "\(drawn.stderr)")
+            #expect(csvRows(drawn.stdout).allSatisfy { $0[1] == "1000" })
+
+            let tooMany = try CommandLineTool.run([
+                "bench", "--db", db, "--data", "library", "--k", "500", "--threads", "1",
+            ])
+            #expect(tooMany.status == 64)
+            #expect(tooMany.stderr.contains("--k 500 needs at least 500 tracks"))
+        }
+    }
+
+    @Test func anEmptyLibraryIsAUsageError() throws {
+        try withLibrary(perGroup: 0) { db in
+            let result = try CommandLineTool.run(["bench", "--db", db, "--data", "library"] + quick)
+            #expect(result.status == 64)
+            #expect(result.stderr.contains("has no tracks with audio features; run `vibes-analyze import FILE` first"))
+        }
+    }
+
+    @Test func theTableTheChartAndThePageAreWritten() throws {
+        try withTemporaryDirectory { folder in
+            let result = try CommandLineTool.run(
+                ["bench", "--n", "500,1000", "--svg", folder + "/chart.svg", "--html", folder + "/out/bench.html"]
+                    + quick)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stdout.contains("Lloyd per iteration"))
+            #expect(result.stdout.contains("roofline  1 thread: read "))
+            #expect(result.stdout.contains("1,000  12  3"))
+            let svg = try String(contentsOfFile: folder + "/chart.svg", encoding: .utf8)
+            #expect(svg.hasPrefix("<?xml") && svg.contains("data-chart=\"lloyd-time\""))
+            let html = try String(contentsOfFile: folder + "/out/bench.html", encoding: .utf8)
+            #expect(html.contains("<table>") && html.contains("data-chart=\"lloyd-time\""))
+            #expect(result.stderr.contains("Wrote the SVG chart to \(folder)/chart.svg."))
+        }
+    }
+
+    @Test(arguments: [
+        (["--n", "abc"], "--n"), (["--n", "0"], "--n"), (["--n", "1.5"], "--n"), (["--n", "100", "--k", "200"], "--k"),
+        (["--threads", "0"], "--threads"), (["--k", "4,x"], "--k"), (["--iterations", "0"], "iteration"),
+        (["--repeats", "0"], "repeat"), (["--d", "0"], "--d"), (["--data", "disk"], "--data"),
+    ])
+    func badOptionsAreUsageErrorsNamingTheOption(arguments: [String], option: String) throws {
+        let result = try CommandLineTool.run(["bench"] + arguments)
+        #expect(result.status == 64, "\(arguments): \(result.stderr)")
+        #expect(result.stderr.contains(option), "\(arguments): \(result.stderr)")
+    }
+
+    @Test(arguments: [
+        ("1e5,1e6", [100_000, 1_000_000]), ("250000", [250_000]), ("100k", [100_000]), ("1m", [1_000_000]),
+        ("1.5e3, 2K", [1_500, 2_000]), ("1_000", [1_000]),
+    ])
+    func countListsTakeTheUsualForms(text: String, values: [Int]) {
+        #expect(CountList(argument: text)?.values == values)
+    }
+
+    @Test(arguments: ["", "0", "-5", "1.5", "1e5,", "abc", "1e99", "k"])
+    func countListsRejectTheRest(text: String) {
+        #expect(CountList(argument: text) == nil)
+    }
+
+    @Test func benchHelpIsStable() {
+        let expected = #"""
+            OVERVIEW: Measure how fast clustering and similarity search run on this
+            machine.
+
+            Times k-means++ seeding, Lloyd's iterations, mini-batch k-means and exact
+            cosine top-10 for every N, k and thread count given, on synthetic audio
+            features drawn from a mixture fitted to the sample library (or on your library
+            with --data library), z-scored as `cluster` does. It reports medians with the
+            fastest and slowest run, rows/s, GB/s, GFLOP/s, the share of this machine's
+            roofline (it measures read bandwidth and multiply-add peak first, in under a
+            second), peak memory and inertia, and warns when other work is running. With
+            the defaults it takes about a minute on a 2-core machine; --n 1e5 --repeats 1
+            takes a few seconds. Build with -c release for figures that mean something.
+
+            USAGE: vibes-analyze bench <options>
+
+            OPTIONS:
+              --db <db>               The library database file. Defaults to $VIBES_DB,
+                                      else $XDG_DATA_HOME/vibes-analyze/library.sqlite,
+                                      else ~/.local/share/vibes-analyze/library.sqlite.
+              --json                  Print results as JSON for scripts.
+              -q, --quiet             Print only results and errors, no progress.
+              -v, --verbose           Print diagnostics while working.
+              --n <counts>            The row counts N, comma-separated, such as 1e5,1e6,
+                                      250000, 100k or 1m. Default: 1e5,1e6; with --data
+                                      library, the whole library (a given N draws that many
+                                      tracks from it with replacement).
+              --d <d>                 The number of columns: the first d of the 12
+                                      benchmark features, or all 12 and d − 12 columns of
+                                      noise. (default: 12)
+              --k <counts>            The cluster counts, comma-separated. (default:
+                                      8,16,64)
+              --threads <counts>      The thread counts, comma-separated. (default: 1,2)
+              --iterations <iterations>
+                                      Lloyd's iterations per fit (tolerance 0). (default:
+                                      20)
+              --repeats <repeats>     The timed runs of every measurement; the median is
+                                      reported with the spread. (default: 3)
+              --data <data>           The data: synthetic (drawn from a mixture fitted to
+                                      the sample library) or library (the store's tracks).
+                                      (values: synthetic, library; default: synthetic)
+              --seed <seed>           The seed of the data and of every random choice.
+                                      (default: 42)
+              --format <format>       The output format: table, json or csv. (values:
+                                      table, json, csv; default: table)
+              --batch-size <batch-size>
+                                      The rows per mini-batch step. (default: 1024)
+              --queries <queries>     The cosine top-10 queries: rows sampled from the
+                                      data. (default: 1000)
+              --svg <file>            Also write a chart of the time per Lloyd iteration
+                                      against N and k as SVG to this file.
+              --html <file>           Also write the results, the machine and the chart as
+                                      one HTML page to this file.
+              --version               Show the version.
+              -h, --help              Show help information.
+            """#
+        let actual = VibesAnalyze.helpMessage(for: VibesAnalyze.Bench.self, columns: 80)
+        #expect(actual.trimmingCharacters(in: .whitespacesAndNewlines) == expected)
+    }
+}
