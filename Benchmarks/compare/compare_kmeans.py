@@ -16,6 +16,7 @@ both measured with the same number of threads as the row.
 import argparse
 import json
 import os
+import platform
 import statistics
 import subprocess
 import sys
@@ -103,6 +104,18 @@ def run_ours(binary, xfile, cfile, d, iters, threads, kernel):
     return result, rss_kb
 
 
+def describe_cpu():
+    """The CPU model and its vector extensions, from /proc/cpuinfo."""
+    try:
+        text = open("/proc/cpuinfo").read()
+    except OSError:
+        return platform.processor() or "unknown CPU"
+    model = next((line.split(":", 1)[1].strip() for line in text.splitlines() if line.startswith("model name")), "unknown CPU")
+    flags = next((line.split(":", 1)[1].split() for line in text.splitlines() if line.startswith("flags")), [])
+    vector = [f for f in ("sse4_2", "avx", "avx2", "fma", "avx512f") if f in flags]
+    return f"{model}, {os.cpu_count()} logical CPUs, {' '.join(vector) or 'no SIMD flags listed'}"
+
+
 def parse_counts(text):
     """'1e5,1e6,250000,100k,1m' -> [100000, 1000000, 250000, 100000, 1000000], as `vibes-analyze bench --n`."""
     values = []
@@ -143,6 +156,7 @@ def main():
     print(f"scikit-learn {sklearn.__version__}, faiss {faiss.__version__}, numpy {np.__version__}; d = {args.d}, "
           f"{args.iterations} iterations, tol = 0, median of {args.repeats}; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
     print("command: " + " ".join(sys.argv))
+    print(f"CPU: {describe_cpu()}; {platform.platform()}")
     print(f"load average at start: {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs"
           + ("  (BUSY: figures are distorted)" if os.getloadavg()[0] > 0.5 * os.cpu_count() else ""))
     for label, path in binaries:

@@ -124,6 +124,7 @@ enum Kernels {
         var runSums = [Float](repeating: 0, count: k * d)
         var counts = [Int](repeating: 0, count: k)
         var runLabels = [Int32](repeating: 0, count: runLength)
+        var scratch = FusedScratch(d: d)
         var changed = 0
         runSums.withUnsafeMutableBufferPointer { runSums in
             counts.withUnsafeMutableBufferPointer { counts in
@@ -132,7 +133,7 @@ enum Kernels {
                     while runStart < rows.upperBound {
                         let run = runStart..<Swift.min(runStart + runLength, rows.upperBound)
                         switch kernel {
-                        case .fused: assignFused(x, rows: run, d: d, prepared, into: runLabels)
+                        case .fused: assignFused(x, rows: run, d: d, prepared, scratch: &scratch, into: runLabels)
                         case .blas: assignBLAS(x, rows: run, d: d, prepared, into: runLabels)
                         }
                         for i in run {
@@ -156,6 +157,19 @@ enum Kernels {
             }
         }
         return Assignment(sums: sums, counts: counts, changedCount: changed)
+    }
+
+    /// The fused kernel's working memory, allocated once per block of rows.
+    private struct FusedScratch {
+        /// The transposed tile of 8 rows, one vector per column.
+        var tile: [SIMD8<Float>]
+        /// The last rows of a block when fewer than 8 are left, zero-padded.
+        var padded: [Float]
+
+        init(d: Int) {
+            tile = [SIMD8<Float>](repeating: .zero, count: d)
+            padded = [Float](repeating: 0, count: Kernels.rowsPerBlock * d)
+        }
     }
 
     /// Adds `count` floats at `source` to `target`, four at a time.
@@ -234,15 +248,13 @@ enum Kernels {
     /// scalar loop.
     private static func assignFused(
         _ x: UnsafeBufferPointer<Float>, rows: Range<Int>, d: Int, _ prepared: PreparedCentroids,
-        into labels: UnsafeMutableBufferPointer<Int32>
+        scratch: inout FusedScratch, into labels: UnsafeMutableBufferPointer<Int32>
     ) {
         let k = prepared.centroids.rowCount
-        var tile = [SIMD8<Float>](repeating: .zero, count: d)
-        var padded = [Float](repeating: 0, count: rowsPerBlock * d)
         prepared.splatted.withUnsafeBufferPointer { splatted in
             prepared.halfNorms.withUnsafeBufferPointer { halfNorms in
-                tile.withUnsafeMutableBufferPointer { tile in
-                    padded.withUnsafeMutableBufferPointer { padded in
+                scratch.tile.withUnsafeMutableBufferPointer { tile in
+                    scratch.padded.withUnsafeMutableBufferPointer { padded in
                         let columns = tile.baseAddress!
                         let centroids = splatted.baseAddress!
                         var i = rows.lowerBound

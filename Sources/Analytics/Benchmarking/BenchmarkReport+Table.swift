@@ -56,7 +56,7 @@ extension BenchmarkReport {
         if let kernel = machine.kernel { machineLine += ", kernel " + kernel }
         lines.append(("machine", machineLine))
         var build = "\(machine.compiler), \(machine.buildConfiguration) build"
-        if machine.buildConfiguration == "debug" { build += " (debug figures say little about the code's speed)" }
+        if machine.buildConfiguration.hasPrefix("debug") { build += " (debug figures say little about the code's speed)" }
         if let blas = machine.blas { build += "; " + blas }
         lines.append(("build", build))
         let ceilings = machine.rooflines.map { roofline in

@@ -195,12 +195,21 @@ extension MachineProfile {
         #endif
     }
 
-    /// `debug` or `release`.
+    /// `debug` or `release`, and the processor the build targets: the portable baseline that
+    /// SwiftPM builds by default, or this machine's class of processor when built by `make`
+    /// (`scripts/host-cpu-flags.sh` adds `-target-cpu haswell -DVIBES_HOST_CPU`).
     static var buildConfiguration: String {
         #if DEBUG
-            "debug"
+            let configuration = "debug"
         #else
-            "release"
+            let configuration = "release"
+        #endif
+        #if VIBES_HOST_CPU
+            return configuration + ", for x86-64-v3 (AVX2, FMA)"
+        #elseif arch(x86_64)
+            return configuration + ", portable x86-64 (SSE2)"
+        #else
+            return configuration
         #endif
     }
 
