@@ -116,6 +116,15 @@ def describe_cpu():
     return f"{model}, {os.cpu_count()} logical CPUs, {' '.join(vector) or 'no SIMD flags listed'}"
 
 
+def tool_version(command):
+    """The first line a version command prints, or 'unknown'."""
+    try:
+        out = subprocess.run(command, capture_output=True, text=True, timeout=30)
+        return (out.stdout or out.stderr).strip().splitlines()[0]
+    except (OSError, IndexError, subprocess.SubprocessError):
+        return "unknown"
+
+
 def parse_counts(text):
     """'1e5,1e6,250000,100k,1m' -> [100000, 1000000, 250000, 100000, 1000000], as `vibes-analyze bench --n`."""
     values = []
@@ -157,6 +166,7 @@ def main():
           f"{args.iterations} iterations, tol = 0, median of {args.repeats}; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
     print("command: " + " ".join(sys.argv))
     print(f"CPU: {describe_cpu()}; {platform.platform()}")
+    print(f"build: {tool_version(['swift', '--version'])}; OpenBLAS {tool_version(['dpkg-query', '-W', '-f=${Version}', 'libopenblas0-pthread'])}")
     print(f"load average at start: {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs"
           + ("  (BUSY: figures are distorted)" if os.getloadavg()[0] > 0.5 * os.cpu_count() else ""))
     for label, path in binaries:

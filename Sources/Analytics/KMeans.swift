@@ -77,16 +77,12 @@ extension KMeans {
         public var seedingSampleSize = 100_000
         /// The distance kernel; the fused SIMD kernel by default.
         ///
-        /// Measured with `Benchmarks/compare/compare_kmeans.py` on the shared 2-vCPU EPYC (AVX2,
-        /// no AVX-512 in this VM; baseline x86-64 build), d = 12, 2 threads, ms per iteration of
-        /// the whole fit, fused vs `cblas_sgemm` on 256-row blocks, in one run (load average 12):
-        /// N = 100k, k = 16: 7.96 vs 7.78; 1M, k = 8: 73 vs 91; 1M, k = 16: 127 vs 124;
-        /// 1M, k = 64: 292 vs 335; 5M, k = 16: 307 vs 214. On a quieter machine (load 5), 1M,
-        /// k = 16, one thread: 52 vs 73. The fused kernel wins at small and large k and on one
-        /// thread; BLAS won the 5M row, and repeated A/B runs at 1M, k = 16 scatter by ±40 % on this
-        /// shared machine. Built for AVX2 + FMA (`-Xswiftc -target-cpu -Xswiftc haswell`) the fused
-        /// kernel is clearly ahead: 1M, k = 16: 57 vs 91; 1M, k = 64: 146 vs 226.
-        /// See `Benchmarks/results/` for the full runs.
+        /// Measured with `Benchmarks/compare/compare_kmeans.py --blas` on the 2-vCPU EPYC VM (AVX2
+        /// and FMA, no AVX-512 exposed), N = 1M, d = 12, 2 threads, ms per iteration of the whole
+        /// fit, medians of 3 (`Benchmarks/results/kmeans-kernels-2026-11-21.txt`): fused vs
+        /// `cblas_sgemm` on 256-row blocks, portable build: k = 8: 14.4 vs 17.8; k = 16: 18.8 vs
+        /// 26.2; k = 64: 54.9 vs 68.1. The fused kernel built for x86-64-v3 (`make build`): 10.6,
+        /// 13.4 and 32.7. The BLAS kernel is the same in both builds (OpenBLAS picks its own).
         public var kernel = DistanceKernel.fused
 
         public init() {}
