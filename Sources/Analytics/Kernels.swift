@@ -121,7 +121,9 @@ enum Kernels {
         labels: UnsafeMutableBufferPointer<Int32>, accumulate: Bool, kernel: DistanceKernel
     ) -> Assignment {
         var sums = [Double](repeating: 0, count: accumulate ? k * d : 0)
-        var runSums = [Float](repeating: 0, count: k * d)
+        // Two partial sums per run, even rows into the first and odd rows into the second, so that
+        // consecutive rows of one cluster do not wait on each other's stores.
+        var runSums = [Float](repeating: 0, count: 2 * k * d)
         var counts = [Int](repeating: 0, count: k)
         var runLabels = [Int32](repeating: 0, count: runLength)
         var scratch = FusedScratch(d: d)
@@ -136,19 +138,25 @@ enum Kernels {
                         case .fused: assignFused(x, rows: run, d: d, prepared, scratch: &scratch, into: runLabels)
                         case .blas: assignBLAS(x, rows: run, d: d, prepared, into: runLabels)
                         }
-                        for i in run {
-                            let label = runLabels[i &- run.lowerBound]
-                            if labels[i] != label { changed &+= 1 }
-                            labels[i] = label
-                            counts[Int(label)] &+= 1
-                            if accumulate {
-                                add(x.baseAddress! + i &* d, into: runSums.baseAddress! + Int(label) &* d, count: d)
-                            }
-                        }
+                        let runLabels = UnsafeBufferPointer(rebasing: runLabels[0..<run.count])
                         if accumulate {
+                            switch d {
+                            case 10: changed &+= accumulateRun(x, run: run, d: 10, runLabels, labels, counts, runSums, k: k)
+                            case 12: changed &+= accumulateRun(x, run: run, d: 12, runLabels, labels, counts, runSums, k: k)
+                            default: changed &+= accumulateRun(x, run: run, d: d, runLabels, labels, counts, runSums, k: k)
+                            }
+                            // The two interleaved partial sums, added in a fixed order.
                             for index in 0..<(k * d) {
-                                sums[index] += Double(runSums[index])
+                                sums[index] += Double(runSums[index]) + Double(runSums[k &* d &+ index])
                                 runSums[index] = 0
+                                runSums[k &* d &+ index] = 0
+                            }
+                        } else {
+                            for i in run {
+                                let label = runLabels[i &- run.lowerBound]
+                                if labels[i] != label { changed &+= 1 }
+                                labels[i] = label
+                                counts[Int(label)] &+= 1
                             }
                         }
                         runStart = run.upperBound
@@ -170,6 +178,28 @@ enum Kernels {
             tile = [SIMD8<Float>](repeating: .zero, count: d)
             padded = [Float](repeating: 0, count: Kernels.rowsPerBlock * d)
         }
+    }
+
+    /// Stores the labels of one run, counts them and the changed ones, and adds each row to its
+    /// cluster's partial sum (even rows to the first `k × d` sums, odd rows to the second); returns
+    /// the number of changed labels. Inlined with `d` a constant for the common widths, so the
+    /// row addition unrolls.
+    @inline(__always)
+    private static func accumulateRun(
+        _ x: UnsafeBufferPointer<Float>, run: Range<Int>, d: Int, _ runLabels: UnsafeBufferPointer<Int32>,
+        _ labels: UnsafeMutableBufferPointer<Int32>, _ counts: UnsafeMutableBufferPointer<Int>,
+        _ runSums: UnsafeMutableBufferPointer<Float>, k: Int
+    ) -> Int {
+        var changed = 0
+        let stride = k &* d
+        for i in run {
+            let label = runLabels[i &- run.lowerBound]
+            if labels[i] != label { changed &+= 1 }
+            labels[i] = label
+            counts[Int(label)] &+= 1
+            add(x.baseAddress! + i &* d, into: runSums.baseAddress! + ((i & 1) &* stride &+ Int(label) &* d), count: d)
+        }
+        return changed
     }
 
     /// Adds `count` floats at `source` to `target`, four at a time.
