@@ -79,10 +79,11 @@ extension KMeans {
         ///
         /// Measured with `Benchmarks/compare/compare_kmeans.py --blas` on the 2-vCPU EPYC VM (AVX2
         /// and FMA, no AVX-512 exposed), N = 1M, d = 12, 2 threads, ms per iteration of the whole
-        /// fit, medians of 3 (`Benchmarks/results/kmeans-kernels-2026-11-21.txt`): fused vs
-        /// `cblas_sgemm` on 256-row blocks, portable build: k = 8: 14.4 vs 17.8; k = 16: 18.8 vs
-        /// 26.2; k = 64: 54.9 vs 68.1. The fused kernel built for x86-64-v3 (`make build`): 10.6,
-        /// 13.4 and 32.7. The BLAS kernel is the same in both builds (OpenBLAS picks its own).
+        /// fit, medians of 3 (`Benchmarks/results/kmeans-kernels-2026-11-21.txt`, load average 1):
+        /// fused vs `cblas_sgemm` on 256-row blocks, portable build: k = 8: 13.3 vs 18.9;
+        /// k = 16: 20.2 vs 26.2; k = 64: 54.7 vs 73.4. The fused kernel built for x86-64-v3
+        /// (`make build`): 9.1, 14.0 and 31.6. The BLAS kernel is the same in both builds (OpenBLAS
+        /// picks its own).
         public var kernel = DistanceKernel.fused
 
         public init() {}
