@@ -12,60 +12,66 @@ extension BenchmarkReport {
     public func renderedCSV() -> String {
         var rows = [Self.csvHeader]
         for c in configurations {
-            let prefix = [
-                "kmeans", String(c.rowCount), String(c.columnCount), String(c.clusterCount), String(c.threadCount),
-            ]
-            func add(_ metric: String, _ unit: String, _ statistic: Statistic) {
-                rows.append(prefix + [metric, unit] + Self.csvCells(statistic) + [String(c.repeats)])
-            }
-            func add(_ metric: String, _ unit: String, _ value: Double?) {
-                guard let value else { return }
-                rows.append(prefix + [metric, unit, Self.csvNumber(value), "", "", String(c.repeats)])
-            }
-            add("seeding", "s", c.seedingSeconds)
-            add("lloyd_per_iteration", "s", c.secondsPerIteration)
-            add("lloyd_iterations", "count", Double(c.iterationCount))
-            add("fit", "s", c.fitSeconds)
-            add("rows_per_second", "1/s", c.rowsPerSecond)
-            add("bandwidth", "B/s", c.bandwidth)
-            add("gflops", "GFLOP/s", c.gflops)
-            add("roofline_per_iteration", "s", c.rooflineSecondsPerIteration)
-            add("roofline_fraction", "ratio", c.rooflineFraction)
-            add("inertia", "sum of squares", c.inertia)
-            add("mini_batch_per_step", "s", c.miniBatchSecondsPerStep)
-            add("mini_batch_steps", "count", Double(c.miniBatchSteps))
-            add("mini_batch_inertia", "sum of squares", c.miniBatchInertia)
-            add("mini_batch_inertia_ratio", "ratio", c.miniBatchInertiaRatio)
-            add(
+            var writer = MetricRows(
+                prefix: ["kmeans", String(c.rowCount), String(c.columnCount), String(c.clusterCount), String(c.threadCount)],
+                repeats: c.repeats)
+            writer.add("seeding", "s", c.seedingSeconds)
+            writer.add("lloyd_per_iteration", "s", c.secondsPerIteration)
+            writer.add("lloyd_iterations", "count", Double(c.iterationCount))
+            writer.add("fit", "s", c.fitSeconds)
+            writer.add("rows_per_second", "1/s", c.rowsPerSecond)
+            writer.add("bandwidth", "B/s", c.bandwidth)
+            writer.add("gflops", "GFLOP/s", c.gflops)
+            writer.add("roofline_per_iteration", "s", c.rooflineSecondsPerIteration)
+            writer.add("roofline_fraction", "ratio", c.rooflineFraction)
+            writer.add("inertia", "sum of squares", c.inertia)
+            writer.add("mini_batch_per_step", "s", c.miniBatchSecondsPerStep)
+            writer.add("mini_batch_steps", "count", Double(c.miniBatchSteps))
+            writer.add("mini_batch_inertia", "sum of squares", c.miniBatchInertia)
+            writer.add("mini_batch_inertia_ratio", "ratio", c.miniBatchInertiaRatio)
+            writer.add(
                 c.peakMemoryScope == "process" ? "process_peak_memory" : "peak_memory", "B",
                 c.peakMemoryBytes.map(Double.init))
-            add("matrix", "B", Double(c.matrixBytes))
+            writer.add("matrix", "B", Double(c.matrixBytes))
+            rows += writer.rows
         }
         for r in searches {
-            let prefix = ["cosine", String(r.rowCount), String(r.columnCount), "", String(r.threadCount)]
-            func add(_ metric: String, _ unit: String, _ statistic: Statistic) {
-                rows.append(prefix + [metric, unit] + Self.csvCells(statistic) + [String(r.repeats)])
-            }
-            func add(_ metric: String, _ unit: String, _ value: Double?) {
-                guard let value else { return }
-                rows.append(prefix + [metric, unit, Self.csvNumber(value), "", "", String(r.repeats)])
-            }
-            add("index_build", "s", r.indexSeconds)
-            add("all_queries", "s", r.seconds)
-            add("queries", "count", Double(r.queryCount))
-            add("queries_per_second", "1/s", r.queriesPerSecond)
-            add("gflops", "GFLOP/s", r.gflops)
-            add("roofline", "s", r.rooflineSeconds)
-            add("roofline_fraction", "ratio", r.rooflineFraction)
-            add(
+            var writer = MetricRows(
+                prefix: ["cosine", String(r.rowCount), String(r.columnCount), "", String(r.threadCount)], repeats: r.repeats)
+            writer.add("index_build", "s", r.indexSeconds)
+            writer.add("all_queries", "s", r.seconds)
+            writer.add("queries", "count", Double(r.queryCount))
+            writer.add("queries_per_second", "1/s", r.queriesPerSecond)
+            writer.add("gflops", "GFLOP/s", r.gflops)
+            writer.add("roofline", "s", r.rooflineSeconds)
+            writer.add("roofline_fraction", "ratio", r.rooflineFraction)
+            writer.add(
                 r.peakMemoryScope == "process" ? "process_peak_memory" : "peak_memory", "B",
                 r.peakMemoryBytes.map(Double.init))
+            rows += writer.rows
         }
         return rows.map { $0.map(Self.csvField).joined(separator: ",") }.joined(separator: "\n") + "\n"
     }
 
-    private static func csvCells(_ statistic: Statistic) -> [String] {
-        [csvNumber(statistic.median), csvNumber(statistic.minimum), csvNumber(statistic.maximum)]
+    /// The CSV rows of one configuration: its columns, then one metric per row.
+    private struct MetricRows {
+        let prefix: [String]
+        let repeats: Int
+        var rows: [[String]] = []
+
+        /// A measured metric: its median, minimum and maximum.
+        mutating func add(_ metric: String, _ unit: String, _ statistic: Statistic) {
+            rows.append(
+                prefix + [metric, unit]
+                    + [BenchmarkReport.csvNumber(statistic.median), BenchmarkReport.csvNumber(statistic.minimum), BenchmarkReport.csvNumber(statistic.maximum)]
+                    + [String(repeats)])
+        }
+
+        /// A figure known once, without a spread; nothing when it is `nil`.
+        mutating func add(_ metric: String, _ unit: String, _ value: Double?) {
+            guard let value else { return }
+            rows.append(prefix + [metric, unit, BenchmarkReport.csvNumber(value), "", "", String(repeats)])
+        }
     }
 
     /// A number as CSV writes it: integers plainly, others with up to 9 significant digits.
