@@ -38,7 +38,7 @@ let benchmarks: @Sendable () -> Void = {
                 values: items, trackIDs: (0..<Int64(itemCount)).map { $0 }, columnNames: (0..<12).map { "f\($0)" }))
         let queries = unitRows(10_000, columns: 12, seed: 2)
 
-        Benchmark("Exact cosine top-10, N = \(itemCount), Q = 10,000, d = 12, 2 tasks") { benchmark in
+        Benchmark("ExactCosineTop10,N=\(itemCount),Q=10000,d=12,2-tasks") { benchmark in
             for _ in benchmark.scaledIterations {
                 blackHole(await index.nearestNeighbors(of: queries, count: 10, taskCount: 2))
             }
@@ -50,7 +50,7 @@ let benchmarks: @Sendable () -> Void = {
         FeatureMatrix(values: library, trackIDs: (0..<30_000).map { $0 }, columnNames: (0..<12).map { "f\($0)" }))
     let query = Array(library.row(42))
     Benchmark(
-        "One query over a 30,000-track library",
+        "OneQuery,30000-track-library",
         configuration: .init(
             metrics: [.wallClock], maxIterations: 1_000, thresholds: [.wallClock: .init(relative: [.p50: 30])])
     ) {

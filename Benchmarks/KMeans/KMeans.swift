@@ -54,6 +54,8 @@ private func lloydOptions(iterations: Int) -> KMeans.Options {
 }
 
 let benchmarks: @Sendable () -> Void = {
+    // Names have no spaces or slashes: package-benchmark 1.38.1 writes threshold files with those
+    // replaced by "_" but reads them back under the raw name, so a name with a space never matches.
     // Tolerances for `swift package benchmark thresholds check` against the static thresholds saved
     // in Benchmarks/Thresholds/: this machine is a shared VM, so wall clock may drift by 30 % at
     // p50 before it counts as a regression; memory and allocations are steadier.
@@ -68,13 +70,13 @@ let benchmarks: @Sendable () -> Void = {
         ])
     let rows = "\(rowCount / 1000)k"
 
-    Benchmark("Feature matrix: default schema, z-scores (\(rows) tracks)") { benchmark in
+    Benchmark("FeatureMatrix,default-schema,zscores,\(rows)-tracks") { benchmark in
         for _ in benchmark.scaledIterations {
             blackHole(FeatureSchema.default.makeSpace(from: table))
         }
     }
 
-    Benchmark("k-means++ seeding, k = \(clusterCount) (100k-row sample of \(rows))") { benchmark in
+    Benchmark("KMeans++Seeding,k=\(clusterCount),100k-sample-of-\(rows)") { benchmark in
         for _ in benchmark.scaledIterations {
             var rng = SplitMix64(seed: 1)
             blackHole(KMeans.seedCentroids(space.matrix.values, clusterCount: clusterCount, using: &rng))
@@ -83,33 +85,33 @@ let benchmarks: @Sendable () -> Void = {
 
     // One iteration plus the final assignment; subtract it from the 20-iteration fit and divide
     // by 19 for the time of one Lloyd iteration alone.
-    Benchmark("Lloyd, 1 iteration + final assignment (\(rows) × \(space.matrix.columnCount), k = \(clusterCount))") {
+    Benchmark("Lloyd,1-iteration+final-assignment,\(rows)x\(space.matrix.columnCount),k=\(clusterCount)") {
         benchmark in
         for _ in benchmark.scaledIterations {
             blackHole(try await KMeans.fit(space.matrix.values, initialCentroids: initialCentroids, options: lloydOptions(iterations: 1)))
         }
     }
 
-    Benchmark("Lloyd, 20 iterations, tol 0 (\(rows) × \(space.matrix.columnCount), k = \(clusterCount))") { benchmark in
+    Benchmark("Lloyd,20-iterations,tol-0,\(rows)x\(space.matrix.columnCount),k=\(clusterCount)") { benchmark in
         for _ in benchmark.scaledIterations {
             blackHole(try await KMeans.fit(space.matrix.values, initialCentroids: initialCentroids, options: lloydOptions(iterations: 20)))
         }
     }
 
-    Benchmark("Lloyd, 20 iterations, tol 0 (\(rows) × \(space.matrix.columnCount), k = 64)") { benchmark in
+    Benchmark("Lloyd,20-iterations,tol-0,\(rows)x\(space.matrix.columnCount),k=64") { benchmark in
         for _ in benchmark.scaledIterations {
             blackHole(try await KMeans.fit(space.matrix.values, initialCentroids: initialCentroids64, options: lloydOptions(iterations: 20)))
         }
     }
 
-    Benchmark("Full fit: k-means++ and Lloyd to convergence, n-init 1 (\(rows), k = \(clusterCount))") { benchmark in
+    Benchmark("FullFit,k-means++-and-Lloyd-to-convergence,n-init-1,\(rows),k=\(clusterCount)") { benchmark in
         for _ in benchmark.scaledIterations {
             var rng = SplitMix64(seed: 3)
             blackHole(try await KMeans.fit(space.matrix.values, clusterCount: clusterCount, using: &rng))
         }
     }
 
-    Benchmark("Mini-batch fit, batch 4096 (\(rows), k = \(clusterCount))") { benchmark in
+    Benchmark("MiniBatchFit,batch-4096,\(rows),k=\(clusterCount)") { benchmark in
         for _ in benchmark.scaledIterations {
             var rng = SplitMix64(seed: 3)
             blackHole(try await KMeans.fitMiniBatch(space.matrix.values, clusterCount: clusterCount, using: &rng))
