@@ -131,13 +131,6 @@ extension KMeans {
         return labels
     }
 
-    /// The exact squared distances of all rows to their centroids, in parallel row blocks.
-    static func squaredDistancesToCentroids(
-        _ data: Matrix, labels: [Int32], centroids: Matrix, threadCount: Int
-    ) -> [Float] {
-        Kernels.squaredDistances(data, labels: labels, centroids: centroids, threadCount: threadCount)
-    }
-
     /// Lloyd's algorithm from `initialCentroids`, as scikit-learn's `_kmeans_single_lloyd`.
     static func lloyd(_ data: Matrix, initialCentroids: Matrix, options: Options) async -> KMeans {
         let clock = ContinuousClock()
@@ -185,7 +178,7 @@ extension KMeans {
         if !isStrictlyConverged {
             _ = assignAll(data, to: centroids, labels: &labels, accumulate: false, options: options)
         }
-        let distances = squaredDistancesToCentroids(
+        let distances = Kernels.squaredDistances(
             data, labels: labels, centroids: centroids, threadCount: options.threadCount)
         let inertia = distances.reduce(into: 0.0) { $0 += Double($1) }
         var timings = Timings()
@@ -205,7 +198,7 @@ extension KMeans {
     ) {
         let d = data.columnCount
         let empty = counts.indices.filter { counts[$0] == 0 }
-        let distances = squaredDistancesToCentroids(
+        let distances = Kernels.squaredDistances(
             data, labels: labels, centroids: centroids, threadCount: options.threadCount)
         // The farthest points, farthest first; ties go to the lower row.
         let farthest = distances.indices.max(count: empty.count) { a, b in

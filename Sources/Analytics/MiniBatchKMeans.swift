@@ -105,7 +105,7 @@ extension KMeans {
 
         start = clock.now
         let labels = nearestCentroids(of: data, centroids: centroids, options: lloydOptions)
-        let distances = squaredDistancesToCentroids(
+        let distances = Kernels.squaredDistances(
             data, labels: labels, centroids: centroids, threadCount: options.threadCount)
         timings.finalAssignment = clock.now - start
         return KMeans(
