@@ -16,7 +16,7 @@ extension KMeans {
         _ data: Matrix, clusterCount: Int, options: Options = Options(),
         using generator: inout some RandomNumberGenerator
     ) async throws -> KMeans {
-        try validate(data, clusterCount: clusterCount, options: options)
+        let variance = try validate(data, clusterCount: clusterCount, options: options)
         var best: KMeans?
         var timings = Timings()
         for _ in 0..<options.restartCount {
@@ -25,10 +25,12 @@ extension KMeans {
             let start = clock.now
             let initial = seedCentroids(data, clusterCount: clusterCount, sampleSize: options.seedingSampleSize, using: &rng)
             timings.seeding += clock.now - start
-            let model = await lloyd(data, initialCentroids: initial, options: options)
+            let model = await lloyd(
+                data, initialCentroids: initial, toleranceUnits: options.tolerance * variance, options: options)
             timings.iterations += model.timings.iterations
             timings.iterationCount += model.timings.iterationCount
             timings.finalAssignment += model.timings.finalAssignment
+            timings.scannedRowCount += model.timings.scannedRowCount
             if best == nil || model.inertia < best!.inertia { best = model }
         }
         best!.timings = timings
@@ -49,11 +51,15 @@ extension KMeans {
         guard initialCentroids.columnCount == data.columnCount else {
             throw AnalyticsError.dimensionMismatch(expected: data.columnCount, actual: initialCentroids.columnCount)
         }
-        try validate(data, clusterCount: initialCentroids.rowCount, options: options)
-        return await lloyd(data, initialCentroids: initialCentroids, options: options)
+        let variance = try validate(data, clusterCount: initialCentroids.rowCount, options: options)
+        return await lloyd(
+            data, initialCentroids: initialCentroids, toleranceUnits: options.tolerance * variance, options: options)
     }
 
-    static func validate(_ data: Matrix, clusterCount: Int, options: Options) throws {
+    /// Checks the shapes, options and values of a fit; returns the mean column variance of
+    /// `data`, the unit of ``Options/tolerance``, found in the same pass as the non-finite values.
+    @discardableResult
+    static func validate(_ data: Matrix, clusterCount: Int, options: Options) throws -> Double {
         guard clusterCount >= 1 else {
             throw AnalyticsError.invalidParameter(name: "The number of clusters", value: "\(clusterCount)", expected: "at least 1")
         }
@@ -75,37 +81,30 @@ extension KMeans {
         guard options.tolerance >= 0, options.tolerance.isFinite else {
             throw AnalyticsError.invalidParameter(name: "The tolerance", value: "\(options.tolerance)", expected: "a finite number ≥ 0")
         }
-        if let index = data.elements.firstIndex(where: { !$0.isFinite }) {
+        let (sums, squares) = Kernels.columnSums(data, threadCount: options.threadCount)
+        // A non-finite value makes its column's sums non-finite (squares of finite floats cannot
+        // overflow a Double); only then is it searched for.
+        if !squares.allSatisfy(\.isFinite) || !sums.allSatisfy(\.isFinite),
+            let index = data.elements.firstIndex(where: { !$0.isFinite })
+        {
             throw AnalyticsError.nonFiniteValue(row: index / data.columnCount, column: index % data.columnCount)
         }
+        return meanVariance(sums: sums, squares: squares, rowCount: data.rowCount)
     }
 }
 
 // MARK: - Lloyd's iterations
 
 extension KMeans {
-    /// The mean over columns of the column variances, the unit of ``Options/tolerance``.
-    static func meanColumnVariance(_ data: Matrix) -> Double {
-        let n = data.rowCount
-        let d = data.columnCount
-        guard n > 0 else { return 0 }
-        var sums = [Double](repeating: 0, count: d)
-        var squares = [Double](repeating: 0, count: d)
-        var index = 0
-        for _ in 0..<n {
-            for j in 0..<d {
-                let value = Double(data.elements[index])
-                sums[j] += value
-                squares[j] += value * value
-                index += 1
-            }
-        }
+    /// The mean over columns of the column variances, from the columns' sums and sums of squares.
+    static func meanVariance(sums: [Double], squares: [Double], rowCount n: Int) -> Double {
+        guard n > 0, !sums.isEmpty else { return 0 }
         var total = 0.0
-        for j in 0..<d {
+        for j in sums.indices {
             let mean = sums[j] / Double(n)
             total += Swift.max(0, squares[j] / Double(n) - mean * mean)
         }
-        return total / Double(d)
+        return total / Double(sums.count)
     }
 
     /// Splits `0 ..< count` into `parts` contiguous ranges of nearly equal length.
@@ -132,26 +131,59 @@ extension KMeans {
     }
 
     /// Lloyd's algorithm from `initialCentroids`, as scikit-learn's `_kmeans_single_lloyd`.
-    static func lloyd(_ data: Matrix, initialCentroids: Matrix, options: Options) async -> KMeans {
+    ///
+    /// With ``Options/usesBounds`` (and the fused kernel), each pass skips the rows whose bound
+    /// proves that their nearest centroid did not change, and the centroid sums are updated by
+    /// the rows that changed cluster instead of being summed again
+    /// (``Kernels/assignBounded(_:to:drops:rounding:labels:margins:threadCount:)``).
+    static func lloyd(_ data: Matrix, initialCentroids: Matrix, toleranceUnits: Double, options: Options) async -> KMeans {
         let clock = ContinuousClock()
         let k = initialCentroids.rowCount
         let d = data.columnCount
-        let toleranceUnits = options.tolerance * meanColumnVariance(data)
+        let usesBounds = options.usesBounds && options.kernel == .fused
         var centroids = initialCentroids
         // One label buffer for the whole fit, updated in place: −1 until the first pass.
         var labels = [Int32](repeating: -1, count: data.rowCount)
+        // The rows' margins while bounded; it then holds the squared distances.
+        var margins = [Float](repeating: 0, count: data.rowCount)
+        var sums = [Double](repeating: 0, count: k * d)
+        var counts = [Int](repeating: 0, count: k)
+        var drops = [Float](repeating: 0, count: k)
+        var scannedRowCount = 0
         var iteration = 0
         var isStrictlyConverged = false
         var hasConverged = false
         let start = clock.now
         while iteration < options.maxIterations {
             iteration += 1
-            let step = assignAll(data, to: centroids, labels: &labels, accumulate: true, options: options)
-            var sums = step.sums
-            var counts = step.counts
+            let changedCount: Int
+            if usesBounds {
+                let step = Kernels.assignBounded(
+                    data, to: Kernels.PreparedCentroids(centroids), drops: drops,
+                    rounding: Kernels.MarginRounding(d: d, centroids: centroids, maxIterations: options.maxIterations),
+                    labels: &labels, margins: &margins, threadCount: options.threadCount)
+                for index in sums.indices { sums[index] += step.sumChanges[index] }
+                for c in 0..<k { counts[c] += step.countChanges[c] }
+                changedCount = step.changedCount
+                scannedRowCount += step.recomputedCount
+            } else {
+                let step = assignAll(data, to: centroids, labels: &labels, accumulate: true, options: options)
+                sums = step.sums
+                counts = step.counts
+                changedCount = step.changedCount
+                scannedRowCount += data.rowCount
+            }
             if counts.contains(0) {
-                relocateEmptyClusters(
+                let moved = relocateEmptyClusters(
                     data, labels: labels, centroids: centroids, sums: &sums, counts: &counts, options: options)
+                if usesBounds {
+                    // The sums now count the moved rows in their new clusters; so do the labels,
+                    // and the rows are recomputed next pass.
+                    for (row, cluster) in moved {
+                        labels[row] = Int32(cluster)
+                        margins[row] = 0
+                    }
+                }
             }
             var next = Matrix(rowCount: k, columnCount: d)
             var shift = 0.0
@@ -163,8 +195,9 @@ extension KMeans {
                     shift += difference * difference
                 }
             }
+            if usesBounds { drops = Kernels.marginDrops(from: centroids, to: next) }
             centroids = next
-            if iteration > 1 && step.changedCount == 0 {
+            if iteration > 1 && changedCount == 0 {
                 isStrictlyConverged = true
                 hasConverged = true
                 break
@@ -176,26 +209,36 @@ extension KMeans {
         }
         let iterationsEnd = clock.now
         if !isStrictlyConverged {
-            _ = assignAll(data, to: centroids, labels: &labels, accumulate: false, options: options)
+            if usesBounds {
+                _ = Kernels.assignBounded(
+                    data, to: Kernels.PreparedCentroids(centroids), drops: drops,
+                    rounding: Kernels.MarginRounding(d: d, centroids: centroids, maxIterations: options.maxIterations),
+                    labels: &labels, margins: &margins, threadCount: options.threadCount)
+            } else {
+                _ = assignAll(data, to: centroids, labels: &labels, accumulate: false, options: options)
+            }
         }
-        let distances = Kernels.squaredDistances(
-            data, labels: labels, centroids: centroids, threadCount: options.threadCount)
-        let inertia = distances.reduce(into: 0.0) { $0 += Double($1) }
+        // The margins are not needed any more: their buffer takes the distances.
+        Kernels.squaredDistances(
+            data, labels: labels, centroids: centroids, threadCount: options.threadCount, into: &margins)
+        let inertia = margins.reduce(into: 0.0) { $0 += Double($1) }
         var timings = Timings()
         timings.iterations = iterationsEnd - start
         timings.iterationCount = iteration
         timings.finalAssignment = clock.now - iterationsEnd
+        timings.scannedRowCount = scannedRowCount
         return KMeans(
-            centroids: centroids, labels: labels, squaredDistances: distances, inertia: inertia,
+            centroids: centroids, labels: labels, squaredDistances: margins, inertia: inertia,
             iterationCount: iteration, hasConverged: hasConverged, timings: timings)
     }
 
     /// Gives every empty cluster one of the points farthest from their current centroid, moving
     /// that point's contribution out of its old cluster (scikit-learn's
-    /// `_relocate_empty_clusters_dense`).
+    /// `_relocate_empty_clusters_dense`); returns the rows moved and their new clusters.
+    @discardableResult
     static func relocateEmptyClusters(
         _ data: Matrix, labels: [Int32], centroids: Matrix, sums: inout [Double], counts: inout [Int], options: Options
-    ) {
+    ) -> [(row: Int, cluster: Int)] {
         let d = data.columnCount
         let empty = counts.indices.filter { counts[$0] == 0 }
         let distances = Kernels.squaredDistances(
@@ -204,9 +247,11 @@ extension KMeans {
         let farthest = distances.indices.max(count: empty.count) { a, b in
             distances[a] != distances[b] ? distances[a] < distances[b] : a > b
         }
+        var moved: [(row: Int, cluster: Int)] = []
         for (cluster, row) in zip(empty, farthest) {
             let old = Int(labels[row])
             guard counts[old] > 1 else { continue }
+            moved.append((row, cluster))
             for j in 0..<d {
                 let value = Double(data.elements[row * d + j])
                 sums[old * d + j] -= value
@@ -215,6 +260,7 @@ extension KMeans {
             counts[old] -= 1
             counts[cluster] = 1
         }
+        return moved
     }
 }
 

@@ -109,7 +109,7 @@ enum Kernels {
 
     /// The buffers the parallel blocks of a pass share; each block writes only its own rows and
     /// its own slot of `parts`.
-    private struct SharedBuffers: @unchecked Sendable {
+    struct SharedBuffers: @unchecked Sendable {
         let x: UnsafeBufferPointer<Float>
         let labels: UnsafeMutableBufferPointer<Int32>
         let parts: UnsafeMutableBufferPointer<Assignment>
@@ -168,7 +168,7 @@ enum Kernels {
     }
 
     /// The fused kernel's working memory, allocated once per block of rows.
-    private struct FusedScratch {
+    struct FusedScratch {
         /// The transposed tile of 8 rows, one vector per column.
         var tile: [SIMD8<Float>]
         /// The last rows of a block when fewer than 8 are left, zero-padded.
@@ -204,7 +204,7 @@ enum Kernels {
 
     /// Adds `count` floats at `source` to `target`, four at a time.
     @inline(__always)
-    private static func add(_ source: UnsafePointer<Float>, into target: UnsafeMutablePointer<Float>, count: Int) {
+    static func add(_ source: UnsafePointer<Float>, into target: UnsafeMutablePointer<Float>, count: Int) {
         var j = 0
         while j &+ 4 <= count {
             let a = UnsafeRawPointer(source + j).loadUnaligned(as: SIMD4<Float>.self)
@@ -218,22 +218,23 @@ enum Kernels {
         }
     }
 
-    /// Copies 8 consecutive rows of `d` floats into `d` vectors, vector `j` holding column `j` of
-    /// the 8 rows: 4 × 4 tiles are transposed with shuffles, the columns past the last multiple of
-    /// 4 element by element.
+    /// Copies 8 rows of `d` floats, row `r` starting at `row(r)`, into `d` vectors, vector `j`
+    /// holding column `j` of the 8 rows: 4 × 4 tiles are transposed with shuffles, the columns
+    /// past the last multiple of 4 element by element.
     @inline(__always)
-    private static func transposeEightRows(
-        _ base: UnsafePointer<Float>, d: Int, into columns: UnsafeMutablePointer<SIMD8<Float>>
+    static func transposeEightRows(
+        d: Int, into columns: UnsafeMutablePointer<SIMD8<Float>>, row: (Int) -> UnsafePointer<Float>
     ) {
+        let r0 = row(0), r1 = row(1), r2 = row(2), r3 = row(3)
+        let r4 = row(4), r5 = row(5), r6 = row(6), r7 = row(7)
         var j = 0
         while j &+ 4 <= d {
             let target = UnsafeMutableRawPointer(columns + j)
             for half in 0..<2 {
-                let rows = base + ((4 &* half) &* d &+ j)
-                let a = UnsafeRawPointer(rows).loadUnaligned(as: SIMD4<Float>.self)
-                let b = UnsafeRawPointer(rows + d).loadUnaligned(as: SIMD4<Float>.self)
-                let c = UnsafeRawPointer(rows + 2 &* d).loadUnaligned(as: SIMD4<Float>.self)
-                let e = UnsafeRawPointer(rows + 3 &* d).loadUnaligned(as: SIMD4<Float>.self)
+                let a = UnsafeRawPointer((half == 0 ? r0 : r4) + j).loadUnaligned(as: SIMD4<Float>.self)
+                let b = UnsafeRawPointer((half == 0 ? r1 : r5) + j).loadUnaligned(as: SIMD4<Float>.self)
+                let c = UnsafeRawPointer((half == 0 ? r2 : r6) + j).loadUnaligned(as: SIMD4<Float>.self)
+                let e = UnsafeRawPointer((half == 0 ? r3 : r7) + j).loadUnaligned(as: SIMD4<Float>.self)
                 let ab01 = SIMD4(a[0], b[0], a[1], b[1])
                 let ab23 = SIMD4(a[2], b[2], a[3], b[3])
                 let ce01 = SIMD4(c[0], e[0], c[1], e[1])
@@ -247,35 +248,116 @@ enum Kernels {
             j &+= 4
         }
         while j < d {
-            columns[j] = SIMD8(
-                base[j], base[d &+ j], base[2 &* d &+ j], base[3 &* d &+ j],
-                base[4 &* d &+ j], base[5 &* d &+ j], base[6 &* d &+ j], base[7 &* d &+ j])
+            columns[j] = SIMD8(r0[j], r1[j], r2[j], r3[j], r4[j], r5[j], r6[j], r7[j])
             j &+= 1
         }
     }
 
-    /// Moves `best`/`index` to `score`/`centroid` in the lanes where `score` is strictly smaller,
-    /// so that ties keep the lower centroid index.
-    @inline(__always)
-    private static func keepSmaller(
-        _ score: SIMD8<Float>, centroid: Int, best: inout SIMD8<Float>, index: inout SIMD8<Int32>
-    ) {
-        let isSmaller = score .< best
-        best.replace(with: score, where: isSmaller)
-        index.replace(with: SIMD8(repeating: Int32(truncatingIfNeeded: centroid)), where: isSmaller)
+    /// The argmin of the fused kernel's scores for the 8 rows in the lanes of a register.
+    protocol EightRowArgmin {
+        /// Per lane, the index of the centroid with the smallest score; ties go to the lowest.
+        var index: SIMD8<Int32> { get }
+        init()
+        /// Takes in the scores of `centroid`; centroids come in increasing order.
+        mutating func keep(_ score: SIMD8<Float>, centroid: Int)
     }
 
-    /// The fused kernel: 8 rows at a time in the 8 lanes of a register, ‖c‖²/2 − x·c for 4
-    /// centroids at a time, and the argmin kept per lane, so no lane ever has to be compared with
-    /// another (no horizontal reductions).
+    /// The nearest centroid of each of 8 rows.
+    struct Nearest: EightRowArgmin {
+        /// Per lane, the smallest ‖c‖²/2 − x·c.
+        var best = SIMD8<Float>(repeating: .infinity)
+        var index = SIMD8<Int32>.zero
+
+        init() {}
+
+        /// Moves `best`/`index` to `score`/`centroid` in the lanes where `score` is strictly
+        /// smaller, so that ties keep the lower centroid index.
+        @inline(__always)
+        mutating func keep(_ score: SIMD8<Float>, centroid: Int) {
+            let isSmaller = score .< best
+            best.replace(with: score, where: isSmaller)
+            index.replace(with: SIMD8(repeating: Int32(truncatingIfNeeded: centroid)), where: isSmaller)
+        }
+    }
+
+    /// The nearest centroid of each of 8 rows and the runner-up's score.
+    struct NearestTwo: EightRowArgmin {
+        /// Per lane, the smallest ‖c‖²/2 − x·c.
+        var best = SIMD8<Float>(repeating: .infinity)
+        /// Per lane, the second smallest.
+        var second = SIMD8<Float>(repeating: .infinity)
+        var index = SIMD8<Int32>.zero
+
+        init() {}
+
+        /// As ``Nearest/keep(_:centroid:)``, keeping the second smallest score too.
+        @inline(__always)
+        mutating func keep(_ score: SIMD8<Float>, centroid: Int) {
+            // second = min(second, max(best, score)), with masks (the generic pointwiseMin and
+            // pointwiseMax are not specialized into vector instructions).
+            let isSmaller = score .< best
+            var larger = score
+            larger.replace(with: best, where: isSmaller)
+            second.replace(with: larger, where: larger .< second)
+            best.replace(with: score, where: isSmaller)
+            index.replace(with: SIMD8(repeating: Int32(truncatingIfNeeded: centroid)), where: isSmaller)
+        }
+    }
+
+    /// The fused kernel's inner loop: ‖c‖²/2 − x·c of 8 rows (transposed into `columns`) for
+    /// every centroid, 4 centroids at a time, with the argmin kept per lane, so no lane ever has
+    /// to be compared with another (no horizontal reductions).
+    ///
+    /// The 4 dot products form independent dependency chains. Multiplies and adds are kept
+    /// separate (no `addingProduct`): on a baseline x86-64 build, a fused multiply-add is a
+    /// library call per lane. The scores are summed over features in the same order as the
+    /// former centroid-in-lanes kernel and a scalar loop, so labels are identical to theirs.
+    /// Specialized for each kind of argmin.
+    @inline(__always)
+    static func scoreEightRows<Argmin: EightRowArgmin>(
+        _ columns: UnsafePointer<SIMD8<Float>>, d: Int, k: Int, centroids: UnsafePointer<SIMD8<Float>>,
+        halfNorms: UnsafeBufferPointer<Float>, as _: Argmin.Type
+    ) -> Argmin {
+        var scores = Argmin()
+        var c = 0
+        while c &+ 4 <= k {
+            let c0 = centroids + c &* d
+            let c1 = c0 + d
+            let c2 = c1 + d
+            let c3 = c2 + d
+            var dot0 = SIMD8<Float>.zero
+            var dot1 = SIMD8<Float>.zero
+            var dot2 = SIMD8<Float>.zero
+            var dot3 = SIMD8<Float>.zero
+            for j in 0..<d {
+                let column = columns[j]
+                dot0 += column * c0[j]
+                dot1 += column * c1[j]
+                dot2 += column * c2[j]
+                dot3 += column * c3[j]
+            }
+            scores.keep(SIMD8(repeating: halfNorms[c]) - dot0, centroid: c)
+            scores.keep(SIMD8(repeating: halfNorms[c &+ 1]) - dot1, centroid: c &+ 1)
+            scores.keep(SIMD8(repeating: halfNorms[c &+ 2]) - dot2, centroid: c &+ 2)
+            scores.keep(SIMD8(repeating: halfNorms[c &+ 3]) - dot3, centroid: c &+ 3)
+            c &+= 4
+        }
+        while c < k {
+            let c0 = centroids + c &* d
+            var dot = SIMD8<Float>.zero
+            for j in 0..<d { dot += columns[j] * c0[j] }
+            scores.keep(SIMD8(repeating: halfNorms[c]) - dot, centroid: c)
+            c &+= 1
+        }
+        return scores
+    }
+
+    /// The fused kernel over a contiguous range of rows: 8 rows at a time in the 8 lanes of a
+    /// register (``scoreEightRows(_:d:k:centroids:halfNorms:as:)``).
     ///
     /// The rows are transposed on the fly into a 8 × d tile that stays in L1; the centroids come
-    /// pre-splatted (``PreparedCentroids/splatted``). The 4 dot products form independent
-    /// dependency chains. Multiplies and adds are kept separate (no `addingProduct`): on a
-    /// baseline x86-64 build, a fused multiply-add is a library call per lane. Rows past the last
-    /// multiple of 8 go through a zero-padded tile. The scores are summed over features in the
-    /// same order as the former centroid-in-lanes kernel, so labels are identical to it and to a
-    /// scalar loop.
+    /// pre-splatted (``PreparedCentroids/splatted``). Rows past the last multiple of 8 go through a
+    /// zero-padded tile.
     private static func assignFused(
         _ x: UnsafeBufferPointer<Float>, rows: Range<Int>, d: Int, _ prepared: PreparedCentroids,
         scratch: inout FusedScratch, into labels: UnsafeMutableBufferPointer<Int32>
@@ -286,50 +368,22 @@ enum Kernels {
                 scratch.tile.withUnsafeMutableBufferPointer { tile in
                     scratch.padded.withUnsafeMutableBufferPointer { padded in
                         let columns = tile.baseAddress!
-                        let centroids = splatted.baseAddress!
                         var i = rows.lowerBound
                         while i < rows.upperBound {
                             let count = Swift.min(rowsPerBlock, rows.upperBound &- i)
                             if count == rowsPerBlock {
-                                transposeEightRows(x.baseAddress! + i &* d, d: d, into: columns)
+                                let base = x.baseAddress! + i &* d
+                                transposeEightRows(d: d, into: columns) { base + $0 &* d }
                             } else {
                                 for index in 0..<(count &* d) { padded[index] = x[i &* d &+ index] }
-                                transposeEightRows(padded.baseAddress!, d: d, into: columns)
+                                let base = UnsafePointer(padded.baseAddress!)
+                                transposeEightRows(d: d, into: columns) { base + $0 &* d }
                             }
-                            var best = SIMD8<Float>(repeating: .infinity)
-                            var index = SIMD8<Int32>.zero
-                            var c = 0
-                            while c &+ 4 <= k {
-                                let c0 = centroids + c &* d
-                                let c1 = c0 + d
-                                let c2 = c1 + d
-                                let c3 = c2 + d
-                                var dot0 = SIMD8<Float>.zero
-                                var dot1 = SIMD8<Float>.zero
-                                var dot2 = SIMD8<Float>.zero
-                                var dot3 = SIMD8<Float>.zero
-                                for j in 0..<d {
-                                    let column = columns[j]
-                                    dot0 += column * c0[j]
-                                    dot1 += column * c1[j]
-                                    dot2 += column * c2[j]
-                                    dot3 += column * c3[j]
-                                }
-                                keepSmaller(SIMD8(repeating: halfNorms[c]) - dot0, centroid: c, best: &best, index: &index)
-                                keepSmaller(SIMD8(repeating: halfNorms[c &+ 1]) - dot1, centroid: c &+ 1, best: &best, index: &index)
-                                keepSmaller(SIMD8(repeating: halfNorms[c &+ 2]) - dot2, centroid: c &+ 2, best: &best, index: &index)
-                                keepSmaller(SIMD8(repeating: halfNorms[c &+ 3]) - dot3, centroid: c &+ 3, best: &best, index: &index)
-                                c &+= 4
-                            }
-                            while c < k {
-                                let c0 = centroids + c &* d
-                                var dot = SIMD8<Float>.zero
-                                for j in 0..<d { dot += columns[j] * c0[j] }
-                                keepSmaller(SIMD8(repeating: halfNorms[c]) - dot, centroid: c, best: &best, index: &index)
-                                c &+= 1
-                            }
+                            let scores = scoreEightRows(
+                                columns, d: d, k: k, centroids: splatted.baseAddress!, halfNorms: halfNorms,
+                                as: Nearest.self)
                             let offset = i &- rows.lowerBound
-                            for lane in 0..<count { labels[offset &+ lane] = index[lane] }
+                            for lane in 0..<count { labels[offset &+ lane] = scores.index[lane] }
                             i &+= count
                         }
                     }
@@ -386,8 +440,18 @@ enum Kernels {
     /// The exact squared distance ‖x − c‖² of every row of `data` to the centroid given by its
     /// label, computed by differences, not by the expanded form, in `threadCount` parallel blocks.
     static func squaredDistances(_ data: Matrix, labels: [Int32], centroids: Matrix, threadCount: Int) -> [Float] {
-        let d = data.columnCount
         var result = [Float](repeating: 0, count: data.rowCount)
+        squaredDistances(data, labels: labels, centroids: centroids, threadCount: threadCount, into: &result)
+        return result
+    }
+
+    /// ``squaredDistances(_:labels:centroids:threadCount:)`` written into a buffer of one float
+    /// per row, so that a fit can reuse one it no longer needs.
+    static func squaredDistances(
+        _ data: Matrix, labels: [Int32], centroids: Matrix, threadCount: Int, into result: inout [Float]
+    ) {
+        precondition(result.count == data.rowCount, "One distance per row is needed.")
+        let d = data.columnCount
         let blocks = KMeans.blocks(of: data.rowCount, parts: threadCount)
         data.elements.withUnsafeBufferPointer { x in
             centroids.elements.withUnsafeBufferPointer { c in
@@ -410,7 +474,54 @@ enum Kernels {
                 }
             }
         }
-        return result
+    }
+
+    /// The rows summed per chunk by ``columnSums(_:)``: a fixed number, so that the sums do not
+    /// depend on the number of threads.
+    static let columnSumChunk = 65_536
+
+    /// The sum and the sum of squares of every column, in `Double`, over fixed chunks of rows run
+    /// on `threadCount` threads and merged in order.
+    static func columnSums(_ data: Matrix, threadCount: Int) -> (sums: [Double], squares: [Double]) {
+        let d = data.columnCount
+        let chunks = (data.rowCount + columnSumChunk - 1) / columnSumChunk
+        var parts = [Double](repeating: 0, count: 2 * d * chunks)
+        data.elements.withUnsafeBufferPointer { x in
+            parts.withUnsafeMutableBufferPointer { parts in
+                let shared = ColumnSumBuffers(x: x, parts: parts)
+                let workers = Swift.max(1, Swift.min(threadCount, chunks))
+                DispatchQueue.concurrentPerform(iterations: workers) { worker in
+                    for chunk in stride(from: worker, to: chunks, by: workers) {
+                        let rows = (chunk * columnSumChunk)..<Swift.min((chunk + 1) * columnSumChunk, data.rowCount)
+                        let sums = shared.parts.baseAddress! + 2 &* d &* chunk
+                        let squares = sums + d
+                        for i in rows {
+                            let row = shared.x.baseAddress! + i &* d
+                            for j in 0..<d {
+                                let value = Double(row[j])
+                                sums[j] += value
+                                squares[j] += value * value
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        var sums = [Double](repeating: 0, count: d)
+        var squares = [Double](repeating: 0, count: d)
+        for chunk in 0..<chunks {
+            for j in 0..<d {
+                sums[j] += parts[2 * d * chunk + j]
+                squares[j] += parts[2 * d * chunk + d + j]
+            }
+        }
+        return (sums, squares)
+    }
+
+    /// The buffers the parallel chunks of ``columnSums(_:)`` share; each writes only its own sums.
+    private struct ColumnSumBuffers: @unchecked Sendable {
+        let x: UnsafeBufferPointer<Float>
+        let parts: UnsafeMutableBufferPointer<Double>
     }
 
     /// The buffers the parallel blocks of ``squaredDistances(_:labels:centroids:threadCount:)``

@@ -108,6 +108,7 @@ extension KMeans {
         let distances = Kernels.squaredDistances(
             data, labels: labels, centroids: centroids, threadCount: options.threadCount)
         timings.finalAssignment = clock.now - start
+        timings.scannedRowCount = step * batchSize
         return KMeans(
             centroids: centroids, labels: labels, squaredDistances: distances,
             inertia: distances.reduce(into: 0.0) { $0 += Double($1) }, iterationCount: step,

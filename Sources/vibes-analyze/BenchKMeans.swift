@@ -32,6 +32,9 @@ extension VibesAnalyze {
         @Option(help: "The distance kernel: fused or blas.")
         var kernel: String = "fused"
 
+        @Flag(inversion: .prefixedNo, help: "Skip rows by Hamerly's bound (exact); --no-bounds scans every row each iteration.")
+        var bounds = true
+
         @Option(help: "Run mini-batch k-means with this batch size instead of Lloyd's algorithm.")
         var miniBatch: Int?
 
@@ -56,6 +59,7 @@ extension VibesAnalyze {
             options.tolerance = 0
             options.threadCount = threads
             options.kernel = DistanceKernel(rawValue: kernel)!
+            options.usesBounds = bounds
             let clock = ContinuousClock()
             let start = clock.now
             let model: KMeans
@@ -78,6 +82,8 @@ extension VibesAnalyze {
                 "ms_per_iteration": model.timings.iterations.milliseconds / Double(max(1, model.timings.iterationCount)),
                 "fit_ms": fitMS,
                 "inertia": model.inertia,
+                "scanned_share": Double(model.timings.scannedRowCount)
+                    / Double(x.rowCount * max(1, model.timings.iterationCount)),
             ]
             if let labelsOut {
                 let bytes = model.labels.map { $0.littleEndian }.withUnsafeBytes { Data($0) }

@@ -234,12 +234,14 @@ struct ScikitLearnAgreementTests {
         var options = KMeans.Options()
         options.tolerance = 0
         options.maxIterations = fixture.maxIter
-        for kernel in DistanceKernel.allCases {
+        for (kernel, usesBounds) in [(DistanceKernel.fused, true), (.fused, false), (.blas, false)] {
             options.kernel = kernel
+            options.usesBounds = usesBounds
             let model = try await KMeans.fit(data, initialCentroids: initial, options: options)
-            #expect(model.labels == fixture.labels, "kernel \(kernel)")
-            #expect(model.inertia.isApproximatelyEqual(to: fixture.inertia, relativeTolerance: 1e-5), "kernel \(kernel)")
-            #expect(model.iterationCount == fixture.iterations, "kernel \(kernel)")
+            let name: Comment = "kernel \(kernel), bounds \(usesBounds)"
+            #expect(model.labels == fixture.labels, name)
+            #expect(model.inertia.isApproximatelyEqual(to: fixture.inertia, relativeTolerance: 1e-5), name)
+            #expect(model.iterationCount == fixture.iterations, name)
             for (ours, theirs) in zip(model.centroids.elements, fixture.centers) {
                 #expect(ours.isApproximatelyEqual(to: theirs, absoluteTolerance: 1e-4, relativeTolerance: 1e-4))
             }

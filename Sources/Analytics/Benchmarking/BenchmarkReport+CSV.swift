@@ -24,6 +24,7 @@ extension BenchmarkReport {
             writer.add("gflops", "GFLOP/s", c.gflops)
             writer.add("roofline_per_iteration", "s", c.rooflineSecondsPerIteration)
             writer.add("roofline_fraction", "ratio", c.rooflineFraction)
+            writer.add("scanned_share", "ratio", c.scannedShare)
             writer.add("inertia", "sum of squares", c.inertia)
             writer.add("mini_batch_per_step", "s", c.miniBatchSecondsPerStep)
             writer.add("mini_batch_steps", "count", Double(c.miniBatchSteps))

@@ -94,7 +94,7 @@ extension BenchmarkReport {
                     header: [
                         "N", "d", "k", "threads", "seeding", "Lloyd per iteration", "iterations", "rows/s", "GB/s",
                         "GFLOP/s",
-                        "of roofline", "inertia",
+                        "of roofline", "rows scanned", "inertia",
                     ],
                     rows: configurations.map { c in
                         [
@@ -105,9 +105,10 @@ extension BenchmarkReport {
                             BenchmarkFormatting.gigabytesPerSecond(c.bandwidth.median),
                             BenchmarkFormatting.significant(c.gflops.median),
                             BenchmarkFormatting.percent(c.rooflineFraction.median),
+                            c.scannedShare.map { BenchmarkFormatting.percent($0) } ?? "–",
                             String(format: "%.6g", c.inertia.median),
                         ]
-                    }, rightAligned: [0, 1, 2, 3, 6, 7, 8, 9, 10, 11]))
+                    }, rightAligned: [0, 1, 2, 3, 6, 7, 8, 9, 10, 11, 12]))
             sections.append(
                 TableSection(
                     title:
@@ -161,6 +162,9 @@ extension BenchmarkReport {
                 + "iteration (cosine: 2·queries·N·d); \"of roofline\" is max(bytes ÷ read bandwidth, FLOPs ÷ multiply-add peak) "
                 + "at the same thread count, divided by the time. The multiply-add peak is this build's (\(machine.multiplyAddLoop)); "
                 + "OpenBLAS, which the cosine search uses, picks its own kernels for the processor.",
+            "\"rows scanned\" is the share of rows whose distances an iteration computed: Hamerly's bound skips the rows "
+                + "whose nearest centroid provably did not change (the result is Lloyd's all the same). GB/s, GFLOP/s and "
+                + "\"of roofline\" count every row, as a full pass would, so below 100 % scanned they are effective figures.",
             "Peak memory is the process's peak resident size during the configuration (all of the process: the data "
                 + "matrix, the index and the tool itself); \"process\" marks a whole-process peak where it could not be reset.",
         ]

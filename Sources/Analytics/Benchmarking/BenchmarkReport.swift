@@ -159,8 +159,14 @@ extension BenchmarkReport {
         /// The least time an iteration could take on this machine at this thread count:
         /// ``Roofline/minimumSeconds(bytes:flops:)``.
         public var rooflineSecondsPerIteration: Double
-        /// ``rooflineSecondsPerIteration`` / time per iteration: 1 would be the machine's limit.
+        /// ``rooflineSecondsPerIteration`` / time per iteration: 1 would be the machine's limit
+        /// for a full pass over every row.
         public var rooflineFraction: Statistic
+        /// The share of rows whose distances an iteration computed, on average: Hamerly's bound
+        /// (``KMeans/Options/usesBounds``) skips the rest. Below 1, ``bandwidth``, ``gflops`` and
+        /// ``rooflineFraction`` are effective figures (as if every row had been scanned) and can
+        /// pass the machine's limits. `nil` in reports made before it was measured.
+        public var scannedShare: Double?
 
         /// One mini-batch step, in seconds.
         public var miniBatchSecondsPerStep: Statistic
@@ -198,6 +204,7 @@ extension BenchmarkReport {
             case gflops
             case rooflineSecondsPerIteration = "roofline_seconds_per_iteration"
             case rooflineFraction = "roofline_fraction"
+            case scannedShare = "scanned_share"
             case miniBatchSecondsPerStep = "mini_batch_seconds_per_step"
             case miniBatchSteps = "mini_batch_steps"
             case miniBatchInertia = "mini_batch_inertia"

@@ -349,6 +349,7 @@ extension ClusteringBenchmark {
         var fits: [Double] = []
         var inertias: [Double] = []
         var iterationCount = 0
+        var scannedShare = 1.0
         var perStep: [Double] = []
         var miniInertias: [Double] = []
         var steps = 0
@@ -363,6 +364,7 @@ extension ClusteringBenchmark {
             perIteration.append(model.timings.iterations.seconds / Double(Swift.max(1, model.timings.iterationCount)))
             inertias.append(model.inertia)
             iterationCount = model.iterationCount
+            scannedShare = Double(model.timings.scannedRowCount) / Double(n * Swift.max(1, model.timings.iterationCount))
 
             tracker.update(phase: "mini-batch, run \(run) of \(s.repeats)")
             var miniRNG = SplitMix64(seed: s.seed)
@@ -388,7 +390,7 @@ extension ClusteringBenchmark {
             rowsPerSecond: time.reciprocal(times: Double(n)), bytesPerIteration: bytes, flopsPerIteration: flops,
             bandwidth: time.reciprocal(times: bytes), gflops: time.reciprocal(times: flops / 1e9),
             rooflineSecondsPerIteration: rooflineSeconds, rooflineFraction: time.reciprocal(times: rooflineSeconds),
-            miniBatchSecondsPerStep: BenchmarkReport.Statistic(perStep), miniBatchSteps: steps,
+            scannedShare: scannedShare, miniBatchSecondsPerStep: BenchmarkReport.Statistic(perStep), miniBatchSteps: steps,
             miniBatchInertia: miniInertia,
             miniBatchInertiaRatio: inertia.median > 0 ? miniInertia.median / inertia.median : nil,
             peakMemoryBytes: peak?.bytes, peakMemoryScope: peak?.scope.rawValue,

@@ -1,0 +1,302 @@
+import Dispatch
+import Features
+
+// Lloyd's assignment step with Hamerly's bound, reduced to one number per row (a lower bound on
+// the gap between the nearest and the second-nearest centroid), so that rows whose nearest
+// centroid provably did not move are skipped, and the centroid sums are updated only by the rows
+// that changed cluster. Like `Kernels.swift`, pointers never escape the closures that lend them.
+
+extension Kernels {
+    /// What a bounded assignment pass changed.
+    struct BoundedAssignment: Sendable {
+        /// Per centroid, the sum of the rows that joined it minus the sum of those that left it
+        /// (`k × d`, row-major), in Double.
+        var sumChanges: [Double]
+        /// Per centroid, the number of rows that joined it minus the number that left it.
+        var countChanges: [Int]
+        /// How many rows got a label different from the one they had.
+        var changedCount: Int
+        /// How many rows had their distances computed; the others were skipped by their bound.
+        var recomputedCount: Int
+    }
+
+    /// How much the margins must be discounted for floating-point rounding, so that a bound
+    /// computed in `Float` is still a bound of the exact distances.
+    struct MarginRounding: Sendable {
+        /// The relative error of a score ‖c‖²/2 − x·c and of ‖x‖², times 2 for the squared
+        /// distance ‖x‖² + 2·score, per unit of ‖x‖² + max ‖c‖²: (3d + 8) unit roundoffs.
+        var squaredDistanceError: Float
+        /// The largest ‖c‖² of the centroids of the pass.
+        var largestCentroidNorm: Float
+        /// The relative discount of every new margin that covers the rounding of the margin
+        /// updates (at most half an ulp each) over the iterations to come.
+        var updateDiscount: Float
+
+        init(d: Int, centroids: Matrix, maxIterations: Int) {
+            squaredDistanceError = Float(3 * d + 8) * Float.ulpOfOne / 2
+            largestCentroidNorm = (0..<centroids.rowCount).reduce(0) { largest, c in
+                var norm: Float = 0
+                for j in 0..<d { norm += centroids[c, j] * centroids[c, j] }
+                return Swift.max(largest, norm)
+            }
+            updateDiscount = Float(2 * Swift.max(maxIterations, 1) + 8) * Float.ulpOfOne / 2
+        }
+    }
+
+    /// The amount by which every margin drops when the centroids move from `old` to `new`: for a
+    /// row labelled `c`, its centroid moved `δ_c` away at most and every other centroid came
+    /// `max_{c′ ≠ c} δ_c′` closer at most (triangle inequality). Rounded up.
+    static func marginDrops(from old: Matrix, to new: Matrix) -> [Float] {
+        let k = old.rowCount
+        let d = old.columnCount
+        let shifts = (0..<k).map { c in
+            var sum = 0.0
+            for j in 0..<d {
+                let difference = Double(new[c, j]) - Double(old[c, j])
+                sum += difference * difference
+            }
+            return sum.squareRoot()
+        }
+        let sorted = shifts.sorted(by: >)
+        return shifts.map { shift in
+            let largestOther = shift == sorted[0] && k > 1 ? sorted[1] : sorted[0]
+            return Float(shift + (k > 1 ? largestOther : 0)).nextUp
+        }
+    }
+
+    /// Assigns to its nearest centroid every row whose bound does not prove that its label still
+    /// holds, updating `labels` and `margins` in place; returns how the centroid sums change.
+    ///
+    /// `margins[i]` is a lower bound on ‖xᵢ − c₂‖ − ‖xᵢ − c_{labels[i]}‖, where c₂ is the
+    /// nearest of the other centroids. Either every label is a centroid index or every label is
+    /// negative (the first pass, where every row is computed). Before a pass each
+    /// margin drops by `drops[label]` (``marginDrops(from:to:)``); a row whose margin stays
+    /// positive keeps its label, which is then still its exact nearest centroid. The other rows
+    /// go through the fused kernel, 8 at a time, gathered by index, and get a new margin from
+    /// their two best scores, discounted by ``MarginRounding``.
+    ///
+    /// The rows are split into `threadCount` contiguous blocks, each summing the rows that change
+    /// cluster in `Float` over runs of ``runLength`` rows and then in `Double`; blocks are merged
+    /// in order, so the result depends on the thread count but not on scheduling.
+    static func assignBounded(
+        _ data: Matrix, to prepared: PreparedCentroids, drops: [Float], rounding: MarginRounding,
+        labels: inout [Int32], margins: inout [Float], threadCount: Int
+    ) -> BoundedAssignment {
+        precondition(labels.count == data.rowCount && margins.count == data.rowCount, "One label and margin per row.")
+        let d = data.columnCount
+        let k = prepared.centroids.rowCount
+        let blocks = KMeans.blocks(of: data.rowCount, parts: threadCount)
+        var parts = [BoundedAssignment](
+            repeating: BoundedAssignment(sumChanges: [], countChanges: [], changedCount: 0, recomputedCount: 0),
+            count: blocks.count)
+        data.elements.withUnsafeBufferPointer { x in
+            labels.withUnsafeMutableBufferPointer { labels in
+                margins.withUnsafeMutableBufferPointer { margins in
+                    drops.withUnsafeBufferPointer { drops in
+                        parts.withUnsafeMutableBufferPointer { parts in
+                            let shared = BoundedBuffers(x: x, labels: labels, margins: margins, drops: drops, parts: parts)
+                            DispatchQueue.concurrentPerform(iterations: blocks.count) { block in
+                                shared.parts[block] = assignBoundedBlock(
+                                    shared, rows: blocks[block], d: d, k: k, prepared, rounding: rounding)
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        var merged = BoundedAssignment(
+            sumChanges: [Double](repeating: 0, count: k * d), countChanges: [Int](repeating: 0, count: k),
+            changedCount: 0, recomputedCount: 0)
+        for part in parts {
+            for index in merged.sumChanges.indices { merged.sumChanges[index] += part.sumChanges[index] }
+            for index in merged.countChanges.indices { merged.countChanges[index] += part.countChanges[index] }
+            merged.changedCount += part.changedCount
+            merged.recomputedCount += part.recomputedCount
+        }
+        return merged
+    }
+
+    /// The buffers the parallel blocks of a bounded pass share; each block writes only its own
+    /// rows and its own slot of `parts`.
+    private struct BoundedBuffers: @unchecked Sendable {
+        let x: UnsafeBufferPointer<Float>
+        let labels: UnsafeMutableBufferPointer<Int32>
+        let margins: UnsafeMutableBufferPointer<Float>
+        let drops: UnsafeBufferPointer<Float>
+        let parts: UnsafeMutableBufferPointer<BoundedAssignment>
+    }
+
+    /// One block of ``assignBounded(_:to:drops:rounding:labels:margins:threadCount:)``.
+    private static func assignBoundedBlock(
+        _ shared: BoundedBuffers, rows: Range<Int>, d: Int, k: Int, _ prepared: PreparedCentroids,
+        rounding: MarginRounding
+    ) -> BoundedAssignment {
+        let x = shared.x
+        let labels = shared.labels
+        let margins = shared.margins
+        let drops = shared.drops
+        var sums = [Double](repeating: 0, count: k * d)
+        // Per run: rows joining a cluster, even and odd candidates apart (so that consecutive rows
+        // of one cluster do not wait on each other's stores), then rows leaving a cluster.
+        var runSums = [Float](repeating: 0, count: 3 * k * d)
+        var counts = [Int](repeating: 0, count: k)
+        var candidates = [Int32](repeating: 0, count: runLength)
+        var newLabels = [Int32](repeating: 0, count: runLength)
+        var newMargins = [Float](repeating: 0, count: runLength)
+        var tile = [SIMD8<Float>](repeating: .zero, count: d)
+        var changed = 0
+        var recomputed = 0
+        runSums.withUnsafeMutableBufferPointer { runSums in
+            counts.withUnsafeMutableBufferPointer { counts in
+                candidates.withUnsafeMutableBufferPointer { candidates in
+                    newLabels.withUnsafeMutableBufferPointer { newLabels in
+                        newMargins.withUnsafeMutableBufferPointer { newMargins in
+                            tile.withUnsafeMutableBufferPointer { tile in
+                                var runStart = rows.lowerBound
+                                while runStart < rows.upperBound {
+                                    let run = runStart..<Swift.min(runStart + runLength, rows.upperBound)
+                                    // The bound test: rows whose margin does not stay positive.
+                                    var candidateCount = 0
+                                    if labels[run.lowerBound] < 0 {
+                                        // The first pass: no row has a label or a margin yet.
+                                        for i in run {
+                                            candidates[candidateCount] = Int32(truncatingIfNeeded: i)
+                                            candidateCount &+= 1
+                                        }
+                                    } else {
+                                        for i in run {
+                                            let margin = margins[i] - drops[Int(labels[i])]
+                                            margins[i] = margin
+                                            // Branch-free (about half the rows are candidates early
+                                            // on, so a branch would be mispredicted): the margin is
+                                            // finite, and not positive exactly when its bits, read
+                                            // as a signed integer, are ≤ 0; it is never −0.
+                                            let bits = Int32(bitPattern: margin.bitPattern)
+                                            candidates[candidateCount] = Int32(truncatingIfNeeded: i)
+                                            candidateCount &+= Int(((bits &- 1) >> 31) & 1)
+                                        }
+                                    }
+                                    guard candidateCount > 0 else {
+                                        runStart = run.upperBound
+                                        continue
+                                    }
+                                    recomputed &+= candidateCount
+                                    let runCandidates = UnsafeBufferPointer(rebasing: candidates[0..<candidateCount])
+                                    assignCandidates(
+                                        x, runCandidates, d: d, prepared, rounding: rounding, tile: tile.baseAddress!,
+                                        labels: newLabels, margins: newMargins)
+                                    var runChanged = 0
+                                    let stride = k &* d
+                                    for slot in 0..<candidateCount {
+                                        let i = Int(runCandidates[slot])
+                                        let old = labels[i]
+                                        let new = newLabels[slot]
+                                        margins[i] = newMargins[slot]
+                                        guard old != new else { continue }
+                                        runChanged &+= 1
+                                        labels[i] = new
+                                        let row = x.baseAddress! + i &* d
+                                        counts[Int(new)] &+= 1
+                                        add(row, into: runSums.baseAddress! + ((slot & 1) &* stride &+ Int(new) &* d), count: d)
+                                        if old >= 0 {
+                                            counts[Int(old)] &-= 1
+                                            add(row, into: runSums.baseAddress! + (2 &* stride &+ Int(old) &* d), count: d)
+                                        }
+                                    }
+                                    if runChanged > 0 {
+                                        // The partial sums, added in a fixed order.
+                                        for index in 0..<stride {
+                                            sums[index] += Double(runSums[index]) + Double(runSums[stride &+ index])
+                                                - Double(runSums[2 &* stride &+ index])
+                                            runSums[index] = 0
+                                            runSums[stride &+ index] = 0
+                                            runSums[2 &* stride &+ index] = 0
+                                        }
+                                        changed &+= runChanged
+                                    }
+                                    runStart = run.upperBound
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        return BoundedAssignment(sumChanges: sums, countChanges: counts, changedCount: changed, recomputedCount: recomputed)
+    }
+
+    /// The fused kernel over rows given by index: the label of each and a new margin, the gap
+    /// between the distances to its two best centroids, discounted for rounding.
+    ///
+    /// The squared distances come from the scores as q = ‖x‖² + 2·(‖c‖²/2 − x·c), whose error is
+    /// at most `E = squaredDistanceError · (‖x‖² + max ‖c‖²)`; when `q ≥ 2E`, a square root then
+    /// moves by at most `E / (√q + √(q − E)) ≤ E / √q`. A row that close to its centroid
+    /// (`q < 2E`) gets no margin and is recomputed every pass.
+    ///
+    /// The roots are taken in vector registers as `q · y` with `y ≈ 1/√q` from the classic
+    /// bit-level estimate and two Newton steps (relative error below 5·10⁻⁶, allowed for as
+    /// ``rootTolerance``): Swift code has no vector square root, and `Float.squareRoot()` is a
+    /// library call with an error check that keeps the loop scalar (measured: the margins then
+    /// cost as much as the distances).
+    private static func assignCandidates(
+        _ x: UnsafeBufferPointer<Float>, _ rows: UnsafeBufferPointer<Int32>, d: Int, _ prepared: PreparedCentroids,
+        rounding: MarginRounding, tile columns: UnsafeMutablePointer<SIMD8<Float>>,
+        labels: UnsafeMutableBufferPointer<Int32>, margins: UnsafeMutableBufferPointer<Float>
+    ) {
+        let k = prepared.centroids.rowCount
+        let keep = 1 - rounding.updateDiscount
+        let low = 1 - rootTolerance
+        let high = 1 + rootTolerance
+        prepared.splatted.withUnsafeBufferPointer { splatted in
+            prepared.halfNorms.withUnsafeBufferPointer { halfNorms in
+                var slot = 0
+                while slot < rows.count {
+                    let count = Swift.min(rowsPerBlock, rows.count &- slot)
+                    // Lanes past the last row repeat the first row of the group; their results are dropped.
+                    transposeEightRows(d: d, into: columns) { lane in
+                        x.baseAddress! + Int(rows[slot &+ (lane < count ? lane : 0)]) &* d
+                    }
+                    let scores = scoreEightRows(
+                        columns, d: d, k: k, centroids: splatted.baseAddress!, halfNorms: halfNorms, as: NearestTwo.self)
+                    var norm = SIMD8<Float>.zero
+                    for j in 0..<d { norm += columns[j] * columns[j] }
+                    let error = rounding.squaredDistanceError * (norm + rounding.largestCentroidNorm)
+                    var q1 = norm + 2 * scores.best
+                    q1.replace(with: 0, where: q1 .< 0)
+                    let q2 = norm + 2 * scores.second
+                    let y1 = reciprocalSquareRoot(q1)
+                    let y2 = reciprocalSquareRoot(q2)
+                    // √q2 from below, √q1 from above, each less its rounding allowance E/√q.
+                    var margin = (q2 * y2 * low - q1 * y1 * high - error * (y1 + y2) * high) * keep
+                    // No margin near a centroid (also where q is too small for the estimate of
+                    // 1/√q), or with a single centroid (no runner-up: q2 = +∞);
+                    // a margin that is not positive (or NaN) proves nothing: 0 has the row
+                    // recomputed next pass.
+                    margin.replace(
+                        with: 0,
+                        where: q1 .< 2 * error .| q1 .< Float.leastNormalMagnitude .| q2 .== .infinity .| .!(margin .> 0))
+                    for lane in 0..<count {
+                        labels[slot &+ lane] = scores.index[lane]
+                        margins[slot &+ lane] = margin[lane]
+                    }
+                    slot &+= count
+                }
+            }
+        }
+    }
+
+    /// The largest relative error of ``reciprocalSquareRoot(_:)``, with room to spare.
+    static let rootTolerance: Float = 1e-5
+
+    /// `1/√q` per lane, within ``rootTolerance`` relative for positive normal `q`: the bit-level
+    /// first guess (0x5F375A86, within 3.5 %) and two Newton steps (within 0.18 %, then within
+    /// 5·10⁻⁶ plus a few ulps).
+    @inline(__always)
+    static func reciprocalSquareRoot(_ q: SIMD8<Float>) -> SIMD8<Float> {
+        let bits = unsafeBitCast(q, to: SIMD8<UInt32>.self)
+        let guess = unsafeBitCast(SIMD8<UInt32>(repeating: 0x5F37_5A86) &- (bits &>> 1), to: SIMD8<Float>.self)
+        let half = 0.5 * q
+        let once = guess * (1.5 - half * guess * guess)
+        return once * (1.5 - half * once * once)
+    }
+}

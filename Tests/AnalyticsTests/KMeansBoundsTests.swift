@@ -1,0 +1,155 @@
+@testable import Analytics
+import Features
+import Foundation
+import Numerics
+import Testing
+import VibesTestSupport
+
+/// Lloyd's iterations with Hamerly's bound (`KMeans.Options.usesBounds`) against full passes over
+/// every row: the same iterations, with far fewer rows scanned.
+struct KMeansBoundsTests {
+    /// Fits from the same initial centres with and without the bound.
+    static func fitBothWays(
+        _ data: Matrix, initial: Matrix, maxIterations: Int = 300, tolerance: Double = 0, threads: Int = 2
+    ) async throws -> (bounded: KMeans, full: KMeans) {
+        var options = KMeans.Options()
+        options.tolerance = tolerance
+        options.maxIterations = maxIterations
+        options.threadCount = threads
+        let bounded = try await KMeans.fit(data, initialCentroids: initial, options: options)
+        options.usesBounds = false
+        let full = try await KMeans.fit(data, initialCentroids: initial, options: options)
+        return (bounded, full)
+    }
+
+    /// Expects two fits to have run the same iterations to the same result.
+    static func expectSameIterations(_ bounded: KMeans, _ full: KMeans, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(bounded.labels == full.labels, sourceLocation: sourceLocation)
+        #expect(bounded.iterationCount == full.iterationCount, sourceLocation: sourceLocation)
+        #expect(bounded.hasConverged == full.hasConverged, sourceLocation: sourceLocation)
+        #expect(bounded.inertia.isApproximatelyEqual(to: full.inertia, relativeTolerance: 1e-6), sourceLocation: sourceLocation)
+        for (a, b) in zip(bounded.centroids.elements, full.centroids.elements) {
+            #expect(a.isApproximatelyEqual(to: b, absoluteTolerance: 1e-5, relativeTolerance: 1e-5), sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test(arguments: [(k: 2, threads: 1), (k: 8, threads: 2), (k: 16, threads: 2), (k: 33, threads: 3)])
+    func boundedIterationsMatchFullPasses(k: Int, threads: Int) async throws {
+        // Rows drawn like real libraries (the mixture fitted to the bundled tidytuesday sample).
+        let data = await SyntheticLibrary().makeMatrix(rowCount: 20_000, seed: UInt64(k))
+        var rng = SplitMix64(seed: UInt64(100 + k))
+        let initial = KMeans.seedCentroids(data, clusterCount: k, using: &rng)
+        let (bounded, full) = try await Self.fitBothWays(data, initial: initial, maxIterations: 40, threads: threads)
+        Self.expectSameIterations(bounded, full)
+        // The full passes scan every row each iteration; the bound skips most of them.
+        #expect(full.timings.scannedRowCount == data.rowCount * full.iterationCount)
+        #expect(bounded.timings.scannedRowCount >= data.rowCount)
+        #expect(bounded.timings.scannedRowCount < full.timings.scannedRowCount / 2)
+    }
+
+    @Test func everyRowKeepsItsExactNearestCentroid() async throws {
+        // Overlapping blobs stopped after a few iterations, while many rows are still moving.
+        let blobs = Blobs(
+            centres: [[0, 0, 0], [3, 0, 0], [0, 3, 0], [0, 0, 3], [3, 3, 3]], perCluster: 400, spread: 1.5, seed: 21)
+        var rng = SplitMix64(seed: 22)
+        let initial = KMeans.seedCentroids(blobs.matrix, clusterCount: 9, using: &rng)
+        for maxIterations in [1, 2, 5] {
+            let (bounded, full) = try await Self.fitBothWays(blobs.matrix, initial: initial, maxIterations: maxIterations)
+            Self.expectSameIterations(bounded, full)
+            for i in 0..<blobs.matrix.rowCount {
+                let distances = (0..<9).map { c in
+                    zip(blobs.matrix.row(i), bounded.centroids.row(c)).map { Double($0 - $1) * Double($0 - $1) }.reduce(0, +)
+                }
+                #expect(distances[Int(bounded.labels[i])] <= distances.min()! * (1 + 1e-6) + 1e-9)
+            }
+        }
+    }
+
+    @Test func emptyClustersAreReseededAsInFullPasses() async throws {
+        let blobs = Blobs(centres: [[0, 0], [10, 0], [0, 10]], perCluster: 40, spread: 1, seed: 17)
+        // Two identical initial centres and one far away: clusters go empty and are re-seeded.
+        let initial = Matrix(rows: [[0, 0], [0, 0], [5, 5], [50, 50]])
+        let (bounded, full) = try await Self.fitBothWays(blobs.matrix, initial: initial)
+        Self.expectSameIterations(bounded, full)
+        #expect(!bounded.clusterSizes.contains(0))
+    }
+
+    @Test func degenerateInputGivesTheSameResult() async throws {
+        // One cluster; duplicates with more clusters than distinct points; a constant column.
+        let duplicates = Matrix(rows: Array(repeating: [1, 2], count: 5) + Array(repeating: [4, 4], count: 5))
+        let cases: [(Matrix, Matrix)] = [
+            (duplicates, Matrix(rows: [[0, 0]])),
+            (duplicates, Matrix(rows: [[1, 2], [4, 4], [1, 2.5]])),
+            (Matrix(rows: (0..<50).map { [Float($0 % 7), 3, Float($0 % 3)] }), Matrix(rows: [[0, 3, 0], [6, 3, 2]])),
+            (Matrix(rows: [[0.5, 0.5]]), Matrix(rows: [[0, 0]])),
+        ]
+        for (data, initial) in cases {
+            let (bounded, full) = try await Self.fitBothWays(data, initial: initial)
+            Self.expectSameIterations(bounded, full)
+        }
+    }
+
+    @Test func sampleLibraryVibesAreTheSame() async throws {
+        // The bundled excerpt of the real tidytuesday data, scaled as `cluster` does.
+        let space = try FeatureSchema().makeSpace(from: SampleLibrary.featureTable)
+        var rng = SplitMix64(seed: 42)
+        let initial = KMeans.seedCentroids(space.matrix.values, clusterCount: 6, using: &rng)
+        let (bounded, full) = try await Self.fitBothWays(space.matrix.values, initial: initial, tolerance: 1e-4)
+        Self.expectSameIterations(bounded, full)
+    }
+
+    @Test func marginsAreLowerBoundsOfTheExactGap() async throws {
+        // After a pass, every row's margin is at most the exact gap between its second-nearest
+        // and its nearest centroid, computed in Double; and its label is the nearest.
+        let data = await SyntheticLibrary().makeMatrix(rowCount: 5_000, seed: 31)
+        var rng = SplitMix64(seed: 32)
+        let centroids = KMeans.seedCentroids(data, clusterCount: 12, using: &rng)
+        var labels = [Int32](repeating: -1, count: data.rowCount)
+        var margins = [Float](repeating: 0, count: data.rowCount)
+        let step = Kernels.assignBounded(
+            data, to: Kernels.PreparedCentroids(centroids), drops: [Float](repeating: 0, count: 12),
+            rounding: Kernels.MarginRounding(d: 12, centroids: centroids, maxIterations: 300),
+            labels: &labels, margins: &margins, threadCount: 2)
+        #expect(step.recomputedCount == data.rowCount)
+        #expect(step.countChanges.reduce(0, +) == data.rowCount)
+        var positive = 0
+        for i in 0..<data.rowCount {
+            let distances = (0..<12).map { c in
+                zip(data.row(i), centroids.row(c)).map { Double($0 - $1) * Double($0 - $1) }.reduce(0, +).squareRoot()
+            }
+            let label = Int(labels[i])
+            let others = distances.indices.filter { $0 != label }.map { distances[$0] }
+            #expect(distances[label] <= distances.min()! + 1e-5)
+            #expect(Double(margins[i]) <= others.min()! - distances[label], "row \(i)")
+            if margins[i] > 0 { positive += 1 }
+        }
+        // And the bound is useful: almost every row gets a positive margin.
+        #expect(positive > data.rowCount * 9 / 10)
+    }
+
+    @Test func marginDropsBoundTheChangeOfEveryGap() {
+        let old = Matrix(rows: [[0, 0], [4, 0], [0, 4]])
+        let new = Matrix(rows: [[0, 1], [4, 0], [3, 4]])
+        let drops = Kernels.marginDrops(from: old, to: new)
+        // Centroid 0 moved 1, centroid 1 did not move, centroid 2 moved 3.
+        #expect(drops[0] >= 4 && drops[0] < 4.0001)
+        #expect(drops[1] >= 3 && drops[1] < 3.0001)
+        #expect(drops[2] >= 4 && drops[2] < 4.0001)
+    }
+
+    @Test func reciprocalSquareRootIsWithinItsTolerance() {
+        var rng = SplitMix64(seed: 3)
+        var worst: Double = 0
+        for _ in 0..<20_000 {
+            // Positive normal floats over 60 binades.
+            let q = SIMD8<Float>((0..<8).map { _ in Float(pow(2, rng.nextUnitInterval() * 60 - 30)) })
+            let y = Kernels.reciprocalSquareRoot(q)
+            for lane in 0..<8 {
+                let exact = 1 / Double(q[lane]).squareRoot()
+                worst = max(worst, abs(Double(y[lane]) - exact) / exact)
+            }
+        }
+        #expect(worst < Double(Kernels.rootTolerance))
+        #expect(worst > 0)
+    }
+}
