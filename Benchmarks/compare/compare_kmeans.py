@@ -3,12 +3,15 @@ from the SAME initial centres.
 
     Benchmarks/.venv/bin/python Benchmarks/compare/compare_kmeans.py \
         [--bin [LABEL=]PATH ...] [--n 1e5,1e6] [--k 8,16,64] [--threads 1,2] [--iterations 20] [--repeats 3]
+        [--plain] [--blas]
 
 The grid is the same as `vibes-analyze bench`'s: every N × k × threads at d = 12. The data are a seeded Gaussian mixture (2k overlapping components),
 so all 20 iterations run. Every library gets tol = 0 and max_iter = 20 and its fit is timed whole;
 "ms/iter" is the fit time divided by the iterations it ran. scikit-learn runs
 KMeans(algorithm="lloyd", n_init=1, tol=0); faiss runs faiss.Kmeans with max_points_per_centroid
-raised so it uses every point; ours runs `vibes-analyze bench-kmeans` (fused and BLAS kernels).
+raised so it uses every point; ours runs `vibes-analyze bench-kmeans`: Lloyd's iterations with
+Hamerly's bound (the default, exact), and with --plain also every row every iteration (--no-bounds),
+with --blas also the BLAS kernel.
 Inertia is recomputed for all three in float64 from their final centres and labels-by-nearest-centre.
 The roofline is max(N·d·4 bytes / measured read bandwidth, 2·N·d·k flops / measured sgemm peak),
 both measured with the same number of threads as the row.
@@ -95,9 +98,10 @@ def run_faiss(X, init, iters, threads):
     return t * 1000 / iters, iters, km.centroids
 
 
-def run_ours(binary, xfile, cfile, d, iters, threads, kernel):
+def run_ours(binary, xfile, cfile, d, iters, threads, kernel, bounds=True):
     cmd = [binary, "bench-kmeans", "--data", xfile, "--initial", cfile, "--columns", str(d),
-           "--max-iter", str(iters), "--threads", str(threads), "--kernel", kernel]
+           "--max-iter", str(iters), "--threads", str(threads), "--kernel", kernel,
+           "--bounds" if bounds else "--no-bounds"]
     out = subprocess.run(["/usr/bin/time", "-f", "%M"] + cmd, capture_output=True, text=True, check=True)
     result = json.loads(out.stdout)
     rss_kb = int(out.stderr.strip().splitlines()[-1])
@@ -155,6 +159,8 @@ def main():
     parser.add_argument("--repeats", type=int, default=3, help="runs per library and configuration; medians are shown")
     parser.add_argument("--d", type=int, default=12)
     parser.add_argument("--blas", action="store_true", help="also time our BLAS kernel")
+    parser.add_argument("--plain", action="store_true",
+                        help="also time the first binary without Hamerly's bound (--no-bounds: every row, every iteration)")
     args = parser.parse_args()
     binaries = []
     for spec in args.bin or [".build/release/vibes-analyze"]:
@@ -186,8 +192,11 @@ def main():
     print()
     columns = [f"{'N':>9} {'k':>3} {'thr':>3}", f"{'sklearn':>8} {'faiss':>8}"]
     columns += [f"{label:>8} {label + '/skl':>12} {label + '/faiss':>14} {'/roof':>6} {'RSS−fix':>8} {'Δinertia':>8}" for label, _ in binaries]
+    if args.plain:
+        columns.append(f"{'plain':>8} {'plain/skl':>9} {'/roof':>6}")
     if args.blas:
         columns.append(f"{'blas':>8}")
+    columns.append(f"{'scanned':>7}")
     header = " | ".join(columns)
     print(header)
     print("-" * len(header))
@@ -200,7 +209,7 @@ def main():
                 X.tofile(xfile)
                 init.tofile(cfile)
                 for threads in thread_counts:
-                    times = {"sklearn": [], "faiss": [], "blas": []}
+                    times = {"sklearn": [], "faiss": [], "blas": [], "plain": []}
                     times.update({label: [] for label, _ in binaries})
                     results, rss = {}, {}
                     for _ in range(args.repeats):
@@ -209,6 +218,9 @@ def main():
                             result, rss[label] = run_ours(path, xfile, cfile, args.d, args.iterations, threads, "fused")
                             results[label] = result
                             times[label].append(result["fit_ms"] / result["iterations"])
+                        if args.plain:
+                            result, _ = run_ours(binaries[0][1], xfile, cfile, args.d, args.iterations, threads, "fused", bounds=False)
+                            times["plain"].append(result["fit_ms"] / result["iterations"])
                         if args.blas:
                             result, _ = run_ours(binaries[0][1], xfile, cfile, args.d, args.iterations, threads, "blas")
                             times["blas"].append(result["fit_ms"] / result["iterations"])
@@ -227,8 +239,12 @@ def main():
                         row.append(f"{ours[0]:>8.2f} {ours[0] / skl[0]:>12.2f} {ours[0] / fai[0]:>14.2f} "
                                    f"{ours[0] / roof_ms:>6.1f} {(rss[label] - fixed_kb) / 1024:>6.0f}MB {delta:>8.0e}")
                         spreads.append(f"{n}x{k}x{threads} {label} {ours[1]:.2f}–{ours[2]:.2f}")
+                    if args.plain:
+                        plain = median_spread(times["plain"])[0]
+                        row.append(f"{plain:>8.2f} {plain / skl[0]:>9.2f} {plain / roof_ms:>6.1f}")
                     if args.blas:
                         row.append(f"{median_spread(times['blas'])[0]:>8.2f}")
+                    row.append(f"{results[binaries[0][0]].get('scanned_share', 1):>6.0%}")
                     print(" | ".join(row) + f"   (matrix {X.nbytes / 2**20:.0f} MB, roofline {roof_ms:.2f} ms, "
                           f"skl {skl[1]:.1f}–{skl[2]:.1f}, faiss {fai[1]:.1f}–{fai[2]:.1f})")
                     if int(results[binaries[0][0]]["iterations"]) != skl_iters:
@@ -237,6 +253,8 @@ def main():
     print()
     print("ms per Lloyd iteration, median of the repeats (whole fit ÷ iterations, including each library's final pass);")
     print("ratios < 1 mean we are faster. /roof = ours ÷ max(N·d·4 B ÷ read bandwidth, 2·N·d·k ÷ sgemm peak).")
+    print("scanned = the share of rows whose distances an iteration of the first binary computed: Hamerly's bound skips the rest,")
+    print("with the same result (plain = the first binary with --no-bounds, every row every iteration).")
     print("RSS−fix = our peak RSS minus the fixed overhead above (the matrix is included). Δinertia = |ours − scikit-learn| / scikit-learn.")
     print("our spread (min–max ms): " + "; ".join(spreads))
     print(f"load average at end: {os.getloadavg()[0]:.2f}")

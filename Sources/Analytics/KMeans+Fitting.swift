@@ -16,7 +16,8 @@ extension KMeans {
         _ data: Matrix, clusterCount: Int, options: Options = Options(),
         using generator: inout some RandomNumberGenerator
     ) async throws -> KMeans {
-        let variance = try validate(data, clusterCount: clusterCount, options: options)
+        try validate(data, clusterCount: clusterCount, options: options)
+        let toleranceUnits = toleranceUnits(of: data, options: options)
         var best: KMeans?
         var timings = Timings()
         for _ in 0..<options.restartCount {
@@ -26,7 +27,7 @@ extension KMeans {
             let initial = seedCentroids(data, clusterCount: clusterCount, sampleSize: options.seedingSampleSize, using: &rng)
             timings.seeding += clock.now - start
             let model = await lloyd(
-                data, initialCentroids: initial, toleranceUnits: options.tolerance * variance, options: options)
+                data, initialCentroids: initial, toleranceUnits: toleranceUnits, options: options)
             timings.iterations += model.timings.iterations
             timings.iterationCount += model.timings.iterationCount
             timings.finalAssignment += model.timings.finalAssignment
@@ -51,15 +52,14 @@ extension KMeans {
         guard initialCentroids.columnCount == data.columnCount else {
             throw AnalyticsError.dimensionMismatch(expected: data.columnCount, actual: initialCentroids.columnCount)
         }
-        let variance = try validate(data, clusterCount: initialCentroids.rowCount, options: options)
+        try validate(data, clusterCount: initialCentroids.rowCount, options: options)
         return await lloyd(
-            data, initialCentroids: initialCentroids, toleranceUnits: options.tolerance * variance, options: options)
+            data, initialCentroids: initialCentroids, toleranceUnits: toleranceUnits(of: data, options: options),
+            options: options)
     }
 
-    /// Checks the shapes, options and values of a fit; returns the mean column variance of
-    /// `data`, the unit of ``Options/tolerance``, found in the same pass as the non-finite values.
-    @discardableResult
-    static func validate(_ data: Matrix, clusterCount: Int, options: Options) throws -> Double {
+    /// Checks the shapes, options and values of a fit.
+    static func validate(_ data: Matrix, clusterCount: Int, options: Options) throws {
         guard clusterCount >= 1 else {
             throw AnalyticsError.invalidParameter(name: "The number of clusters", value: "\(clusterCount)", expected: "at least 1")
         }
@@ -81,15 +81,20 @@ extension KMeans {
         guard options.tolerance >= 0, options.tolerance.isFinite else {
             throw AnalyticsError.invalidParameter(name: "The tolerance", value: "\(options.tolerance)", expected: "a finite number ≥ 0")
         }
-        let (sums, squares) = Kernels.columnSums(data, threadCount: options.threadCount)
-        // A non-finite value makes its column's sums non-finite (squares of finite floats cannot
-        // overflow a Double); only then is it searched for.
-        if !squares.allSatisfy(\.isFinite) || !sums.allSatisfy(\.isFinite),
+        // A vectorized pass first; the value is searched for only when there is one.
+        if !Kernels.isFinite(data, threadCount: options.threadCount),
             let index = data.elements.firstIndex(where: { !$0.isFinite })
         {
             throw AnalyticsError.nonFiniteValue(row: index / data.columnCount, column: index % data.columnCount)
         }
-        return meanVariance(sums: sums, squares: squares, rowCount: data.rowCount)
+    }
+
+    /// ``Options/tolerance`` in the units of `data`: times the mean column variance, which is not
+    /// computed when the tolerance is 0.
+    static func toleranceUnits(of data: Matrix, options: Options) -> Double {
+        guard options.tolerance > 0 else { return 0 }
+        let (sums, squares) = Kernels.columnSums(data, threadCount: options.threadCount)
+        return options.tolerance * meanVariance(sums: sums, squares: squares, rowCount: data.rowCount)
     }
 }
 
@@ -219,9 +224,8 @@ extension KMeans {
             }
         }
         // The margins are not needed any more: their buffer takes the distances.
-        Kernels.squaredDistances(
+        let inertia = Kernels.squaredDistances(
             data, labels: labels, centroids: centroids, threadCount: options.threadCount, into: &margins)
-        let inertia = margins.reduce(into: 0.0) { $0 += Double($1) }
         var timings = Timings()
         timings.iterations = iterationsEnd - start
         timings.iterationCount = iteration

@@ -446,34 +446,86 @@ enum Kernels {
     }
 
     /// ``squaredDistances(_:labels:centroids:threadCount:)`` written into a buffer of one float
-    /// per row, so that a fit can reuse one it no longer needs.
+    /// per row, so that a fit can reuse one it no longer needs; returns their sum (the inertia),
+    /// added in `Double` over fixed chunks of ``columnSumChunk`` rows merged in order, so that it
+    /// does not depend on the thread count.
+    @discardableResult
     static func squaredDistances(
         _ data: Matrix, labels: [Int32], centroids: Matrix, threadCount: Int, into result: inout [Float]
-    ) {
+    ) -> Double {
         precondition(result.count == data.rowCount, "One distance per row is needed.")
         let d = data.columnCount
-        let blocks = KMeans.blocks(of: data.rowCount, parts: threadCount)
+        let chunks = (data.rowCount + columnSumChunk - 1) / columnSumChunk
+        var totals = [Double](repeating: 0, count: chunks)
         data.elements.withUnsafeBufferPointer { x in
             centroids.elements.withUnsafeBufferPointer { c in
                 labels.withUnsafeBufferPointer { labels in
                     result.withUnsafeMutableBufferPointer { result in
-                        let shared = DistanceBuffers(x: x, c: c, labels: labels, result: result)
-                        DispatchQueue.concurrentPerform(iterations: blocks.count) { block in
-                            for i in blocks[block] {
-                                let row = shared.x.baseAddress! + i &* d
-                                let centroid = shared.c.baseAddress! + Int(shared.labels[i]) &* d
-                                var sum: Float = 0
-                                for j in 0..<d {
-                                    let difference = row[j] - centroid[j]
-                                    sum += difference * difference
+                        totals.withUnsafeMutableBufferPointer { totals in
+                            let shared = DistanceBuffers(x: x, c: c, labels: labels, result: result, totals: totals)
+                            let workers = Swift.max(1, Swift.min(threadCount, chunks))
+                            DispatchQueue.concurrentPerform(iterations: workers) { worker in
+                                for chunk in stride(from: worker, to: chunks, by: workers) {
+                                    var total = 0.0
+                                    for i in (chunk * columnSumChunk)..<Swift.min((chunk + 1) * columnSumChunk, data.rowCount) {
+                                        let row = shared.x.baseAddress! + i &* d
+                                        let centroid = shared.c.baseAddress! + Int(shared.labels[i]) &* d
+                                        var sum: Float = 0
+                                        for j in 0..<d {
+                                            let difference = row[j] - centroid[j]
+                                            sum += difference * difference
+                                        }
+                                        shared.result[i] = sum
+                                        total += Double(sum)
+                                    }
+                                    shared.totals[chunk] = total
                                 }
-                                shared.result[i] = sum
                             }
                         }
                     }
                 }
             }
         }
+        return totals.reduce(0, +)
+    }
+
+    /// Whether every element of `data` is finite, in one vectorized pass on `threadCount`
+    /// threads: `v − v` is 0 for a finite `v` and NaN otherwise, and a NaN stays in a sum.
+    static func isFinite(_ data: Matrix, threadCount: Int) -> Bool {
+        let count = data.elements.count
+        let chunks = (count + 16 * columnSumChunk - 1) / (16 * columnSumChunk)
+        var flags = [Bool](repeating: true, count: chunks)
+        data.elements.withUnsafeBufferPointer { x in
+            flags.withUnsafeMutableBufferPointer { flags in
+                let shared = FiniteBuffers(x: x, flags: flags)
+                let workers = Swift.max(1, Swift.min(threadCount, chunks))
+                DispatchQueue.concurrentPerform(iterations: workers) { worker in
+                    for chunk in stride(from: worker, to: chunks, by: workers) {
+                        let range = (chunk * 16 * columnSumChunk)..<Swift.min((chunk + 1) * 16 * columnSumChunk, count)
+                        var accumulated = SIMD16<Float>.zero
+                        var i = range.lowerBound
+                        while i &+ 16 <= range.upperBound {
+                            let v = UnsafeRawPointer(shared.x.baseAddress! + i).loadUnaligned(as: SIMD16<Float>.self)
+                            accumulated += v - v
+                            i &+= 16
+                        }
+                        var isFinite = accumulated.sum() == 0
+                        while i < range.upperBound {
+                            isFinite = isFinite && shared.x[i].isFinite
+                            i &+= 1
+                        }
+                        shared.flags[chunk] = isFinite
+                    }
+                }
+            }
+        }
+        return flags.allSatisfy { $0 }
+    }
+
+    /// The buffers the parallel chunks of ``isFinite(_:threadCount:)`` share.
+    private struct FiniteBuffers: @unchecked Sendable {
+        let x: UnsafeBufferPointer<Float>
+        let flags: UnsafeMutableBufferPointer<Bool>
     }
 
     /// The rows summed per chunk by ``columnSums(_:)``: a fixed number, so that the sums do not
@@ -524,13 +576,14 @@ enum Kernels {
         let parts: UnsafeMutableBufferPointer<Double>
     }
 
-    /// The buffers the parallel blocks of ``squaredDistances(_:labels:centroids:threadCount:)``
-    /// share; each block writes only its own rows.
+    /// The buffers the parallel chunks of ``squaredDistances(_:labels:centroids:threadCount:into:)``
+    /// share; each chunk writes only its own rows and total.
     private struct DistanceBuffers: @unchecked Sendable {
         let x: UnsafeBufferPointer<Float>
         let c: UnsafeBufferPointer<Float>
         let labels: UnsafeBufferPointer<Int32>
         let result: UnsafeMutableBufferPointer<Float>
+        let totals: UnsafeMutableBufferPointer<Double>
     }
 
     /// For every row of `data`, `min(current[i], ‖xᵢ − p‖²)`, and the sum of those minima.

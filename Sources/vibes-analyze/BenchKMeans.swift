@@ -81,6 +81,7 @@ extension VibesAnalyze {
                 "iterations": Double(model.iterationCount),
                 "ms_per_iteration": model.timings.iterations.milliseconds / Double(max(1, model.timings.iterationCount)),
                 "fit_ms": fitMS,
+                "final_assignment_ms": model.timings.finalAssignment.milliseconds,
                 "inertia": model.inertia,
                 "scanned_share": Double(model.timings.scannedRowCount)
                     / Double(x.rowCount * max(1, model.timings.iterationCount)),
