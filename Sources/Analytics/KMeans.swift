@@ -14,9 +14,12 @@ import Features
 /// a final assignment so that labels match the returned centroids. Given the same initial centres
 /// it reaches the same labels and inertia as scikit-learn (see the tests' fixtures).
 ///
+/// Each iteration skips the rows whose nearest centroid provably did not change (Hamerly's bound,
+/// ``Options/usesBounds``); the result is Lloyd's all the same.
+///
 /// Results are reproducible: the same data, options, seed and ``Options/threadCount`` give the same
-/// labels and centroids bit for bit. (The labels do not depend on the thread count at all; the
-/// centroids can differ in the last bits, because partial sums are merged per thread.)
+/// labels and centroids bit for bit. (Between thread counts the centroids can differ in the last
+/// bits, because partial sums are merged per thread; see the Reproducibility article.)
 public struct KMeans: Sendable {
     /// The centroids, one per row, in the units of the data.
     public var centroids: Matrix
