@@ -256,8 +256,14 @@ extension Kernels {
                     transposeEightRows(d: d, into: columns) { lane in
                         x.baseAddress! + Int(rows[slot &+ (lane < count ? lane : 0)]) &* d
                     }
-                    let scores = scoreEightRows(
-                        columns, d: d, k: k, centroids: splatted.baseAddress!, halfNorms: halfNorms, as: NearestTwo.self)
+                    // Inlined with d = 12 a constant, the loop over features unrolls.
+                    let scores = d == 12
+                        ? scoreEightRows(
+                            columns, d: 12, k: k, centroids: splatted.baseAddress!, halfNorms: halfNorms,
+                            as: NearestTwo.self)
+                        : scoreEightRows(
+                            columns, d: d, k: k, centroids: splatted.baseAddress!, halfNorms: halfNorms,
+                            as: NearestTwo.self)
                     var norm = SIMD8<Float>.zero
                     for j in 0..<d { norm += columns[j] * columns[j] }
                     let error = rounding.squaredDistanceError * (norm + rounding.largestCentroidNorm)
@@ -275,9 +281,14 @@ extension Kernels {
                     margin.replace(
                         with: 0,
                         where: q1 .< 2 * error .| q1 .< Float.leastNormalMagnitude .| q2 .== .infinity .| .!(margin .> 0))
-                    for lane in 0..<count {
-                        labels[slot &+ lane] = scores.index[lane]
-                        margins[slot &+ lane] = margin[lane]
+                    if count == rowsPerBlock {
+                        UnsafeMutableRawPointer(labels.baseAddress! + slot).storeBytes(of: scores.index, as: SIMD8<Int32>.self)
+                        UnsafeMutableRawPointer(margins.baseAddress! + slot).storeBytes(of: margin, as: SIMD8<Float>.self)
+                    } else {
+                        for lane in 0..<count {
+                            labels[slot &+ lane] = scores.index[lane]
+                            margins[slot &+ lane] = margin[lane]
+                        }
                     }
                     slot &+= count
                 }

@@ -254,12 +254,23 @@ enum Kernels {
     }
 
     /// The argmin of the fused kernel's scores for the 8 rows in the lanes of a register.
+    ///
+    /// Centroids come in groups whose scores are reduced as a tree: ``pair(_:_:first:)`` takes
+    /// two neighbouring centroids, ``merge(_:_:)`` two neighbouring groups, and
+    /// ``keep(_:first:)`` adds a group to the running result. Every step prefers the left (lower
+    /// indices) side on a tie, so the result is exactly that of taking the centroids one at a
+    /// time in order, with half the instructions and a shallow dependency chain.
     protocol EightRowArgmin {
         /// Per lane, the index of the centroid with the smallest score; ties go to the lowest.
         var index: SIMD8<Int32> { get }
+        /// No centroid yet.
         init()
         /// Takes in the scores of `centroid`; centroids come in increasing order.
         mutating func keep(_ score: SIMD8<Float>, centroid: Int)
+        /// The result over two centroids, `first` (scores `a`) and `first + 1` (scores `b`).
+        static func pair(_ a: SIMD8<Float>, _ b: SIMD8<Float>, first: Int32) -> Self
+        /// The result over the centroids of `left` and `right`, whose indices are all higher.
+        static func merge(_ left: Self, _ right: Self) -> Self
     }
 
     /// The nearest centroid of each of 8 rows.
@@ -270,13 +281,34 @@ enum Kernels {
 
         init() {}
 
+        init(best: SIMD8<Float>, index: SIMD8<Int32>) {
+            self.best = best
+            self.index = index
+        }
+
         /// Moves `best`/`index` to `score`/`centroid` in the lanes where `score` is strictly
         /// smaller, so that ties keep the lower centroid index.
         @inline(__always)
         mutating func keep(_ score: SIMD8<Float>, centroid: Int) {
-            let isSmaller = score .< best
-            best.replace(with: score, where: isSmaller)
-            index.replace(with: SIMD8(repeating: Int32(truncatingIfNeeded: centroid)), where: isSmaller)
+            self = Self.merge(self, Nearest(best: score, index: SIMD8(repeating: Int32(truncatingIfNeeded: centroid))))
+        }
+
+        @inline(__always)
+        static func pair(_ a: SIMD8<Float>, _ b: SIMD8<Float>, first: Int32) -> Nearest {
+            let takesB = b .< a
+            var best = a
+            best.replace(with: b, where: takesB)
+            // The mask is −1 where b wins: first − (−1) = first + 1.
+            return Nearest(best: best, index: SIMD8(repeating: first) &- maskBits(takesB))
+        }
+
+        @inline(__always)
+        static func merge(_ left: Nearest, _ right: Nearest) -> Nearest {
+            let takesRight = right.best .< left.best
+            var result = left
+            result.best.replace(with: right.best, where: takesRight)
+            result.index.replace(with: right.index, where: takesRight)
+            return result
         }
     }
 
@@ -290,41 +322,117 @@ enum Kernels {
 
         init() {}
 
+        init(best: SIMD8<Float>, second: SIMD8<Float>, index: SIMD8<Int32>) {
+            self.best = best
+            self.second = second
+            self.index = index
+        }
+
         /// As ``Nearest/keep(_:centroid:)``, keeping the second smallest score too.
         @inline(__always)
         mutating func keep(_ score: SIMD8<Float>, centroid: Int) {
-            // second = min(second, max(best, score)), with masks (the generic pointwiseMin and
-            // pointwiseMax are not specialized into vector instructions).
-            let isSmaller = score .< best
-            var larger = score
-            larger.replace(with: best, where: isSmaller)
-            second.replace(with: larger, where: larger .< second)
-            best.replace(with: score, where: isSmaller)
-            index.replace(with: SIMD8(repeating: Int32(truncatingIfNeeded: centroid)), where: isSmaller)
+            self = Self.merge(
+                self,
+                NearestTwo(
+                    best: score, second: SIMD8(repeating: .infinity),
+                    index: SIMD8(repeating: Int32(truncatingIfNeeded: centroid))))
+        }
+
+        @inline(__always)
+        static func pair(_ a: SIMD8<Float>, _ b: SIMD8<Float>, first: Int32) -> NearestTwo {
+            let takesB = b .< a
+            var best = a
+            best.replace(with: b, where: takesB)
+            var second = b
+            second.replace(with: a, where: takesB)
+            return NearestTwo(best: best, second: second, index: SIMD8(repeating: first) &- maskBits(takesB))
+        }
+
+        /// The second smallest of the union is min(max(best₁, best₂), second₁, second₂); with
+        /// masks, because the generic pointwiseMin and pointwiseMax are not specialized into
+        /// vector instructions.
+        @inline(__always)
+        static func merge(_ left: NearestTwo, _ right: NearestTwo) -> NearestTwo {
+            let takesRight = right.best .< left.best
+            var result = left
+            result.best.replace(with: right.best, where: takesRight)
+            result.index.replace(with: right.index, where: takesRight)
+            var larger = right.best
+            larger.replace(with: left.best, where: takesRight)
+            result.second.replace(with: right.second, where: right.second .< left.second)
+            result.second.replace(with: larger, where: larger .< result.second)
+            return result
         }
     }
 
+    /// A comparison's lanes as integers: −1 where true, 0 where false.
+    @inline(__always)
+    static func maskBits(_ mask: SIMDMask<SIMD8<Int32>>) -> SIMD8<Int32> {
+        SIMD8<Int32>.zero.replacing(with: -1, where: mask)
+    }
+
+    /// Whether the fused kernel takes centroids 8 at a time (builds for AVX, whose 16 vector
+    /// registers hold the 8 dot products) rather than 4 (where 8 would spill to memory).
+    static var takesEightCentroids: Bool {
+        #if VIBES_HOST_CPU
+        true
+        #else
+        false
+        #endif
+    }
+
     /// The fused kernel's inner loop: ‖c‖²/2 − x·c of 8 rows (transposed into `columns`) for
-    /// every centroid, 4 centroids at a time, with the argmin kept per lane, so no lane ever has
-    /// to be compared with another (no horizontal reductions).
+    /// every centroid, with the argmin kept per lane, so no lane ever has to be compared with
+    /// another (no horizontal reductions).
     ///
-    /// The 4 dot products form independent dependency chains. Multiplies and adds are kept
-    /// separate (no `addingProduct`): on a baseline x86-64 build, a fused multiply-add is a
-    /// library call per lane. The scores are summed over features in the same order as the
-    /// former centroid-in-lanes kernel and a scalar loop, so labels are identical to theirs.
+    /// Centroids go 8 or 4 at a time (``takesEightCentroids``) as independent dependency chains,
+    /// so the multiplies and adds do not wait on each other's latency. Multiplies and adds are kept separate (no `addingProduct`):
+    /// on a baseline x86-64 build, a fused multiply-add is a library call per lane, and on this
+    /// machine's CPU the adds run beside the multiplies anyway. The scores are summed over
+    /// features in the same order as the former centroid-in-lanes kernel and a scalar loop, and
+    /// the argmin keeps the lowest index on ties, so labels are identical to theirs.
     /// Specialized for each kind of argmin.
     @inline(__always)
     static func scoreEightRows<Argmin: EightRowArgmin>(
         _ columns: UnsafePointer<SIMD8<Float>>, d: Int, k: Int, centroids: UnsafePointer<SIMD8<Float>>,
-        halfNorms: UnsafeBufferPointer<Float>, as _: Argmin.Type
+        halfNorms: UnsafeBufferPointer<Float>, as _: Argmin.Type, eightAtATime: Bool = takesEightCentroids
     ) -> Argmin {
         var scores = Argmin()
         var c = 0
+        while eightAtATime && c &+ 8 <= k {
+            let c0 = centroids + c &* d
+            var dot0 = SIMD8<Float>.zero
+            var dot1 = SIMD8<Float>.zero
+            var dot2 = SIMD8<Float>.zero
+            var dot3 = SIMD8<Float>.zero
+            var dot4 = SIMD8<Float>.zero
+            var dot5 = SIMD8<Float>.zero
+            var dot6 = SIMD8<Float>.zero
+            var dot7 = SIMD8<Float>.zero
+            for j in 0..<d {
+                let column = columns[j]
+                dot0 += column * c0[j]
+                dot1 += column * c0[d &+ j]
+                dot2 += column * c0[2 &* d &+ j]
+                dot3 += column * c0[3 &* d &+ j]
+                dot4 += column * c0[4 &* d &+ j]
+                dot5 += column * c0[5 &* d &+ j]
+                dot6 += column * c0[6 &* d &+ j]
+                dot7 += column * c0[7 &* d &+ j]
+            }
+            let h = halfNorms.baseAddress! + c
+            let first = Int32(truncatingIfNeeded: c)
+            let low = Argmin.merge(
+                Argmin.pair(SIMD8(repeating: h[0]) - dot0, SIMD8(repeating: h[1]) - dot1, first: first),
+                Argmin.pair(SIMD8(repeating: h[2]) - dot2, SIMD8(repeating: h[3]) - dot3, first: first &+ 2))
+            let high = Argmin.merge(
+                Argmin.pair(SIMD8(repeating: h[4]) - dot4, SIMD8(repeating: h[5]) - dot5, first: first &+ 4),
+                Argmin.pair(SIMD8(repeating: h[6]) - dot6, SIMD8(repeating: h[7]) - dot7, first: first &+ 6))
+            scores = Argmin.merge(scores, Argmin.merge(low, high))
+            c &+= 8
+        }
         while c &+ 4 <= k {
             let c0 = centroids + c &* d
-            let c1 = c0 + d
-            let c2 = c1 + d
-            let c3 = c2 + d
             var dot0 = SIMD8<Float>.zero
             var dot1 = SIMD8<Float>.zero
             var dot2 = SIMD8<Float>.zero
@@ -332,14 +440,17 @@ enum Kernels {
             for j in 0..<d {
                 let column = columns[j]
                 dot0 += column * c0[j]
-                dot1 += column * c1[j]
-                dot2 += column * c2[j]
-                dot3 += column * c3[j]
+                dot1 += column * c0[d &+ j]
+                dot2 += column * c0[2 &* d &+ j]
+                dot3 += column * c0[3 &* d &+ j]
             }
-            scores.keep(SIMD8(repeating: halfNorms[c]) - dot0, centroid: c)
-            scores.keep(SIMD8(repeating: halfNorms[c &+ 1]) - dot1, centroid: c &+ 1)
-            scores.keep(SIMD8(repeating: halfNorms[c &+ 2]) - dot2, centroid: c &+ 2)
-            scores.keep(SIMD8(repeating: halfNorms[c &+ 3]) - dot3, centroid: c &+ 3)
+            let h = halfNorms.baseAddress! + c
+            let first = Int32(truncatingIfNeeded: c)
+            scores = Argmin.merge(
+                scores,
+                Argmin.merge(
+                    Argmin.pair(SIMD8(repeating: h[0]) - dot0, SIMD8(repeating: h[1]) - dot1, first: first),
+                    Argmin.pair(SIMD8(repeating: h[2]) - dot2, SIMD8(repeating: h[3]) - dot3, first: first &+ 2)))
             c &+= 4
         }
         while c < k {
@@ -379,11 +490,21 @@ enum Kernels {
                                 let base = UnsafePointer(padded.baseAddress!)
                                 transposeEightRows(d: d, into: columns) { base + $0 &* d }
                             }
-                            let scores = scoreEightRows(
-                                columns, d: d, k: k, centroids: splatted.baseAddress!, halfNorms: halfNorms,
-                                as: Nearest.self)
+                            // Inlined with d = 12 a constant, the loop over features unrolls.
+                            let scores = d == 12
+                                ? scoreEightRows(
+                                    columns, d: 12, k: k, centroids: splatted.baseAddress!, halfNorms: halfNorms,
+                                    as: Nearest.self)
+                                : scoreEightRows(
+                                    columns, d: d, k: k, centroids: splatted.baseAddress!, halfNorms: halfNorms,
+                                    as: Nearest.self)
                             let offset = i &- rows.lowerBound
-                            for lane in 0..<count { labels[offset &+ lane] = scores.index[lane] }
+                            if count == rowsPerBlock {
+                                UnsafeMutableRawPointer(labels.baseAddress! + offset)
+                                    .storeBytes(of: scores.index, as: SIMD8<Int32>.self)
+                            } else {
+                                for lane in 0..<count { labels[offset &+ lane] = scores.index[lane] }
+                            }
                             i &+= count
                         }
                     }
