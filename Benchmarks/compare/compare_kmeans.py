@@ -30,6 +30,8 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from counts import parse_counts
+
 import faiss
 import sklearn
 from sklearn.cluster import KMeans
@@ -127,20 +129,6 @@ def tool_version(command):
         return (out.stdout or out.stderr).strip().splitlines()[0]
     except (OSError, IndexError, subprocess.SubprocessError):
         return "unknown"
-
-
-def parse_counts(text):
-    """'1e5,1e6,250000,100k,1m' -> [100000, 1000000, 250000, 100000, 1000000], as `vibes-analyze bench --n`."""
-    values = []
-    for part in text.split(","):
-        part = part.strip().lower()
-        scale = 1
-        if part.endswith("k"):
-            part, scale = part[:-1], 1000
-        elif part.endswith("m"):
-            part, scale = part[:-1], 1000000
-        values.append(int(float(part) * scale))
-    return values
 
 
 def median_spread(values):

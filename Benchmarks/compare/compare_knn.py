@@ -14,7 +14,7 @@ The FMA roofline is 2·d flops per query–item pair at ``--peak-gflops`` (≈11
 
 Usage:
     Benchmarks/.venv/bin/python Benchmarks/compare/compare_knn.py \
-        --binary .build/release/vibes-analyze --sizes 100000 1000000
+        --binary .build/release/vibes-analyze --n 1e5,1e6
 """
 
 import argparse
@@ -24,6 +24,8 @@ import platform
 import subprocess
 import tempfile
 import time
+
+from counts import parse_counts
 
 import faiss
 import numpy as np
@@ -57,7 +59,7 @@ def recall(found, reference):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--binary", default=".build/release/vibes-analyze")
-    parser.add_argument("--sizes", type=int, nargs="+", default=[100_000, 1_000_000])
+    parser.add_argument("--n", type=parse_counts, default="1e5,1e6", help="items, comma-separated (as `bench --n`)")
     parser.add_argument("--queries", type=int, default=10_000)
     parser.add_argument("--dim", type=int, default=12)
     parser.add_argument("-k", type=int, default=10)
@@ -77,7 +79,7 @@ def main():
           f"{'ours/faiss':>10} {'roofline q/s':>12} {'ours/roofline':>13}")
     rng = np.random.default_rng(args.seed)
     with tempfile.TemporaryDirectory() as folder:
-        for n in args.sizes:
+        for n in args.n:
             x = unit_rows(rng, n, args.dim)
             q = unit_rows(rng, args.queries, args.dim)
             data_path, query_path, out_path = (os.path.join(folder, name) for name in ("x.f32", "q.f32", "i.i32"))

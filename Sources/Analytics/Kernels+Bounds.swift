@@ -85,7 +85,7 @@ extension Kernels {
         precondition(labels.count == data.rowCount && margins.count == data.rowCount, "One label and margin per row.")
         let d = data.columnCount
         let k = prepared.centroids.rowCount
-        let blocks = KMeans.blocks(of: data.rowCount, parts: threadCount)
+        let blocks = passChunks(rows: data.rowCount, threadCount: threadCount)
         var parts = [BoundedAssignment](
             repeating: BoundedAssignment(sumChanges: [], countChanges: [], changedCount: 0, recomputedCount: 0),
             count: blocks.count)
@@ -95,7 +95,7 @@ extension Kernels {
                     drops.withUnsafeBufferPointer { drops in
                         parts.withUnsafeMutableBufferPointer { parts in
                             let shared = BoundedBuffers(x: x, labels: labels, margins: margins, drops: drops, parts: parts)
-                            DispatchQueue.concurrentPerform(iterations: blocks.count) { block in
+                            forEachChunk(count: blocks.count, threadCount: threadCount) { block in
                                 shared.parts[block] = assignBoundedBlock(
                                     shared, rows: blocks[block], d: d, k: k, prepared, rounding: rounding)
                             }

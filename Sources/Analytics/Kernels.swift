@@ -1,12 +1,13 @@
 import CBLAS
 import Dispatch
 import Features
+import Synchronization
 
 // This is the k-means file of `Analytics` that imports CBLAS and touches element pointers (PCA's
 // LAPACK calls are in `PCA+LAPACK.swift`, cosine search's in `CosineIndex+BLAS.swift`). Pointers
-// never escape the closures that lend them: the parallel row blocks run inside those closures
-// with `DispatchQueue.concurrentPerform`, each writing only its own rows; every kernel takes and
-// returns arrays.
+// never escape the closures that lend them: the parallel row chunks run inside those closures
+// (``Kernels/forEachChunk(count:threadCount:_:)``), each writing only its own rows; every kernel
+// takes and returns arrays.
 
 /// The distance step of a Lloyd iteration: how each point finds its nearest centroid.
 ///
@@ -29,6 +30,34 @@ enum Kernels {
 
     /// The rows gathered per run before their sums go into `Double`.
     static let runLength = 2048
+
+    /// Runs `body` for every chunk in `0 ..< count` on up to `threadCount` threads, each taking the
+    /// next chunk no thread has taken yet, so that a thread slowed down (by another process, or by
+    /// the hypervisor taking its CPU) does not hold up a pass while the others wait. Every chunk
+    /// writes only its own results, and callers merge them in chunk order, so results do not
+    /// depend on which thread ran which chunk.
+    static func forEachChunk(count: Int, threadCount: Int, _ body: @Sendable (Int) -> Void) {
+        let threads = Swift.min(threadCount, count)
+        guard threads > 1 else {
+            for chunk in 0..<count { body(chunk) }
+            return
+        }
+        let next = Atomic<Int>(0)
+        DispatchQueue.concurrentPerform(iterations: threads) { _ in
+            while case let chunk = next.wrappingAdd(1, ordering: .relaxed).oldValue, chunk < count {
+                body(chunk)
+            }
+        }
+    }
+
+    /// The row ranges of a parallel pass: all rows on one thread; otherwise up to 8 chunks per
+    /// thread of at least 8,192 rows (and at least one per thread), so that
+    /// ``forEachChunk(count:threadCount:_:)`` can even out the threads' progress. They depend only
+    /// on the row and thread counts.
+    static func passChunks(rows: Int, threadCount: Int) -> [Range<Int>] {
+        let count = threadCount <= 1 ? 1 : Swift.max(threadCount, Swift.min(8 * threadCount, rows / 8_192))
+        return KMeans.blocks(of: rows, parts: count)
+    }
 
     /// Centroids laid out for both kernels.
     struct PreparedCentroids: Sendable {
@@ -80,7 +109,7 @@ enum Kernels {
         let n = data.rowCount
         let d = data.columnCount
         let k = prepared.centroids.rowCount
-        let blocks = KMeans.blocks(of: n, parts: threadCount)
+        let blocks = passChunks(rows: n, threadCount: threadCount)
         if kernel == .blas { useSingleThreadedBLAS() }
         var parts = [Assignment](
             repeating: Assignment(sums: [], counts: [], changedCount: 0), count: blocks.count)
@@ -88,7 +117,7 @@ enum Kernels {
             labels.withUnsafeMutableBufferPointer { labels in
                 parts.withUnsafeMutableBufferPointer { parts in
                     let shared = SharedBuffers(x: x, labels: labels, parts: parts)
-                    DispatchQueue.concurrentPerform(iterations: blocks.count) { block in
+                    forEachChunk(count: blocks.count, threadCount: threadCount) { block in
                         shared.parts[block] = assignBlock(
                             shared.x, rows: blocks[block], d: d, k: k, prepared, labels: shared.labels,
                             accumulate: accumulate, kernel: kernel)
@@ -584,23 +613,9 @@ enum Kernels {
                     result.withUnsafeMutableBufferPointer { result in
                         totals.withUnsafeMutableBufferPointer { totals in
                             let shared = DistanceBuffers(x: x, c: c, labels: labels, result: result, totals: totals)
-                            let workers = Swift.max(1, Swift.min(threadCount, chunks))
-                            DispatchQueue.concurrentPerform(iterations: workers) { worker in
-                                for chunk in stride(from: worker, to: chunks, by: workers) {
-                                    var total = 0.0
-                                    for i in (chunk * columnSumChunk)..<Swift.min((chunk + 1) * columnSumChunk, data.rowCount) {
-                                        let row = shared.x.baseAddress! + i &* d
-                                        let centroid = shared.c.baseAddress! + Int(shared.labels[i]) &* d
-                                        var sum: Float = 0
-                                        for j in 0..<d {
-                                            let difference = row[j] - centroid[j]
-                                            sum += difference * difference
-                                        }
-                                        shared.result[i] = sum
-                                        total += Double(sum)
-                                    }
-                                    shared.totals[chunk] = total
-                                }
+                            forEachChunk(count: chunks, threadCount: threadCount) { chunk in
+                                let rows = (chunk * columnSumChunk)..<Swift.min((chunk + 1) * columnSumChunk, data.rowCount)
+                                shared.totals[chunk] = squaredDistances(shared, rows: rows, d: d)
                             }
                         }
                     }
@@ -608,6 +623,53 @@ enum Kernels {
             }
         }
         return totals.reduce(0, +)
+    }
+
+    /// ‖xᵢ − c_{labels[i]}‖² for the given rows into `shared.result`, and their sum in `Double`
+    /// in row order.
+    ///
+    /// Rows go 8 at a time in the lanes of a register, their centroids transposed beside them, so
+    /// that each lane sums over features in order exactly as a scalar loop would (the same
+    /// results, bit for bit), but without waiting on one add after another.
+    private static func squaredDistances(_ shared: DistanceBuffers, rows: Range<Int>, d: Int) -> Double {
+        let x = shared.x.baseAddress!
+        let c = shared.c.baseAddress!
+        let labels = shared.labels.baseAddress!
+        var total = 0.0
+        var rowColumns = [SIMD8<Float>](repeating: .zero, count: d)
+        var centroidColumns = [SIMD8<Float>](repeating: .zero, count: d)
+        var i = rows.lowerBound
+        rowColumns.withUnsafeMutableBufferPointer { rowColumns in
+            centroidColumns.withUnsafeMutableBufferPointer { centroidColumns in
+                while i &+ rowsPerBlock <= rows.upperBound {
+                    let base = x + i &* d
+                    let first = i
+                    transposeEightRows(d: d, into: rowColumns.baseAddress!) { base + $0 &* d }
+                    transposeEightRows(d: d, into: centroidColumns.baseAddress!) { c + Int(labels[first &+ $0]) &* d }
+                    var sum = SIMD8<Float>.zero
+                    for j in 0..<d {
+                        let difference = rowColumns[j] - centroidColumns[j]
+                        sum += difference * difference
+                    }
+                    UnsafeMutableRawPointer(shared.result.baseAddress! + i).storeBytes(of: sum, as: SIMD8<Float>.self)
+                    for lane in 0..<rowsPerBlock { total += Double(sum[lane]) }
+                    i &+= rowsPerBlock
+                }
+            }
+        }
+        while i < rows.upperBound {
+            let row = x + i &* d
+            let centroid = c + Int(labels[i]) &* d
+            var sum: Float = 0
+            for j in 0..<d {
+                let difference = row[j] - centroid[j]
+                sum += difference * difference
+            }
+            shared.result[i] = sum
+            total += Double(sum)
+            i &+= 1
+        }
+        return total
     }
 
     /// Whether every element of `data` is finite, in one vectorized pass on `threadCount`
@@ -619,24 +681,21 @@ enum Kernels {
         data.elements.withUnsafeBufferPointer { x in
             flags.withUnsafeMutableBufferPointer { flags in
                 let shared = FiniteBuffers(x: x, flags: flags)
-                let workers = Swift.max(1, Swift.min(threadCount, chunks))
-                DispatchQueue.concurrentPerform(iterations: workers) { worker in
-                    for chunk in stride(from: worker, to: chunks, by: workers) {
-                        let range = (chunk * 16 * columnSumChunk)..<Swift.min((chunk + 1) * 16 * columnSumChunk, count)
-                        var accumulated = SIMD16<Float>.zero
-                        var i = range.lowerBound
-                        while i &+ 16 <= range.upperBound {
-                            let v = UnsafeRawPointer(shared.x.baseAddress! + i).loadUnaligned(as: SIMD16<Float>.self)
-                            accumulated += v - v
-                            i &+= 16
-                        }
-                        var isFinite = accumulated.sum() == 0
-                        while i < range.upperBound {
-                            isFinite = isFinite && shared.x[i].isFinite
-                            i &+= 1
-                        }
-                        shared.flags[chunk] = isFinite
+                forEachChunk(count: chunks, threadCount: threadCount) { chunk in
+                    let range = (chunk * 16 * columnSumChunk)..<Swift.min((chunk + 1) * 16 * columnSumChunk, count)
+                    var accumulated = SIMD16<Float>.zero
+                    var i = range.lowerBound
+                    while i &+ 16 <= range.upperBound {
+                        let v = UnsafeRawPointer(shared.x.baseAddress! + i).loadUnaligned(as: SIMD16<Float>.self)
+                        accumulated += v - v
+                        i &+= 16
                     }
+                    var isFinite = accumulated.sum() == 0
+                    while i < range.upperBound {
+                        isFinite = isFinite && shared.x[i].isFinite
+                        i &+= 1
+                    }
+                    shared.flags[chunk] = isFinite
                 }
             }
         }
@@ -662,19 +721,16 @@ enum Kernels {
         data.elements.withUnsafeBufferPointer { x in
             parts.withUnsafeMutableBufferPointer { parts in
                 let shared = ColumnSumBuffers(x: x, parts: parts)
-                let workers = Swift.max(1, Swift.min(threadCount, chunks))
-                DispatchQueue.concurrentPerform(iterations: workers) { worker in
-                    for chunk in stride(from: worker, to: chunks, by: workers) {
-                        let rows = (chunk * columnSumChunk)..<Swift.min((chunk + 1) * columnSumChunk, data.rowCount)
-                        let sums = shared.parts.baseAddress! + 2 &* d &* chunk
-                        let squares = sums + d
-                        for i in rows {
-                            let row = shared.x.baseAddress! + i &* d
-                            for j in 0..<d {
-                                let value = Double(row[j])
-                                sums[j] += value
-                                squares[j] += value * value
-                            }
+                forEachChunk(count: chunks, threadCount: threadCount) { chunk in
+                    let rows = (chunk * columnSumChunk)..<Swift.min((chunk + 1) * columnSumChunk, data.rowCount)
+                    let sums = shared.parts.baseAddress! + 2 &* d &* chunk
+                    let squares = sums + d
+                    for i in rows {
+                        let row = shared.x.baseAddress! + i &* d
+                        for j in 0..<d {
+                            let value = Double(row[j])
+                            sums[j] += value
+                            squares[j] += value * value
                         }
                     }
                 }

@@ -168,9 +168,13 @@ extension VibesAnalyze {
                 }
             }
             if showsBar { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
-            if let warning = report.busyWarning, !global.quiet { Console.diagnostic("warning: " + warning) }
+            let output = global.json ? .json : format
+            // The table carries the warning itself; JSON and CSV get it on standard error.
+            if let warning = report.busyWarning, !global.quiet, output != .table {
+                Console.diagnostic("warning: " + warning)
+            }
 
-            switch global.json ? .json : format {
+            switch output {
             case .table: print(report.renderedTable(), terminator: "")
             case .json: try Console.printJSON(report)
             case .csv: print(report.renderedCSV(), terminator: "")
