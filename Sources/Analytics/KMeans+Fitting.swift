@@ -118,7 +118,7 @@ extension KMeans {
         return (0..<parts).map { part in (count * part / parts)..<(count * (part + 1) / parts) }
     }
 
-    /// One assignment pass over all rows, in parallel row blocks, merged in block order; the
+    /// One assignment pass over all rows, in parallel row chunks, merged in chunk order; the
     /// labels are overwritten in place.
     static func assignAll(
         _ data: Matrix, to centroids: Matrix, labels: inout [Int32], accumulate: Bool, options: Options

@@ -76,7 +76,8 @@ extension KMeans {
         public var tolerance = 1e-4
         /// The number of restarts with different seeds; the fit with the lowest inertia is kept.
         public var restartCount = 1
-        /// The number of row blocks processed in parallel; 2 by default (this machine's cores).
+        /// The number of threads that process chunks of rows in parallel; 2 by default (this
+        /// machine's cores).
         public var threadCount = 2
         /// The most rows k-means++ looks at: larger inputs are seeded on a seeded random sample of
         /// this size, because greedy k-means++ over every row costs more than the iterations

@@ -75,9 +75,10 @@ extension Kernels {
     /// go through the fused kernel, 8 at a time, gathered by index, and get a new margin from
     /// their two best scores, discounted by ``MarginRounding``.
     ///
-    /// The rows are split into `threadCount` contiguous blocks, each summing the rows that change
-    /// cluster in `Float` over runs of ``runLength`` rows and then in `Double`; blocks are merged
-    /// in order, so the result depends on the thread count but not on scheduling.
+    /// The rows are split into contiguous chunks (``passChunks(rows:threadCount:)``) run on
+    /// `threadCount` threads, each summing the rows that change cluster in `Float` over runs of
+    /// ``runLength`` rows and then in `Double`; chunks are merged in order, so the result depends
+    /// on the thread count but not on scheduling.
     static func assignBounded(
         _ data: Matrix, to prepared: PreparedCentroids, drops: [Float], rounding: MarginRounding,
         labels: inout [Int32], margins: inout [Float], threadCount: Int

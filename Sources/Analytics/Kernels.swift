@@ -15,7 +15,8 @@ import Synchronization
 /// ``KMeans/Options/kernel``.
 public enum DistanceKernel: String, CaseIterable, Hashable, Sendable, Codable {
     /// A fused SIMD loop: 8 rows in the lanes of a register, ‖c‖²/2 − x·c accumulated in
-    /// registers for 4 centroids at a time, argmin per lane in the same pass. No intermediate
+    /// registers for 8 centroids at a time (4 on the portable build), argmin per lane in the same
+    /// pass. No intermediate
     /// distance matrix.
     case fused
     /// `cblas_sgemm` on 256-row blocks (`−X·Cᵀ` into a 256×k buffer that stays in L1/L2), then a
@@ -95,10 +96,10 @@ enum Kernels {
     /// Assigns every row of `data` to its nearest centroid, overwriting `labels` in place, and, if
     /// `accumulate`, sums the rows per centroid.
     ///
-    /// The rows are split into `threadCount` contiguous blocks run in parallel; each block's sums
-    /// are gathered in `Float` over runs of ``runLength`` rows and then added into `Double`, and
-    /// the blocks are merged in order, so the result depends on the thread count but not on
-    /// scheduling. The labels do not depend on the thread count at all. Ties go to the lowest
+    /// The rows are split into contiguous chunks (``passChunks(rows:threadCount:)``) run on
+    /// `threadCount` threads; each chunk's sums are gathered in `Float` over runs of
+    /// ``runLength`` rows and then added into `Double`, and the chunks are merged in order, so the
+    /// result depends on the thread count but not on scheduling. The labels do not depend on the thread count at all. Ties go to the lowest
     /// centroid index. A label that was not a valid centroid index before (such as −1) counts
     /// as changed.
     static func assign(

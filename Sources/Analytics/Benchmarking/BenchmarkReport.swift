@@ -127,7 +127,7 @@ extension BenchmarkReport {
         public var columnCount: Int
         /// The number of clusters *k*.
         public var clusterCount: Int
-        /// The number of threads (row blocks processed in parallel).
+        /// The number of threads (processing chunks of rows in parallel).
         public var threadCount: Int
         /// The number of timed repeats.
         public var repeats: Int
