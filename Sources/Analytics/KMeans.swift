@@ -102,11 +102,13 @@ extension KMeans {
         /// longer provably positive, and updates the centroid sums by the rows that changed
         /// cluster. The bound allows for rounding, so a skipped row's label is still its exact
         /// nearest centroid: the result is Lloyd's, not an approximation. Measured on the 2-vCPU
-        /// EPYC VM (`Benchmarks/results/kmeans-grid-bounds-2026-11-21.txt`), N = 1M, d = 12,
-        /// k = 16, 2 threads, 20 iterations from random centres: 12.25 ms per iteration with the
-        /// bound (52 % of rows scanned) against 11.15 ms in full passes, so level there; it pays
-        /// in runs to convergence, where late iterations scan 10–30 % of the rows. Set it to false
-        /// for a full pass over every row each iteration.
+        /// EPYC VM, N = 1M, d = 12, k = 16, 2 threads, x86-64-v3 build: 20 iterations from random
+        /// centres, 10.44 ms per iteration with the bound (52 % of rows scanned) against 8.92 ms in
+        /// full passes (`Benchmarks/results/kmeans-grid-chunks-2026-11-21.txt`), because a row
+        /// that is recomputed costs about twice as much as in a full pass; k-means++ seeding and
+        /// tolerance 10⁻⁴, as `cluster` runs it, 6.0–6.6 ms per iteration with the bound (28 % of
+        /// rows scanned) against 8.8–10.5 ms (`Benchmarks/results/kmeans-convergence-2026-11-21.txt`).
+        /// Set it to false for a full pass over every row each iteration.
         public var usesBounds = true
 
         public init() {}
