@@ -132,7 +132,7 @@ struct ClusterCommandTests {
     }
 
     @Test func emptyLibraryIsARuntimeError() async throws {
-        try await withTemporaryDirectory { folder in
+        await withTemporaryDirectory { folder in
             let path = folder + "/empty.sqlite"
             do {
                 try await run(["cluster", "--db", path, "--k", "3", "--quiet"])
