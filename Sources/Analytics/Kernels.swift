@@ -16,8 +16,7 @@ import Synchronization
 public enum DistanceKernel: String, CaseIterable, Hashable, Sendable, Codable {
     /// A fused SIMD loop: 8 rows in the lanes of a register, ‖c‖²/2 − x·c accumulated in
     /// registers for 8 centroids at a time (4 on the portable build), argmin per lane in the same
-    /// pass. No intermediate
-    /// distance matrix.
+    /// pass. No intermediate distance matrix.
     case fused
     /// `cblas_sgemm` on 256-row blocks (`−X·Cᵀ` into a 256×k buffer that stays in L1/L2), then a
     /// scalar argmin over ‖c‖²/2 − x·c, as scikit-learn does.
@@ -99,9 +98,9 @@ enum Kernels {
     /// The rows are split into contiguous chunks (``passChunks(rows:threadCount:)``) run on
     /// `threadCount` threads; each chunk's sums are gathered in `Float` over runs of
     /// ``runLength`` rows and then added into `Double`, and the chunks are merged in order, so the
-    /// result depends on the thread count but not on scheduling. The labels do not depend on the thread count at all. Ties go to the lowest
-    /// centroid index. A label that was not a valid centroid index before (such as −1) counts
-    /// as changed.
+    /// result depends on the thread count but not on scheduling. The labels do not depend on the
+    /// thread count at all. Ties go to the lowest centroid index. A label that was not a valid
+    /// centroid index before (such as −1) counts as changed.
     static func assign(
         _ data: Matrix, to prepared: PreparedCentroids, labels: inout [Int32], accumulate: Bool,
         kernel: DistanceKernel, threadCount: Int
@@ -286,10 +285,10 @@ enum Kernels {
     /// The argmin of the fused kernel's scores for the 8 rows in the lanes of a register.
     ///
     /// Centroids come in groups whose scores are reduced as a tree: ``pair(_:_:first:)`` takes
-    /// two neighbouring centroids, ``merge(_:_:)`` two neighbouring groups, and
-    /// ``keep(_:first:)`` adds a group to the running result. Every step prefers the left (lower
-    /// indices) side on a tie, so the result is exactly that of taking the centroids one at a
-    /// time in order, with half the instructions and a shallow dependency chain.
+    /// two neighbouring centroids, ``merge(_:_:)`` two neighbouring groups, and merges each group
+    /// into the running result too. Every step prefers the left (lower indices) side on a tie, so
+    /// the result is exactly that of taking the centroids one at a time in order, with half the
+    /// instructions and a shallow dependency chain.
     protocol EightRowArgmin {
         /// Per lane, the index of the centroid with the smallest score; ties go to the lowest.
         var index: SIMD8<Int32> { get }
@@ -416,12 +415,12 @@ enum Kernels {
     /// another (no horizontal reductions).
     ///
     /// Centroids go 8 or 4 at a time (``takesEightCentroids``) as independent dependency chains,
-    /// so the multiplies and adds do not wait on each other's latency. Multiplies and adds are kept separate (no `addingProduct`):
-    /// on a baseline x86-64 build, a fused multiply-add is a library call per lane, and on this
-    /// machine's CPU the adds run beside the multiplies anyway. The scores are summed over
-    /// features in the same order as the former centroid-in-lanes kernel and a scalar loop, and
-    /// the argmin keeps the lowest index on ties, so labels are identical to theirs.
-    /// Specialized for each kind of argmin.
+    /// so the multiplies and adds do not wait on each other's latency. Multiplies and adds are
+    /// kept separate (no `addingProduct`): on a baseline x86-64 build, a fused multiply-add is a
+    /// library call per lane, and on this machine's CPU the adds run beside the multiplies
+    /// anyway. The scores are summed over features in the same order as the former
+    /// centroid-in-lanes kernel and a scalar loop, and the argmin keeps the lowest index on ties,
+    /// so labels are identical to theirs. Specialized for each kind of argmin.
     @inline(__always)
     static func scoreEightRows<Argmin: EightRowArgmin>(
         _ columns: UnsafePointer<SIMD8<Float>>, d: Int, k: Int, centroids: UnsafePointer<SIMD8<Float>>,
