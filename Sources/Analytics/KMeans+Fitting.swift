@@ -137,15 +137,21 @@ extension KMeans {
 
     /// Lloyd's algorithm from `initialCentroids`, as scikit-learn's `_kmeans_single_lloyd`.
     ///
-    /// With ``Options/usesBounds`` (and the fused kernel), each pass skips the rows whose bound
-    /// proves that their nearest centroid did not change, and the centroid sums are updated by
-    /// the rows that changed cluster instead of being summed again
-    /// (``Kernels/assignBounded(_:to:drops:rounding:labels:margins:threadCount:)``).
+    /// With ``Options/usesBounds`` (and the fused kernel), the passes go over every row while
+    /// many rows change cluster; once fewer than ``Options/boundSwitchShare`` of them do, each
+    /// pass skips the rows whose bound proves that their nearest centroid did not change, and the
+    /// centroid sums are updated by the rows that changed cluster instead of being summed again
+    /// (``Kernels/assignBounded(_:to:drops:rounding:labels:margins:threadCount:)``). Both kinds
+    /// of pass give every row its exact nearest centroid, so the switch does not change the
+    /// result.
     static func lloyd(_ data: Matrix, initialCentroids: Matrix, toleranceUnits: Double, options: Options) async -> KMeans {
         let clock = ContinuousClock()
         let k = initialCentroids.rowCount
         let d = data.columnCount
         let usesBounds = options.usesBounds && options.kernel == .fused
+        // Whether the passes are bounded yet; the first bounded pass computes every row, since
+        // no row has a margin before it (they stay 0).
+        var isBounded = usesBounds && options.boundSwitchShare > 1
         var centroids = initialCentroids
         // One label buffer for the whole fit, updated in place: −1 until the first pass.
         var labels = [Int32](repeating: -1, count: data.rowCount)
@@ -162,7 +168,7 @@ extension KMeans {
         while iteration < options.maxIterations {
             iteration += 1
             let changedCount: Int
-            if usesBounds {
+            if isBounded {
                 let step = Kernels.assignBounded(
                     data, to: Kernels.PreparedCentroids(centroids), drops: drops,
                     rounding: Kernels.MarginRounding(d: d, centroids: centroids, maxIterations: options.maxIterations),
@@ -178,10 +184,17 @@ extension KMeans {
                 changedCount = step.changedCount
                 scannedRowCount += data.rowCount
             }
+            // A bounded pass costs about twice as much per row it computes as a full pass, so the
+            // bound pays only once most rows stay put.
+            if usesBounds && !isBounded && iteration > 1
+                && Double(changedCount) < options.boundSwitchShare * Double(data.rowCount)
+            {
+                isBounded = true
+            }
             if counts.contains(0) {
                 let moved = relocateEmptyClusters(
                     data, labels: labels, centroids: centroids, sums: &sums, counts: &counts, options: options)
-                if usesBounds {
+                if isBounded {
                     // The sums now count the moved rows in their new clusters; so do the labels,
                     // and the rows are recomputed next pass.
                     for (row, cluster) in moved {
@@ -200,7 +213,7 @@ extension KMeans {
                     shift += difference * difference
                 }
             }
-            if usesBounds { drops = Kernels.marginDrops(from: centroids, to: next) }
+            if isBounded { drops = Kernels.marginDrops(from: centroids, to: next) }
             centroids = next
             if iteration > 1 && changedCount == 0 {
                 isStrictlyConverged = true
@@ -214,7 +227,7 @@ extension KMeans {
         }
         let iterationsEnd = clock.now
         if !isStrictlyConverged {
-            if usesBounds {
+            if isBounded {
                 _ = Kernels.assignBounded(
                     data, to: Kernels.PreparedCentroids(centroids), drops: drops,
                     rounding: Kernels.MarginRounding(d: d, centroids: centroids, maxIterations: options.maxIterations),

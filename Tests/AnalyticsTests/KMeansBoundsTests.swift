@@ -8,14 +8,17 @@ import VibesTestSupport
 /// Lloyd's iterations with Hamerly's bound (`KMeans.Options.usesBounds`) against full passes over
 /// every row: the same iterations, with far fewer rows scanned.
 struct KMeansBoundsTests {
-    /// Fits from the same initial centres with and without the bound.
+    /// Fits from the same initial centres with and without the bound; the bounded fit uses it
+    /// from the first pass unless `switchShare` says when to switch.
     static func fitBothWays(
-        _ data: Matrix, initial: Matrix, maxIterations: Int = 300, tolerance: Double = 0, threads: Int = 2
+        _ data: Matrix, initial: Matrix, maxIterations: Int = 300, tolerance: Double = 0, threads: Int = 2,
+        switchShare: Double = .infinity
     ) async throws -> (bounded: KMeans, full: KMeans) {
         var options = KMeans.Options()
         options.tolerance = tolerance
         options.maxIterations = maxIterations
         options.threadCount = threads
+        options.boundSwitchShare = switchShare
         let bounded = try await KMeans.fit(data, initialCentroids: initial, options: options)
         options.usesBounds = false
         let full = try await KMeans.fit(data, initialCentroids: initial, options: options)
@@ -45,6 +48,23 @@ struct KMeansBoundsTests {
         #expect(full.timings.scannedRowCount == data.rowCount * full.iterationCount)
         #expect(bounded.timings.scannedRowCount >= data.rowCount)
         #expect(bounded.timings.scannedRowCount < full.timings.scannedRowCount / 2)
+    }
+
+    @Test(arguments: [(k: 8, threads: 2), (k: 16, threads: 1)])
+    func switchingToTheBoundMidwayGivesTheSameIterations(k: Int, threads: Int) async throws {
+        // From random rows as centres, many rows change cluster at first: full passes, then the
+        // bound once fewer than 3 % change (the default).
+        let data = await SyntheticLibrary().makeMatrix(rowCount: 20_000, seed: UInt64(50 + k))
+        var rng = SplitMix64(seed: UInt64(60 + k))
+        let initial = Matrix(rows: (0..<k).map { _ in Array(data.row(Int.random(in: 0..<data.rowCount, using: &rng))) })
+        let (switching, full) = try await Self.fitBothWays(
+            data, initial: initial, maxIterations: 60, threads: threads, switchShare: KMeans.Options().boundSwitchShare)
+        Self.expectSameIterations(switching, full)
+        // The first two passes at least went over every row, and the bound then skipped rows.
+        #expect(switching.timings.scannedRowCount >= 2 * data.rowCount)
+        #expect(switching.timings.scannedRowCount < full.timings.scannedRowCount)
+        let (bounded, _) = try await Self.fitBothWays(data, initial: initial, maxIterations: 60, threads: threads)
+        Self.expectSameIterations(bounded, full)
     }
 
     @Test func everyRowKeepsItsExactNearestCentroid() async throws {

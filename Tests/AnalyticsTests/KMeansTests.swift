@@ -1,4 +1,4 @@
-import Analytics
+@testable import Analytics
 import Features
 import Foundation
 import Numerics
@@ -234,11 +234,15 @@ struct ScikitLearnAgreementTests {
         var options = KMeans.Options()
         options.tolerance = 0
         options.maxIterations = fixture.maxIter
-        for (kernel, usesBounds) in [(DistanceKernel.fused, true), (.fused, false), (.blas, false)] {
+        // The bound from the first pass, from when few rows change (the default), and never.
+        for (kernel, usesBounds, switchShare) in [
+            (DistanceKernel.fused, true, Double.infinity), (.fused, true, 0.03), (.fused, false, 0.03), (.blas, false, 0.03),
+        ] {
             options.kernel = kernel
             options.usesBounds = usesBounds
+            options.boundSwitchShare = switchShare
             let model = try await KMeans.fit(data, initialCentroids: initial, options: options)
-            let name: Comment = "kernel \(kernel), bounds \(usesBounds)"
+            let name: Comment = "kernel \(kernel), bounds \(usesBounds), switching below \(switchShare)"
             #expect(model.labels == fixture.labels, name)
             #expect(model.inertia.isApproximatelyEqual(to: fixture.inertia, relativeTolerance: 1e-5), name)
             #expect(model.iterationCount == fixture.iterations, name)
