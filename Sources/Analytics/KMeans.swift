@@ -14,12 +14,12 @@ import Features
 /// a final assignment so that labels match the returned centroids. Given the same initial centres
 /// it reaches the same labels and inertia as scikit-learn (see the tests' fixtures).
 ///
-/// Each iteration skips the rows whose nearest centroid provably did not change (Hamerly's bound,
-/// ``Options/usesBounds``); the result is Lloyd's all the same.
+/// Once few rows change cluster, each iteration skips the rows whose nearest centroid provably did
+/// not change (Hamerly's bound, ``Options/usesBounds``); the result is Lloyd's all the same.
 ///
 /// Results are reproducible: the same data, options, seed and ``Options/threadCount`` give the same
 /// labels and centroids bit for bit. (Between thread counts the centroids can differ in the last
-/// bits, because partial sums are merged per thread; see the Reproducibility article.)
+/// bits, because partial sums are merged per chunk of rows; see the Reproducibility article.)
 public struct KMeans: Sendable {
     /// The centroids, one per row, in the units of the data.
     public var centroids: Matrix
@@ -101,14 +101,14 @@ extension KMeans {
         /// centroid by how far the centroids moved, recomputes only the rows whose gap is no
         /// longer provably positive, and updates the centroid sums by the rows that changed
         /// cluster. The bound allows for rounding, so a skipped row's label is still its exact
-        /// nearest centroid: the result is Lloyd's, not an approximation. Measured on the 2-vCPU
-        /// EPYC VM, N = 1M, d = 12, k = 16, 2 threads, x86-64-v3 build: 20 iterations from random
-        /// centres, 10.44 ms per iteration with the bound (52 % of rows scanned) against 8.92 ms in
-        /// full passes (`Benchmarks/results/kmeans-grid-chunks-2026-11-21.txt`), because a row
-        /// that is recomputed costs about twice as much as in a full pass; k-means++ seeding and
-        /// tolerance 10⁻⁴, as `cluster` runs it, 6.0–6.6 ms per iteration with the bound (28 % of
-        /// rows scanned) against 8.8–10.5 ms (`Benchmarks/results/kmeans-convergence-2026-11-21.txt`).
-        /// Set it to false for a full pass over every row each iteration.
+        /// nearest centroid: the result is Lloyd's, not an approximation. The passes go over every
+        /// row until fewer than 3 % of the rows change cluster. Measured on the
+        /// 2-vCPU EPYC VM, N = 1M, d = 12, k = 16, 2 threads, x86-64-v3 build: 20 iterations from
+        /// random centres, 10.02 ms per iteration against 11.67 ms in full passes
+        /// (`Benchmarks/results/kmeans-grid-switch-2026-11-21.txt`); k-means++ seeding and
+        /// tolerance 10⁻⁴, as `cluster` runs it, 4.45–5.05 ms against 7.63–10.13 ms
+        /// (`Benchmarks/results/kmeans-convergence-2026-11-21.txt`). Set it to false for a full
+        /// pass over every row each iteration.
         public var usesBounds = true
         /// The share of rows changing cluster in a full pass below which, with ``usesBounds``,
         /// the passes become bounded; above 1, they are bounded from the first pass (as the tests
@@ -118,7 +118,8 @@ extension KMeans {
         /// computes about half the rows while more than a few percent change cluster: at
         /// N = 1M, d = 12, k = 16 from random centres, 28 %, 15 %, 11 %, 8 %, 5 %, 4 %, 3 % and
         /// 2 % of the rows change in the first 8 iterations, and half the rows or more fail
-        /// their bound in those iterations.
+        /// their bound in those iterations (computed in `Double` with numpy on the benchmark's
+        /// data).
         var boundSwitchShare = 0.03
 
         public init() {}
