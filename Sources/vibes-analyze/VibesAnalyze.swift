@@ -1,3 +1,4 @@
+import Analytics
 import ArgumentParser
 
 @main
@@ -10,4 +11,11 @@ struct VibesAnalyze: AsyncParsableCommand {
             Import.self, Library.self, Cluster.self, Vibes.self, Recommend.self, PlaylistCommand.self, Report.self,
             Eval.self, Auth.self, Sync.self, Bench.self, BenchKMeans.self, BenchKNN.self,
         ])
+
+    /// Ends OpenBLAS's idle worker threads before any command runs, while no other thread can be
+    /// in a BLAS call, so that they do not spin on a core that the parallel passes need.
+    static func main() async {
+        OpenBLASThreads.endIdleWorkers()
+        await main(nil)
+    }
 }
