@@ -5,12 +5,19 @@ import Testing
 /// The fused kernel's scoring of 8 rows, with centroids taken 8 or 4 at a time and reduced as a
 /// tree, against the same scores taken one centroid at a time in a scalar loop.
 struct KernelArgminTests {
-    /// Per lane: ‖c‖²/2 − x·c for every centroid, summed over features in order, as the kernel does.
+    /// Per lane: ‖c‖²/2 − x·c for every centroid, summed over features in order, as the kernel does
+    /// (with fused multiply-adds on builds for this machine's CPU, as ``Kernels/multiplyAdd(_:_:_:)``).
     static func scalarScores(columns: [SIMD8<Float>], prepared: Kernels.PreparedCentroids, lane: Int) -> [Float] {
         let d = columns.count
         return (0..<prepared.centroids.rowCount).map { c in
             var dot: Float = 0
-            for j in 0..<d { dot += columns[j][lane] * prepared.centroids[c, j] }
+            for j in 0..<d {
+                #if VIBES_HOST_CPU
+                dot = dot.addingProduct(columns[j][lane], prepared.centroids[c, j])
+                #else
+                dot += columns[j][lane] * prepared.centroids[c, j]
+                #endif
+            }
             return prepared.halfNorms[c] - dot
         }
     }
