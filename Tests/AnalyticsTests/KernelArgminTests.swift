@@ -81,6 +81,35 @@ struct KernelArgminTests {
         }
     }
 
+    /// The 16-row scoring of full passes on AVX builds: both tiles against the scalar loop, the
+    /// first tile from `makeCase` (exact ties, rows on centroids), the second from other rows.
+    @Test(arguments: [1, 3, 4, 5, 8, 12, 16, 17, 64])
+    func sixteenRowsFindTheFirstNearest(k: Int) {
+        for (d, seed) in [(12, UInt64(300 + k)), (10, UInt64(400 + k)), (5, UInt64(500 + k))] {
+            let (low, prepared) = Self.makeCase(k: k, d: d, seed: seed)
+            var rng = SplitMix64(seed: seed &* 31)
+            let high = (0..<d).map { _ in SIMD8<Float>((0..<8).map { _ in Float.random(in: -3...3, using: &rng) }) }
+            let scores = (low + high).withUnsafeBufferPointer { tiles in
+                prepared.splatted.withUnsafeBufferPointer { splatted in
+                    prepared.halfNorms.withUnsafeBufferPointer { halfNorms in
+                        Kernels.scoreSixteenRows(
+                            tiles.baseAddress!, tiles.baseAddress! + d, d: d, k: k, centroids: splatted.baseAddress!,
+                            halfNorms: halfNorms)
+                    }
+                }
+            }
+            for (tile, result) in [(low, scores.low), (high, scores.high)] {
+                for lane in 0..<8 {
+                    let expected = Self.scalarScores(columns: tile, prepared: prepared, lane: lane)
+                    let smallest = expected.min()!
+                    let context = "k \(k), d \(d), lane \(lane)"
+                    #expect(result.index[lane] == Int32(expected.firstIndex(of: smallest)!), "\(context)")
+                    #expect(result.best[lane] == smallest, "\(context)")
+                }
+            }
+        }
+    }
+
     @Test func tiesAcrossGroupsGoToTheLowestIndex() {
         // All 20 centroids equal: every score ties, across pairs, groups and the remainder.
         var centroids = Matrix(rowCount: 20, columnCount: 12)
