@@ -184,8 +184,8 @@ extension KMeans {
                 changedCount = step.changedCount
                 scannedRowCount += data.rowCount
             }
-            // A bounded pass costs about twice as much per row it computes as a full pass, so the
-            // bound pays only once most rows stay put.
+            // A bounded pass costs more per row it computes than a full pass, so the bound pays
+            // only once most rows stay put (``Options/boundSwitchShare``).
             if usesBounds && !isBounded && iteration > 1
                 && Double(changedCount) < options.boundSwitchShare * Double(data.rowCount)
             {
