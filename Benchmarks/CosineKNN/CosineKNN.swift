@@ -26,6 +26,7 @@ func unitRows(_ rows: Int, columns: Int, seed: UInt64) -> Matrix {
 }
 
 let benchmarks: @Sendable () -> Void = {
+    OpenBLASThreads.endIdleWorkers()  // see KMeans.swift
     // Tolerances for `swift package benchmark thresholds check` (see KMeans.swift).
     Benchmark.defaultConfiguration = .init(
         metrics: [.wallClock, .throughput], maxDuration: .seconds(30), maxIterations: 5,

@@ -54,6 +54,8 @@ private func lloydOptions(iterations: Int) -> KMeans.Options {
 }
 
 let benchmarks: @Sendable () -> Void = {
+    // OpenBLAS's worker threads would spin on a core for about 0.1 s after the library loads.
+    OpenBLASThreads.endIdleWorkers()
     // Names have no spaces or slashes: package-benchmark 1.38.1 writes threshold files with those
     // replaced by "_" but reads them back under the raw name, so a name with a space never matches.
     // Tolerances for `swift package benchmark thresholds check` against the static thresholds saved
