@@ -414,7 +414,7 @@ enum Kernels {
 
     /// Whether the fused kernel's full passes take 16 rows at a time
     /// (``scoreSixteenRows(_:_:d:k:centroids:halfNorms:)``): on builds for AVX, whose 16 vector
-    /// registers hold its 8 dot products, 2 rows and 4 centroids.
+    /// registers hold its 8 dot products (2 tiles × 4 centroids), 2 columns and 4 centroids.
     static var takesSixteenRows: Bool { takesEightCentroids }
 
     /// Whether the fused kernel takes centroids 8 at a time (builds for AVX, whose 16 vector
@@ -523,8 +523,8 @@ enum Kernels {
         _ low: UnsafePointer<SIMD8<Float>>, _ high: UnsafePointer<SIMD8<Float>>, d: Int, k: Int,
         centroids: UnsafePointer<SIMD8<Float>>, halfNorms: UnsafeBufferPointer<Float>
     ) -> (low: Nearest, high: Nearest) {
-        var first = Nearest()
-        var second = Nearest()
+        var lowScores = Nearest()
+        var highScores = Nearest()
         var c = 0
         while c &+ 4 <= k {
             let c0 = centroids + c &* d
@@ -558,12 +558,12 @@ enum Kernels {
             let h2 = SIMD8(repeating: h[2])
             let h3 = SIMD8(repeating: h[3])
             let index = Int32(truncatingIfNeeded: c)
-            first = Nearest.merge(
-                first,
+            lowScores = Nearest.merge(
+                lowScores,
                 Nearest.merge(
                     Nearest.pair(h0 - a0, h1 - a1, first: index), Nearest.pair(h2 - a2, h3 - a3, first: index &+ 2)))
-            second = Nearest.merge(
-                second,
+            highScores = Nearest.merge(
+                highScores,
                 Nearest.merge(
                     Nearest.pair(h0 - b0, h1 - b1, first: index), Nearest.pair(h2 - b2, h3 - b3, first: index &+ 2)))
             c &+= 4
@@ -577,11 +577,11 @@ enum Kernels {
                 b = multiplyAdd(b, high[j], c0[j])
             }
             let h = SIMD8(repeating: halfNorms[c])
-            first.keep(h - a, centroid: c)
-            second.keep(h - b, centroid: c)
+            lowScores.keep(h - a, centroid: c)
+            highScores.keep(h - b, centroid: c)
             c &+= 1
         }
-        return (first, second)
+        return (lowScores, highScores)
     }
 
     /// The fused kernel over a contiguous range of rows: 8 rows at a time in the 8 lanes of a
