@@ -121,26 +121,29 @@ extension KMeans {
     /// One assignment pass over all rows, in parallel row chunks, merged in chunk order; the
     /// labels are overwritten in place.
     static func assignAll(
-        _ data: Matrix, to centroids: Matrix, labels: inout [Int32], accumulate: Bool, options: Options
+        _ data: Matrix, to centroids: Matrix, labels: inout [Int32], accumulation: Kernels.Accumulation,
+        options: Options
     ) -> Kernels.Assignment {
         Kernels.assign(
-            data, to: Kernels.PreparedCentroids(centroids), labels: &labels, accumulate: accumulate,
+            data, to: Kernels.PreparedCentroids(centroids), labels: &labels, accumulation: accumulation,
             kernel: options.kernel, threadCount: options.threadCount)
     }
 
     /// The labels of all rows by nearest centroid.
     static func nearestCentroids(of data: Matrix, centroids: Matrix, options: Options) -> [Int32] {
         var labels = [Int32](repeating: -1, count: data.rowCount)
-        _ = assignAll(data, to: centroids, labels: &labels, accumulate: false, options: options)
+        _ = assignAll(data, to: centroids, labels: &labels, accumulation: .none, options: options)
         return labels
     }
 
     /// Lloyd's algorithm from `initialCentroids`, as scikit-learn's `_kmeans_single_lloyd`.
     ///
-    /// With ``Options/usesBounds`` (and the fused kernel), the passes go over every row while
-    /// many rows change cluster; once fewer than ``Options/boundSwitchShare`` of them do, each
-    /// pass skips the rows whose bound proves that their nearest centroid did not change, and the
-    /// centroid sums are updated by the rows that changed cluster instead of being summed again
+    /// With the fused kernel, the centroid sums are kept from pass to pass and updated by the
+    /// rows that changed cluster (``Kernels/Accumulation/changes``) instead of being summed again;
+    /// the BLAS kernel sums every row each pass, as scikit-learn does. With ``Options/usesBounds``
+    /// (and the fused kernel), the passes go over every row while many rows change cluster; once
+    /// fewer than ``Options/boundSwitchShare`` of them do, each pass skips the rows whose bound
+    /// proves that their nearest centroid did not change
     /// (``Kernels/assignBounded(_:to:drops:rounding:labels:margins:threadCount:)``). Both kinds
     /// of pass give every row its exact nearest centroid, so the switch does not change the
     /// result.
@@ -149,6 +152,9 @@ extension KMeans {
         let k = initialCentroids.rowCount
         let d = data.columnCount
         let usesBounds = options.usesBounds && options.kernel == .fused
+        // The fused kernel's full passes sum only the rows that changed cluster, into sums kept
+        // from pass to pass; the BLAS kernel sums every row each pass, as scikit-learn does.
+        let keepsSums = options.kernel == .fused
         // Whether the passes are bounded yet; the first bounded pass computes every row, since
         // no row has a margin before it (they stay 0).
         var isBounded = usesBounds && options.boundSwitchShare > 1
@@ -178,9 +184,15 @@ extension KMeans {
                 changedCount = step.changedCount
                 scannedRowCount += step.recomputedCount
             } else {
-                let step = assignAll(data, to: centroids, labels: &labels, accumulate: true, options: options)
-                sums = step.sums
-                counts = step.counts
+                let step = assignAll(
+                    data, to: centroids, labels: &labels, accumulation: keepsSums ? .changes : .sums, options: options)
+                if keepsSums {
+                    for index in sums.indices { sums[index] += step.sums[index] }
+                    for c in 0..<k { counts[c] += step.counts[c] }
+                } else {
+                    sums = step.sums
+                    counts = step.counts
+                }
                 changedCount = step.changedCount
                 scannedRowCount += data.rowCount
             }
@@ -194,9 +206,10 @@ extension KMeans {
             if counts.contains(0) {
                 let moved = relocateEmptyClusters(
                     data, labels: labels, centroids: centroids, sums: &sums, counts: &counts, options: options)
-                if isBounded {
+                if keepsSums {
                     // The sums now count the moved rows in their new clusters; so do the labels,
-                    // and the rows are recomputed next pass.
+                    // which the next pass's changes are measured from, and the rows are
+                    // recomputed next pass.
                     for (row, cluster) in moved {
                         labels[row] = Int32(cluster)
                         margins[row] = 0
@@ -233,7 +246,7 @@ extension KMeans {
                     rounding: Kernels.MarginRounding(d: d, centroids: centroids, maxIterations: options.maxIterations),
                     labels: &labels, margins: &margins, threadCount: options.threadCount)
             } else {
-                _ = assignAll(data, to: centroids, labels: &labels, accumulate: false, options: options)
+                _ = assignAll(data, to: centroids, labels: &labels, accumulation: .none, options: options)
             }
         }
         // The margins are not needed any more: their buffer takes the distances.

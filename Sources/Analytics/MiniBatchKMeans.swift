@@ -75,7 +75,7 @@ extension KMeans {
             }
             let batchMatrix = Matrix(rowCount: batchSize, columnCount: d, elements: batch)
             let assignment = Kernels.assign(
-                batchMatrix, to: Kernels.PreparedCentroids(centroids), labels: &batchLabels, accumulate: true,
+                batchMatrix, to: Kernels.PreparedCentroids(centroids), labels: &batchLabels, accumulation: .sums,
                 kernel: .fused, threadCount: 1)
             let distances = Kernels.squaredDistances(
                 batchMatrix, labels: batchLabels, centroids: centroids, threadCount: 1)

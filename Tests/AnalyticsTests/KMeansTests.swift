@@ -195,9 +195,23 @@ struct KMeansTests {
         let blobs = Blobs(centres: [[0, 0], [10, 0], [0, 10]], perCluster: 40, spread: 1, seed: 17)
         // Two identical initial centres: one of them gets no points in the first iteration.
         let initial = Matrix(rows: [[0, 0], [0, 0], [5, 5]])
-        let model = try await KMeans.fit(blobs.matrix, initialCentroids: initial)
-        #expect(!model.clusterSizes.contains(0))
-        #expect(isSamePartition(model.labels, blobs.truth))
+        for usesBounds in [true, false] {
+            var options = KMeans.Options()
+            options.usesBounds = usesBounds
+            let model = try await KMeans.fit(blobs.matrix, initialCentroids: initial, options: options)
+            #expect(!model.clusterSizes.contains(0))
+            #expect(isSamePartition(model.labels, blobs.truth))
+            // The sums kept from pass to pass (updated by the rows that changed cluster, and by
+            // the row moved into the empty cluster) still give each centroid the mean of its rows.
+            #expect(model.hasConverged)
+            for c in 0..<3 {
+                let members = model.labels.indices.filter { model.labels[$0] == Int32(c) }
+                for j in 0..<2 {
+                    let mean = members.reduce(0.0) { $0 + Double(blobs.matrix[$1, j]) } / Double(members.count)
+                    #expect(abs(Double(model.centroids[c, j]) - mean) < 1e-4, "cluster \(c), feature \(j), bounds \(usesBounds)")
+                }
+            }
+        }
     }
 }
 
