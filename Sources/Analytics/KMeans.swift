@@ -104,10 +104,10 @@ extension KMeans {
         /// nearest centroid: the result is Lloyd's, not an approximation. The passes go over every
         /// row until fewer than 3 % of the rows change cluster. Measured on the
         /// 2-vCPU EPYC VM, N = 1M, d = 12, k = 16, 2 threads, x86-64-v3 build: 20 iterations from
-        /// random centres, 7.93 and 9.36 ms per iteration in two runs against 7.58 and 10.34 ms in
-        /// full passes (`Benchmarks/results/kmeans-grid-sixteen-2026-11-21.txt`,
-        /// `kmeans-grid-norms-2026-11-21.txt`); k-means++ seeding and tolerance 10⁻⁴, as `cluster`
-        /// runs it, 4.24–4.80 ms against 7.88–8.72 ms
+        /// random centres, 8.13 ms per iteration against 9.47 ms in full passes
+        /// (`Benchmarks/results/kmeans-grid-changes-2026-11-21.txt`; 7.93 against 7.58 and 9.36
+        /// against 10.34 in two runs of earlier code); k-means++ seeding and tolerance 10⁻⁴, as
+        /// `cluster` runs it, 4.24–4.80 ms against 7.88–8.72 ms
         /// (`Benchmarks/results/kmeans-convergence-2026-11-21.txt`). Set it to false for a full
         /// pass over every row each iteration.
         public var usesBounds = true
