@@ -239,19 +239,21 @@ extension KMeans {
             }
         }
         let iterationsEnd = clock.now
-        if !isStrictlyConverged {
-            if isBounded {
-                _ = Kernels.assignBounded(
-                    data, to: Kernels.PreparedCentroids(centroids), drops: drops,
-                    rounding: Kernels.MarginRounding(d: d, centroids: centroids, maxIterations: options.maxIterations),
-                    labels: &labels, margins: &margins, threadCount: options.threadCount)
-            } else {
+        // The final labels, and the distances in the margins' buffer, which is not needed any more.
+        let inertia: Double
+        if isBounded && !isStrictlyConverged {
+            _ = Kernels.assignBounded(
+                data, to: Kernels.PreparedCentroids(centroids), drops: drops,
+                rounding: Kernels.MarginRounding(d: d, centroids: centroids, maxIterations: options.maxIterations),
+                labels: &labels, margins: &margins, writesDistances: true, threadCount: options.threadCount)
+            inertia = Kernels.inertia(of: margins, threadCount: options.threadCount)
+        } else {
+            if !isStrictlyConverged {
                 _ = assignAll(data, to: centroids, labels: &labels, accumulation: .none, options: options)
             }
+            inertia = Kernels.squaredDistances(
+                data, labels: labels, centroids: centroids, threadCount: options.threadCount, into: &margins)
         }
-        // The margins are not needed any more: their buffer takes the distances.
-        let inertia = Kernels.squaredDistances(
-            data, labels: labels, centroids: centroids, threadCount: options.threadCount, into: &margins)
         var timings = Timings()
         timings.iterations = iterationsEnd - start
         timings.iterationCount = iteration

@@ -76,15 +76,22 @@ extension Kernels {
     /// go through the fused kernel, 8 at a time, gathered by index, and get a new margin from
     /// their two best scores, discounted by ``MarginRounding``.
     ///
+    /// With `writesDistances` (a fit's last pass, after which the margins are not needed), each
+    /// run of rows, once labelled, gets its exact squared distances to its centroids written over
+    /// its margins, as ``squaredDistances(_:labels:centroids:threadCount:into:)`` computes them:
+    /// each run's rows are streamed for their distances before its candidates are gathered from
+    /// cache, and the labels are not read a second time. Every label must then be a centroid index.
+    ///
     /// The rows are split into contiguous chunks (``passChunks(rows:threadCount:)``) run on
     /// `threadCount` threads, each summing the rows that change cluster in `Float` over runs of
     /// ``runLength`` rows and then in `Double`; chunks are merged in order, so the result depends
     /// on the thread count but not on scheduling.
     static func assignBounded(
         _ data: Matrix, to prepared: PreparedCentroids, drops: [Float], rounding: MarginRounding,
-        labels: inout [Int32], margins: inout [Float], threadCount: Int
+        labels: inout [Int32], margins: inout [Float], writesDistances: Bool = false, threadCount: Int
     ) -> BoundedAssignment {
         precondition(labels.count == data.rowCount && margins.count == data.rowCount, "One label and margin per row.")
+        precondition(!writesDistances || labels.first.map { $0 >= 0 } ?? true, "Distances need labelled rows.")
         let d = data.columnCount
         let k = prepared.centroids.rowCount
         let blocks = passChunks(rows: data.rowCount, threadCount: threadCount)
@@ -95,11 +102,15 @@ extension Kernels {
             labels.withUnsafeMutableBufferPointer { labels in
                 margins.withUnsafeMutableBufferPointer { margins in
                     drops.withUnsafeBufferPointer { drops in
-                        parts.withUnsafeMutableBufferPointer { parts in
-                            let shared = BoundedBuffers(x: x, labels: labels, margins: margins, drops: drops, parts: parts)
-                            forEachChunk(count: blocks.count, threadCount: threadCount) { block in
-                                shared.parts[block] = assignBoundedBlock(
-                                    shared, rows: blocks[block], d: d, k: k, prepared, rounding: rounding)
+                        prepared.centroids.elements.withUnsafeBufferPointer { centroids in
+                            parts.withUnsafeMutableBufferPointer { parts in
+                                let shared = BoundedBuffers(
+                                    x: x, centroids: writesDistances ? centroids : nil, labels: labels, margins: margins,
+                                    drops: drops, parts: parts)
+                                forEachChunk(count: blocks.count, threadCount: threadCount) { block in
+                                    shared.parts[block] = assignBoundedBlock(
+                                        shared, rows: blocks[block], d: d, k: k, prepared, rounding: rounding)
+                                }
                             }
                         }
                     }
@@ -122,6 +133,8 @@ extension Kernels {
     /// rows and its own slot of `parts`.
     private struct BoundedBuffers: @unchecked Sendable {
         let x: UnsafeBufferPointer<Float>
+        /// The centroids' elements when the pass writes the squared distances over the margins.
+        let centroids: UnsafeBufferPointer<Float>?
         let labels: UnsafeMutableBufferPointer<Int32>
         let margins: UnsafeMutableBufferPointer<Float>
         let drops: UnsafeBufferPointer<Float>
@@ -145,9 +158,11 @@ extension Kernels {
         var candidates = [Int32](repeating: 0, count: runLength)
         var newLabels = [Int32](repeating: 0, count: runLength)
         var newMargins = [Float](repeating: 0, count: runLength)
-        var tile = [SIMD8<Float>](repeating: .zero, count: d)
+        // The candidates' tile, then a second for the distances' centroids.
+        var tile = [SIMD8<Float>](repeating: .zero, count: 2 * d)
         var changed = 0
         var recomputed = 0
+        let keepsMargins = shared.centroids == nil
         runSums.withUnsafeMutableBufferPointer { runSums in
             counts.withUnsafeMutableBufferPointer { counts in
                 candidates.withUnsafeMutableBufferPointer { candidates in
@@ -178,6 +193,14 @@ extension Kernels {
                                             candidateCount &+= Int(((bits &- 1) >> 31) & 1)
                                         }
                                     }
+                                    if let centroids = shared.centroids {
+                                        // The distances replace the margins, by the labels the rows
+                                        // have: this streams the run into cache, where the candidates
+                                        // then find their rows; those that change cluster are redone.
+                                        writeSquaredDistances(
+                                            x.baseAddress!, centroids: centroids.baseAddress!, labels: labels.baseAddress!,
+                                            rows: run, d: d, tiles: tile.baseAddress!, into: margins.baseAddress!)
+                                    }
                                     guard candidateCount > 0 else {
                                         runStart = run.upperBound
                                         continue
@@ -193,10 +216,16 @@ extension Kernels {
                                         let i = Int(runCandidates[slot])
                                         let old = labels[i]
                                         let new = newLabels[slot]
-                                        margins[i] = newMargins[slot]
+                                        if keepsMargins { margins[i] = newMargins[slot] }
                                         guard old != new else { continue }
                                         runChanged &+= 1
                                         labels[i] = new
+                                        if let centroids = shared.centroids {
+                                            writeSquaredDistances(
+                                                x.baseAddress!, centroids: centroids.baseAddress!,
+                                                labels: labels.baseAddress!, rows: i..<(i &+ 1), d: d,
+                                                tiles: tile.baseAddress!, into: margins.baseAddress!)
+                                        }
                                         let row = x.baseAddress! + i &* d
                                         counts[Int(new)] &+= 1
                                         add(row, into: runSums.baseAddress! + ((slot & 1) &* stride &+ Int(new) &* d), count: d)

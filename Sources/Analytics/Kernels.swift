@@ -784,35 +784,41 @@ enum Kernels {
 
     /// ‖xᵢ − c_{labels[i]}‖² for the given rows into `shared.result`, and their sum in `Double`
     /// in row order.
+    private static func squaredDistances(_ shared: DistanceBuffers, rows: Range<Int>, d: Int) -> Double {
+        var tiles = [SIMD8<Float>](repeating: .zero, count: 2 * d)
+        tiles.withUnsafeMutableBufferPointer { tiles in
+            writeSquaredDistances(
+                shared.x.baseAddress!, centroids: shared.c.baseAddress!, labels: shared.labels.baseAddress!,
+                rows: rows, d: d, tiles: tiles.baseAddress!, into: shared.result.baseAddress!)
+        }
+        return sumInRowOrder(UnsafeBufferPointer(rebasing: shared.result[rows]))
+    }
+
+    /// ‖xᵢ − c_{labels[i]}‖² for the given rows into `result[i]`, with `tiles` (2·d vectors) as
+    /// working memory.
     ///
     /// Rows go 8 at a time in the lanes of a register, their centroids transposed beside them, so
     /// that each lane sums over features in order exactly as a scalar loop would (the same
     /// results, bit for bit), but without waiting on one add after another.
-    private static func squaredDistances(_ shared: DistanceBuffers, rows: Range<Int>, d: Int) -> Double {
-        let x = shared.x.baseAddress!
-        let c = shared.c.baseAddress!
-        let labels = shared.labels.baseAddress!
-        var total = 0.0
-        var rowColumns = [SIMD8<Float>](repeating: .zero, count: d)
-        var centroidColumns = [SIMD8<Float>](repeating: .zero, count: d)
+    static func writeSquaredDistances(
+        _ x: UnsafePointer<Float>, centroids c: UnsafePointer<Float>, labels: UnsafePointer<Int32>, rows: Range<Int>,
+        d: Int, tiles: UnsafeMutablePointer<SIMD8<Float>>, into result: UnsafeMutablePointer<Float>
+    ) {
+        let rowColumns = tiles
+        let centroidColumns = tiles + d
         var i = rows.lowerBound
-        rowColumns.withUnsafeMutableBufferPointer { rowColumns in
-            centroidColumns.withUnsafeMutableBufferPointer { centroidColumns in
-                while i &+ rowsPerBlock <= rows.upperBound {
-                    let base = x + i &* d
-                    let first = i
-                    transposeEightRows(d: d, into: rowColumns.baseAddress!) { base + $0 &* d }
-                    transposeEightRows(d: d, into: centroidColumns.baseAddress!) { c + Int(labels[first &+ $0]) &* d }
-                    var sum = SIMD8<Float>.zero
-                    for j in 0..<d {
-                        let difference = rowColumns[j] - centroidColumns[j]
-                        sum += difference * difference
-                    }
-                    UnsafeMutableRawPointer(shared.result.baseAddress! + i).storeBytes(of: sum, as: SIMD8<Float>.self)
-                    for lane in 0..<rowsPerBlock { total += Double(sum[lane]) }
-                    i &+= rowsPerBlock
-                }
+        while i &+ rowsPerBlock <= rows.upperBound {
+            let base = x + i &* d
+            let first = i
+            transposeEightRows(d: d, into: rowColumns) { base + $0 &* d }
+            transposeEightRows(d: d, into: centroidColumns) { c + Int(labels[first &+ $0]) &* d }
+            var sum = SIMD8<Float>.zero
+            for j in 0..<d {
+                let difference = rowColumns[j] - centroidColumns[j]
+                sum += difference * difference
             }
+            UnsafeMutableRawPointer(result + i).storeBytes(of: sum, as: SIMD8<Float>.self)
+            i &+= rowsPerBlock
         }
         while i < rows.upperBound {
             let row = x + i &* d
@@ -822,11 +828,40 @@ enum Kernels {
                 let difference = row[j] - centroid[j]
                 sum += difference * difference
             }
-            shared.result[i] = sum
-            total += Double(sum)
+            result[i] = sum
             i &+= 1
         }
+    }
+
+    /// The sum of `values` in `Double`, one after another in order.
+    static func sumInRowOrder(_ values: UnsafeBufferPointer<Float>) -> Double {
+        var total = 0.0
+        for value in values { total += Double(value) }
         return total
+    }
+
+    /// The inertia of squared distances written by a pass: their sum in `Double`, in row order
+    /// within fixed chunks of ``columnSumChunk`` rows added in order, as
+    /// ``squaredDistances(_:labels:centroids:threadCount:into:)`` returns it.
+    static func inertia(of distances: [Float], threadCount: Int) -> Double {
+        let chunks = (distances.count + columnSumChunk - 1) / columnSumChunk
+        var totals = [Double](repeating: 0, count: chunks)
+        distances.withUnsafeBufferPointer { distances in
+            totals.withUnsafeMutableBufferPointer { totals in
+                let shared = SumBuffers(values: distances, totals: totals)
+                forEachChunk(count: chunks, threadCount: threadCount) { chunk in
+                    let rows = (chunk * columnSumChunk)..<Swift.min((chunk + 1) * columnSumChunk, shared.values.count)
+                    shared.totals[chunk] = sumInRowOrder(UnsafeBufferPointer(rebasing: shared.values[rows]))
+                }
+            }
+        }
+        return totals.reduce(0, +)
+    }
+
+    /// The buffers the parallel chunks of ``inertia(of:threadCount:)`` share.
+    private struct SumBuffers: @unchecked Sendable {
+        let values: UnsafeBufferPointer<Float>
+        let totals: UnsafeMutableBufferPointer<Double>
     }
 
     /// Whether every element of `data` is finite, in one vectorized pass on `threadCount`

@@ -147,6 +147,42 @@ struct KMeansBoundsTests {
         #expect(positive > data.rowCount * 9 / 10)
     }
 
+    @Test(arguments: [1, 2])
+    func aLastPassWritesTheExactSquaredDistances(threads: Int) async throws {
+        // A pass after the centroids moved, which recomputes some rows and moves some of them to
+        // another cluster, with the distances written over the margins: the same labels as the
+        // pass without, and the distances and inertia of `squaredDistances`, bit for bit.
+        let data = await SyntheticLibrary().makeMatrix(rowCount: 5_003, seed: 41)
+        var rng = SplitMix64(seed: 42)
+        let old = KMeans.seedCentroids(data, clusterCount: 10, using: &rng)
+        let new = Matrix(rowCount: 10, columnCount: 12, elements: old.elements.map { $0 + Float(rng.nextUnitInterval() - 0.5) * 0.2 })
+        let rounding = Kernels.MarginRounding(d: 12, centroids: new, maxIterations: 300)
+        var labels = [Int32](repeating: -1, count: data.rowCount)
+        var margins = [Float](repeating: 0, count: data.rowCount)
+        _ = Kernels.assignBounded(
+            data, to: Kernels.PreparedCentroids(old), drops: [Float](repeating: 0, count: 10),
+            rounding: Kernels.MarginRounding(d: 12, centroids: old, maxIterations: 300),
+            labels: &labels, margins: &margins, threadCount: threads)
+        let drops = Kernels.marginDrops(from: old, to: new)
+        var expectedLabels = labels
+        var expectedMargins = margins
+        let expectedStep = Kernels.assignBounded(
+            data, to: Kernels.PreparedCentroids(new), drops: drops, rounding: rounding,
+            labels: &expectedLabels, margins: &expectedMargins, threadCount: threads)
+        var expected = [Float](repeating: -1, count: data.rowCount)
+        let expectedInertia = Kernels.squaredDistances(
+            data, labels: expectedLabels, centroids: new, threadCount: threads, into: &expected)
+        let step = Kernels.assignBounded(
+            data, to: Kernels.PreparedCentroids(new), drops: drops, rounding: rounding,
+            labels: &labels, margins: &margins, writesDistances: true, threadCount: threads)
+        #expect(step.changedCount == expectedStep.changedCount)
+        #expect(step.changedCount > 0)
+        #expect(step.recomputedCount < data.rowCount)
+        #expect(labels == expectedLabels)
+        #expect(margins == expected)
+        #expect(Kernels.inertia(of: margins, threadCount: threads) == expectedInertia)
+    }
+
     @Test func marginDropsBoundTheChangeOfEveryGap() {
         let old = Matrix(rows: [[0, 0], [4, 0], [0, 4]])
         let new = Matrix(rows: [[0, 1], [4, 0], [3, 4]])
