@@ -275,26 +275,49 @@ extension Kernels {
         labels: UnsafeMutableBufferPointer<Int32>, margins: UnsafeMutableBufferPointer<Float>
     ) {
         let k = prepared.centroids.rowCount
-        let keep = 1 - rounding.updateDiscount
-        let low = 1 - rootTolerance
-        let high = 1 + rootTolerance
         prepared.splatted.withUnsafeBufferPointer { splatted in
             prepared.halfNorms.withUnsafeBufferPointer { halfNorms in
                 // The rows are scattered, in a pattern the hardware prefetcher does not follow, so
                 // each is requested 4 groups ahead of its scoring. Measured on 1M rows with a
                 // random quarter recomputed: the pass takes 25–30 % less time.
                 let ahead = 4 &* rowsPerBlock
-                for slot in 0..<Swift.min(ahead, rows.count) { prefetchRow(x.baseAddress! + Int(rows[slot]) &* d, d: d) }
+                var prefetched = 0
                 var slot = 0
                 while slot < rows.count {
-                    let count = Swift.min(rowsPerBlock, rows.count &- slot)
-                    for next in Swift.min(slot &+ ahead, rows.count)..<Swift.min(slot &+ ahead &+ count, rows.count) {
-                        prefetchRow(x.baseAddress! + Int(rows[next]) &* d, d: d)
-                    }
                     let first = Int(rows[slot])
+                    // 16 consecutive rows (every row of a pass that has no margins yet): two tiles
+                    // from one base pointer, scored together as in a full pass.
+                    let takesSixteen = takesSixteenRows && slot &+ 2 &* rowsPerBlock <= rows.count
+                        && Int(rows[slot &+ 2 &* rowsPerBlock &- 1]) == first &+ 2 &* rowsPerBlock &- 1
+                    let count = takesSixteen ? 2 &* rowsPerBlock : Swift.min(rowsPerBlock, rows.count &- slot)
+                    while prefetched < Swift.min(slot &+ count &+ ahead, rows.count) {
+                        prefetchRow(x.baseAddress! + Int(rows[prefetched]) &* d, d: d)
+                        prefetched &+= 1
+                    }
+                    if takesSixteen {
+                        let base = x.baseAddress! + first &* d
+                        transposeEightRows(d: d, into: columns) { base + $0 &* d }
+                        transposeEightRows(d: d, into: columns + d) { base + (rowsPerBlock &+ $0) &* d }
+                        let scores = d == 12
+                            ? scoreSixteenRows(
+                                columns, columns + 12, d: 12, k: k, centroids: splatted.baseAddress!, halfNorms: halfNorms,
+                                as: NearestTwo.self)
+                            : scoreSixteenRows(
+                                columns, columns + d, d: d, k: k, centroids: splatted.baseAddress!, halfNorms: halfNorms,
+                                as: NearestTwo.self)
+                        let lowMargin = marginsOfEightRows(columns, d: d, scores: scores.low, rounding: rounding)
+                        let highMargin = marginsOfEightRows(columns + d, d: d, scores: scores.high, rounding: rounding)
+                        let labelTarget = UnsafeMutableRawPointer(labels.baseAddress! + slot)
+                        labelTarget.storeBytes(of: scores.low.index, as: SIMD8<Int32>.self)
+                        labelTarget.storeBytes(of: scores.high.index, toByteOffset: 32, as: SIMD8<Int32>.self)
+                        let marginTarget = UnsafeMutableRawPointer(margins.baseAddress! + slot)
+                        marginTarget.storeBytes(of: lowMargin, as: SIMD8<Float>.self)
+                        marginTarget.storeBytes(of: highMargin, toByteOffset: 32, as: SIMD8<Float>.self)
+                        slot &+= count
+                        continue
+                    }
                     if count == rowsPerBlock && Int(rows[slot &+ rowsPerBlock &- 1]) == first &+ rowsPerBlock &- 1 {
-                        // 8 consecutive rows (every row of a first pass, and runs of candidates
-                        // later): one base pointer, as in a full pass.
+                        // 8 consecutive rows: one base pointer, as in a full pass.
                         let base = x.baseAddress! + first &* d
                         transposeEightRows(d: d, into: columns) { base + $0 &* d }
                     } else {
@@ -308,38 +331,7 @@ extension Kernels {
                         : scoreEightRows(
                             columns, d: d, k: k, centroids: splatted.baseAddress!, halfNorms: halfNorms,
                             as: NearestTwo.self)
-                    // ‖x‖² in 4 partial sums, not one chain of d dependent multiply-adds (measured:
-                    // that chain was the candidates' slowest step); the rounding allowance holds
-                    // for any order of the sum.
-                    var norms = (SIMD8<Float>.zero, SIMD8<Float>.zero, SIMD8<Float>.zero, SIMD8<Float>.zero)
-                    var j = 0
-                    while j &+ 4 <= d {
-                        norms.0 = multiplyAdd(norms.0, columns[j], columns[j])
-                        norms.1 = multiplyAdd(norms.1, columns[j &+ 1], columns[j &+ 1])
-                        norms.2 = multiplyAdd(norms.2, columns[j &+ 2], columns[j &+ 2])
-                        norms.3 = multiplyAdd(norms.3, columns[j &+ 3], columns[j &+ 3])
-                        j &+= 4
-                    }
-                    while j < d {
-                        norms.0 = multiplyAdd(norms.0, columns[j], columns[j])
-                        j &+= 1
-                    }
-                    let norm = (norms.0 + norms.1) + (norms.2 + norms.3)
-                    let error = rounding.squaredDistanceError * (norm + rounding.largestCentroidNorm)
-                    var q1 = norm + 2 * scores.best
-                    q1.replace(with: 0, where: q1 .< 0)
-                    let q2 = norm + 2 * scores.second
-                    let y1 = reciprocalSquareRoot(q1)
-                    let y2 = reciprocalSquareRoot(q2)
-                    // √q2 from below, √q1 from above, each less its rounding allowance E/√q.
-                    var margin = (q2 * y2 * low - q1 * y1 * high - error * (y1 + y2) * high) * keep
-                    // No margin near a centroid (also where q is too small for the estimate of
-                    // 1/√q), or with a single centroid (no runner-up: q2 = +∞);
-                    // a margin that is not positive (or NaN) proves nothing: 0 has the row
-                    // recomputed next pass.
-                    margin.replace(
-                        with: 0,
-                        where: q1 .< 2 * error .| q1 .< Float.leastNormalMagnitude .| q2 .== .infinity .| .!(margin .> 0))
+                    let margin = marginsOfEightRows(columns, d: d, scores: scores, rounding: rounding)
                     if count == rowsPerBlock {
                         UnsafeMutableRawPointer(labels.baseAddress! + slot).storeBytes(of: scores.index, as: SIMD8<Int32>.self)
                         UnsafeMutableRawPointer(margins.baseAddress! + slot).storeBytes(of: margin, as: SIMD8<Float>.self)
@@ -353,6 +345,48 @@ extension Kernels {
                 }
             }
         }
+    }
+
+    /// The margins of 8 rows (transposed into `columns`) from their two best scores: the gap
+    /// between the distances to the two best centroids, discounted for rounding
+    /// (``assignCandidates(_:_:d:_:rounding:tile:labels:margins:)`` says how).
+    @inline(__always)
+    private static func marginsOfEightRows(
+        _ columns: UnsafePointer<SIMD8<Float>>, d: Int, scores: NearestTwo, rounding: MarginRounding
+    ) -> SIMD8<Float> {
+        // ‖x‖² in 4 partial sums, not one chain of d dependent multiply-adds (measured: that
+        // chain was the candidates' slowest step); the rounding allowance holds for any order of
+        // the sum.
+        var norms = (SIMD8<Float>.zero, SIMD8<Float>.zero, SIMD8<Float>.zero, SIMD8<Float>.zero)
+        var j = 0
+        while j &+ 4 <= d {
+            norms.0 = multiplyAdd(norms.0, columns[j], columns[j])
+            norms.1 = multiplyAdd(norms.1, columns[j &+ 1], columns[j &+ 1])
+            norms.2 = multiplyAdd(norms.2, columns[j &+ 2], columns[j &+ 2])
+            norms.3 = multiplyAdd(norms.3, columns[j &+ 3], columns[j &+ 3])
+            j &+= 4
+        }
+        while j < d {
+            norms.0 = multiplyAdd(norms.0, columns[j], columns[j])
+            j &+= 1
+        }
+        let norm = (norms.0 + norms.1) + (norms.2 + norms.3)
+        let error = rounding.squaredDistanceError * (norm + rounding.largestCentroidNorm)
+        var q1 = norm + 2 * scores.best
+        q1.replace(with: 0, where: q1 .< 0)
+        let q2 = norm + 2 * scores.second
+        let y1 = reciprocalSquareRoot(q1)
+        let y2 = reciprocalSquareRoot(q2)
+        // √q2 from below, √q1 from above, each less its rounding allowance E/√q.
+        var margin = (q2 * y2 * (1 - rootTolerance) - q1 * y1 * (1 + rootTolerance) - error * (y1 + y2) * (1 + rootTolerance))
+            * (1 - rounding.updateDiscount)
+        // No margin near a centroid (also where q is too small for the estimate of 1/√q), or with
+        // a single centroid (no runner-up: q2 = +∞); a margin that is not positive (or NaN)
+        // proves nothing: 0 has the row recomputed next pass.
+        margin.replace(
+            with: 0,
+            where: q1 .< 2 * error .| q1 .< Float.leastNormalMagnitude .| q2 .== .infinity .| .!(margin .> 0))
+        return margin
     }
 
     /// ``scoreEightRows(_:d:k:centroids:halfNorms:as:eightAtATime:)`` with `NearestTwo` for

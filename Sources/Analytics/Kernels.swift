@@ -557,12 +557,12 @@ enum Kernels {
     /// scores and the tree-shaped argmin are those of 4 centroids at a time, so the labels are
     /// the same.
     @inline(__always)
-    static func scoreSixteenRows(
+    static func scoreSixteenRows<Argmin: EightRowArgmin>(
         _ low: UnsafePointer<SIMD8<Float>>, _ high: UnsafePointer<SIMD8<Float>>, d: Int, k: Int,
-        centroids: UnsafePointer<SIMD8<Float>>, halfNorms: UnsafeBufferPointer<Float>
-    ) -> (low: Nearest, high: Nearest) {
-        var lowScores = Nearest()
-        var highScores = Nearest()
+        centroids: UnsafePointer<SIMD8<Float>>, halfNorms: UnsafeBufferPointer<Float>, as _: Argmin.Type = Nearest.self
+    ) -> (low: Argmin, high: Argmin) {
+        var lowScores = Argmin()
+        var highScores = Argmin()
         var c = 0
         while c &+ 4 <= k {
             let c0 = centroids + c &* d
@@ -596,14 +596,14 @@ enum Kernels {
             let h2 = SIMD8(repeating: h[2])
             let h3 = SIMD8(repeating: h[3])
             let index = Int32(truncatingIfNeeded: c)
-            lowScores = Nearest.merge(
+            lowScores = Argmin.merge(
                 lowScores,
-                Nearest.merge(
-                    Nearest.pair(h0 - a0, h1 - a1, first: index), Nearest.pair(h2 - a2, h3 - a3, first: index &+ 2)))
-            highScores = Nearest.merge(
+                Argmin.merge(
+                    Argmin.pair(h0 - a0, h1 - a1, first: index), Argmin.pair(h2 - a2, h3 - a3, first: index &+ 2)))
+            highScores = Argmin.merge(
                 highScores,
-                Nearest.merge(
-                    Nearest.pair(h0 - b0, h1 - b1, first: index), Nearest.pair(h2 - b2, h3 - b3, first: index &+ 2)))
+                Argmin.merge(
+                    Argmin.pair(h0 - b0, h1 - b1, first: index), Argmin.pair(h2 - b2, h3 - b3, first: index &+ 2)))
             c &+= 4
         }
         while c < k {
