@@ -144,7 +144,7 @@ extension KMeans {
     /// (and the fused kernel), the passes go over every row while many rows change cluster; once
     /// fewer than ``Options/boundSwitchShare`` of them do, each pass skips the rows whose bound
     /// proves that their nearest centroid did not change
-    /// (``Kernels/assignBounded(_:to:drops:rounding:labels:margins:threadCount:)``). Both kinds
+    /// (``Kernels/assignBounded(_:to:levels:rounding:labels:margins:writesDistances:threadCount:)``). Both kinds
     /// of pass give every row its exact nearest centroid, so the switch does not change the
     /// result.
     static func lloyd(_ data: Matrix, initialCentroids: Matrix, toleranceUnits: Double, options: Options) async -> KMeans {
@@ -161,11 +161,12 @@ extension KMeans {
         var centroids = initialCentroids
         // One label buffer for the whole fit, updated in place: −1 until the first pass.
         var labels = [Int32](repeating: -1, count: data.rowCount)
-        // The rows' margins while bounded; it then holds the squared distances.
+        // The rows' stored margins while bounded (``Kernels/MarginLevels``); then their squared
+        // distances.
         var margins = [Float](repeating: 0, count: data.rowCount)
         var sums = [Double](repeating: 0, count: k * d)
         var counts = [Int](repeating: 0, count: k)
-        var drops = [Float](repeating: 0, count: k)
+        var levels = Kernels.MarginLevels(clusterCount: k)
         var scannedRowCount = 0
         var iteration = 0
         var isStrictlyConverged = false
@@ -176,8 +177,8 @@ extension KMeans {
             let changedCount: Int
             if isBounded {
                 let step = Kernels.assignBounded(
-                    data, to: Kernels.PreparedCentroids(centroids), drops: drops,
-                    rounding: Kernels.MarginRounding(d: d, centroids: centroids, maxIterations: options.maxIterations),
+                    data, to: Kernels.PreparedCentroids(centroids), levels: levels,
+                    rounding: Kernels.MarginRounding(d: d, centroids: centroids),
                     labels: &labels, margins: &margins, threadCount: options.threadCount)
                 for index in sums.indices { sums[index] += step.sumChanges[index] }
                 for c in 0..<k { counts[c] += step.countChanges[c] }
@@ -226,7 +227,7 @@ extension KMeans {
                     shift += difference * difference
                 }
             }
-            if isBounded { drops = Kernels.marginDrops(from: centroids, to: next) }
+            if isBounded { levels.add(Kernels.marginDrops(from: centroids, to: next)) }
             centroids = next
             if iteration > 1 && changedCount == 0 {
                 isStrictlyConverged = true
@@ -243,8 +244,8 @@ extension KMeans {
         let inertia: Double
         if isBounded && !isStrictlyConverged {
             _ = Kernels.assignBounded(
-                data, to: Kernels.PreparedCentroids(centroids), drops: drops,
-                rounding: Kernels.MarginRounding(d: d, centroids: centroids, maxIterations: options.maxIterations),
+                data, to: Kernels.PreparedCentroids(centroids), levels: levels,
+                rounding: Kernels.MarginRounding(d: d, centroids: centroids),
                 labels: &labels, margins: &margins, writesDistances: true, threadCount: options.threadCount)
             inertia = Kernels.inertia(of: margins, threadCount: options.threadCount)
         } else {

@@ -29,18 +29,14 @@ extension Kernels {
         var squaredDistanceError: Float
         /// The largest ‖c‖² of the centroids of the pass.
         var largestCentroidNorm: Float
-        /// The relative discount of every new margin that covers the rounding of the margin
-        /// updates (at most half an ulp each) over the iterations to come.
-        var updateDiscount: Float
 
-        init(d: Int, centroids: Matrix, maxIterations: Int) {
+        init(d: Int, centroids: Matrix) {
             squaredDistanceError = Float(3 * d + 8) * Float.ulpOfOne / 2
             largestCentroidNorm = (0..<centroids.rowCount).reduce(0) { largest, c in
                 var norm: Float = 0
                 for j in 0..<d { norm += centroids[c, j] * centroids[c, j] }
                 return Swift.max(largest, norm)
             }
-            updateDiscount = Float(2 * Swift.max(maxIterations, 1) + 8) * Float.ulpOfOne / 2
         }
     }
 
@@ -65,16 +61,59 @@ extension Kernels {
         }
     }
 
+    /// How far the margins of each cluster have dropped since the bound started: the drops of
+    /// every pass (``marginDrops(from:to:)``) summed.
+    ///
+    /// A row's margin is stored as its margin when last computed plus its cluster's level then,
+    /// so that a pass compares it with the level now instead of lowering every margin (which wrote
+    /// every row back each pass). The sums are kept in `Double`, rounded up at every step, and
+    /// handed to the passes as `Float`: rounded up to compare with (``upper``) and down to add to
+    /// a new margin (``lower``), so that a stored margin that exceeds the level now still proves
+    /// that the row's exact margin stayed positive.
+    struct MarginLevels: Sendable {
+        /// Per cluster, the sum of the drops so far.
+        private(set) var sums: [Double]
+        /// ``sums`` rounded up: a row is skipped while its stored margin exceeds its cluster's.
+        private(set) var upper: [Float]
+        /// ``sums`` rounded down: added to a new margin to store it.
+        private(set) var lower: [Float]
+
+        /// Every level 0, as before the first bounded pass.
+        init(clusterCount k: Int) {
+            sums = [Double](repeating: 0, count: k)
+            upper = [Float](repeating: 0, count: k)
+            lower = [Float](repeating: 0, count: k)
+        }
+
+        /// Adds one pass's drops to the levels.
+        mutating func add(_ drops: [Float]) {
+            for c in sums.indices {
+                let sum = (sums[c] + Double(drops[c])).nextUp
+                let nearest = Float(sum)
+                sums[c] = sum
+                upper[c] = Double(nearest) >= sum ? nearest : nearest.nextUp
+                lower[c] = Double(nearest) <= sum ? nearest : nearest.nextDown
+            }
+        }
+
+        /// The stored form of a new margin of a row in cluster `c`, rounded down; 0 (no margin,
+        /// never above a level) stays 0.
+        @inline(__always)
+        func stored(_ margin: Float, cluster c: Int) -> Float {
+            margin > 0 ? (margin + lower[c]).nextDown : 0
+        }
+    }
+
     /// Assigns to its nearest centroid every row whose bound does not prove that its label still
     /// holds, updating `labels` and `margins` in place; returns how the centroid sums change.
     ///
-    /// `margins[i]` is a lower bound on ‖xᵢ − c₂‖ − ‖xᵢ − c_{labels[i]}‖, where c₂ is the
-    /// nearest of the other centroids. Either every label is a centroid index or every label is
-    /// negative (the first pass, where every row is computed). Before a pass each
-    /// margin drops by `drops[label]` (``marginDrops(from:to:)``); a row whose margin stays
-    /// positive keeps its label, which is then still its exact nearest centroid. The other rows
-    /// go through the fused kernel, 8 at a time, gathered by index, and get a new margin from
-    /// their two best scores, discounted by ``MarginRounding``.
+    /// `margins[i]` less `levels.upper[labels[i]]` is a lower bound on
+    /// ‖xᵢ − c₂‖ − ‖xᵢ − c_{labels[i]}‖, where c₂ is the nearest of the other centroids
+    /// (``MarginLevels``). Either every label is a centroid index or every label is negative (the
+    /// first pass, where every row is computed). A row whose stored margin exceeds its cluster's
+    /// level keeps its label, which is then still its exact nearest centroid, and is not written.
+    /// The other rows go through the fused kernel, 8 at a time, gathered by index, and get a new
+    /// margin from their two best scores, discounted by ``MarginRounding``.
     ///
     /// With `writesDistances` (a fit's last pass, after which the margins are not needed), each
     /// run of rows, once labelled, gets its exact squared distances to its centroids written over
@@ -87,7 +126,7 @@ extension Kernels {
     /// ``runLength`` rows and then in `Double`; chunks are merged in order, so the result depends
     /// on the thread count but not on scheduling.
     static func assignBounded(
-        _ data: Matrix, to prepared: PreparedCentroids, drops: [Float], rounding: MarginRounding,
+        _ data: Matrix, to prepared: PreparedCentroids, levels: MarginLevels, rounding: MarginRounding,
         labels: inout [Int32], margins: inout [Float], writesDistances: Bool = false, threadCount: Int
     ) -> BoundedAssignment {
         precondition(labels.count == data.rowCount && margins.count == data.rowCount, "One label and margin per row.")
@@ -101,15 +140,16 @@ extension Kernels {
         data.elements.withUnsafeBufferPointer { x in
             labels.withUnsafeMutableBufferPointer { labels in
                 margins.withUnsafeMutableBufferPointer { margins in
-                    drops.withUnsafeBufferPointer { drops in
+                    levels.upper.withUnsafeBufferPointer { upper in
                         prepared.centroids.elements.withUnsafeBufferPointer { centroids in
                             parts.withUnsafeMutableBufferPointer { parts in
                                 let shared = BoundedBuffers(
                                     x: x, centroids: writesDistances ? centroids : nil, labels: labels, margins: margins,
-                                    drops: drops, parts: parts)
+                                    levels: upper, parts: parts)
                                 forEachChunk(count: blocks.count, threadCount: threadCount) { block in
                                     shared.parts[block] = assignBoundedBlock(
-                                        shared, rows: blocks[block], d: d, k: k, prepared, rounding: rounding)
+                                        shared, rows: blocks[block], d: d, k: k, prepared, lower: levels,
+                                        rounding: rounding)
                                 }
                             }
                         }
@@ -137,19 +177,20 @@ extension Kernels {
         let centroids: UnsafeBufferPointer<Float>?
         let labels: UnsafeMutableBufferPointer<Int32>
         let margins: UnsafeMutableBufferPointer<Float>
-        let drops: UnsafeBufferPointer<Float>
+        /// ``MarginLevels/upper``.
+        let levels: UnsafeBufferPointer<Float>
         let parts: UnsafeMutableBufferPointer<BoundedAssignment>
     }
 
-    /// One block of ``assignBounded(_:to:drops:rounding:labels:margins:threadCount:)``.
+    /// One block of ``assignBounded(_:to:levels:rounding:labels:margins:writesDistances:threadCount:)``.
     private static func assignBoundedBlock(
         _ shared: BoundedBuffers, rows: Range<Int>, d: Int, k: Int, _ prepared: PreparedCentroids,
-        rounding: MarginRounding
+        lower: MarginLevels, rounding: MarginRounding
     ) -> BoundedAssignment {
         let x = shared.x
         let labels = shared.labels
         let margins = shared.margins
-        let drops = shared.drops
+        let levels = shared.levels
         var sums = [Double](repeating: 0, count: k * d)
         // Per run: rows joining a cluster, even and odd candidates apart (so that consecutive rows
         // of one cluster do not wait on each other's stores), then rows leaving a cluster.
@@ -172,7 +213,8 @@ extension Kernels {
                                 var runStart = rows.lowerBound
                                 while runStart < rows.upperBound {
                                     let run = runStart..<Swift.min(runStart + runLength, rows.upperBound)
-                                    // The bound test: rows whose margin does not stay positive.
+                                    // The bound test: rows whose stored margin does not exceed
+                                    // their cluster's level.
                                     var candidateCount = 0
                                     if labels[run.lowerBound] < 0 {
                                         // The first pass: no row has a label or a margin yet.
@@ -182,13 +224,12 @@ extension Kernels {
                                         }
                                     } else {
                                         for i in run {
-                                            let margin = margins[i] - drops[Int(labels[i])]
-                                            margins[i] = margin
+                                            let excess = margins[i] - levels[Int(labels[i])]
                                             // Branch-free (about half the rows are candidates early
-                                            // on, so a branch would be mispredicted): the margin is
+                                            // on, so a branch would be mispredicted): the excess is
                                             // finite, and not positive exactly when its bits, read
                                             // as a signed integer, are ≤ 0; it is never −0.
-                                            let bits = Int32(bitPattern: margin.bitPattern)
+                                            let bits = Int32(bitPattern: excess.bitPattern)
                                             candidates[candidateCount] = Int32(truncatingIfNeeded: i)
                                             candidateCount &+= Int(((bits &- 1) >> 31) & 1)
                                         }
@@ -216,7 +257,7 @@ extension Kernels {
                                         let i = Int(runCandidates[slot])
                                         let old = labels[i]
                                         let new = newLabels[slot]
-                                        if keepsMargins { margins[i] = newMargins[slot] }
+                                        if keepsMargins { margins[i] = lower.stored(newMargins[slot], cluster: Int(new)) }
                                         guard old != new else { continue }
                                         runChanged &+= 1
                                         labels[i] = new
@@ -378,8 +419,7 @@ extension Kernels {
         let y1 = reciprocalSquareRoot(q1)
         let y2 = reciprocalSquareRoot(q2)
         // √q2 from below, √q1 from above, each less its rounding allowance E/√q.
-        var margin = (q2 * y2 * (1 - rootTolerance) - q1 * y1 * (1 + rootTolerance) - error * (y1 + y2) * (1 + rootTolerance))
-            * (1 - rounding.updateDiscount)
+        var margin = q2 * y2 * (1 - rootTolerance) - (q1 * y1 + error * (y1 + y2)) * (1 + rootTolerance)
         // No margin near a centroid (also where q is too small for the estimate of 1/√q), or with
         // a single centroid (no runner-up: q2 = +∞); a margin that is not positive (or NaN)
         // proves nothing: 0 has the row recomputed next pass.

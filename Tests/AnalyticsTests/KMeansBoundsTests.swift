@@ -127,8 +127,8 @@ struct KMeansBoundsTests {
         var labels = [Int32](repeating: -1, count: data.rowCount)
         var margins = [Float](repeating: 0, count: data.rowCount)
         let step = Kernels.assignBounded(
-            data, to: Kernels.PreparedCentroids(centroids), drops: [Float](repeating: 0, count: 12),
-            rounding: Kernels.MarginRounding(d: 12, centroids: centroids, maxIterations: 300),
+            data, to: Kernels.PreparedCentroids(centroids), levels: Kernels.MarginLevels(clusterCount: 12),
+            rounding: Kernels.MarginRounding(d: 12, centroids: centroids),
             labels: &labels, margins: &margins, threadCount: 2)
         #expect(step.recomputedCount == data.rowCount)
         #expect(step.countChanges.reduce(0, +) == data.rowCount)
@@ -156,24 +156,25 @@ struct KMeansBoundsTests {
         var rng = SplitMix64(seed: 42)
         let old = KMeans.seedCentroids(data, clusterCount: 10, using: &rng)
         let new = Matrix(rowCount: 10, columnCount: 12, elements: old.elements.map { $0 + Float(rng.nextUnitInterval() - 0.5) * 0.2 })
-        let rounding = Kernels.MarginRounding(d: 12, centroids: new, maxIterations: 300)
+        let rounding = Kernels.MarginRounding(d: 12, centroids: new)
         var labels = [Int32](repeating: -1, count: data.rowCount)
         var margins = [Float](repeating: 0, count: data.rowCount)
         _ = Kernels.assignBounded(
-            data, to: Kernels.PreparedCentroids(old), drops: [Float](repeating: 0, count: 10),
-            rounding: Kernels.MarginRounding(d: 12, centroids: old, maxIterations: 300),
+            data, to: Kernels.PreparedCentroids(old), levels: Kernels.MarginLevels(clusterCount: 10),
+            rounding: Kernels.MarginRounding(d: 12, centroids: old),
             labels: &labels, margins: &margins, threadCount: threads)
-        let drops = Kernels.marginDrops(from: old, to: new)
+        var levels = Kernels.MarginLevels(clusterCount: 10)
+        levels.add(Kernels.marginDrops(from: old, to: new))
         var expectedLabels = labels
         var expectedMargins = margins
         let expectedStep = Kernels.assignBounded(
-            data, to: Kernels.PreparedCentroids(new), drops: drops, rounding: rounding,
+            data, to: Kernels.PreparedCentroids(new), levels: levels, rounding: rounding,
             labels: &expectedLabels, margins: &expectedMargins, threadCount: threads)
         var expected = [Float](repeating: -1, count: data.rowCount)
         let expectedInertia = Kernels.squaredDistances(
             data, labels: expectedLabels, centroids: new, threadCount: threads, into: &expected)
         let step = Kernels.assignBounded(
-            data, to: Kernels.PreparedCentroids(new), drops: drops, rounding: rounding,
+            data, to: Kernels.PreparedCentroids(new), levels: levels, rounding: rounding,
             labels: &labels, margins: &margins, writesDistances: true, threadCount: threads)
         #expect(step.changedCount == expectedStep.changedCount)
         #expect(step.changedCount > 0)
@@ -181,6 +182,62 @@ struct KMeansBoundsTests {
         #expect(labels == expectedLabels)
         #expect(margins == expected)
         #expect(Kernels.inertia(of: margins, threadCount: threads) == expectedInertia)
+    }
+
+    @Test func storedMarginsBoundTheExactGapsAsTheCentroidsMove() async throws {
+        // Passes with the centroids moved at random between them, the stored margins compared
+        // with the levels (not lowered pass by pass): every skipped row keeps its exact nearest
+        // centroid, and what a stored margin exceeds its level by is at most the exact gap.
+        let data = await SyntheticLibrary().makeMatrix(rowCount: 3_000, seed: 51)
+        var rng = SplitMix64(seed: 52)
+        var centroids = KMeans.seedCentroids(data, clusterCount: 7, using: &rng)
+        var levels = Kernels.MarginLevels(clusterCount: 7)
+        var labels = [Int32](repeating: -1, count: data.rowCount)
+        var margins = [Float](repeating: 0, count: data.rowCount)
+        var skipped = 0
+        for pass in 0..<8 {
+            let step = Kernels.assignBounded(
+                data, to: Kernels.PreparedCentroids(centroids), levels: levels,
+                rounding: Kernels.MarginRounding(d: 12, centroids: centroids), labels: &labels, margins: &margins,
+                threadCount: 2)
+            if pass > 0 { skipped += data.rowCount - step.recomputedCount }
+            for i in 0..<data.rowCount {
+                let distances = (0..<7).map { c in
+                    zip(data.row(i), centroids.row(c)).map { Double($0 - $1) * Double($0 - $1) }.reduce(0, +).squareRoot()
+                }
+                let label = Int(labels[i])
+                let others = distances.indices.filter { $0 != label }.map { distances[$0] }
+                #expect(distances[label] <= distances.min()! + 1e-5, "pass \(pass), row \(i)")
+                #expect(Double(margins[i]) - Double(levels.upper[label]) <= others.min()! - distances[label], "pass \(pass), row \(i)")
+            }
+            let moved = Matrix(
+                rowCount: 7, columnCount: 12,
+                elements: centroids.elements.map { $0 + Float(rng.nextUnitInterval() - 0.5) * 0.05 })
+            levels.add(Kernels.marginDrops(from: centroids, to: moved))
+            centroids = moved
+        }
+        // The bound skipped rows, so the test tested it.
+        #expect(skipped > data.rowCount)
+    }
+
+    @Test func levelsRoundOutwards() {
+        var levels = Kernels.MarginLevels(clusterCount: 2)
+        var exact = [0.0, 0.0]
+        for _ in 0..<50 {
+            let drops: [Float] = [0.1, 1e-3]
+            levels.add(drops)
+            for c in 0..<2 {
+                exact[c] += Double(drops[c])
+                #expect(Double(levels.upper[c]) >= levels.sums[c])
+                #expect(Double(levels.lower[c]) <= levels.sums[c])
+                #expect(levels.sums[c] >= exact[c])
+                #expect(levels.sums[c] < exact[c] * (1 + 1e-12))
+            }
+        }
+        #expect(levels.stored(0, cluster: 0) == 0)
+        let stored = levels.stored(0.3, cluster: 0)
+        #expect(Double(stored) <= 0.3 + Double(levels.lower[0]))
+        #expect(stored > levels.upper[0])
     }
 
     @Test func marginDropsBoundTheChangeOfEveryGap() {
