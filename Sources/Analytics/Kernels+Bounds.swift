@@ -111,7 +111,10 @@ extension Kernels {
         /// never above a level) stays 0.
         @inline(__always)
         func stored(_ margin: Float, cluster c: Int) -> Float {
-            margin > 0 ? (margin + lower[c]).nextDown : 0
+            // The sum of a positive and a non-negative float is positive, and the float just
+            // below a positive one is its bit pattern less 1 (`nextDown` without its checks for
+            // zero, infinity and NaN).
+            margin > 0 ? Float(bitPattern: (margin + lower[c]).bitPattern &- 1) : 0
         }
     }
 
