@@ -159,10 +159,10 @@ extension Kernels {
                             parts.withUnsafeMutableBufferPointer { parts in
                                 let shared = BoundedBuffers(
                                     x: x, centroids: writesDistances ? centroids : nil, labels: labels, margins: margins,
-                                    levels: upper, parts: parts)
+                                    upperLevels: upper, parts: parts)
                                 forEachChunk(count: blocks.count, threadCount: threadCount) { block in
                                     shared.parts[block] = assignBoundedBlock(
-                                        shared, rows: blocks[block], d: d, k: k, prepared, lower: levels,
+                                        shared, rows: blocks[block], d: d, k: k, prepared, levels: levels,
                                         rounding: rounding)
                                 }
                             }
@@ -192,19 +192,19 @@ extension Kernels {
         let labels: UnsafeMutableBufferPointer<Int32>
         let margins: UnsafeMutableBufferPointer<Float>
         /// ``MarginLevels/upper``.
-        let levels: UnsafeBufferPointer<Float>
+        let upperLevels: UnsafeBufferPointer<Float>
         let parts: UnsafeMutableBufferPointer<BoundedAssignment>
     }
 
     /// One block of ``assignBounded(_:to:levels:rounding:labels:margins:writesDistances:threadCount:)``.
     private static func assignBoundedBlock(
         _ shared: BoundedBuffers, rows: Range<Int>, d: Int, k: Int, _ prepared: PreparedCentroids,
-        lower: MarginLevels, rounding: MarginRounding
+        levels: MarginLevels, rounding: MarginRounding
     ) -> BoundedAssignment {
         let x = shared.x
         let labels = shared.labels
         let margins = shared.margins
-        let levels = shared.levels
+        let upperLevels = shared.upperLevels
         var sums = [Double](repeating: 0, count: k * d)
         // Per run: rows joining a cluster, even and odd candidates apart (so that consecutive rows
         // of one cluster do not wait on each other's stores), then rows leaving a cluster.
@@ -238,7 +238,7 @@ extension Kernels {
                                         }
                                     } else {
                                         for i in run {
-                                            let excess = margins[i] - levels[Int(labels[i])]
+                                            let excess = margins[i] - upperLevels[Int(labels[i])]
                                             // Branch-free (about half the rows are candidates early
                                             // on, so a branch would be mispredicted): the excess is
                                             // finite, and not positive exactly when its bits, read
@@ -271,7 +271,7 @@ extension Kernels {
                                         let i = Int(runCandidates[slot])
                                         let old = labels[i]
                                         let new = newLabels[slot]
-                                        if keepsMargins { margins[i] = lower.stored(newMargins[slot], cluster: Int(new)) }
+                                        if keepsMargins { margins[i] = levels.stored(newMargins[slot], cluster: Int(new)) }
                                         guard old != new else { continue }
                                         runChanged &+= 1
                                         labels[i] = new
