@@ -2,6 +2,10 @@ import CBLAS
 import Dispatch
 import Features
 
+#if arch(x86_64)
+import _Builtin_intrinsics.intel
+#endif
+
 // Lloyd's assignment step with Hamerly's bound, reduced to one number per row (a lower bound on
 // the gap between the nearest and the second-nearest centroid), so that rows whose nearest
 // centroid provably did not move are skipped, and the centroid sums are updated only by the rows
@@ -237,16 +241,10 @@ extension Kernels {
                                             candidateCount &+= 1
                                         }
                                     } else {
-                                        for i in run {
-                                            let excess = margins[i] - upperLevels[Int(labels[i])]
-                                            // Branch-free (about half the rows are candidates early
-                                            // on, so a branch would be mispredicted): the excess is
-                                            // finite, and not positive exactly when its bits, read
-                                            // as a signed integer, are ≤ 0; it is never −0.
-                                            let bits = Int32(bitPattern: excess.bitPattern)
-                                            candidates[candidateCount] = Int32(truncatingIfNeeded: i)
-                                            candidateCount &+= Int(((bits &- 1) >> 31) & 1)
-                                        }
+                                        candidateCount = boundCandidates(
+                                            run, labels: UnsafePointer(labels.baseAddress!),
+                                            margins: UnsafePointer(margins.baseAddress!),
+                                            upperLevels: upperLevels.baseAddress!, into: candidates.baseAddress!)
                                     }
                                     if let centroids = shared.centroids {
                                         // The distances replace the margins, by the labels the rows
@@ -310,6 +308,79 @@ extension Kernels {
         }
         return BoundedAssignment(sumChanges: sums, countChanges: counts, changedCount: changed, recomputedCount: recomputed)
     }
+
+    /// The bound test of a run of rows: writes to `candidates`, in order, the rows whose stored
+    /// margin does not exceed their cluster's upper level (``MarginLevels``), and returns how many
+    /// there are. `candidates` must have room for one per row of `rows`.
+    ///
+    /// No branch depends on the data: 13–45 % of the rows fail the test in a pass, scattered, so
+    /// a branch per row would be mispredicted. On x86-64 the rows go 8 at a time: their levels
+    /// gathered by label and compared in one vector, the lanes that hold a candidate read as the
+    /// bits of an integer (`movmskps`, for which Swift has no spelling), and the 8 rows' indices
+    /// stored all at once, those of the candidates first (``compressedLanes``), the count advanced
+    /// by the bits set. Measured on 1M rows (harness, 1 thread): a pass with no candidates took
+    /// 0.69 ms instead of 2.20 (the scalar test, row by row), one that recomputes a random quarter
+    /// of the rows 6.52 ms instead of 7.97.
+    @inline(__always)
+    static func boundCandidates(
+        _ rows: Range<Int>, labels: UnsafePointer<Int32>, margins: UnsafePointer<Float>,
+        upperLevels: UnsafePointer<Float>, into candidates: UnsafeMutablePointer<Int32>
+    ) -> Int {
+        var count = 0
+        var i = rows.lowerBound
+        #if arch(x86_64)
+        compressedLanes.withUnsafeBufferPointer { compressedLanes in
+            while i &+ rowsPerBlock <= rows.upperBound {
+                let label = UnsafeRawPointer(labels + i).loadUnaligned(as: SIMD8<Int32>.self)
+                let margin = UnsafeRawPointer(margins + i).loadUnaligned(as: SIMD8<Float>.self)
+                let level = SIMD8(
+                    upperLevels[Int(label[0])], upperLevels[Int(label[1])], upperLevels[Int(label[2])],
+                    upperLevels[Int(label[3])], upperLevels[Int(label[4])], upperLevels[Int(label[5])],
+                    upperLevels[Int(label[6])], upperLevels[Int(label[7])])
+                let lanes = laneBits(margin .<= level)
+                UnsafeMutableRawPointer(candidates + count).storeBytes(
+                    of: SIMD8(repeating: Int32(truncatingIfNeeded: i)) &+ compressedLanes[lanes], as: SIMD8<Int32>.self)
+                count &+= lanes.nonzeroBitCount
+                i &+= rowsPerBlock
+            }
+        }
+        #endif
+        while i < rows.upperBound {
+            // The difference is finite, and not positive exactly when its bits, read as a signed
+            // integer, are ≤ 0 (it is never −0).
+            let bits = Int32(bitPattern: (margins[i] - upperLevels[Int(labels[i])]).bitPattern)
+            candidates[count] = Int32(truncatingIfNeeded: i)
+            count &+= Int(((bits &- 1) >> 31) & 1)
+            i &+= 1
+        }
+        return count
+    }
+
+    #if arch(x86_64)
+    /// For each set of 8 lanes (bit `l` for lane `l`), the indices of the lanes in the set in
+    /// increasing order, then zeros.
+    static let compressedLanes: [SIMD8<Int32>] = (0..<256).map { set in
+        var lanes = SIMD8<Int32>.zero
+        var count = 0
+        for lane in 0..<8 where set & (1 << lane) != 0 {
+            lanes[count] = Int32(lane)
+            count += 1
+        }
+        return lanes
+    }
+
+    /// The lanes where `mask` is true, as the bits of an integer (bit `l` for lane `l`): one
+    /// `movmskps` on builds for AVX, two on the baseline's 4-lane registers.
+    @inline(__always)
+    static func laneBits(_ mask: SIMDMask<SIMD8<Int32>>) -> Int {
+        let bits = unsafeBitCast(maskBits(mask), to: SIMD8<Float>.self)
+        #if VIBES_HOST_CPU
+        return Int(_mm256_movemask_ps(bits))
+        #else
+        return Int(_mm_movemask_ps(bits.lowHalf)) | Int(_mm_movemask_ps(bits.highHalf)) << 4
+        #endif
+    }
+    #endif
 
     /// The fused kernel over rows given by index: the label of each and a new margin, the gap
     /// between the distances to its two best centroids, discounted for rounding.

@@ -240,6 +240,36 @@ struct KMeansBoundsTests {
         #expect(stored > levels.upper[0])
     }
 
+    @Test(arguments: [1, 3, 16, 33])
+    func boundCandidatesAreTheRowsAtOrBelowTheirLevel(k: Int) {
+        // Margins on their cluster's level (a candidate), just above it (not), 0 (a candidate) or
+        // anywhere, over runs that start and end off a multiple of 8.
+        var rng = SplitMix64(seed: UInt64(k))
+        let levels = (0..<k).map { _ in Float(rng.nextUnitInterval()) }
+        let labels = (0..<1_000).map { _ in Int32(rng.next(below: k)) }
+        let margins = labels.map { label in
+            let level = levels[Int(label)]
+            return [level, level.nextUp, 0, Float(rng.nextUnitInterval() * 2)][rng.next(below: 4)]
+        }
+        for rows in [0..<1_000, 3..<997, 5..<12, 8..<16, 7..<8, 9..<9] {
+            var candidates = [Int32](repeating: -1, count: rows.count)
+            let count = labels.withUnsafeBufferPointer { labels in
+                margins.withUnsafeBufferPointer { margins in
+                    levels.withUnsafeBufferPointer { levels in
+                        candidates.withUnsafeMutableBufferPointer { candidates in
+                            Kernels.boundCandidates(
+                                rows, labels: labels.baseAddress!, margins: margins.baseAddress!,
+                                upperLevels: levels.baseAddress!, into: candidates.baseAddress!)
+                        }
+                    }
+                }
+            }
+            let expected = rows.filter { margins[$0] <= levels[Int(labels[$0])] }.map { Int32($0) }
+            #expect(Array(candidates[0..<count]) == expected, "rows \(rows)")
+        }
+        #expect(margins.indices.contains { margins[$0] == levels[Int(labels[$0])] })
+    }
+
     @Test func marginDropsBoundTheChangeOfEveryGap() {
         let old = Matrix(rows: [[0, 0], [4, 0], [0, 4]])
         let new = Matrix(rows: [[0, 1], [4, 0], [3, 4]])
