@@ -192,11 +192,11 @@ enum Kernels {
                             let changes = accumulation == .changes
                             switch d {
                             case 10:
-                                changed &+= accumulateRun(x, run: run, d: 10, runLabels, labels, counts, runSums, k: k, changes: changes)
+                                changed &+= accumulateRun(x, run: run, d: 10, as: TenFeatures.self, runLabels, labels, counts, runSums, k: k, changes: changes)
                             case 12:
-                                changed &+= accumulateRun(x, run: run, d: 12, runLabels, labels, counts, runSums, k: k, changes: changes)
+                                changed &+= accumulateRun(x, run: run, d: 12, as: TwelveFeatures.self, runLabels, labels, counts, runSums, k: k, changes: changes)
                             default:
-                                changed &+= accumulateRun(x, run: run, d: d, runLabels, labels, counts, runSums, k: k, changes: changes)
+                                changed &+= accumulateRun(x, run: run, d: d, as: AnyFeatureCount.self, runLabels, labels, counts, runSums, k: k, changes: changes)
                             }
                             // The partial sums, added in a fixed order.
                             let stride = k &* d
@@ -244,11 +244,12 @@ enum Kernels {
     /// number of changed labels. Inlined with `d` a constant for the common widths, so the row
     /// addition unrolls.
     @inline(__always)
-    private static func accumulateRun(
-        _ x: UnsafeBufferPointer<Float>, run: Range<Int>, d: Int, _ runLabels: UnsafeBufferPointer<Int32>,
-        _ labels: UnsafeMutableBufferPointer<Int32>, _ counts: UnsafeMutableBufferPointer<Int>,
-        _ runSums: UnsafeMutableBufferPointer<Float>, k: Int, changes: Bool
+    private static func accumulateRun<Width: FeatureCount>(
+        _ x: UnsafeBufferPointer<Float>, run: Range<Int>, d runtimeD: Int, as _: Width.Type,
+        _ runLabels: UnsafeBufferPointer<Int32>, _ labels: UnsafeMutableBufferPointer<Int32>,
+        _ counts: UnsafeMutableBufferPointer<Int>, _ runSums: UnsafeMutableBufferPointer<Float>, k: Int, changes: Bool
     ) -> Int {
+        let d = Width.value ?? runtimeD
         var changed = 0
         let stride = k &* d
         var first = run.lowerBound
@@ -304,6 +305,18 @@ enum Kernels {
         }
         return changed
     }
+
+    /// A number of features fixed in a type, so that a function generic over it is specialized
+    /// with the number a constant (and its loops over features unrolled) even where the compiler
+    /// does not inline it.
+    protocol FeatureCount {
+        /// The number of features, or `nil` for a number known only at run time.
+        static var value: Int? { get }
+    }
+
+    enum TwelveFeatures: FeatureCount { static var value: Int? { 12 } }
+    enum TenFeatures: FeatureCount { static var value: Int? { 10 } }
+    enum AnyFeatureCount: FeatureCount { static var value: Int? { nil } }
 
     /// Adds `count` floats at `source` to `target`, four at a time.
     @inline(__always)
