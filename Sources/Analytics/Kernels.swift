@@ -11,7 +11,10 @@ import _Builtin_intrinsics.intel
 // LAPACK calls are in `PCA+LAPACK.swift`, cosine search's in `CosineIndex+BLAS.swift`). Pointers
 // never escape the closures that lend them: the parallel row chunks run inside those closures
 // (``Kernels/forEachChunk(count:threadCount:_:)``), each writing only its own rows; every kernel
-// takes and returns arrays.
+// takes and returns arrays. On x86-64 a few steps use Clang's intrinsics (`_Builtin_intrinsics`)
+// for instructions Swift's SIMD types have no spelling for: `movmskps` (which lanes of a
+// comparison are true, as bits) and 256-bit interleaves; each has a plain-Swift path for other
+// CPUs.
 
 /// The distance step of a Lloyd iteration: how each point finds its nearest centroid.
 ///
