@@ -2,10 +2,6 @@ import CBLAS
 import Dispatch
 import Features
 
-#if arch(x86_64)
-import _Builtin_intrinsics.intel
-#endif
-
 // Lloyd's assignment step with Hamerly's bound, reduced to one number per row (a lower bound on
 // the gap between the nearest and the second-nearest centroid), so that rows whose nearest
 // centroid provably did not move are skipped, and the centroid sums are updated only by the rows
@@ -367,18 +363,6 @@ extension Kernels {
             count += 1
         }
         return lanes
-    }
-
-    /// The lanes where `mask` is true, as the bits of an integer (bit `l` for lane `l`): one
-    /// `movmskps` on builds for AVX, two on the baseline's 4-lane registers.
-    @inline(__always)
-    static func laneBits(_ mask: SIMDMask<SIMD8<Int32>>) -> Int {
-        let bits = unsafeBitCast(maskBits(mask), to: SIMD8<Float>.self)
-        #if VIBES_HOST_CPU
-        return Int(_mm256_movemask_ps(bits))
-        #else
-        return Int(_mm_movemask_ps(bits.lowHalf)) | Int(_mm_movemask_ps(bits.highHalf)) << 4
-        #endif
     }
     #endif
 

@@ -3,7 +3,7 @@ import Dispatch
 import Features
 import Synchronization
 
-#if VIBES_HOST_CPU && arch(x86_64)
+#if arch(x86_64)
 import _Builtin_intrinsics.intel
 #endif
 
@@ -244,8 +244,8 @@ enum Kernels {
     /// cluster's partial sum (even rows to the first `k × d` sums, odd rows to the second); with
     /// `changes`, only the rows whose label changed, each also added to the third `k × d` sums
     /// (those of the rows leaving a cluster) under its old label, if it had one. Returns the
-    /// number of changed labels. Inlined with `d` a constant for the common widths, so the row
-    /// addition unrolls.
+    /// number of changed labels. Specialized for each `Width` (``FeatureCount``), so that the row
+    /// additions unroll for the common widths.
     @inline(__always)
     private static func accumulateRun<Width: FeatureCount>(
         _ x: UnsafeBufferPointer<Float>, run: Range<Int>, d runtimeD: Int, as _: Width.Type,
@@ -255,6 +255,17 @@ enum Kernels {
         let d = Width.value ?? runtimeD
         var changed = 0
         let stride = k &* d
+        // Row `i` joins cluster `label`, leaving `old` if it had one.
+        @inline(__always)
+        func join(_ i: Int, _ label: Int32, leaving old: Int32) {
+            let row = x.baseAddress! + i &* d
+            counts[Int(label)] &+= 1
+            add(row, into: runSums.baseAddress! + ((i & 1) &* stride &+ Int(label) &* d), count: d)
+            if old >= 0 {
+                counts[Int(old)] &-= 1
+                add(row, into: runSums.baseAddress! + (2 &* stride &+ Int(old) &* d), count: d)
+            }
+        }
         var first = run.lowerBound
         #if arch(x86_64)
         if changes {
@@ -267,18 +278,10 @@ enum Kernels {
                 var lanes = laneBits(new .!= old)
                 if lanes != 0 {
                     UnsafeMutableRawPointer(labels.baseAddress! + first).storeBytes(of: new, as: SIMD8<Int32>.self)
+                    changed &+= lanes.nonzeroBitCount
                     repeat {
                         let lane = lanes.trailingZeroBitCount
-                        let i = first &+ lane
-                        let label = new[lane]
-                        let row = x.baseAddress! + i &* d
-                        changed &+= 1
-                        counts[Int(label)] &+= 1
-                        add(row, into: runSums.baseAddress! + ((i & 1) &* stride &+ Int(label) &* d), count: d)
-                        if old[lane] >= 0 {
-                            counts[Int(old[lane])] &-= 1
-                            add(row, into: runSums.baseAddress! + (2 &* stride &+ Int(old[lane]) &* d), count: d)
-                        }
+                        join(first &+ lane, new[lane], leaving: old[lane])
                         lanes &= lanes &- 1
                     } while lanes != 0
                 }
@@ -290,20 +293,11 @@ enum Kernels {
             let label = runLabels[i &- run.lowerBound]
             let old = labels[i]
             labels[i] = label
-            let row = x.baseAddress! + i &* d
+            if old != label { changed &+= 1 }
             if changes {
-                guard old != label else { continue }
-                changed &+= 1
-                counts[Int(label)] &+= 1
-                add(row, into: runSums.baseAddress! + ((i & 1) &* stride &+ Int(label) &* d), count: d)
-                if old >= 0 {
-                    counts[Int(old)] &-= 1
-                    add(row, into: runSums.baseAddress! + (2 &* stride &+ Int(old) &* d), count: d)
-                }
+                if old != label { join(i, label, leaving: old) }
             } else {
-                if old != label { changed &+= 1 }
-                counts[Int(label)] &+= 1
-                add(row, into: runSums.baseAddress! + ((i & 1) &* stride &+ Int(label) &* d), count: d)
+                join(i, label, leaving: -1)
             }
         }
         return changed
@@ -567,6 +561,20 @@ enum Kernels {
     static func maskBits(_ mask: SIMDMask<SIMD8<Int32>>) -> SIMD8<Int32> {
         SIMD8<Int32>.zero.replacing(with: -1, where: mask)
     }
+
+    #if arch(x86_64)
+    /// The lanes where `mask` is true, as the bits of an integer (bit `l` for lane `l`): one
+    /// `movmskps` on builds for AVX, two on the baseline's 4-lane registers.
+    @inline(__always)
+    static func laneBits(_ mask: SIMDMask<SIMD8<Int32>>) -> Int {
+        let bits = unsafeBitCast(maskBits(mask), to: SIMD8<Float>.self)
+        #if VIBES_HOST_CPU
+        return Int(_mm256_movemask_ps(bits))
+        #else
+        return Int(_mm_movemask_ps(bits.lowHalf)) | Int(_mm_movemask_ps(bits.highHalf)) << 4
+        #endif
+    }
+    #endif
 
     /// Whether the fused kernel's full passes take 16 rows at a time
     /// (``scoreSixteenRows(_:_:d:k:centroids:halfNorms:)``): on builds for AVX, whose 16 vector
