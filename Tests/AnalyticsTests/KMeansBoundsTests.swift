@@ -252,7 +252,8 @@ struct KMeansBoundsTests {
             return [level, level.nextUp, 0, Float(rng.nextUnitInterval() * 2)][rng.next(below: 4)]
         }
         for rows in [0..<1_000, 3..<997, 5..<12, 8..<16, 7..<8, 9..<9] {
-            var candidates = [Int32](repeating: -1, count: rows.count)
+            // Room for one per row (at least one, so that the buffer has an address when empty).
+            var candidates = [Int32](repeating: -1, count: Swift.max(rows.count, 1))
             let count = labels.withUnsafeBufferPointer { labels in
                 margins.withUnsafeBufferPointer { margins in
                     levels.withUnsafeBufferPointer { levels in
