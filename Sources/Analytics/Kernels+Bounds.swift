@@ -275,13 +275,9 @@ extension Kernels {
                                                 labels: labels.baseAddress!, rows: i..<(i &+ 1), d: d,
                                                 tiles: tile.baseAddress!, into: margins.baseAddress!)
                                         }
-                                        let row = x.baseAddress! + i &* d
-                                        counts[Int(new)] &+= 1
-                                        add(row, into: runSums.baseAddress! + ((slot & 1) &* stride &+ Int(new) &* d), count: d)
-                                        if old >= 0 {
-                                            counts[Int(old)] &-= 1
-                                            add(row, into: runSums.baseAddress! + (2 &* stride &+ Int(old) &* d), count: d)
-                                        }
+                                        moveRow(
+                                            x.baseAddress! + i &* d, to: new, from: old, parity: slot & 1, d: d, counts,
+                                            runSums)
                                     }
                                     if runChanged > 0 {
                                         // The partial sums, added in a fixed order.

@@ -195,11 +195,11 @@ enum Kernels {
                             let changes = accumulation == .changes
                             switch d {
                             case 10:
-                                changed &+= accumulateRun(x, run: run, d: 10, as: TenFeatures.self, runLabels, labels, counts, runSums, k: k, changes: changes)
+                                changed &+= accumulateRun(x, run: run, d: 10, as: TenFeatures.self, runLabels, labels, counts, runSums, changes: changes)
                             case 12:
-                                changed &+= accumulateRun(x, run: run, d: 12, as: TwelveFeatures.self, runLabels, labels, counts, runSums, k: k, changes: changes)
+                                changed &+= accumulateRun(x, run: run, d: 12, as: TwelveFeatures.self, runLabels, labels, counts, runSums, changes: changes)
                             default:
-                                changed &+= accumulateRun(x, run: run, d: d, as: AnyFeatureCount.self, runLabels, labels, counts, runSums, k: k, changes: changes)
+                                changed &+= accumulateRun(x, run: run, d: d, as: AnyFeatureCount.self, runLabels, labels, counts, runSums, changes: changes)
                             }
                             // The partial sums, added in a fixed order.
                             let stride = k &* d
@@ -250,21 +250,13 @@ enum Kernels {
     private static func accumulateRun<Width: FeatureCount>(
         _ x: UnsafeBufferPointer<Float>, run: Range<Int>, d runtimeD: Int, as _: Width.Type,
         _ runLabels: UnsafeBufferPointer<Int32>, _ labels: UnsafeMutableBufferPointer<Int32>,
-        _ counts: UnsafeMutableBufferPointer<Int>, _ runSums: UnsafeMutableBufferPointer<Float>, k: Int, changes: Bool
+        _ counts: UnsafeMutableBufferPointer<Int>, _ runSums: UnsafeMutableBufferPointer<Float>, changes: Bool
     ) -> Int {
         let d = Width.value ?? runtimeD
         var changed = 0
-        let stride = k &* d
-        // Row `i` joins cluster `label`, leaving `old` if it had one.
         @inline(__always)
         func join(_ i: Int, _ label: Int32, leaving old: Int32) {
-            let row = x.baseAddress! + i &* d
-            counts[Int(label)] &+= 1
-            add(row, into: runSums.baseAddress! + ((i & 1) &* stride &+ Int(label) &* d), count: d)
-            if old >= 0 {
-                counts[Int(old)] &-= 1
-                add(row, into: runSums.baseAddress! + (2 &* stride &+ Int(old) &* d), count: d)
-            }
+            moveRow(x.baseAddress! + i &* d, to: label, from: old, parity: i & 1, d: d, counts, runSums)
         }
         var first = run.lowerBound
         #if arch(x86_64)
@@ -301,6 +293,24 @@ enum Kernels {
             }
         }
         return changed
+    }
+
+    /// Counts `row` in cluster `label` and adds it to that cluster's partial sum, the first or
+    /// second `k × d` sums of `runSums` by `parity` (so that consecutive rows of one cluster do
+    /// not wait on each other's stores); if it had a cluster `old` (not negative), uncounts it
+    /// there and adds it to the third sums, those of the rows leaving a cluster.
+    @inline(__always)
+    static func moveRow(
+        _ row: UnsafePointer<Float>, to label: Int32, from old: Int32, parity: Int, d: Int,
+        _ counts: UnsafeMutableBufferPointer<Int>, _ runSums: UnsafeMutableBufferPointer<Float>
+    ) {
+        let stride = counts.count &* d
+        counts[Int(label)] &+= 1
+        add(row, into: runSums.baseAddress! + (parity &* stride &+ Int(label) &* d), count: d)
+        if old >= 0 {
+            counts[Int(old)] &-= 1
+            add(row, into: runSums.baseAddress! + (2 &* stride &+ Int(old) &* d), count: d)
+        }
     }
 
     /// A number of features fixed in a type, so that a function generic over it is specialized
