@@ -52,7 +52,7 @@ struct SpotifySyncTests {
             #expect(try count("SELECT count(*) FROM plays WHERE source = 'spotify-api'", in: store) == 3)
             #expect(
                 try count(
-                    "SELECT count(*) FROM audio_features WHERE source = 'spotify-api' AND priority = 100", in: store)
+                    "SELECT count(*) FROM audio_features WHERE source = 'spotify-api' AND priority = \(FeatureSource.spotifyAPI.priority)", in: store)
                     > 0)
             #expect(try count("SELECT count(*) FROM tracks WHERE is_local = 1 AND spotify_id IS NULL", in: store) == 1)
             #expect(try count("SELECT count(*) FROM import_runs WHERE format = 'spotify-api'", in: store) == 1)

@@ -114,7 +114,7 @@ struct TabularImporterTests {
             // "Lil He77;Homixide Gang" is two artists; genres are tags.
             #expect(try count(store, "SELECT count(*) FROM track_artists ta JOIN tracks t ON t.id = ta.track_id WHERE t.spotify_id = '1AhRLlotY7XdyNa16M9VMD'") == 2)
             #expect(try count(store, "SELECT count(*) FROM tags WHERE kind = 'artist-genre' AND value = 'hip hop'") == 1)
-            #expect(try count(store, "SELECT count(*) FROM audio_features WHERE source = 'file:exportify' AND priority = 80") == 20)
+            #expect(try count(store, "SELECT count(*) FROM audio_features WHERE source = 'file:exportify' AND priority = \(FeatureSource.file(format: "exportify").priority)") == 20)
         }
     }
 

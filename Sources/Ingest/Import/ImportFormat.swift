@@ -14,6 +14,8 @@ public enum ImportFormat: String, CaseIterable, Codable, Sendable {
     case accountPlaylists = "account-playlists"
     /// JSON saved from the Spotify Web API: audio features, tracks, saved-track and playlist pages.
     case spotifyJSON = "spotify-json"
+    /// A saved ReccoBeats `/v1/audio-features` response: `{"content": [{"href": …, "isrc": …, …}]}`.
+    case reccoBeatsJSON = "reccobeats-json"
 
     /// What the format is, for help and summaries.
     public var summary: String {
@@ -25,6 +27,7 @@ public enum ImportFormat: String, CaseIterable, Codable, Sendable {
         case .yourLibrary: "Spotify account-data YourLibrary.json"
         case .accountPlaylists: "Spotify account-data playlists"
         case .spotifyJSON: "Spotify Web API JSON"
+        case .reccoBeatsJSON: "ReccoBeats audio-features JSON"
         }
     }
 
@@ -51,6 +54,9 @@ public struct ImportOptions: Sendable {
     public var skipInvalid = false
     /// Import a file even if a file with the same content was imported before.
     public var force = false
+    /// Add the file's new tracks to the reference pool (candidates for recommendations and
+    /// playlists) instead of the user's library.
+    public var isReference = false
     /// How many rejected rows a summary lists in full (all are counted and recorded).
     public var listedRejectionLimit = 10
     /// Called now and then with the bytes read so far and the file size.
@@ -58,12 +64,13 @@ public struct ImportOptions: Sendable {
 
     public init(
         format: ImportFormat? = nil, scale: FeatureScale? = nil, skipInvalid: Bool = false, force: Bool = false,
-        progress: (@Sendable (Int, Int) -> Void)? = nil
+        isReference: Bool = false, progress: (@Sendable (Int, Int) -> Void)? = nil
     ) {
         self.format = format
         self.scale = scale
         self.skipInvalid = skipInvalid
         self.force = force
+        self.isReference = isReference
         self.progress = progress
     }
 }

@@ -29,6 +29,12 @@ public final class ImportWriter {
     let db: Database
     let runID: Int64?
     let fetchedAt: String
+    /// Whether new tracks are reference tracks (a pool of candidates) rather than the user's
+    /// library. A reference write never demotes a library track; a library write promotes a
+    /// reference track.
+    let isReference: Bool
+    /// The store's precedence, which sets the priority of every feature row written.
+    let precedence: FeatureSourcePrecedence
 
     private var trackIDsBySpotifyID: [String: Int64] = [:]
     private var trackIDsByMatchKey: [String: Int64] = [:]
@@ -52,23 +58,28 @@ public final class ImportWriter {
     private let selectTag: PreparedStatement
     private let insertSaved: PreparedStatement
     private let insertPlay: PreparedStatement
+    private let promoteTrack: PreparedStatement
 
     /// Prepares a writer on `db`, which must be inside a write transaction.
     ///
     /// - Parameters:
     ///   - runID: The import run the writes belong to, recorded as provenance.
     ///   - fetchedAt: When the data was fetched, ISO 8601 UTC.
-    public init(_ db: Database, runID: Int64?, fetchedAt: String) throws {
+    ///   - isReference: Whether new tracks join the reference pool instead of the library.
+    public init(_ db: Database, runID: Int64?, fetchedAt: String, isReference: Bool = false) throws {
         self.db = db
         self.runID = runID
         self.fetchedAt = fetchedAt
+        self.isReference = isReference
+        self.precedence = try LibraryStore.precedence(in: db)
         insertTrack = try PreparedStatement(
             db,
             sql: """
                 INSERT OR IGNORE INTO tracks (spotify_id, name, album, album_id, release_date, release_precision,
-                                              duration_ms, isrc, explicit, popularity, is_local, match_key)
-                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
+                                              duration_ms, isrc, explicit, popularity, is_local, match_key, in_library)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
                 """)
+        promoteTrack = try PreparedStatement(db, sql: "UPDATE tracks SET in_library = 1 WHERE id = ?1 AND in_library = 0")
         selectTrackBySpotifyID = try PreparedStatement(
             db,
             sql: """
@@ -150,6 +161,7 @@ public final class ImportWriter {
                 let existing = try selectTrackBySpotifyID.firstRow()!
                 written = WrittenTrack(id: Int64.fromDatabaseValue(existing[0])!, isNew: false)
                 try updateIfNeeded(written.id, existing: existing, with: track)
+                try promoteIfNeeded(written.id)
             }
             trackIDsBySpotifyID[spotifyID] = written.id
             try writeArtists(track.artists, trackID: written.id, isNew: written.isNew)
@@ -162,6 +174,7 @@ public final class ImportWriter {
         if let existing = try selectTrackByMatchKey.firstRow() {
             written = WrittenTrack(id: Int64.fromDatabaseValue(existing[0])!, isNew: false)
             try updateIfNeeded(written.id, existing: existing, with: track)
+            try promoteIfNeeded(written.id)
         } else {
             bindTrack(track, matchKey: matchKey)
             try insertTrack.execute()
@@ -179,6 +192,14 @@ public final class ImportWriter {
         bindMetadata(of: track, to: insertTrack)
         insertTrack.bind(11, track.isLocal)
         insertTrack.bind(12, matchKey)
+        insertTrack.bind(13, !isReference)
+    }
+
+    /// Moves a reference track into the library when a library write meets it.
+    private func promoteIfNeeded(_ id: Int64) throws {
+        guard !isReference else { return }
+        promoteTrack.bind(1, id)
+        try promoteTrack.execute()
     }
 
     /// Binds album, release date, duration, ISRC, explicit and popularity to `?3`…`?10`, the
@@ -271,7 +292,7 @@ public final class ImportWriter {
         for statement in [insertFeatures, updateFeatures] {
             statement.bind(1, trackID)
             statement.bind(2, source.key)
-            statement.bind(3, source.priority)
+            statement.bind(3, precedence.priority(of: source))
             statement.bind(4, runID)
             statement.bind(5, fetchedAt)
             for (offset, feature) in AudioFeature.all.enumerated() {

@@ -20,6 +20,10 @@ struct JSONImporter {
             return nil
         }
         guard let dictionary = object as? [String: Any] else { return nil }
+        if let content = dictionary["content"] as? [Any] {
+            let first = content.first { $0 is [String: Any] } as? [String: Any]
+            if first == nil || first?["href"] != nil || first?["isrc"] != nil { return .reccoBeatsJSON }
+        }
         if dictionary["playlists"] is [Any] { return .accountPlaylists }
         if dictionary["tracks"] is [Any], dictionary["bannedTracks"] != nil || dictionary["albums"] != nil
             || dictionary["shows"] != nil
@@ -59,6 +63,7 @@ struct JSONImporter {
             case .yourLibrary: try importYourLibrary(decoder.decode(YourLibrary.self, from: data))
             case .accountPlaylists: try importAccountPlaylists(decoder.decode(AccountPlaylists.self, from: data))
             case .spotifyJSON: try importSpotifyJSON(decoder)
+            case .reccoBeatsJSON: try importReccoBeats(decoder.decode(ReccoBeatsContent<ReccoBeatsAudioFeaturesObject>.self, from: data))
             case .featuresCSV, .exportify: preconditionFailure("CSV formats are not JSON")
             }
         } catch let error as DecodingError {
@@ -278,6 +283,29 @@ struct JSONImporter {
             id = parsed
         }
         return Track(spotifyID: id, name: name, artists: artist.map { [$0] } ?? [], album: album)
+    }
+
+    // MARK: - ReccoBeats
+
+    /// A saved `/v1/audio-features` answer: each item names its track by `href` (the Spotify link)
+    /// and `isrc`. Values are stored with the source `reccobeats`, as a live fetch stores them.
+    private func importReccoBeats(_ answer: ReccoBeatsContent<ReccoBeatsAudioFeaturesObject>) throws {
+        var nameless = 0
+        for (index, item) in answer.content.enumerated() {
+            try context.row(bytesRead: 0) {
+                guard let id = item.spotifyID else {
+                    throw context.error(
+                        field: "content[\(index)].href", "expected an open.spotify.com track link, found \(item.href.map { "\"\($0)\"" } ?? "none")")
+                }
+                let written = try context.writer.write(
+                    Track(spotifyID: id, name: "", artists: [], isrc: ReccoBeatsProvider.normalizedISRC(item.isrc)))
+                if written.isNew { nameless += 1 }
+                try context.writer.write(item.features, trackID: written.id, source: .reccoBeats)
+            }
+        }
+        if nameless > 0 {
+            context.notes.append("\(nameless) tracks are known only by ID; import their metadata (saved tracks, playlists) to name them")
+        }
     }
 
     // MARK: - Spotify Web API JSON

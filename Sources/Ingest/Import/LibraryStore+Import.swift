@@ -61,7 +61,8 @@ extension LibraryStore {
                     sql: "INSERT INTO import_runs (path, format, sha256, started_at, finished_at) VALUES (?, ?, ?, ?, ?)",
                     arguments: [path, format.rawValue, sha256, fetchedAt, fetchedAt])
                 let runID = db.lastInsertedRowID
-                let writer = try ImportWriter(db, runID: runID, fetchedAt: fetchedAt)
+                let writer = try ImportWriter(
+                    db, runID: runID, fetchedAt: fetchedAt, isReference: options.isReference)
                 let context = ImportContext(file: path, options: options, writer: writer, totalBytes: decoded.bytes.count)
                 switch format {
                 case .featuresCSV, .exportify:
@@ -119,7 +120,7 @@ extension LibraryStore {
                 }
                 throw ImportError(
                     file: path,
-                    message: "this JSON is not a format vibes-analyze knows; expected StreamingHistory*.json, Streaming_History_Audio_*.json/endsong_*.json, YourLibrary.json, Playlist*.json, or Spotify Web API JSON (see --format)")
+                    message: "this JSON is not a format vibes-analyze knows; expected StreamingHistory*.json, Streaming_History_Audio_*.json/endsong_*.json, YourLibrary.json, Playlist*.json, Spotify Web API JSON, or a ReccoBeats audio-features response (see --format)")
             }
             return format
         }

@@ -9,6 +9,7 @@ extension LibraryStore {
         migrator.registerMigration("v2-clustering", migrate: createClusteringSchema)
         migrator.registerMigration("v3-spotify-sync", migrate: createSpotifySyncSchema)
         migrator.registerMigration("v4-built-playlists", migrate: addBuiltPlaylistColumns)
+        migrator.registerMigration("v5-feature-sources", migrate: addFeatureSourceSchema)
         return migrator
     }
 

@@ -17,31 +17,10 @@ public struct TrackSummary: Hashable, Sendable, Codable {
 }
 
 extension LibraryStore {
-    /// Reads the current audio features of every track that has any, in track-ID order.
-    ///
-    /// "Current" is the row of the source with the highest priority (see ``FeatureSource/priority``),
-    /// the latest fetched among equals.
-    ///
-    /// - Complexity: One scan of `audio_features`; about a second per million tracks.
+    /// Reads the current audio features of every track that has any, reference tracks included,
+    /// in track-ID order; ``featureTable(scope:)`` reads a part.
     public func featureTable() throws -> FeatureTable {
-        try database.read { db in
-            var table = FeatureTable()
-            let rows = try Row.fetchCursor(
-                db,
-                sql: """
-                    SELECT track_id, danceability, energy, key, loudness, mode, speechiness, acousticness,
-                           instrumentalness, liveness, valence, tempo, time_signature
-                    FROM current_features ORDER BY track_id
-                    """)
-            while let row = try rows.next() {
-                var features = AudioFeatures()
-                for (column, feature) in AudioFeature.allCases.enumerated() {
-                    features[feature] = row[column + 1] as Double?
-                }
-                table.append(trackID: row[0], features: features)
-            }
-            return table
-        }
+        try featureTable(scope: .all)
     }
 
     /// Reads the display summaries of the given tracks, keyed by track ID.

@@ -4,7 +4,7 @@ import GRDB
 import Logging
 
 /// Copies the user's Spotify library into the store: saved tracks, playlists, top items, recent
-/// plays, and audio features where the API still serves them.
+/// plays and artist genres, then fills in audio features through the feature-source chain.
 ///
 /// The sync is incremental and resumable:
 /// - Saved tracks arrive newest first; the sync stops at the first one older than the newest it
@@ -13,8 +13,11 @@ import Logging
 /// - A playlist whose `snapshot_id` matches the stored one is not fetched again; a changed one is
 ///   written with its new snapshot in one transaction.
 /// - Top lists are refreshed at most every ``topRefreshInterval``; recent plays continue from the
-///   stored cursor; audio features are asked for only for catalogue tracks that have none from any
-///   source (a file import's stay), and never again for a client ID that got 403.
+///   stored cursor; artist genres are asked for once per artist (again after 90 days).
+/// - Audio features are filled by a ``FeatureChain``: the legacy `/audio-features` endpoint while
+///   it has not answered 403 for this client ID, then the providers given at creation (such as
+///   ``ReccoBeatsProvider``). Only library tracks without features from any source are asked for,
+///   and a provider's failure is reported without failing the sync.
 ///
 /// Every row carries the provenance `spotify-api`. Requests go out one at a time, in pages of the
 /// largest size each endpoint allows, which stays well inside Spotify's rate limit.
@@ -29,7 +32,8 @@ public struct SpotifySync: Sendable {
         public static let top = Parts(rawValue: 1 << 2)
         public static let recentlyPlayed = Parts(rawValue: 1 << 3)
         public static let audioFeatures = Parts(rawValue: 1 << 4)
-        public static let all: Parts = [.savedTracks, .playlists, .top, .recentlyPlayed, .audioFeatures]
+        public static let genres = Parts(rawValue: 1 << 5)
+        public static let all: Parts = [.savedTracks, .playlists, .top, .recentlyPlayed, .genres, .audioFeatures]
     }
 
     /// What a sync did.
@@ -44,9 +48,15 @@ public struct SpotifySync: Sendable {
         public var topArtists = 0
         public var playsAdded = 0
         public var tracksNew = 0
+        /// Tracks that got features from the legacy Spotify endpoint.
         public var audioFeaturesWritten = 0
         /// Whether this client ID cannot read audio features (Spotify's 403 for newer apps).
         public var audioFeaturesForbidden = false
+        /// What the feature-source chain did, when the features part ran.
+        public var features: FeatureFetchReport?
+        /// Artists whose genres were fetched, and the tracks newly tagged with them.
+        public var artistsWithGenres = 0
+        public var genreTagsAdded = 0
         /// Local files kept by name only (no Spotify ID).
         public var localFiles = 0
         /// Podcast episodes in playlists, skipped.
@@ -66,7 +76,8 @@ public struct SpotifySync: Sendable {
             case playlistItemsWritten = "playlist_items_written", topTracks = "top_tracks", topArtists = "top_artists"
             case playsAdded = "plays_added", tracksNew = "tracks_new", audioFeaturesWritten = "audio_features_written"
             case audioFeaturesForbidden = "audio_features_forbidden", localFiles = "local_files"
-            case episodesSkipped = "episodes_skipped", removedSkipped = "removed_skipped", requests, notes
+            case episodesSkipped = "episodes_skipped", removedSkipped = "removed_skipped", requests, notes, features
+            case artistsWithGenres = "artists_with_genres", genreTagsAdded = "genre_tags_added"
         }
     }
 
@@ -75,24 +86,31 @@ public struct SpotifySync: Sendable {
 
     let client: SpotifyClient
     let store: LibraryStore
+    let featureProviders: [any FeatureProvider]
     let progress: @Sendable (String) -> Void
     let now: @Sendable () -> Date
     /// How long top lists stay fresh. Defaults to 12 hours.
     public var topRefreshInterval: TimeInterval = 12 * 3600
+    /// How long an artist's genres stay fresh. Defaults to 90 days.
+    public var genreRefreshInterval: TimeInterval = 90 * 24 * 3600
+    /// Called after every batch of the features part (the CLI draws a progress bar).
+    public var featureProgress: (@Sendable (FeatureChain.Progress) -> Void)?
 
     /// Creates a sync.
     ///
     /// - Parameters:
     ///   - client: A signed-in client.
     ///   - store: The library to write into.
+    ///   - featureProviders: The feature sources asked after the legacy endpoint, in order.
     ///   - progress: Receives one line per page or playlist (the CLI prints them on stderr).
     ///   - now: The wall clock.
     public init(
-        client: SpotifyClient, store: LibraryStore, progress: @escaping @Sendable (String) -> Void = { _ in },
-        now: @escaping @Sendable () -> Date = Date.init
+        client: SpotifyClient, store: LibraryStore, featureProviders: [any FeatureProvider] = [],
+        progress: @escaping @Sendable (String) -> Void = { _ in }, now: @escaping @Sendable () -> Date = Date.init
     ) {
         self.client = client
         self.store = store
+        self.featureProviders = featureProviders
         self.progress = progress
         self.now = now
     }
@@ -115,6 +133,7 @@ public struct SpotifySync: Sendable {
             if parts.contains(.playlists) { try await syncPlaylists(&report, runID: runID) }
             if parts.contains(.top) { try await syncTop(&report, runID: runID) }
             if parts.contains(.recentlyPlayed) { try await syncRecentlyPlayed(&report, runID: runID) }
+            if parts.contains(.genres) { try await syncGenres(&report) }
             if parts.contains(.audioFeatures) {
                 try await syncAudioFeatures(&report, runID: runID, recheck: recheckAudioFeatures)
             }
@@ -163,6 +182,7 @@ public struct SpotifySync: Sendable {
             let page = try await client.savedTracks(offset: offset)
             var reachedKnown = false
             var rows: [(Track, String?)] = []
+            var artists: [SpotifyArtistObject] = []
             for item in page.items {
                 guard let item, let object = item.object else {
                     report.removedSkipped += 1
@@ -178,16 +198,18 @@ public struct SpotifySync: Sendable {
                     continue
                 }
                 rows.append((track, item.addedAt))
+                artists += object.artists ?? []
             }
             let nextOffset = offset + page.items.count
             let isDone = reachedKnown || page.items.isEmpty || nextOffset >= (page.total ?? 0)
-            let (local, counts) = try await write(runID: runID) { [rows, newest] writer, db in
+            let (local, counts) = try await write(runID: runID) { [rows, newest, artists] writer, db in
                 var local = 0
                 for (track, addedAt) in rows {
                     let written = try writer.write(track)
                     try writer.save(trackID: written.id, addedAt: addedAt, source: Self.source)
                     if track.isLocal { local += 1 }
                 }
+                try Self.writeArtistIDs(artists, in: db)
                 if isDone {
                     let latest = [watermark, newest].compactMap { $0 }.max {
                         (parseTimestamp($0) ?? .distantPast) < (parseTimestamp($1) ?? .distantPast)
@@ -250,6 +272,7 @@ public struct SpotifySync: Sendable {
             }
             var skipped = (removed: 0, episodes: 0, local: 0)
             var rows: [(track: Track, addedAt: String?, addedBy: String?)] = []
+            var artists: [SpotifyArtistObject] = []
             for item in items {
                 guard let item, let object = item.object else {
                     skipped.removed += 1
@@ -261,8 +284,9 @@ public struct SpotifySync: Sendable {
                 }
                 if track.isLocal { skipped.local += 1 }
                 rows.append((track, item.addedAt, item.addedBy?.id))
+                artists += object.artists ?? []
             }
-            let (_, counts) = try await write(runID: runID) { [rows] writer, _ in
+            let (_, counts) = try await write(runID: runID) { [rows, artists] writer, db in
                 let entries = try rows.map { row in
                     ImportWriter.PlaylistEntry(
                         trackID: try writer.write(row.track).id, addedAt: row.addedAt, addedBy: row.addedBy)
@@ -271,6 +295,7 @@ public struct SpotifySync: Sendable {
                     originKey: "spotify:playlist:\(id)", name: name, spotifyID: id.rawValue,
                     description: playlist.description.flatMap { $0.isEmpty ? nil : $0 }, owner: playlist.owner?.id,
                     snapshotID: playlist.snapshotID, source: Self.source, entries: entries)
+                try Self.writeArtistIDs(artists, in: db)
             }
             report.playlistsUpdated += 1
             report.playlistItemsWritten += rows.count
@@ -297,11 +322,13 @@ public struct SpotifySync: Sendable {
             {
                 continue
             }
-            let tracks = try await client.topTracks(over: range).items.compactMap { $0?.track }
+            let objects = try await client.topTracks(over: range).items.compactMap { $0 }
+            let tracks = objects.compactMap(\.track)
             let artists = try await client.topArtists(over: range).items.compactMap { $0 }
             let fetchedAt = now().formatted(.iso8601)
             let (_, counts) = try await write(runID: runID) { writer, db in
                 let entries = try tracks.map { ImportWriter.PlaylistEntry(trackID: try writer.write($0).id) }
+                try Self.writeArtistIDs(objects.flatMap { $0.artists ?? [] }, in: db)
                 try writer.writePlaylist(
                     originKey: "spotify-top-tracks:\(range.rawValue)", name: "Top tracks (\(range.displayName))",
                     description: "Spotify's top tracks, \(range.displayName).", source: Self.source, entries: entries)
@@ -336,6 +363,7 @@ public struct SpotifySync: Sendable {
                         let playedAt = play.playedAt.flatMap(parseTimestamp)
                     else { continue }
                     let trackID = try writer.write(track).id
+                    try Self.writeArtistIDs(object.artists ?? [], in: db)
                     // The API does not say how long the track played; the track's length stands in.
                     try writer.write(
                         ImportWriter.Play(
@@ -357,56 +385,73 @@ public struct SpotifySync: Sendable {
     // MARK: - Audio features
 
     private func syncAudioFeatures(_ report: inout Report, runID: Int64, recheck: Bool) async throws {
-        let clientID = client.clientID ?? "(unknown)"
-        if !recheck,
-            try store.spotifyCapability(Self.audioFeaturesCapability, clientID: clientID) == "forbidden"
-        {
-            report.audioFeaturesForbidden = true
-            report.notes.append(
-                "Audio features skipped: client ID \(clientID) got 403 from /audio-features before (Spotify closed it to "
-                    + "apps created after 2024-11-27). Import features from a file with `vibes-analyze import` "
-                    + "(Exportify CSV, Kaggle or tidytuesday datasets), or pass --recheck-audio-features.")
-            return
+        let legacy = SpotifyAudioFeaturesProvider(client: client, store: store, recheck: recheck, now: now)
+        let progress = featureProgress ?? { [progress] step in
+            progress("Audio features (\(step.provider)): \(step.done) of \(step.total) asked, \(step.found) found.")
         }
-        let missing: [(Int64, SpotifyID)] = try await store.database.read { db in
-            try Row.fetchAll(
+        let chain = FeatureChain(store: store, providers: [legacy] + featureProviders, now: now, progress: progress)
+        let features = try await chain.run(FeatureChain.Options(scope: .library), runID: runID)
+        report.features = features
+        let legacyOutcome = features.providers.first
+        report.audioFeaturesWritten = legacyOutcome?.found ?? 0
+        if let reason = legacyOutcome?.skippedBecause {
+            report.audioFeaturesForbidden = true
+            if featureProviders.isEmpty {
+                report.notes.append(SpotifyError.audioFeaturesForbidden(clientID: client.clientID ?? "(unknown)").description)
+            } else {
+                report.notes.append("Spotify's /audio-features skipped: \(reason).")
+            }
+        }
+    }
+
+    // MARK: - Artist genres
+
+    /// Fetches the genres of artists not checked within ``genreRefreshInterval`` (50 per request),
+    /// keeps them per artist, and tags every track by those artists with `artist-genre` tags.
+    private func syncGenres(_ report: inout Report) async throws {
+        let cutoff = now().addingTimeInterval(-genreRefreshInterval).formatted(.iso8601)
+        let due: [String] = try await store.database.read { db in
+            try String.fetchAll(
                 db,
                 sql: """
-                    SELECT id, spotify_id FROM tracks t
-                    WHERE spotify_id IS NOT NULL AND is_local = 0
-                      AND NOT EXISTS (SELECT 1 FROM audio_features f WHERE f.track_id = t.id)
-                    ORDER BY id
-                    """
-            ).compactMap { row in SpotifyID(row[1] as String).map { (row[0], $0) } }
+                    SELECT a.spotify_id FROM artists a
+                    WHERE a.spotify_id IS NOT NULL AND (a.genres_checked_at IS NULL OR a.genres_checked_at < ?)
+                      AND EXISTS (SELECT 1 FROM track_artists ta WHERE ta.artist_id = a.id)
+                    ORDER BY a.id
+                    """,
+                arguments: [cutoff])
         }
-        guard !missing.isEmpty else { return }
-        for (index, batch) in missing.chunked(into: SpotifyClient.audioFeaturesBatchSize).enumerated() {
-            let features: [SpotifyID: AudioFeatures]
-            do {
-                features = try await client.audioFeatures(for: batch.map(\.1))
-            } catch let error as SpotifyError {
-                guard case .audioFeaturesForbidden = error else { throw error }
-                try store.recordSpotifyCapability(
-                    Self.audioFeaturesCapability, clientID: clientID, isAllowed: false, at: now())
-                report.audioFeaturesForbidden = true
-                report.notes.append(error.description)
-                return
-            }
-            if index == 0 {
-                try store.recordSpotifyCapability(
-                    Self.audioFeaturesCapability, clientID: clientID, isAllowed: true, at: now())
-            }
-            let (_, counts) = try await write(runID: runID) { [batch] writer, _ in
-                for (trackID, spotifyID) in batch {
-                    if let values = features[spotifyID] {
-                        try writer.write(values, trackID: trackID, source: .spotifyAPI)
-                    } else {
-                        writer.noteMissingFeatures()
+        let ids = due.compactMap { SpotifyID($0) }
+        for chunk in ids.chunked(into: 50) {
+            let objects = try await client.artists(Array(chunk))
+            let checkedAt = now().formatted(.iso8601)
+            let (withGenres, tagged) = try await store.database.write { db -> (Int, Int) in
+                var withGenres = 0
+                for object in objects.compactMap({ $0 }) {
+                    guard let id = object.id, let genres = object.genres else { continue }
+                    guard let artistID = try Int64.fetchOne(db, sql: "SELECT id FROM artists WHERE spotify_id = ?", arguments: [id])
+                    else { continue }
+                    try db.execute(sql: "DELETE FROM artist_genres WHERE artist_id = ?", arguments: [artistID])
+                    for genre in genres where !genre.isEmpty {
+                        try db.execute(
+                            sql: "INSERT OR IGNORE INTO artist_genres (artist_id, genre, source) VALUES (?, ?, ?)",
+                            arguments: [artistID, genre, Self.source])
                     }
+                    if !genres.isEmpty { withGenres += 1 }
                 }
+                for id in chunk {
+                    try db.execute(
+                        sql: "UPDATE artists SET genres_checked_at = ? WHERE spotify_id = ?", arguments: [checkedAt, id.rawValue])
+                }
+                return (withGenres, try LibraryStore.tagTracksWithArtistGenres(in: db))
             }
-            report.audioFeaturesWritten += counts.featuresWritten
-            progress("Audio features: \(report.audioFeaturesWritten) of \(missing.count) tracks.")
+            report.artistsWithGenres += withGenres
+            report.genreTagsAdded += tagged
+            progress("Artist genres: \(report.artistsWithGenres) artists with genres.")
+        }
+        if ids.isEmpty {
+            // Tracks new since their artists were checked still get those artists' genres.
+            report.genreTagsAdded += try await store.database.write { db in try LibraryStore.tagTracksWithArtistGenres(in: db) }
         }
     }
 
@@ -440,6 +485,18 @@ public struct SpotifySync: Sendable {
                     report.savedTracksAdded + report.playlistItemsWritten + report.topTracks + report.playsAdded,
                     report.tracksNew, report.audioFeaturesWritten, report.playsAdded, finished, runID,
                 ])
+        }
+    }
+
+    /// Records the Spotify IDs of a track object's artists, which the import writer (working from
+    /// names) does not keep.
+    static func writeArtistIDs(_ artists: [SpotifyArtistObject], in db: Database) throws {
+        var seen: Set<String> = []
+        for artist in artists {
+            guard let name = artist.name, !name.isEmpty, let id = artist.id, SpotifyID(id) != nil,
+                seen.insert(id).inserted
+            else { continue }
+            try writeArtist(name: name, spotifyID: id, in: db)
         }
     }
 

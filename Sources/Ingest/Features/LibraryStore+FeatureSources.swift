@@ -1,0 +1,170 @@
+import Features
+import Foundation
+import GRDB
+
+/// Which tracks an analysis covers.
+public enum TrackScope: Hashable, Sendable {
+    /// Every track with features, the reference pool included.
+    case all
+    /// The user's library: saved, in a playlist, played, or imported without `--reference`.
+    case library
+    /// The tracks of one playlist, by name (case-insensitive) or Spotify ID.
+    case playlist(String)
+}
+
+extension LibraryStore {
+    /// Adds what the feature-source chain needs: library membership, remembered misses, artist
+    /// genre checks and settings; then re-ranks stored rows by the default precedence.
+    static func addFeatureSourceSchema(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                -- 1 for the user's library, 0 for reference tracks (`import --reference`), a pool of candidates only.
+                ALTER TABLE tracks ADD COLUMN in_library INTEGER NOT NULL DEFAULT 1;
+
+                -- A provider that had nothing for a track, so later syncs do not ask again for a while.
+                CREATE TABLE feature_lookups (
+                    track_id INTEGER NOT NULL REFERENCES tracks(id) ON DELETE CASCADE,
+                    source TEXT NOT NULL,
+                    outcome TEXT NOT NULL CHECK (outcome IN ('not_found')),
+                    checked_at TEXT NOT NULL,
+                    PRIMARY KEY (track_id, source)
+                ) WITHOUT ROWID;
+
+                -- When the artist's genres were last asked for, and the genres (also tags of its tracks).
+                ALTER TABLE artists ADD COLUMN genres_checked_at TEXT;
+                CREATE TABLE artist_genres (
+                    artist_id INTEGER NOT NULL REFERENCES artists(id) ON DELETE CASCADE,
+                    genre TEXT NOT NULL,
+                    source TEXT NOT NULL,
+                    PRIMARY KEY (artist_id, genre)
+                ) WITHOUT ROWID;
+
+                CREATE TABLE settings (
+                    key TEXT PRIMARY KEY NOT NULL,
+                    value TEXT NOT NULL
+                );
+                """)
+        try applyPrecedence(.default, in: db)
+    }
+
+    // MARK: - Artist genres
+
+    /// Tags every track with the genres of its artists (`artist-genre` tags, the kind Exportify's
+    /// `Genres` column gives), where it lacks them; returns the number of tags added.
+    static func tagTracksWithArtistGenres(in db: Database) throws -> Int {
+        try db.execute(
+            sql: """
+                INSERT INTO tags (kind, value) SELECT DISTINCT 'artist-genre', genre FROM artist_genres WHERE true
+                ON CONFLICT (kind, value) DO NOTHING
+                """)
+        try db.execute(
+            sql: """
+                INSERT OR IGNORE INTO track_tags (track_id, tag_id, source)
+                SELECT ta.track_id, tg.id, ag.source
+                FROM track_artists ta
+                JOIN artist_genres ag ON ag.artist_id = ta.artist_id
+                JOIN tags tg ON tg.kind = 'artist-genre' AND tg.value = ag.genre
+                """)
+        return db.changesCount
+    }
+
+    // MARK: - Precedence
+
+    /// The settings key of the feature-source precedence.
+    static let precedenceKey = "feature_source_precedence"
+
+    /// The precedence the store ranks sources by.
+    public func featureSourcePrecedence() throws -> FeatureSourcePrecedence {
+        try database.read { db in try Self.precedence(in: db) }
+    }
+
+    /// Changes the precedence and re-ranks every stored row by it, in one transaction.
+    public func setFeatureSourcePrecedence(_ precedence: FeatureSourcePrecedence) throws {
+        try database.write { db in
+            try db.execute(
+                sql: "INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                arguments: [Self.precedenceKey, precedence.description])
+            try Self.applyPrecedence(precedence, in: db)
+        }
+    }
+
+    static func precedence(in db: Database) throws -> FeatureSourcePrecedence {
+        guard let text = try String.fetchOne(db, sql: "SELECT value FROM settings WHERE key = ?", arguments: [precedenceKey])
+        else { return .default }
+        return (try? FeatureSourcePrecedence(parsing: text)) ?? .default
+    }
+
+    /// Rewrites the `priority` of every stored feature row from its source key.
+    static func applyPrecedence(_ precedence: FeatureSourcePrecedence, in db: Database) throws {
+        let sources = try String.fetchAll(db, sql: "SELECT DISTINCT source FROM audio_features")
+        for key in sources {
+            guard let source = FeatureSource(key: key) else { continue }
+            try db.execute(
+                sql: "UPDATE audio_features SET priority = ? WHERE source = ? AND priority != ?",
+                arguments: [precedence.priority(of: source), key, precedence.priority(of: source)])
+        }
+    }
+
+    // MARK: - Scoped reading
+
+    /// The SQL condition on `t` (an alias of `tracks`) that selects `scope`, and its arguments.
+    ///
+    /// - Throws: ``StoreError/notFound(what:)`` for a playlist the store does not hold.
+    func condition(for scope: TrackScope, in db: Database) throws -> (sql: String, arguments: StatementArguments) {
+        switch scope {
+        case .all:
+            return ("1", [])
+        case .library:
+            return ("t.in_library = 1", [])
+        case .playlist(let name):
+            let id = try Int64.fetchOne(
+                db,
+                sql: """
+                    SELECT id FROM playlists WHERE spotify_id = ?1 OR name = ?1 COLLATE NOCASE
+                    ORDER BY spotify_id = ?1 DESC, name = ?1 DESC, id LIMIT 1
+                    """,
+                arguments: [name])
+            guard let id else { throw StoreError.notFound(what: "The playlist '\(name)'") }
+            return ("t.id IN (SELECT track_id FROM playlist_items WHERE playlist_id = ?)", [id])
+        }
+    }
+
+    /// Reads the current audio features of the tracks in `scope` that have any, in track-ID order.
+    ///
+    /// "Current" is the row of the source that ranks highest in the store's
+    /// ``FeatureSourcePrecedence``, the latest fetched among equals.
+    ///
+    /// - Complexity: One scan of `audio_features`; about a second per million tracks.
+    public func featureTable(scope: TrackScope) throws -> FeatureTable {
+        try database.read { db in
+            let (condition, arguments) = try condition(for: scope, in: db)
+            var table = FeatureTable()
+            let filter = scope == .all ? "" : "WHERE f.track_id IN (SELECT t.id FROM tracks t WHERE \(condition))"
+            let rows = try Row.fetchCursor(
+                db,
+                sql: """
+                    SELECT f.track_id, f.danceability, f.energy, f.key, f.loudness, f.mode, f.speechiness,
+                           f.acousticness, f.instrumentalness, f.liveness, f.valence, f.tempo, f.time_signature
+                    FROM current_features f \(filter) ORDER BY f.track_id
+                    """,
+                arguments: arguments)
+            while let row = try rows.next() {
+                var features = AudioFeatures()
+                for (column, feature) in AudioFeature.allCases.enumerated() {
+                    features[feature] = row[column + 1] as Double?
+                }
+                table.append(trackID: row[0], features: features)
+            }
+            return table
+        }
+    }
+
+    /// The number of tracks in `scope`, with features or not.
+    public func trackCount(scope: TrackScope) throws -> Int {
+        try database.read { db in
+            let (condition, arguments) = try condition(for: scope, in: db)
+            return try Int.fetchOne(db, sql: "SELECT count(*) FROM tracks t WHERE \(condition)", arguments: arguments)
+                ?? 0
+        }
+    }
+}
