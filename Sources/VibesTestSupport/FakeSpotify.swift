@@ -199,6 +199,11 @@ public actor FakeSpotifyState {
         requests.filter { $0.path.hasPrefix(prefix) }
     }
 
+    /// The ISRC the fake gives the track with generated ID `id`.
+    public static func isrc(forTrackID id: String) -> String {
+        "QZFK" + String(id.prefix(1)) + String(id.suffix(7))
+    }
+
     /// The generated ID of saved track `index` (0 is the newest).
     public static func savedTrackID(_ index: Int) -> String { makeID(prefix: "S", index) }
 
@@ -434,7 +439,15 @@ public actor FakeSpotifyState {
             return .json(200, Self.encode(trackObject(id: wildcards[0], name: "Track \(wildcards[0])")))
         }
         if method == "GET", match("artists") != nil {
-            return .json(200, Fixtures.data("spotify/get-artists-several.json"))
+            let ids = (request.query["ids"] ?? "").split(separator: ",").map(String.init)
+            if ids.count > 50 { return .error(400, message: "Too many ids requested") }
+            let templates = Self.object("get-artists-several.json")["artists"] as! [[String: Any]]
+            let artists: [Any] = ids.enumerated().map { index, id in
+                var artist = templates[index % templates.count]
+                artist["id"] = id
+                return artist
+            }
+            return .json(200, Self.encode(["artists": artists]))
         }
         if method == "GET", match("search") != nil {
             let items = [trackObject(id: Self.makeID(prefix: "Q", 1), name: request.query["q"] ?? "")]
@@ -462,6 +475,8 @@ public actor FakeSpotifyState {
         track["id"] = id
         track["name"] = name
         track["uri"] = "spotify:track:\(id)"
+        // Each track its own ISRC (the fixture's country and registrant, the ID's kind and number).
+        track["external_ids"] = ["isrc": Self.isrc(forTrackID: id)]
         return track
     }
 

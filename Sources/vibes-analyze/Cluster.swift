@@ -18,6 +18,12 @@ extension VibesAnalyze {
                 """)
 
         @OptionGroup var global: GlobalOptions
+        @OptionGroup(title: "Scope") var scope: PlaylistScopeOptions
+
+        @Option(
+            name: .customLong("from"),
+            help: "Cluster your library (the default), or the library and the reference pool (all).")
+        var pool: CandidatePool = .library
 
         @Option(name: .customLong("k"), help: "The number of vibes, or 'auto' to choose by silhouette.")
         var clusterCount: ClusterCountChoice = .fixed(8)
@@ -108,7 +114,7 @@ extension VibesAnalyze {
             let clock = ContinuousClock()
             var timings: [String: Double] = [:]
             var start = clock.now
-            let table = try store.featureTable()
+            let table = try describingScope { try store.featureTable(scope: scope.scope(from: pool)) }
             timings["load"] = (clock.now - start).milliseconds
 
             start = clock.now

@@ -17,6 +17,7 @@ extension VibesAnalyze {
                 """)
 
         @OptionGroup var global: GlobalOptions
+        @OptionGroup(title: "Scope") var scope: PlaylistScopeOptions
 
         @Option(
             name: .long,
@@ -61,7 +62,7 @@ extension VibesAnalyze {
         }
 
         func makeReport(store: LibraryStore) async throws -> EvalReport {
-            let library = try LoadedLibrary(store: store)
+            let library = try LoadedLibrary(store: store, scope: scope.scope(from: .library))
             let labels = try store.trackLabels(kind: label)
             let features = library.recommender.features
             let labelled = features.trackIDs.filter { labels[$0] != nil }.count

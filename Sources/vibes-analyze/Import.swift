@@ -12,8 +12,11 @@ extension VibesAnalyze {
             discussion: """
                 Reads audio-feature CSVs (Kaggle, tidytuesday), Exportify exports, Spotify "Download your \
                 data" JSON (StreamingHistory*.json, Streaming_History_Audio_*.json, endsong_*.json, \
-                YourLibrary.json, Playlist*.json) and JSON saved from the Spotify Web API. The format is \
-                detected from each file's header or shape. Each file is imported in one transaction: a \
+                YourLibrary.json, Playlist*.json), JSON saved from the Spotify Web API, and saved ReccoBeats \
+                audio-features answers ({"content": [...]}). The format is detected from each file's header \
+                or shape. Tracks join your library unless --reference is given: reference tracks (a public \
+                dataset, say) are only candidates for `recommend` and `playlist build`, never part of your \
+                vibes. Each file is imported in one transaction: a \
                 file with a bad row changes nothing unless --skip-invalid is given. Importing the same \
                 file again changes nothing.
                 """)
@@ -32,6 +35,12 @@ extension VibesAnalyze {
         @Flag(help: "Read a file again even if the same content was imported before.")
         var force = false
 
+        @Flag(
+            help:
+                "Add the files' new tracks to the reference pool: candidates for recommend and playlist build, left out of cluster, report and eval."
+        )
+        var reference = false
+
         @Argument(help: "The files to import.", completion: .file())
         var files: [String]
 
@@ -44,7 +53,8 @@ extension VibesAnalyze {
             var summaries: [ImportSummary] = []
             var failures = 0
             for file in files {
-                var options = ImportOptions(format: format, scale: scale, skipInvalid: skipInvalid, force: force)
+                var options = ImportOptions(
+                    format: format, scale: scale, skipInvalid: skipInvalid, force: force, isReference: reference)
                 if !global.quiet && Console.stderrIsTerminal {
                     options.progress = { read, total in
                         let percent = total > 0 ? read * 100 / total : 0

@@ -25,6 +25,9 @@ extension VibesAnalyze {
                 whole == 0 ? "0%" : String(format: "%.1f%%", Double(part) * 100 / Double(whole))
             }
             lines.append("  tracks            \(summary.tracks)   (\(summary.tracksWithFeatures) with audio features, \(percent(summary.tracksWithFeatures, summary.tracks)))")
+            if summary.referenceTracks > 0 {
+                lines.append("    in your library \(summary.tracks - summary.referenceTracks); reference pool \(summary.referenceTracks) (candidates only)")
+            }
             lines.append("  artists           \(summary.artists)")
             lines.append("  playlists         \(summary.playlists)   (\(summary.playlistItems) items)")
             lines.append("  saved tracks      \(summary.savedTracks)")

@@ -31,6 +31,7 @@ extension VibesAnalyze.PlaylistCommand {
         @OptionGroup var global: GlobalOptions
         @OptionGroup var seeds: SeedOptions
         @OptionGroup var tuning: TunableOptions
+        @OptionGroup(title: "Scope") var candidates: CandidateScopeOptions
 
         @Option(name: .customLong("from-mood"), help: "Start a mood path at this mood (with --to-mood).")
         var fromMood: MoodWord?
@@ -137,7 +138,7 @@ extension VibesAnalyze.PlaylistCommand {
 
         /// Selects, orders, names and (with --save) stores the playlist.
         func makePlaylist(store: LibraryStore) throws -> (playlist: Features.Playlist, notes: [String]) {
-            let library = try LoadedLibrary(store: store)
+            let library = try LoadedLibrary(store: store, scope: candidates.scope)
             let builder = PlaylistBuilder(recommender: library.recommender)
             let length: PlaylistBuilder.Length =
                 duration.map { .duration(milliseconds: $0.milliseconds) } ?? .trackCount(count)

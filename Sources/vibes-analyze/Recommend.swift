@@ -20,6 +20,7 @@ extension VibesAnalyze {
         @OptionGroup var global: GlobalOptions
         @OptionGroup var seeds: SeedOptions
         @OptionGroup var tuning: TunableOptions
+        @OptionGroup(title: "Scope") var candidates: CandidateScopeOptions
 
         @Option(name: [.customShort("n"), .long], help: "The number of tracks to return (1–100).")
         var count = 20
@@ -64,7 +65,7 @@ extension VibesAnalyze {
         func makeReport(store: LibraryStore) throws -> RecommendReport {
             let clock = ContinuousClock()
             let start = clock.now
-            let library = try LoadedLibrary(store: store)
+            let library = try LoadedLibrary(store: store, scope: candidates.scope)
             let resolved = try seeds.resolve(in: store)
             var query = RecommendationQuery(
                 seeds: resolved.seeds, negativeSeeds: resolved.negative, combination: seeds.combination, count: count,

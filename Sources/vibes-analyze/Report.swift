@@ -23,6 +23,7 @@ extension VibesAnalyze {
         }
 
         @OptionGroup var global: GlobalOptions
+        @OptionGroup(title: "Scope") var scope: PlaylistScopeOptions
 
         @Option(help: "The clustering run whose vibes are reported, as printed by `cluster`; the latest by default.")
         var run: Int64?
@@ -67,7 +68,9 @@ extension VibesAnalyze {
 
         func run() async throws {
             let store = try global.openStore()
-            let (input, notes) = try MoodReport.Input.read(from: store, runID: run, timeZone: zone)
+            let (input, notes) = try describingScope {
+                try MoodReport.Input.read(from: store, runID: run, timeZone: zone, scope: scope.scope())
+            }
             if !global.quiet { notes.forEach(Console.diagnostic) }
             let report = try MoodReport(input)
             let chosen: Format = global.json ? .json : format
@@ -119,7 +122,9 @@ extension MoodReport.Input {
     ///   - timeZone: The zone plays are bucketed in.
     /// - Returns: The input, and notes for the user (no run yet, unreadable play times).
     /// - Throws: `StoreError.notFound` when run `runID` does not exist.
-    static func read(from store: LibraryStore, runID: Int64?, timeZone: TimeZone) throws -> (MoodReport.Input, [String])
+    static func read(
+        from store: LibraryStore, runID: Int64?, timeZone: TimeZone, scope: TrackScope = .library
+    ) throws -> (MoodReport.Input, [String])
     {
         var notes: [String] = []
         let summary = try store.summary()
@@ -130,7 +135,7 @@ extension MoodReport.Input {
             coverage: AudioFeature.all.map {
                 .init(feature: $0.rawValue, tracks: summary.featureCoverage[$0.rawValue] ?? 0)
             })
-        let table = try store.featureTable()
+        let table = try store.featureTable(scope: scope)
         if table.rowCount == 0 {
             notes.append(
                 "The library has no tracks with audio features yet; import a features CSV (`vibes-analyze import FILE`) for moods and vibes."

@@ -144,11 +144,12 @@ struct LoadedLibrary {
     var recommender: Recommender
     var summaries: [Int64: TrackSummary]
 
-    /// Reads the store's features and track summaries and builds the similarity space.
+    /// Reads the features of the tracks in `scope` and the track summaries, and builds the
+    /// similarity space.
     ///
-    /// - Throws: `ValidationError` when the library has no tracks with features.
-    init(store: LibraryStore) throws {
-        let table = try store.featureTable()
+    /// - Throws: `ValidationError` when the scope has no tracks with features.
+    init(store: LibraryStore, scope: TrackScope = .all) throws {
+        let table = try describingScope { try store.featureTable(scope: scope) }
         guard table.rowCount > 0 else {
             throw ValidationError(
                 "The library at \(store.path) has no tracks with audio features; run `vibes-analyze import FILE` first."

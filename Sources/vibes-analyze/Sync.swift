@@ -1,19 +1,22 @@
 import ArgumentParser
 import Foundation
 import Ingest
+import Synchronization
 
 extension VibesAnalyze {
     /// `vibes-analyze sync`: copy the Spotify library into the store.
     struct Sync: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Copy your Spotify library into the store: saved tracks, playlists, top items, recent plays.",
+            abstract:
+                "Copy your Spotify library into the store and fetch its audio features: saved tracks, playlists, top items, recent plays, genres.",
             discussion: """
                 The sync is incremental: it fetches only tracks saved since the last sync and playlists \
                 whose snapshot changed. It saves its place after every page, so a sync stopped by a rate \
-                limit or Ctrl-C resumes where it stopped. Audio features are asked for only where \
-                Spotify still serves them; apps created after 2024-11-27 get 403, and the sync then \
-                points to `vibes-analyze import` for feature files. With no part selected, everything \
-                is synced.
+                limit or Ctrl-C resumes where it stopped. Audio features for library tracks that lack \
+                them come from Spotify's legacy /audio-features while it serves this app (apps created \
+                after 2024-11-27 get 403, remembered), then from ReccoBeats, which serves Spotify's own \
+                values by Spotify ID or ISRC. If ReccoBeats is unreachable the library still lands; \
+                `vibes-analyze features fetch` retries. With no part selected, everything is synced.
                 """)
 
         @OptionGroup var global: GlobalOptions
@@ -31,8 +34,14 @@ extension VibesAnalyze {
         @Flag(name: .long, help: "Sync recently played tracks (Spotify keeps the last 50).")
         var recent = false
 
-        @Flag(name: .long, help: "Fetch audio features for tracks that lack them, where Spotify still allows it.")
+        @Flag(name: .long, help: "Sync the genres of your tracks' artists (stored as artist-genre tags).")
+        var genres = false
+
+        @Flag(name: .long, help: "Fetch audio features for library tracks that lack them (Spotify, then ReccoBeats).")
         var audioFeatures = false
+
+        @Flag(name: .long, help: "Do not ask ReccoBeats for audio features.")
+        var noReccobeats = false
 
         @Flag(name: .long, help: "Sync everything (the default when no part is selected).")
         var all = false
@@ -47,6 +56,7 @@ extension VibesAnalyze {
             if playlists { parts.insert(.playlists) }
             if top { parts.insert(.top) }
             if recent { parts.insert(.recentlyPlayed) }
+            if genres { parts.insert(.genres) }
             if audioFeatures || recheckAudioFeatures { parts.insert(.audioFeatures) }
             return all || parts.isEmpty ? .all : parts
         }
@@ -56,16 +66,59 @@ extension VibesAnalyze {
                 let (client, _) = try spotify.makeClient(quiet: global.quiet)
                 let store = try global.openStore()
                 let quiet = global.quiet
-                let sync = SpotifySync(client: client, store: store) { line in
+                let providers: [any FeatureProvider] =
+                    noReccobeats ? [] : [ReccoBeatsProvider(client: Self.makeReccoBeatsClient(quiet: quiet))]
+                var sync = SpotifySync(client: client, store: store, featureProviders: providers) { line in
                     if !quiet { Console.diagnostic(line) }
                 }
+                let bar = Mutex<ProgressBar?>(nil)
+                if Console.stderrIsTerminal && !quiet {
+                    sync.featureProgress = { step in
+                        bar.withLock { current in
+                            if current?.label != step.provider {
+                                current?.finish()
+                                current = ProgressBar(label: "Features from \(step.provider)", quiet: quiet)
+                            }
+                            current?.update(done: step.done, total: step.total)
+                        }
+                    }
+                }
                 let report = try await sync.run(parts, recheckAudioFeatures: recheckAudioFeatures)
+                bar.withLock { $0?.finish() }
                 if global.json {
                     try Console.printJSON(report)
                 } else {
                     print(Self.summary(of: report))
                 }
             }
+        }
+
+        /// `features: 1,180 of 1,240 fetched (reccobeats 1,180)`, or why none were.
+        static func featuresLine(_ report: FeatureFetchReport, legacyForbidden: Bool) -> String {
+            var text = "\(report.fetched) of \(report.candidates) fetched"
+            let found = report.providers.filter { $0.found > 0 }.map { "\($0.source) \($0.found)" }
+            if !found.isEmpty { text += " (" + found.joined(separator: ", ") + ")" }
+            if legacyForbidden { text += "; Spotify's /audio-features is closed to this app" }
+            for failure in report.failures {
+                let what = failure.unreachable ? "\(failure.name) unreachable" : "\(failure.name) stopped"
+                text += " — \(what) (\(failure.failure ?? "")); \(report.remaining) tracks remain, run `vibes-analyze features fetch` to retry"
+            }
+            if report.failures.isEmpty && report.remaining > 0 {
+                text += "; \(report.remaining) still missing (`vibes-analyze features status` says why)"
+            }
+            return text
+        }
+
+        /// A ReccoBeats client at `$VIBES_RECCOBEATS_API_URL` (else production) that reports its
+        /// retry waits on stderr.
+        static func makeReccoBeatsClient(quiet: Bool) -> ReccoBeatsClient {
+            ReccoBeatsClient(
+                baseURL: ReccoBeatsClient.baseURL(),
+                onRetry: { event in
+                    guard !quiet else { return }
+                    Console.diagnostic(
+                        SpotifyOptions.describe(event).replacingOccurrences(of: "Spotify", with: "ReccoBeats"))
+                })
         }
 
         static func summary(of report: SpotifySync.Report) -> String {
@@ -75,11 +128,15 @@ extension VibesAnalyze {
                 "  Playlists:       \(report.playlistsUpdated) updated, \(report.playlistsUnchanged) unchanged, \(report.playlistsSkipped.count) skipped (\(report.playlistItemsWritten) items)",
                 "  Top items:       \(report.topTracks) tracks, \(report.topArtists) artists",
                 "  Recent plays:    \(report.playsAdded) new",
-                "  Audio features:  "
-                    + (report.audioFeaturesForbidden
-                        ? "not available to this app" : "\(report.audioFeaturesWritten) tracks"),
                 "  New tracks:      \(report.tracksNew)",
             ]
+            if report.artistsWithGenres + report.genreTagsAdded > 0 {
+                lines.append(
+                    "  Genres:          \(report.artistsWithGenres) artists, \(report.genreTagsAdded) track tags added")
+            }
+            if let features = report.features {
+                lines.append("  Audio features:  " + featuresLine(features, legacyForbidden: report.audioFeaturesForbidden))
+            }
             if report.localFiles + report.episodesSkipped + report.removedSkipped > 0 {
                 lines.append(
                     "  Kept by name only: \(report.localFiles) local files; skipped: \(report.episodesSkipped) episodes, \(report.removedSkipped) removed tracks"

@@ -9,7 +9,7 @@ struct VibesAnalyze: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             Import.self, Library.self, Cluster.self, Vibes.self, Recommend.self, PlaylistCommand.self, Report.self,
-            Eval.self, Auth.self, Sync.self, Bench.self, BenchKMeans.self, BenchKNN.self,
+            Eval.self, Auth.self, Sync.self, FeaturesCommand.self, Bench.self, BenchKMeans.self, BenchKNN.self,
         ])
 
     /// Ends OpenBLAS's idle worker threads before any command runs, while no other thread can be

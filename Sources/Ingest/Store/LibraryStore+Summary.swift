@@ -18,6 +18,8 @@ public struct LibrarySummary: Codable, Sendable {
 
     public var path: String
     public var tracks = 0
+    /// Tracks in the reference pool (`import --reference`), not the user's library.
+    public var referenceTracks = 0
     public var artists = 0
     public var tracksWithFeatures = 0
     public var playlists = 0
@@ -37,6 +39,7 @@ public struct LibrarySummary: Codable, Sendable {
 
     enum CodingKeys: String, CodingKey {
         case path, tracks, artists, playlists, plays, sources
+        case referenceTracks = "reference_tracks"
         case tracksWithFeatures = "tracks_with_features", playlistItems = "playlist_items"
         case savedTracks = "saved_tracks", playsMatched = "plays_matched", importRuns = "import_runs"
         case featureCoverage = "feature_coverage", outOfRange = "out_of_range"
@@ -53,6 +56,7 @@ extension LibraryStore {
             var summary = LibrarySummary(path: path)
             func count(_ sql: String) throws -> Int { try Int.fetchOne(db, sql: sql) ?? 0 }
             summary.tracks = try count("SELECT count(*) FROM tracks")
+            summary.referenceTracks = try count("SELECT count(*) FROM tracks WHERE in_library = 0")
             summary.artists = try count("SELECT count(*) FROM artists")
             summary.tracksWithFeatures = try count("SELECT count(DISTINCT track_id) FROM audio_features")
             summary.playlists = try count("SELECT count(*) FROM playlists")

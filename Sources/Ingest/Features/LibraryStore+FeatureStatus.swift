@@ -1,0 +1,122 @@
+import Features
+import GRDB
+
+/// Where a library's audio features come from, and why the rest are missing.
+public struct FeatureStatus: Sendable, Hashable, Codable {
+    /// One source's share.
+    public struct SourceCoverage: Sendable, Hashable, Codable {
+        /// The provenance key, such as `reccobeats` or `file:exportify`.
+        public var source: String
+        /// Tracks in scope with a row from this source.
+        public var tracks: Int
+        /// Tracks in scope whose analysed row is this source's (it ranks highest among theirs).
+        public var preferred: Int
+    }
+
+    /// One playlist's coverage.
+    public struct PlaylistCoverage: Sendable, Hashable, Codable {
+        public var name: String
+        public var tracks: Int
+        public var withFeatures: Int
+
+        enum CodingKeys: String, CodingKey {
+            case name, tracks
+            case withFeatures = "with_features"
+        }
+    }
+
+    /// Why tracks lack features.
+    public struct Missing: Sendable, Hashable, Codable {
+        /// A provider was asked and does not know the track; it is asked again after a while.
+        public var notFound = 0
+        /// The track can be looked up (it has a Spotify ID or an ISRC) and has not been yet.
+        public var pending = 0
+        /// The track has neither a Spotify ID nor an ISRC, so no provider can look it up.
+        public var noID = 0
+        /// A local file: no provider serves it; only analysing the file can.
+        public var noSource = 0
+
+        public var total: Int { notFound + pending + noID + noSource }
+
+        enum CodingKeys: String, CodingKey {
+            case notFound = "not_found", pending
+            case noID = "no_id", noSource = "no_source"
+        }
+    }
+
+    /// Tracks in scope, and those with features.
+    public var tracks = 0
+    public var withFeatures = 0
+    public var sources: [SourceCoverage] = []
+    public var missing = Missing()
+    public var playlists: [PlaylistCoverage] = []
+    /// The precedence in force, in its text form.
+    public var precedence = FeatureSourcePrecedence.default.description
+
+    enum CodingKeys: String, CodingKey {
+        case tracks, sources, missing, playlists, precedence
+        case withFeatures = "with_features"
+    }
+}
+
+extension LibraryStore {
+    /// Coverage per source and per playlist, and what is missing and why, for the tracks in `scope`.
+    public func featureStatus(scope: TrackScope = .library) throws -> FeatureStatus {
+        try database.read { db in
+            let (condition, arguments) = try condition(for: scope, in: db)
+            var status = FeatureStatus()
+            status.precedence = try Self.precedence(in: db).description
+            let inScope = "SELECT t.id FROM tracks t WHERE \(condition)"
+            status.tracks = try Int.fetchOne(db, sql: "SELECT count(*) FROM (\(inScope))", arguments: arguments) ?? 0
+            status.withFeatures =
+                try Int.fetchOne(
+                    db, sql: "SELECT count(*) FROM current_features WHERE track_id IN (\(inScope))", arguments: arguments)
+                ?? 0
+            let preferred = Dictionary(
+                try Row.fetchAll(
+                    db,
+                    sql: "SELECT source, count(*) AS n FROM current_features WHERE track_id IN (\(inScope)) GROUP BY source",
+                    arguments: arguments
+                ).map { ($0["source"] as String, $0["n"] as Int) }, uniquingKeysWith: +)
+            status.sources = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT source, count(*) AS n FROM audio_features WHERE track_id IN (\(inScope))
+                    GROUP BY source ORDER BY n DESC, source
+                    """,
+                arguments: arguments
+            ).map { FeatureStatus.SourceCoverage(source: $0["source"], tracks: $0["n"], preferred: preferred[$0["source"]] ?? 0) }
+            let missing = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT sum(t.is_local = 1),
+                           sum(t.is_local = 0 AND t.spotify_id IS NULL AND t.isrc IS NULL),
+                           sum(t.is_local = 0 AND (t.spotify_id IS NOT NULL OR t.isrc IS NOT NULL)
+                               AND EXISTS (SELECT 1 FROM feature_lookups l WHERE l.track_id = t.id)),
+                           sum(t.is_local = 0 AND (t.spotify_id IS NOT NULL OR t.isrc IS NOT NULL)
+                               AND NOT EXISTS (SELECT 1 FROM feature_lookups l WHERE l.track_id = t.id))
+                    FROM tracks t
+                    WHERE (\(condition)) AND NOT EXISTS (SELECT 1 FROM audio_features f WHERE f.track_id = t.id)
+                    """,
+                arguments: arguments)
+            status.missing.noSource = missing?[0] ?? 0
+            status.missing.noID = missing?[1] ?? 0
+            status.missing.notFound = missing?[2] ?? 0
+            status.missing.pending = missing?[3] ?? 0
+            status.playlists = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT p.name, count(DISTINCT i.track_id) AS n,
+                           count(DISTINCT CASE WHEN EXISTS (SELECT 1 FROM audio_features f WHERE f.track_id = i.track_id)
+                                          THEN i.track_id END) AS covered
+                    FROM playlists p JOIN playlist_items i ON i.playlist_id = p.id
+                    JOIN tracks t ON t.id = i.track_id
+                    WHERE \(condition)
+                    GROUP BY p.id ORDER BY n DESC, p.name
+                    """,
+                arguments: arguments
+            ).map { FeatureStatus.PlaylistCoverage(name: $0["name"], tracks: $0["n"], withFeatures: $0["covered"]) }
+            return status
+        }
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+
+/// A one-line progress bar on stderr, drawn only when stderr is a terminal and output is not quiet:
+/// `ReccoBeats [#######.....] 280/400  93.1/s  ETA 2 s`.
+struct ProgressBar: Sendable {
+    let label: String
+    let isEnabled: Bool
+    let started = ContinuousClock.now
+
+    init(label: String, quiet: Bool) {
+        self.label = label
+        self.isEnabled = !quiet && Console.stderrIsTerminal
+    }
+
+    /// Redraws the line for `done` of `total`.
+    func update(done: Int, total: Int) {
+        guard isEnabled else { return }
+        let elapsed = Self.seconds(ContinuousClock.now - started)
+        let rate = elapsed > 0 ? Double(done) / elapsed : 0
+        let eta = rate > 0 ? Double(max(total - done, 0)) / rate : 0
+        let width = 24
+        let filled = total > 0 ? min(width, done * width / total) : width
+        let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
+        let line = "\(label) [\(bar)] \(done)/\(total)  \(String(format: "%.1f", rate))/s  ETA \(Self.format(eta))"
+        FileHandle.standardError.write(Data("\r\u{1B}[K\(line)".utf8))
+    }
+
+    /// Clears the line.
+    func finish() {
+        guard isEnabled else { return }
+        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+
+    static func format(_ seconds: Double) -> String {
+        let whole = Int(seconds.rounded())
+        if whole < 60 { return "\(whole) s" }
+        if whole < 3600 { return "\(whole / 60) min \(whole % 60) s" }
+        return "\(whole / 3600) h \((whole % 3600) / 60) min"
+    }
+}
