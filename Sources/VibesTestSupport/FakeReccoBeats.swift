@@ -101,8 +101,10 @@ public actor FakeReccoBeatsState {
     public var unknownSpotifyIDs: Set<String> = []
     /// Records reachable only by ISRC (several may share one).
     public private(set) var isrcRecords: [FakeReccoBeatsRecord] = []
+    /// How long each answer takes, to let a test interrupt a run between batches.
+    public var responseDelay: Duration = .zero
     public private(set) var requests: [FakeReccoBeatsRequest] = []
-    private var faults: [(prefix: String, fault: FakeReccoBeatsFault)] = []
+    private var faults: [(prefix: String, fault: FakeReccoBeatsFault, skip: Int)] = []
 
     init() {}
 
@@ -111,9 +113,12 @@ public actor FakeReccoBeatsState {
         body(self)
     }
 
-    /// Answers the next `times` requests whose path starts with `prefix` with `fault`.
-    public func inject(_ fault: FakeReccoBeatsFault, on prefix: String = "/v1/audio-features", times: Int = 1) {
-        for _ in 0..<times { faults.append((prefix, fault)) }
+    /// Answers `times` requests whose path starts with `prefix` with `fault`, after letting the
+    /// first `after` of them through.
+    public func inject(
+        _ fault: FakeReccoBeatsFault, on prefix: String = "/v1/audio-features", times: Int = 1, after: Int = 0
+    ) {
+        for _ in 0..<times { faults.append((prefix, fault, after)) }
     }
 
     /// Adds a record found by its ISRC.
@@ -175,7 +180,10 @@ public actor FakeReccoBeatsState {
     func handle(path: String, ids: [String]?) -> FakeResponse {
         requests.append(FakeReccoBeatsRequest(path: path, ids: ids ?? []))
         var fault: FakeReccoBeatsFault?
-        if let index = faults.firstIndex(where: { path.hasPrefix($0.prefix) }) {
+        let matching = faults.indices.filter { path.hasPrefix(faults[$0].prefix) }
+        let isSkipped = matching.contains { faults[$0].skip > 0 }
+        for index in matching where faults[index].skip > 0 { faults[index].skip -= 1 }
+        if !isSkipped, let index = matching.first {
             fault = faults.remove(at: index).fault
         }
         switch fault {
@@ -264,6 +272,8 @@ private struct FakeReccoBeatsHandler: HTTPHandler {
         // `ids` comes comma-separated or repeated (`?ids=a&ids=b`); both are honoured.
         let values = request.query.filter { $0.name == "ids" }.map(\.value)
         let ids = values.isEmpty ? nil : values.flatMap { $0.split(separator: ",").map(String.init) }
+        let delay = await state.responseDelay
+        if delay > .zero { try await Task.sleep(for: delay) }
         let answer = await state.handle(path: request.path, ids: ids)
         var headers = HTTPHeaders()
         for (name, value) in answer.headers { headers[HTTPHeader(name)] = value }
