@@ -112,8 +112,10 @@ extension VibesAnalyze {
         /// A ReccoBeats client at `$VIBES_RECCOBEATS_API_URL` (else production) that reports its
         /// retry waits on stderr.
         static func makeReccoBeatsClient(quiet: Bool) -> ReccoBeatsClient {
+            // Four attempts, not six: a keyless third-party service that is down should not hold
+            // up a sync for long; `features fetch` retries later.
             ReccoBeatsClient(
-                baseURL: ReccoBeatsClient.baseURL(),
+                baseURL: ReccoBeatsClient.baseURL(), retryPolicy: RetryPolicy(maxAttempts: 4),
                 onRetry: { event in
                     guard !quiet else { return }
                     Console.diagnostic(
