@@ -116,6 +116,15 @@ extension VibesAnalyze {
             var start = clock.now
             let table = try describingScope { try store.featureTable(scope: scope.scope(from: pool)) }
             timings["load"] = (clock.now - start).milliseconds
+            if table.rowCount == 0 {
+                let reference = try store.summary().referenceTracks
+                Console.diagnostic(
+                    reference > 0 && pool == .library && scope.playlist == nil
+                        ? "Error: your library has no tracks with audio features; its \(reference) reference tracks are candidates only. Cluster them too with --from all, or import your own tracks without --reference."
+                        : "Error: there are no tracks with audio features to cluster. Run `vibes-analyze sync` or `vibes-analyze import FILE` first; `vibes-analyze features status` says what is missing."
+                )
+                throw ExitCode.failure
+            }
 
             start = clock.now
             let space = try makeSchema().makeSpace(from: table)

@@ -26,14 +26,16 @@ extension FeaturesCommand {
             abstract: "Show feature coverage per source and per playlist, and what is missing and why.")
 
         @OptionGroup var global: GlobalOptions
-        @OptionGroup(title: "Scope") var scope: CandidateScopeOptions
+        @OptionGroup(title: "Scope") var scope: PlaylistScopeOptions
+
+        @Option(name: .customLong("from"), help: "Your library (the default), or the library and the reference pool (all).")
+        var pool: CandidatePool = .library
 
         init() {}
 
         func run() async throws {
             let store = try global.openStore()
-            let pool = scope.pool == .all && scope.playlist.playlist == nil ? CandidatePool.library : scope.pool
-            let status = try describingScope { try store.featureStatus(scope: scope.playlist.scope(from: pool)) }
+            let status = try describingScope { try store.featureStatus(scope: scope.scope(from: pool)) }
             if global.json {
                 try Console.printJSON(status)
             } else {

@@ -136,7 +136,11 @@ extension MoodReport.Input {
                 .init(feature: $0.rawValue, tracks: summary.featureCoverage[$0.rawValue] ?? 0)
             })
         let table = try store.featureTable(scope: scope)
-        if table.rowCount == 0 {
+        if table.rowCount == 0 && summary.referenceTracks > 0 && scope == .library {
+            notes.append(
+                "Your library has no tracks with audio features; the \(summary.referenceTracks) reference tracks (import --reference) are candidates only and stay out of the report."
+            )
+        } else if table.rowCount == 0 {
             notes.append(
                 "The library has no tracks with audio features yet; import a features CSV (`vibes-analyze import FILE`) for moods and vibes."
             )

@@ -33,16 +33,13 @@ struct CandidateScopeOptions: ParsableArguments {
     var scope: TrackScope { playlist.scope(from: pool) }
 }
 
-/// Turns a store error about the scope into a one-line message and exit code 1.
+/// Turns an unknown `--playlist` into a one-line message and exit code 1.
 func describingScope<T>(_ body: () throws -> T) throws -> T {
     do {
         return try body()
-    } catch let error as StoreError {
-        if case .notFound(let what) = error {
-            Console.diagnostic("Error: \(what) is not in the library. `vibes-analyze features status` lists the playlists.")
-            throw ExitCode.failure
-        }
-        throw error
+    } catch let error as TrackScopeError {
+        Console.diagnostic("Error: \(error) `vibes-analyze features status` lists the playlists.")
+        throw ExitCode.failure
     }
 }
 
@@ -50,11 +47,8 @@ func describingScope<T>(_ body: () throws -> T) throws -> T {
 func describingScope<T>(_ body: () async throws -> T) async throws -> T {
     do {
         return try await body()
-    } catch let error as StoreError {
-        if case .notFound(let what) = error {
-            Console.diagnostic("Error: \(what) is not in the library. `vibes-analyze features status` lists the playlists.")
-            throw ExitCode.failure
-        }
-        throw error
+    } catch let error as TrackScopeError {
+        Console.diagnostic("Error: \(error) `vibes-analyze features status` lists the playlists.")
+        throw ExitCode.failure
     }
 }

@@ -120,7 +120,9 @@ struct FeatureSourceChainTests {
                 try store.database.read { db in try String.fetchOne(db, sql: "SELECT name FROM playlists LIMIT 1") })
             let scoped = try store.featureTable(scope: .playlist(playlist))
             #expect(scoped.rowCount > 0 && scoped.rowCount <= all.rowCount)
-            #expect(throws: StoreError.self) { try store.featureTable(scope: .playlist("No such playlist")) }
+            #expect(throws: TrackScopeError.unknownPlaylist(name: "No such playlist")) {
+                try store.featureTable(scope: .playlist("No such playlist"))
+            }
         }
     }
 

@@ -177,6 +177,10 @@ are printed. The same seed gives the same vibes.
 
 USAGE: vibes-analyze cluster <options>
 
+SCOPE:
+  --playlist <playlist>   Analyse only the tracks of this playlist (its name or
+                          Spotify ID).
+
 OPTIONS:
   --db <db>               The library database file. Defaults to $VIBES_DB,
                           else $XDG_DATA_HOME/vibes-analyze/library.sqlite,
@@ -184,6 +188,9 @@ OPTIONS:
   --json                  Print results as JSON for scripts.
   -q, --quiet             Print only results and errors, no progress.
   -v, --verbose           Print diagnostics while working.
+  --from <from>           Cluster your library (the default), or the library
+                          and the reference pool (all). (values: library, all;
+                          default: library)
   --k <k>                 The number of vibes, or 'auto' to choose by
                           silhouette. (default: 8)
   --max-k <max-k>         The largest number of vibes --k auto tries. (default:

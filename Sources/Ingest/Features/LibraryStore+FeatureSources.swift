@@ -12,6 +12,18 @@ public enum TrackScope: Hashable, Sendable {
     case playlist(String)
 }
 
+/// A scope the store cannot resolve.
+public enum TrackScopeError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// No playlist has this name or Spotify ID.
+    case unknownPlaylist(name: String)
+
+    public var description: String {
+        switch self {
+        case .unknownPlaylist(let name): "No playlist in the library is called '\(name)' or has that Spotify ID."
+        }
+    }
+}
+
 extension LibraryStore {
     /// Adds what the feature-source chain needs: library membership, remembered misses, artist
     /// genre checks and settings; then re-ranks stored rows by the default precedence.
@@ -109,7 +121,7 @@ extension LibraryStore {
 
     /// The SQL condition on `t` (an alias of `tracks`) that selects `scope`, and its arguments.
     ///
-    /// - Throws: ``StoreError/notFound(what:)`` for a playlist the store does not hold.
+    /// - Throws: ``TrackScopeError/unknownPlaylist(name:)`` for a playlist the store does not hold.
     func condition(for scope: TrackScope, in db: Database) throws -> (sql: String, arguments: StatementArguments) {
         switch scope {
         case .all:
@@ -124,7 +136,7 @@ extension LibraryStore {
                     ORDER BY spotify_id = ?1 DESC, name = ?1 DESC, id LIMIT 1
                     """,
                 arguments: [name])
-            guard let id else { throw StoreError.notFound(what: "The playlist '\(name)'") }
+            guard let id else { throw TrackScopeError.unknownPlaylist(name: name) }
             return ("t.id IN (SELECT track_id FROM playlist_items WHERE playlist_id = ?)", [id])
         }
     }
