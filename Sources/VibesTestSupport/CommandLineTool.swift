@@ -40,22 +40,43 @@ public enum CommandLineTool {
     }
 
     /// Runs the tool with `arguments` to completion.
-    public static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
-        let (process, out, err) = try start(arguments, environment: environment)
-        // Read both pipes while the process runs so that a full pipe cannot block it.
-        let stdout = Mutexed<Data>()
-        let group = DispatchGroup()
-        group.enter()
-        Thread.detachNewThread {
-            stdout.set(out.fileHandleForReading.readDataToEndOfFile())
-            group.leave()
+    ///
+    /// Output goes to temporary files and the exit is awaited through `terminationHandler`, so no
+    /// thread of the cooperative pool blocks while the tool runs: the loopback fakes other tests
+    /// run in this process keep answering.
+    public static func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> Result {
+        let base = NSTemporaryDirectory() + "vibes-cli-" + UUID().uuidString
+        _ = FileManager.default.createFile(atPath: base + ".out", contents: nil)
+        _ = FileManager.default.createFile(atPath: base + ".err", contents: nil)
+        defer {
+            try? FileManager.default.removeItem(atPath: base + ".out")
+            try? FileManager.default.removeItem(atPath: base + ".err")
         }
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        group.wait()
-        process.waitUntilExit()
-        return Result(
-            status: process.terminationStatus, stdout: String(decoding: stdout.get() ?? Data(), as: UTF8.self),
-            stderr: String(decoding: stderr, as: UTF8.self), wasSignalled: process.terminationReason == .uncaughtSignal)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executablePath)
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        env["NO_COLOR"] = "1"
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: base + ".out"))
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: base + ".err"))
+        process.standardInput = FileHandle.nullDevice
+        let (status, signalled): (Int32, Bool) = try await withCheckedThrowingContinuation { continuation in
+            process.terminationHandler = {
+                continuation.resume(returning: ($0.terminationStatus, $0.terminationReason == .uncaughtSignal))
+            }
+            do {
+                try process.run()
+            } catch {
+                process.terminationHandler = nil
+                continuation.resume(throwing: error)
+            }
+        }
+        let read = { (path: String) in
+            String(decoding: FileManager.default.contents(atPath: path) ?? Data(), as: UTF8.self)
+        }
+        return Result(status: status, stdout: read(base + ".out"), stderr: read(base + ".err"), wasSignalled: signalled)
     }
 }
 

@@ -15,3 +15,12 @@ public func withTemporaryDirectory<T>(_ body: (String) throws -> T) rethrows -> 
     defer { try? FileManager.default.removeItem(atPath: path) }
     return try body(path)
 }
+
+/// The request timeout for clients that talk to the loopback fakes in this process.
+///
+/// The fakes run on the same cooperative thread pool as every other test. On a 2-core machine
+/// the pool has two threads, and two CPU-bound tests (a k-means fit in a debug build, say) can
+/// hold both for tens of seconds; a fake then answers late, though it answers. A short timeout
+/// turns that wait into a spurious network error and a retried (duplicated) request, so tests
+/// wait this long instead.
+public let loopbackTimeout: TimeInterval = 180

@@ -67,7 +67,7 @@ extension VibesAnalyze.Auth {
                 guard let credentials = configuration.credentials else { throw SpotifyError.missingClientID }
                 let accounts = SpotifyAccounts(
                     credentials: credentials, baseURL: configuration.accountsBaseURL,
-                    transport: RetryingTransport(base: URLSessionTransport()))
+                    transport: RetryingTransport(base: URLSessionTransport(timeout: SpotifyOptions.requestTimeout)))
                 let scopes = Scope.vibesDefault.union(scope.compactMap(Scope.init(rawValue:)))
                 var session: SpotifySession
                 if clientCredentials {

@@ -43,7 +43,7 @@ struct SpotifyOptions: ParsableArguments {
             guard !quiet else { return }
             Console.diagnostic(Self.describe(event))
         }
-        let network = URLSessionTransport()
+        let network = URLSessionTransport(timeout: Self.requestTimeout)
         let accounts = SpotifyAccounts(
             credentials: credentials, baseURL: configuration.accountsBaseURL,
             transport: RetryingTransport(base: network, onRetry: onRetry, logger: logger), logger: logger)
@@ -52,6 +52,12 @@ struct SpotifyOptions: ParsableArguments {
             tokens: tokens, clientID: credentials.clientID, baseURL: configuration.apiBaseURL, network: network,
             onRetry: onRetry, logger: logger)
         return (client, tokens)
+    }
+
+    /// Seconds to wait for a response: `$VIBES_HTTP_TIMEOUT`, else 30.
+    static var requestTimeout: TimeInterval {
+        ProcessInfo.processInfo.environment["VIBES_HTTP_TIMEOUT"].flatMap(TimeInterval.init).flatMap { $0 > 0 ? $0 : nil }
+            ?? 30
     }
 
     /// One line saying why the command pauses.

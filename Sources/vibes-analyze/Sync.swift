@@ -115,7 +115,8 @@ extension VibesAnalyze {
             // Four attempts, not six: a keyless third-party service that is down should not hold
             // up a sync for long; `features fetch` retries later.
             ReccoBeatsClient(
-                baseURL: ReccoBeatsClient.baseURL(), retryPolicy: RetryPolicy(maxAttempts: 4),
+                baseURL: ReccoBeatsClient.baseURL(), network: URLSessionTransport(timeout: SpotifyOptions.requestTimeout),
+                retryPolicy: RetryPolicy(maxAttempts: 4),
                 onRetry: { event in
                     guard !quiet else { return }
                     Console.diagnostic(

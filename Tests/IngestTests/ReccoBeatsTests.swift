@@ -33,7 +33,7 @@ struct ReccoBeatsTests {
     }
 
     static func client(_ fake: FakeReccoBeats, policy: RetryPolicy = RetryPolicy(usesJitter: false)) -> ReccoBeatsClient {
-        ReccoBeatsClient(baseURL: fake.baseURL, network: URLSessionTransport(timeout: 10), retryPolicy: policy, clock: TestClock())
+        ReccoBeatsClient(baseURL: fake.baseURL, network: URLSessionTransport(timeout: loopbackTimeout), retryPolicy: policy, clock: TestClock())
     }
 
     static func count(_ sql: String, in store: LibraryStore) throws -> Int {
@@ -82,7 +82,7 @@ struct ReccoBeatsTests {
     @Test func errorCodesAndEndpointsAppearInMessages() async throws {
         try await FakeReccoBeats.withServer { fake in
             let client = ReccoBeatsClient(
-                baseURL: fake.baseURL.appendingPathComponent("nope/"), network: URLSessionTransport(timeout: 10),
+                baseURL: fake.baseURL.appendingPathComponent("nope/"), network: URLSessionTransport(timeout: loopbackTimeout),
                 retryPolicy: RetryPolicy(usesJitter: false), clock: TestClock())
             do {
                 _ = try await client.audioFeatures(ids: [Self.trackID(1)])
@@ -100,7 +100,7 @@ struct ReccoBeatsTests {
             await fake.state.inject(.status(503))
             let clock = TestClock()
             let client = ReccoBeatsClient(
-                baseURL: fake.baseURL, network: URLSessionTransport(timeout: 10),
+                baseURL: fake.baseURL, network: URLSessionTransport(timeout: loopbackTimeout),
                 retryPolicy: RetryPolicy(usesJitter: false), clock: clock)
             let items = try await client.audioFeatures(ids: [Self.trackID(1)])
             #expect(items.count == 1)

@@ -63,9 +63,9 @@ struct SpotifyAuthorizationTests {
         try await FakeSpotify.withServer { fake in
             let accounts = SpotifyAccounts(
                 credentials: SpotifyAppCredentials(clientID: "fake-client-id"), baseURL: fake.accountsBaseURL,
-                transport: URLSessionTransport(timeout: 10))
+                transport: URLSessionTransport(timeout: loopbackTimeout))
             let pages = PageLog()
-            let session = try await accounts.logIn(port: 0, timeout: .seconds(20)) { authorizeURL in
+            let session = try await accounts.logIn(port: 0, timeout: .seconds(loopbackTimeout)) { authorizeURL in
                 let query = try #require(URLComponents(url: authorizeURL, resolvingAgainstBaseURL: false)?.queryItems)
                 let redirect = try #require(query.first { $0.name == "redirect_uri" }?.value)
                 #expect(redirect.hasPrefix("http://127.0.0.1:") && redirect.hasSuffix("/callback"))
@@ -93,8 +93,8 @@ struct SpotifyAuthorizationTests {
             let accounts = SpotifyAccounts(
                 credentials: SpotifyAppCredentials(clientID: "id", clientSecret: "s3cret"),
                 baseURL: fake.accountsBaseURL,
-                transport: URLSessionTransport(timeout: 10))
-            let session = try await accounts.logIn(port: 0, timeout: .seconds(20)) { authorizeURL in
+                transport: URLSessionTransport(timeout: loopbackTimeout))
+            let session = try await accounts.logIn(port: 0, timeout: .seconds(loopbackTimeout)) { authorizeURL in
                 #expect(!authorizeURL.absoluteString.contains("code_challenge"))
                 _ = try await get(authorizeURL)
             }
@@ -116,9 +116,9 @@ struct SpotifyAuthorizationTests {
             await fake.state.configure { $0.deniesAuthorization = true }
             let accounts = SpotifyAccounts(
                 credentials: SpotifyAppCredentials(clientID: "fake-client-id"), baseURL: fake.accountsBaseURL,
-                transport: URLSessionTransport(timeout: 10))
+                transport: URLSessionTransport(timeout: loopbackTimeout))
             let error = await spotifyError {
-                _ = try await accounts.logIn(port: 0, timeout: .seconds(20)) { authorizeURL in
+                _ = try await accounts.logIn(port: 0, timeout: .seconds(loopbackTimeout)) { authorizeURL in
                     let page = try await get(authorizeURL)
                     #expect(page.body.contains("access_denied"))
                 }
@@ -164,7 +164,7 @@ struct SpotifyAuthorizationTests {
         try await FakeSpotify.withServer { fake in
             let accounts = SpotifyAccounts(
                 credentials: SpotifyAppCredentials(clientID: "fake-client-id"), baseURL: fake.accountsBaseURL,
-                transport: URLSessionTransport(timeout: 10))
+                transport: URLSessionTransport(timeout: loopbackTimeout))
             let location = PageLog()
             let session = try await accounts.logInByPasting(port: 8977) { authorizeURL in
                 // Do not follow the redirect: nothing listens on 8977. Read the Location instead.
@@ -183,7 +183,7 @@ struct SpotifyAuthorizationTests {
         try await FakeSpotify.withServer { fake in
             let withSecret = SpotifyAccounts(
                 credentials: SpotifyAppCredentials(clientID: "id", clientSecret: "s3cret-value"),
-                baseURL: fake.accountsBaseURL, transport: URLSessionTransport(timeout: 10))
+                baseURL: fake.accountsBaseURL, transport: URLSessionTransport(timeout: loopbackTimeout))
             let session = try await withSecret.requestClientCredentials()
             #expect(session.grant == .clientCredentials && session.refreshToken == nil)
             let request = try #require(await fake.state.requests(to: "/accounts/api/token").first)
@@ -192,7 +192,7 @@ struct SpotifyAuthorizationTests {
 
             let withoutSecret = SpotifyAccounts(
                 credentials: SpotifyAppCredentials(clientID: "id"), baseURL: fake.accountsBaseURL,
-                transport: URLSessionTransport(timeout: 10))
+                transport: URLSessionTransport(timeout: loopbackTimeout))
             let error = await spotifyError { _ = try await withoutSecret.requestClientCredentials() }
             guard case .tokenRequestFailed = error else {
                 Issue.record("expected tokenRequestFailed, got \(String(describing: error))")
@@ -205,7 +205,7 @@ struct SpotifyAuthorizationTests {
         try await FakeSpotify.withServer { fake in
             let accounts = SpotifyAccounts(
                 credentials: SpotifyAppCredentials(clientID: "id"), baseURL: fake.accountsBaseURL,
-                transport: URLSessionTransport(timeout: 10))
+                transport: URLSessionTransport(timeout: loopbackTimeout))
             let error = await spotifyError {
                 _ = try await accounts.exchangeCode(
                     "AQC-made-up", redirectURI: "http://127.0.0.1:1/callback", codeVerifier: "v")

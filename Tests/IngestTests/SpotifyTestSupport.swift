@@ -27,7 +27,7 @@ func makeSignedInClient(
     let accounts = SpotifyAccounts(
         credentials: SpotifyAppCredentials(clientID: "fake-client-id"), baseURL: fake.accountsBaseURL,
         transport: RetryingTransport(
-            base: URLSessionTransport(timeout: 10), policy: policy, clock: clock, logger: logger),
+            base: URLSessionTransport(timeout: loopbackTimeout), policy: policy, clock: clock, logger: logger),
         now: now, logger: logger)
     let tokens = TokenStore(path: sessionPath, accounts: accounts, now: now, logger: logger)
     let (access, refresh) = await fake.state.issueTokens()
@@ -36,7 +36,7 @@ func makeSignedInClient(
             accessToken: access, refreshToken: refresh, expiresAt: now().addingTimeInterval(expiresIn),
             scopes: ["user-library-read"], grant: .authorizationCodePKCE, clientID: "fake-client-id"))
     let client = SpotifyClient(
-        tokens: tokens, clientID: "fake-client-id", baseURL: fake.apiBaseURL, network: URLSessionTransport(timeout: 10),
+        tokens: tokens, clientID: "fake-client-id", baseURL: fake.apiBaseURL, network: URLSessionTransport(timeout: loopbackTimeout),
         retryPolicy: policy, clock: clock, now: now, logger: logger)
     return SignedInClient(client: client, tokens: tokens, clock: clock, accounts: accounts)
 }

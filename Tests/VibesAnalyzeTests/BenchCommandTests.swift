@@ -10,15 +10,15 @@ struct BenchCommandTests {
     /// Options that keep a run short in a debug build: one tiny configuration, a small probe.
     private let quick = ["--k", "3", "--threads", "1", "--iterations", "2", "--repeats", "1", "--probe-megabytes", "8"]
 
-    private func withLibrary<T>(perGroup: Int = 40, _ body: (String) throws -> T) throws -> T {
-        try withTemporaryDirectory { folder in
+    private func withLibrary<T>(perGroup: Int = 40, _ body: (String) async throws -> T) async throws -> T {
+        try await withTemporaryDirectory { folder in
             let path = folder + "/library.sqlite"
             let store = try LibraryStore(path: path)
             if perGroup > 0 {
                 try LibrarySeeding.insert(
                     LibrarySeeding.syntheticTracks(perGroup: perGroup), into: store, folder: folder)
             }
-            return try body(path)
+            return try await body(path)
         }
     }
 
@@ -29,8 +29,8 @@ struct BenchCommandTests {
         }
     }
 
-    @Test func aTinyRunPrintsVersionedJSON() throws {
-        let result = try CommandLineTool.run([
+    @Test func aTinyRunPrintsVersionedJSON() async throws {
+        let result = try await CommandLineTool.run([
             "bench", "--n", "2000", "--k", "4", "--threads", "1", "--iterations", "3", "--repeats", "1", "--format",
             "json",
         ])
@@ -55,9 +55,9 @@ struct BenchCommandTests {
         #expect(!result.stderr.contains("\r"))
     }
 
-    @Test func theLibraryIsBenchmarkedWholeOrDrawnFrom() throws {
-        try withLibrary { db in
-            let whole = try CommandLineTool.run(
+    @Test func theLibraryIsBenchmarkedWholeOrDrawnFrom() async throws {
+        try await withLibrary { db in
+            let whole = try await CommandLineTool.run(
                 ["bench", "--db", db, "--data", "library", "--format", "csv", "--verbose"] + quick)
             #expect(whole.status == 0, "\(whole.stderr)")
             let rows = csvRows(whole.stdout)
@@ -67,12 +67,12 @@ struct BenchCommandTests {
             #expect(rows.contains { $0[0] == "cosine" && $0[5] == "queries_per_second" })
             #expect(whole.stderr.contains("running N=120 k=3 threads=1"))
 
-            let drawn = try CommandLineTool.run(
+            let drawn = try await CommandLineTool.run(
                 ["bench", "--db", db, "--data", "library", "--n", "1k", "--format", "csv"] + quick)
             #expect(drawn.status == 0, "\(drawn.stderr)")
             #expect(csvRows(drawn.stdout).allSatisfy { $0[1] == "1000" })
 
-            let tooMany = try CommandLineTool.run([
+            let tooMany = try await CommandLineTool.run([
                 "bench", "--db", db, "--data", "library", "--k", "500", "--threads", "1",
             ])
             #expect(tooMany.status == 64)
@@ -80,17 +80,17 @@ struct BenchCommandTests {
         }
     }
 
-    @Test func anEmptyLibraryIsAUsageError() throws {
-        try withLibrary(perGroup: 0) { db in
-            let result = try CommandLineTool.run(["bench", "--db", db, "--data", "library"] + quick)
+    @Test func anEmptyLibraryIsAUsageError() async throws {
+        try await withLibrary(perGroup: 0) { db in
+            let result = try await CommandLineTool.run(["bench", "--db", db, "--data", "library"] + quick)
             #expect(result.status == 64)
             #expect(result.stderr.contains("has no tracks with audio features; run `vibes-analyze import FILE` first"))
         }
     }
 
-    @Test func theTableTheChartAndThePageAreWritten() throws {
-        try withTemporaryDirectory { folder in
-            let result = try CommandLineTool.run(
+    @Test func theTableTheChartAndThePageAreWritten() async throws {
+        try await withTemporaryDirectory { folder in
+            let result = try await CommandLineTool.run(
                 ["bench", "--n", "500,1000", "--svg", folder + "/chart.svg", "--html", folder + "/out/bench.html"]
                     + quick)
             #expect(result.status == 0, "\(result.stderr)")
@@ -110,8 +110,8 @@ struct BenchCommandTests {
         (["--threads", "0"], "--threads"), (["--k", "4,x"], "--k"), (["--iterations", "0"], "iteration"),
         (["--repeats", "0"], "repeat"), (["--d", "0"], "--d"), (["--data", "disk"], "--data"),
     ])
-    func badOptionsAreUsageErrorsNamingTheOption(arguments: [String], option: String) throws {
-        let result = try CommandLineTool.run(["bench"] + arguments)
+    func badOptionsAreUsageErrorsNamingTheOption(arguments: [String], option: String) async throws {
+        let result = try await CommandLineTool.run(["bench"] + arguments)
         #expect(result.status == 64, "\(arguments): \(result.stderr)")
         #expect(result.stderr.contains(option), "\(arguments): \(result.stderr)")
     }

@@ -20,7 +20,7 @@ struct FeaturesCommandTests {
                 scopes: ["user-library-read", "playlist-read-private"], grant: .authorizationCodePKCE,
                 clientID: "fake-client-id", userID: "wizzler", userName: "JM Wizzler"))
         return [
-            "XDG_CONFIG_HOME": directory + "/config", "HOME": directory, "SPOTIFY_CLIENT_ID": "fake-client-id",
+            "XDG_CONFIG_HOME": directory + "/config", "HOME": directory, "SPOTIFY_CLIENT_ID": "fake-client-id", "VIBES_HTTP_TIMEOUT": String(loopbackTimeout),
             "VIBES_SPOTIFY_API_URL": spotify.apiBaseURL.absoluteString,
             "VIBES_SPOTIFY_ACCOUNTS_URL": spotify.accountsBaseURL.absoluteString,
             "VIBES_RECCOBEATS_API_URL": reccoBeatsURL.absoluteString,
@@ -29,7 +29,9 @@ struct FeaturesCommandTests {
     }
 
     private func count(_ sql: String, in path: String) throws -> Int {
-        let queue = try DatabaseQueue(path: path)
+        var configuration = Configuration()
+        configuration.readonly = true
+        let queue = try DatabaseQueue(path: path, configuration: configuration)
         return try queue.read { db in try Int.fetchOne(db, sql: sql)! }
     }
 
@@ -115,6 +117,8 @@ struct FeaturesCommandTests {
                     process.environment = env
                     process.standardOutput = FileHandle.nullDevice
                     process.standardError = FileHandle.nullDevice
+                    let exited = AsyncStream<Void>.makeStream()
+                    process.terminationHandler = { _ in exited.continuation.finish() }
                     try process.run()
                     let database = directory + "/library.sqlite"
                     var stored = 0
@@ -123,7 +127,7 @@ struct FeaturesCommandTests {
                         stored = (try? count("SELECT count(*) FROM audio_features", in: database)) ?? 0
                     }
                     process.interrupt()  // SIGINT, as Ctrl-C sends
-                    process.waitUntilExit()
+                    for await _ in exited.stream {}  // waits without blocking a thread
                     #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGINT)
                     let kept = try count("SELECT count(*) FROM audio_features", in: database)
                     #expect(kept > 0 && kept < 200 && kept % 40 == 0, "\(kept)")

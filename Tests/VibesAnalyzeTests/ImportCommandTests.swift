@@ -7,7 +7,7 @@ import VibesTestSupport
 @testable import vibes_analyze
 
 struct ImportCommandTests {
-    @Test func usageErrorsExitWith64() throws {
+    @Test func usageErrorsExitWith64() async throws {
         for arguments in [["import"], ["import", "--quiet", "--verbose", "a.csv"], ["import", "--format", "xml", "a.csv"]] {
             do {
                 _ = try VibesAnalyze.parseAsRoot(arguments)
@@ -20,83 +20,84 @@ struct ImportCommandTests {
         #expect(!message.isEmpty)
     }
 
-    @Test func importsAFileAndTheLibraryCountsIt() throws {
-        try withTemporaryDirectory { folder in
+    @Test func importsAFileAndTheLibraryCountsIt() async throws {
+        try await withTemporaryDirectory { folder in
             let db = folder + "/library.sqlite"
-            let result = try CommandLineTool.run(["import", "--db", db, Fixtures.path("csv/tidytuesday-excerpt.csv")])
+            let result = try await CommandLineTool.run(["import", "--db", db, Fixtures.path("csv/tidytuesday-excerpt.csv")])
             #expect(result.status == 0, "\(result.stderr)")
             #expect(result.stdout.contains("tracks: 36 new, 0 updated; features: 36 written; rejected: 0"))
-            let again = try CommandLineTool.run(["import", "--db", db, Fixtures.path("csv/tidytuesday-excerpt.csv")])
+            let again = try await CommandLineTool.run(["import", "--db", db, Fixtures.path("csv/tidytuesday-excerpt.csv")])
             #expect(again.status == 0)
             #expect(again.stdout.contains(": unchanged"))
-            let library = try CommandLineTool.run(["library", "--db", db, "--json"])
+            let library = try await CommandLineTool.run(["library", "--db", db, "--json"])
             #expect(library.status == 0)
             let summary = try JSONDecoder().decode(LibrarySummary.self, from: Data(library.stdout.utf8))
             #expect(summary.tracks == 36)
             #expect(summary.tracksWithFeatures == 36)
             #expect(summary.topTags.contains { $0.kind == "genre" })
-            let text = try CommandLineTool.run(["library", "--db", db])
+            let text = try await CommandLineTool.run(["library", "--db", db])
             #expect(text.stdout.contains("tracks            36"))
         }
     }
 
-    @Test func theDatabaseLocationFollowsTheEnvironment() throws {
-        try withTemporaryDirectory { folder in
-            let result = try CommandLineTool.run(
+    @Test func theDatabaseLocationFollowsTheEnvironment() async throws {
+        try await withTemporaryDirectory { folder in
+            let result = try await CommandLineTool.run(
                 ["import", Fixtures.path("csv/top50-excerpt.csv")], environment: ["VIBES_DB": folder + "/env.sqlite"])
             #expect(result.status == 0)
             #expect(FileManager.default.fileExists(atPath: folder + "/env.sqlite"))
-            let xdg = try CommandLineTool.run(
+            let xdg = try await CommandLineTool.run(
                 ["library"], environment: ["VIBES_DB": "", "XDG_DATA_HOME": folder + "/xdg"])
             #expect(xdg.status == 0)
             #expect(FileManager.default.fileExists(atPath: folder + "/xdg/vibes-analyze/library.sqlite"))
         }
     }
 
-    @Test func aBadFileFailsWithItsPlaceAndChangesNothing() throws {
-        try withTemporaryDirectory { folder in
+    @Test func aBadFileFailsWithItsPlaceAndChangesNothing() async throws {
+        try await withTemporaryDirectory { folder in
             let db = folder + "/library.sqlite"
-            _ = try CommandLineTool.run(["import", "--db", db, Fixtures.path("csv/top50-excerpt.csv")])
-            let before = try CommandLineTool.run(["library", "--db", db, "--json"]).stdout
+            _ = try await CommandLineTool.run(["import", "--db", db, Fixtures.path("csv/top50-excerpt.csv")])
+            let before = try await CommandLineTool.run(["library", "--db", db, "--json"]).stdout
             let bad = Fixtures.path("malformed/wrong-type.csv")
-            let result = try CommandLineTool.run(["import", "--db", db, bad])
+            let result = try await CommandLineTool.run(["import", "--db", db, bad])
             #expect(result.status == 1)
             #expect(result.stderr.contains("error: \(bad):4:"))
             #expect(result.stderr.contains("field \"energy\": expected a number for energy (0–1), found \"loud\""))
             #expect(result.stderr.contains("not imported; the library is unchanged."))
-            #expect(try CommandLineTool.run(["library", "--db", db, "--json"]).stdout == before)
+            #expect(try await CommandLineTool.run(["library", "--db", db, "--json"]).stdout == before)
 
-            let missing = try CommandLineTool.run(["import", "--db", db, folder + "/nope.csv"])
+            let missing = try await CommandLineTool.run(["import", "--db", db, folder + "/nope.csv"])
             #expect(missing.status == 1)
             #expect(missing.stderr.contains("nope.csv: no such file"))
 
-            let skipped = try CommandLineTool.run(["import", "--db", db, "--skip-invalid", bad])
+            let skipped = try await CommandLineTool.run(["import", "--db", db, "--skip-invalid", bad])
             #expect(skipped.status == 0)
             #expect(skipped.stdout.contains("rejected: 1"))
             #expect(skipped.stdout.contains("rejected rows (first 1 of 1):"))
         }
     }
 
-    @Test func anInterruptedImportLosesNothingCommittedAndCanBeRunAgain() throws {
-        try withTemporaryDirectory { folder in
+    @Test func anInterruptedImportLosesNothingCommittedAndCanBeRunAgain() async throws {
+        try await withTemporaryDirectory { folder in
             let db = folder + "/library.sqlite"
-            let first = try CommandLineTool.run(["import", "--db", db, Fixtures.path("exportify/Liked_Songs.csv")])
+            let first = try await CommandLineTool.run(["import", "--db", db, Fixtures.path("exportify/Liked_Songs.csv")])
             #expect(first.status == 0)
-            let committed = try CommandLineTool.run(["library", "--db", db, "--json"]).stdout
+            let committed = try await CommandLineTool.run(["library", "--db", db, "--json"]).stdout
 
             // A large file: the excerpt's rows repeated with fresh track IDs.
             let big = folder + "/big.csv"
             try makeLargeFeatureCSV(rows: 60_000, at: big)
             let (process, _, _) = try CommandLineTool.start(["import", "--quiet", "--db", db, big])
-            Thread.sleep(forTimeInterval: 1.0)
+            // A short blocking sleep: a Task.sleep could wake late on a busy pool, after the import ended.
+            usleep(1_000_000)
             try #require(process.isRunning, "the import finished before it could be interrupted; make the file larger")
             kill(process.processIdentifier, SIGINT)
             process.waitUntilExit()
             #expect(process.terminationReason == .uncaughtSignal)
 
             // Nothing of the interrupted file, everything of the committed one.
-            #expect(try CommandLineTool.run(["library", "--db", db, "--json"]).stdout == committed)
-            let resumed = try CommandLineTool.run(["import", "--db", db, Fixtures.path("exportify/Liked_Songs.csv"), big])
+            #expect(try await CommandLineTool.run(["library", "--db", db, "--json"]).stdout == committed)
+            let resumed = try await CommandLineTool.run(["import", "--db", db, Fixtures.path("exportify/Liked_Songs.csv"), big])
             #expect(resumed.status == 0)
             #expect(resumed.stdout.contains("Liked_Songs.csv: unchanged"))
             #expect(resumed.stdout.contains("60000 rows"))

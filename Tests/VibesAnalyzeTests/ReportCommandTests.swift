@@ -16,27 +16,27 @@ struct ReportCommandTests {
     @discardableResult
     private func run(
         _ arguments: [String], environment: [String: String] = [:], sourceLocation: SourceLocation = #_sourceLocation
-    ) throws -> CommandLineTool.Result {
-        let result = try CommandLineTool.run(arguments, environment: environment)
+    ) async throws -> CommandLineTool.Result {
+        let result = try await CommandLineTool.run(arguments, environment: environment)
         #expect(result.status == 0, "\(arguments): \(result.stderr)", sourceLocation: sourceLocation)
         return result
     }
 
-    private func report(_ arguments: [String], environment: [String: String] = [:]) throws -> MoodReport {
-        let result = try run(["report", "--format", "json"] + arguments, environment: environment)
+    private func report(_ arguments: [String], environment: [String: String] = [:]) async throws -> MoodReport {
+        let result = try await run(["report", "--format", "json"] + arguments, environment: environment)
         return try MoodReport(json: Data(result.stdout.utf8))
     }
 
-    @Test func reportsTheLibraryItsVibesAndItsListening() throws {
-        try withTemporaryDirectory { folder in
+    @Test func reportsTheLibraryItsVibesAndItsListening() async throws {
+        try await withTemporaryDirectory { folder in
             let db = folder + "/library.sqlite"
-            try run(["import", "--db", db, "--quiet", Fixtures.path("csv/tidytuesday-excerpt.csv")])
-            try run(["import", "--db", db, "--quiet", Fixtures.path("json/Streaming_History_Audio_2023-2024_0.json")])
-            try run(["import", "--db", db, "--quiet", Fixtures.path("json/StreamingHistory0.json")])
-            try run(["cluster", "--db", db, "--k", "3", "--quiet"])
-            let report = try report(["--db", db, "--utc"])
+            try await run(["import", "--db", db, "--quiet", Fixtures.path("csv/tidytuesday-excerpt.csv")])
+            try await run(["import", "--db", db, "--quiet", Fixtures.path("json/Streaming_History_Audio_2023-2024_0.json")])
+            try await run(["import", "--db", db, "--quiet", Fixtures.path("json/StreamingHistory0.json")])
+            try await run(["cluster", "--db", db, "--k", "3", "--quiet"])
+            let report = try await report(["--db", db, "--utc"])
             let summary = try JSONDecoder().decode(
-                LibrarySummary.self, from: Data(try run(["library", "--db", db, "--json"]).stdout.utf8))
+                LibrarySummary.self, from: Data(try await run(["library", "--db", db, "--json"]).stdout.utf8))
 
             #expect(report.schemaVersion == MoodReport.currentSchemaVersion)
             #expect(report.timeZone == "UTC")
@@ -64,11 +64,11 @@ struct ReportCommandTests {
             #expect(abs((listening.energy ?? 0) - 0.815) < 1e-6)
             #expect(listening.vibes.map(\.msPlayed).reduce(0, +) == 215_000)
 
-            let text = try run(["report", "--db", db, "--utc"]).stdout
+            let text = try await run(["report", "--db", db, "--utc"]).stdout
             #expect(text.contains("Vibes of run 1"))
             #expect(text.contains("Skips: 1 (12 s), counted apart."))
             #expect(!text.contains("\u{1B}["))
-            let markdown = try run(["report", "--db", db, "--utc", "--format", "markdown"]).stdout
+            let markdown = try await run(["report", "--db", db, "--utc", "--format", "markdown"]).stdout
             #expect(markdown.contains("## Vibes of run 1"))
         }
     }
@@ -76,11 +76,11 @@ struct ReportCommandTests {
     /// The extended history ends plays at 2023-08-07 21:07 and 21:08 UTC (a Monday) and
     /// 2024-02-01 23:59 UTC (a Thursday): in Tokyo (UTC+9) those are Tuesday 06:07/06:08 and
     /// Friday 08:59.
-    @Test func bucketsInTheLocalZoneUnlessUTC() throws {
-        try withTemporaryDirectory { folder in
+    @Test func bucketsInTheLocalZoneUnlessUTC() async throws {
+        try await withTemporaryDirectory { folder in
             let db = folder + "/library.sqlite"
-            try run(["import", "--db", db, "--quiet", Fixtures.path("json/Streaming_History_Audio_2023-2024_0.json")])
-            let utc = try #require(try report(["--db", db, "--utc"], environment: ["TZ": "Asia/Tokyo"]).listening)
+            try await run(["import", "--db", db, "--quiet", Fixtures.path("json/Streaming_History_Audio_2023-2024_0.json")])
+            let utc = try #require(try await report(["--db", db, "--utc"], environment: ["TZ": "Asia/Tokyo"]).listening)
             #expect(utc.byHour[21].plays == 2 && utc.byHour[23].plays == 1)
             #expect(utc.byWeekday.map(\.plays) == [2, 0, 0, 1, 0, 0, 0])
             #expect(utc.byMonth.first?.label == "2023-08" && utc.byMonth.last?.label == "2024-02")
@@ -88,7 +88,7 @@ struct ReportCommandTests {
 
             for arguments in [["--time-zone", "Asia/Tokyo"], []] {
                 let tokyo = try #require(
-                    try report(["--db", db] + arguments, environment: ["TZ": "Asia/Tokyo"]).listening)
+                    try await report(["--db", db] + arguments, environment: ["TZ": "Asia/Tokyo"]).listening)
                 #expect(tokyo.byHour[6].plays == 2 && tokyo.byHour[8].plays == 1, "\(arguments)")
                 #expect(tokyo.byWeekday.map(\.plays) == [0, 2, 0, 0, 1, 0, 0], "\(arguments)")
                 #expect(tokyo.firstPlay == "2023-08-08T06:07:25+09:00", "\(arguments)")
@@ -96,12 +96,12 @@ struct ReportCommandTests {
         }
     }
 
-    @Test func writesASelfContainedHTMLFile() throws {
-        try withTemporaryDirectory { folder in
+    @Test func writesASelfContainedHTMLFile() async throws {
+        try await withTemporaryDirectory { folder in
             let db = folder + "/library.sqlite"
-            try run(["import", "--db", db, "--quiet", Fixtures.path("csv/tidytuesday-excerpt.csv")])
+            try await run(["import", "--db", db, "--quiet", Fixtures.path("csv/tidytuesday-excerpt.csv")])
             let out = folder + "/out/report.html"
-            let result = try run(["report", "--db", db, "--format", "html", "--out", out])
+            let result = try await run(["report", "--db", db, "--format", "html", "--out", out])
             #expect(result.stdout.isEmpty)
             #expect(result.stderr.contains("Wrote the html report to \(out)."))
             #expect(result.stderr.contains("run `vibes-analyze cluster`"))
@@ -121,11 +121,11 @@ struct ReportCommandTests {
         #expect(VibesAnalyze.Report.textStyle(isTerminal: false, environment: [:]) == .plain)
     }
 
-    @Test func explainsMissingRunsAndBadOptions() throws {
-        try withTemporaryDirectory { folder in
+    @Test func explainsMissingRunsAndBadOptions() async throws {
+        try await withTemporaryDirectory { folder in
             let db = folder + "/library.sqlite"
-            try run(["import", "--db", db, "--quiet", Fixtures.path("csv/tidytuesday-excerpt.csv")])
-            let missing = try CommandLineTool.run(["report", "--db", db, "--run", "99"])
+            try await run(["import", "--db", db, "--quiet", Fixtures.path("csv/tidytuesday-excerpt.csv")])
+            let missing = try await CommandLineTool.run(["report", "--db", db, "--run", "99"])
             #expect(missing.status == 1)
             #expect(
                 missing.stderr.contains(
@@ -148,14 +148,14 @@ struct ReportCommandTests {
     /// The whole tidytuesday dataset (28,356 tracks with features) with the 10,000 plays of the
     /// account-data export: every play is counted once, the map is sampled, the page stays XML.
     @Test(.enabled(if: SharedData.isAvailable, SharedData.skipReason))
-    func reportsTheFullDatasetAndTenThousandPlays() throws {
-        try withTemporaryDirectory { folder in
+    func reportsTheFullDatasetAndTenThousandPlays() async throws {
+        try await withTemporaryDirectory { folder in
             let db = folder + "/library.sqlite"
             let export = "spotify-api/exports/account-data-jonas-mika/"
-            try run(["import", "--db", db, "--quiet", SharedData.path("tidytuesday-2020-01-21/spotify_songs.csv")])
-            try run(["import", "--db", db, "--quiet", SharedData.path(export + "YourLibrary.json")])
-            try run(["import", "--db", db, "--quiet", SharedData.path(export + "StreamingHistory0.json")])
-            let report = try report(["--db", db, "--utc"])
+            try await run(["import", "--db", db, "--quiet", SharedData.path("tidytuesday-2020-01-21/spotify_songs.csv")])
+            try await run(["import", "--db", db, "--quiet", SharedData.path(export + "YourLibrary.json")])
+            try await run(["import", "--db", db, "--quiet", SharedData.path(export + "StreamingHistory0.json")])
+            let report = try await report(["--db", db, "--utc"])
             #expect(report.overview.tracksWithFeatures == 28_356)
             #expect(report.moodMap.tracks == 28_356)
             let listening = try #require(report.listening)
@@ -171,7 +171,7 @@ struct ReportCommandTests {
             #expect(map.points.count <= 1500 && map.trackCount > 28_000)
 
             let out = folder + "/report.html"
-            try run(["report", "--db", db, "--utc", "--format", "html", "--out", out, "--quiet"])
+            try await run(["report", "--db", db, "--utc", "--format", "html", "--out", out, "--quiet"])
             let parser = XMLParser(data: try #require(FileManager.default.contents(atPath: out)))
             #expect(parser.parse())
         }

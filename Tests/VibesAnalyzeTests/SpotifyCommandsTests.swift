@@ -81,7 +81,7 @@ struct SpotifyCommandsTests {
         try await withTemporaryDirectory { directory in
             try await FakeSpotify.withServer { fake in
                 let environment = [
-                    "XDG_CONFIG_HOME": directory + "/config", "HOME": directory, "SPOTIFY_CLIENT_ID": "fake-client-id",
+                    "XDG_CONFIG_HOME": directory + "/config", "HOME": directory, "SPOTIFY_CLIENT_ID": "fake-client-id", "VIBES_HTTP_TIMEOUT": String(loopbackTimeout),
                     "VIBES_SPOTIFY_API_URL": fake.apiBaseURL.absoluteString,
                     "VIBES_SPOTIFY_ACCOUNTS_URL": fake.accountsBaseURL.absoluteString,
                 ]
@@ -126,7 +126,7 @@ struct SpotifyCommandsTests {
                         scopes: ["playlist-modify-private", "user-library-read"], grant: .authorizationCodePKCE,
                         clientID: "fake-client-id", userID: "wizzler", userName: "JM Wizzler"))
                 let environment = [
-                    "XDG_CONFIG_HOME": directory + "/config", "HOME": directory, "SPOTIFY_CLIENT_ID": "fake-client-id",
+                    "XDG_CONFIG_HOME": directory + "/config", "HOME": directory, "SPOTIFY_CLIENT_ID": "fake-client-id", "VIBES_HTTP_TIMEOUT": String(loopbackTimeout),
                     "VIBES_SPOTIFY_API_URL": fake.apiBaseURL.absoluteString,
                     "VIBES_SPOTIFY_ACCOUNTS_URL": fake.accountsBaseURL.absoluteString,
                     "VIBES_DB": directory + "/library.sqlite",
