@@ -34,6 +34,7 @@ demo: build
 	@rm -rf $(DEMO_DIR) && mkdir -p $(DEMO_DIR)
 	$(BIN) import --db $(DEMO_DB) samples/tidytuesday-sample.csv
 	$(BIN) library --db $(DEMO_DB)
+	$(BIN) features status --db $(DEMO_DB)
 	$(BIN) cluster --db $(DEMO_DB) --k 6 --seed 42
 	$(BIN) recommend --db $(DEMO_DB) --mood chill -n 10
 	$(BIN) playlist build --db $(DEMO_DB) --vibe 1 --duration 45m --order arc --export m3u --out $(DEMO_DIR)/vibe-1.m3u --save

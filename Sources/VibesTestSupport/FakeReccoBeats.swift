@@ -192,7 +192,10 @@ public actor FakeReccoBeatsState {
                 status: 429, headers: retryAfter.map { ["Retry-After": $0] } ?? [:],
                 body: Self.errorBody(429, code: 4291, message: "Too many requests"))
         case .status(let status):
-            return FakeResponse(status: status, headers: [:], body: Self.errorBody(status, code: nil, message: "Internal error"))
+            let code = status == 400 ? 4004 : status == 404 ? 4041 : nil
+            return FakeResponse(
+                status: status, headers: [:],
+                body: Self.errorBody(status, code: code, message: status >= 500 ? "Internal error" : "Validation error"))
         case .malformedBody:
             return .json(200, Data(#"{"content": [{"href": "https://open.spotify.com/track/x", "energy": "loud"}"#.utf8))
         case .foreignItem, nil:

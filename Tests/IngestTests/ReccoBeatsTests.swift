@@ -215,6 +215,35 @@ struct ReccoBeatsTests {
         }
     }
 
+    @Test func aServiceThatRefusesISRCsKeepsTheBatchsFindsByID() async throws {
+        try await Self.withStore { store in
+            try await FakeReccoBeats.withServer { fake in
+                try Self.addTracks(5, to: store, isrc: { "QZFKT" + String(format: "%07d", $0) })
+                await fake.state.configure { $0.unknownSpotifyIDs = [Self.trackID(4)] }
+                // The ID request succeeds; the ISRC request for the one miss is refused (4004).
+                await fake.state.inject(.status(400), after: 1)
+                let report = try await FeatureChain(
+                    store: store, providers: [ReccoBeatsProvider(client: Self.client(fake))]
+                ).run()
+                #expect(report.failures.isEmpty)
+                #expect(report.fetched == 4 && report.providers[0].notFound == 1)
+                let isrcRequest = try #require(await fake.state.requests.last)
+                #expect(isrcRequest.ids == ["QZFKT0000004"])
+            }
+        }
+    }
+
+    @Test func hrefsAreReadAsLinksOrAsPathsEndingInTheID() {
+        let link = ReccoBeatsAudioFeaturesObject(
+            id: nil, href: "https://open.spotify.com/track/4uLU6hMCjMI75M1A2tKUQC?si=x", isrc: nil, features: .init())
+        let path = ReccoBeatsAudioFeaturesObject(
+            id: nil, href: "https://api.reccobeats.com/v1/audio-features/4uLU6hMCjMI75M1A2tKUQC", isrc: nil, features: .init())
+        let neither = ReccoBeatsAudioFeaturesObject(id: nil, href: "https://example.com/x", isrc: nil, features: .init())
+        #expect(link.spotifyID?.rawValue == "4uLU6hMCjMI75M1A2tKUQC")
+        #expect(path.spotifyID?.rawValue == "4uLU6hMCjMI75M1A2tKUQC")
+        #expect(neither.spotifyID == nil)
+    }
+
     @Test func itemsForTracksNotAskedForAreIgnoredAndCounted() async throws {
         try await Self.withStore { store in
             try await FakeReccoBeats.withServer { fake in

@@ -44,9 +44,13 @@ public struct ReccoBeatsAudioFeaturesObject: Codable, Hashable, Sendable {
         try features.encode(to: encoder)
     }
 
-    /// The Spotify track ID in ``href``, when it holds one.
+    /// The Spotify track ID in ``href``, when it holds one: the `open.spotify.com/track/…` link
+    /// the service documents, or any URL whose last path segment is a Spotify ID.
     public var spotifyID: SpotifyID? {
-        href.flatMap { SpotifyID(uri: $0, category: "track") }
+        guard let href else { return nil }
+        if let id = SpotifyID(uri: href, category: "track") { return id }
+        let path = href.split(separator: "?", maxSplits: 1).first ?? ""
+        return path.split(separator: "/").last.flatMap { SpotifyID($0) }
     }
 }
 

@@ -34,7 +34,7 @@ public struct ReccoBeatsProvider: FeatureProvider {
             batch.compactMap { track in track.spotifyID.map { ($0.rawValue, track.trackID) } },
             uniquingKeysWith: { first, _ in first })
         if !bySpotifyID.isEmpty {
-            for item in try await client.audioFeatures(ids: Array(bySpotifyID.keys).sorted()) {
+            for item in try await Self.allowingNotFound({ try await client.audioFeatures(ids: Array(bySpotifyID.keys).sorted()) }) {
                 guard let id = item.spotifyID?.rawValue, let trackID = bySpotifyID[id] else {
                     result.ignoredItems += 1
                     continue
@@ -50,7 +50,11 @@ public struct ReccoBeatsProvider: FeatureProvider {
         }
         if !byISRC.isEmpty {
             var records: [String: [ReccoBeatsAudioFeaturesObject]] = [:]
-            for item in try await client.audioFeatures(ids: Array(byISRC.keys).sorted()) {
+            // A service that refuses ISRCs (4xx) leaves those tracks not found; the batch's finds stand.
+            let answer = try await Self.allowingNotFound(refusalsToo: true) {
+                try await client.audioFeatures(ids: Array(byISRC.keys).sorted())
+            }
+            for item in answer {
                 guard let isrc = Self.normalizedISRC(item.isrc), byISRC[isrc] != nil else {
                     result.ignoredItems += 1
                     continue
@@ -60,7 +64,8 @@ public struct ReccoBeatsProvider: FeatureProvider {
             let ambiguous = records.values.filter { $0.count > 1 }.flatMap { $0.compactMap(\.id) }
             var details: [String: ReccoBeatsTrackObject] = [:]
             for chunk in Array(Set(ambiguous)).sorted().chunked(into: ReccoBeatsClient.batchSize) {
-                for track in try await client.tracks(ids: Array(chunk)) {
+                // Without details, the first record stands; with them, the best fit.
+                for track in try await Self.allowingNotFound(refusalsToo: true, { try await client.tracks(ids: Array(chunk)) }) {
                     if let id = track.id { details[id] = track }
                 }
             }
@@ -81,6 +86,18 @@ public struct ReccoBeatsProvider: FeatureProvider {
         }
         result.notFound = Set(batch.map(\.trackID)).subtracting(result.found.keys)
         return result
+    }
+
+    /// Runs a lookup, reading 404 (ReccoBeats' 4041, "not found") as an empty answer, and with
+    /// `refusalsToo` any other 4xx but 429 as well.
+    static func allowingNotFound<Item>(
+        refusalsToo: Bool = false, _ body: () async throws -> [Item]
+    ) async throws -> [Item] {
+        do {
+            return try await body()
+        } catch ReccoBeatsError.http(let status, _, _, _) where status == 404 || (refusalsToo && (400..<500).contains(status)) {
+            return []
+        }
     }
 
     /// An ISRC in canonical form (12 characters, upper case, no hyphens), or `nil`.
