@@ -16,7 +16,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-numerics", from: "1.1.1"),
-        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
     ],
     targets: [
@@ -27,10 +27,7 @@ let package = Package(
             dependencies: ["CBLAS"]),
         .target(
             name: "Analytics",
-            dependencies: [
-                "Features", "CBLAS", "CLAPACKE",
-                .product(name: "Logging", package: "swift-log"),
-            ]),
+            dependencies: ["Features", "CBLAS", "CLAPACKE"]),
         .target(
             name: "Ingest",
             dependencies: [
@@ -65,6 +62,7 @@ let package = Package(
                 "Features", "Ingest",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "FlyingFox", package: "FlyingFox"),
+                .product(name: "FlyingSocks", package: "FlyingFox"),
                 .product(name: "Numerics", package: "swift-numerics"),
             ],
             resources: [.copy("Fixtures")]),
@@ -73,20 +71,28 @@ let package = Package(
 
         .testTarget(
             name: "FeaturesTests",
-            dependencies: ["Features", "VibesTestSupport"]),
+            dependencies: [
+                "Features", "VibesTestSupport",
+                .product(name: "Numerics", package: "swift-numerics"),
+            ]),
         .testTarget(
             name: "AnalyticsTests",
-            dependencies: ["Analytics", "Features", "VibesTestSupport"]),
+            dependencies: [
+                "Analytics", "Features", "VibesTestSupport",
+                .product(name: "Numerics", package: "swift-numerics"),
+            ]),
         .testTarget(
             name: "IngestTests",
             dependencies: [
                 "Ingest", "Features", "VibesTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(
             name: "VibesAnalyzeTests",
             dependencies: [
-                "vibes-analyze", "Analytics", "Ingest", "VibesTestSupport",
+                "vibes-analyze", "Analytics", "Features", "Ingest", "VibesTestSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
     ]

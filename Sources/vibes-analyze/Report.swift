@@ -128,10 +128,12 @@ extension MoodReport.Input {
     {
         var notes: [String] = []
         let summary = try store.summary()
+        // Tracks and sources as the scope sees them: reference tracks are not the user's library.
+        let status = try store.featureStatus(scope: scope)
         let overview = MoodReport.Overview(
-            tracks: summary.tracks, artists: summary.artists, tracksWithFeatures: summary.tracksWithFeatures,
+            tracks: status.tracks, artists: summary.artists, tracksWithFeatures: status.withFeatures,
             playlists: summary.playlists, savedTracks: summary.savedTracks, plays: summary.plays,
-            sources: summary.sources.map { .init(source: $0.source, tracks: $0.tracks, preferred: $0.preferred) },
+            sources: status.sources.map { .init(source: $0.source, tracks: $0.tracks, preferred: $0.preferred) },
             coverage: AudioFeature.all.map {
                 .init(feature: $0.rawValue, tracks: summary.featureCoverage[$0.rawValue] ?? 0)
             })

@@ -16,7 +16,9 @@ extension VibesAnalyze {
                 them come from Spotify's legacy /audio-features while it serves this app (apps created \
                 after 2024-11-27 get 403, remembered), then from ReccoBeats, which serves Spotify's own \
                 values by Spotify ID or ISRC. If ReccoBeats is unreachable the library still lands; \
-                `vibes-analyze features fetch` retries. With no part selected, everything is synced.
+                `vibes-analyze features fetch` retries. With no part selected, everything is synced. \
+                Each part fails alone: the exit status is 0 when every requested part landed and 1 when \
+                any failed, and the summary names the failed parts.
                 """)
 
         @OptionGroup var global: GlobalOptions
@@ -90,6 +92,8 @@ extension VibesAnalyze {
                 } else {
                     print(Self.summary(of: report))
                 }
+                // 0 when every requested part landed, 1 when any part failed (the summary names it).
+                if !report.failedParts.isEmpty { throw ExitCode.failure }
             }
         }
 
@@ -146,6 +150,7 @@ extension VibesAnalyze {
                 )
             }
             lines += report.notes.map { "Note: \($0)" }
+            lines += report.failedParts.map { "Failed: \($0.part): \($0.reason)" }
             return lines.joined(separator: "\n")
         }
     }

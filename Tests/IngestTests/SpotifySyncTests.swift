@@ -119,6 +119,32 @@ struct SpotifySyncTests {
         }
     }
 
+    @Test func aRefusedEndpointFailsItsPartAloneAndTheRestLands() async throws {
+        try await withLibrary(saved: 30) { fake, store, signedIn in
+            await fake.state.inject(.status(404, message: "Service not found"), on: "/v1/me/top/artists", times: 5)
+            await fake.state.inject(.malformedJSON, on: "/v1/me/player/recently-played")
+            let sync = SpotifySync(client: signedIn.client, store: store)
+            let report = try await sync.run(.all)
+            #expect(report.failedParts.map(\.part) == ["top", "recent"])
+            #expect(report.failedParts[0].reason.contains("404") && report.failedParts[0].reason.contains("/v1/me/top/artists"))
+            // Everything else landed, the features part included.
+            #expect(report.savedTracksAdded == 30 && report.playlistsUpdated == 1)
+            #expect(report.features != nil && report.audioFeaturesWritten > 0)
+            #expect(report.artistsWithGenres > 0)
+            #expect(try count("SELECT count(*) FROM saved_tracks", in: store) == 30)
+        }
+    }
+
+    @Test func aPlaylistSpotifyWillNotServeFailsAlone() async throws {
+        try await withLibrary(saved: 0) { fake, store, signedIn in
+            let broken = await fake.state.addPlaylist(name: "Broken", trackCount: 3)
+            await fake.state.inject(.status(500, message: "Server error"), on: "/v1/playlists/\(broken.id)", times: 6)
+            let report = try await SpotifySync(client: signedIn.client, store: store).run([.playlists])
+            #expect(report.playlistsSkipped.contains("Broken (500)"))
+            #expect(report.playlistsUpdated == 1 && report.failedParts.isEmpty)
+        }
+    }
+
     @Test func forbiddenAudioFeaturesAreRecordedAndNotAskedAgain() async throws {
         try await withLibrary(saved: 10) { fake, store, signedIn in
             await fake.state.configure { $0.audioFeaturesForbidden = true }

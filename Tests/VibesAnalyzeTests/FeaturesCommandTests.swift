@@ -101,6 +101,25 @@ struct FeaturesCommandTests {
         }
     }
 
+    @Test func aFailedPartIsNamedAndTheExitStatusIsOne() async throws {
+        try await withTemporaryDirectory { directory in
+            try await FakeSpotify.withServer { spotify in
+                try await FakeReccoBeats.withServer { recco in
+                    await spotify.state.setSavedTrackCount(20)
+                    await spotify.state.configure { $0.audioFeaturesForbidden = true }
+                    await spotify.state.inject(.status(404, message: "Service not found"), on: "/v1/me/top/artists", times: 3)
+                    let env = try await environment(directory: directory, spotify: spotify, reccoBeatsURL: recco.baseURL)
+                    let sync = try await runTool(["sync"], environment: env)
+                    #expect(sync.exitCode == 1)
+                    #expect(sync.stdout.contains("Failed: top: Spotify answered 404 to GET /v1/me/top/artists"))
+                    #expect(sync.stdout.contains("Saved tracks:    20 new"))
+                    #expect(sync.stdout.contains("Audio features:") && sync.stdout.contains("(reccobeats "))
+                    #expect(!sync.stderr.contains("USAGE"))
+                }
+            }
+        }
+    }
+
     @Test func ctrlCKeepsFinishedBatchesAndARerunResumes() async throws {
         try await withTemporaryDirectory { directory in
             try await FakeSpotify.withServer { spotify in

@@ -67,6 +67,15 @@ public struct SpotifySync: Sendable {
         public var requests = 0
         /// Things the user should know, in order.
         public var notes: [String] = []
+        /// Parts that failed while the rest went on, with the reason.
+        public var failedParts: [PartFailure] = []
+
+        /// A part of the sync that failed alone.
+        public struct PartFailure: Sendable, Hashable, Codable {
+            /// `saved`, `playlists`, `top`, `recent`, `genres` or `features`.
+            public var part: String
+            public var reason: String
+        }
 
         public init() {}
 
@@ -77,6 +86,7 @@ public struct SpotifySync: Sendable {
             case playsAdded = "plays_added", tracksNew = "tracks_new", audioFeaturesWritten = "audio_features_written"
             case audioFeaturesForbidden = "audio_features_forbidden", localFiles = "local_files"
             case episodesSkipped = "episodes_skipped", removedSkipped = "removed_skipped", requests, notes, features
+            case failedParts = "failed_parts"
             case artistsWithGenres = "artists_with_genres", genreTagsAdded = "genre_tags_added"
         }
     }
@@ -129,13 +139,23 @@ public struct SpotifySync: Sendable {
         let startRequests = client.requestCounter.value
         let runID = try await startRun()
         do {
-            if parts.contains(.savedTracks) { try await syncSavedTracks(&report, runID: runID) }
-            if parts.contains(.playlists) { try await syncPlaylists(&report, runID: runID) }
-            if parts.contains(.top) { try await syncTop(&report, runID: runID) }
-            if parts.contains(.recentlyPlayed) { try await syncRecentlyPlayed(&report, runID: runID) }
-            if parts.contains(.genres) { try await syncGenres(&report) }
+            // Each part fails alone: Spotify refuses more endpoints to development-mode apps every
+            // year, and one refusal must not keep the rest of the library (or its features) out.
+            if parts.contains(.savedTracks) {
+                try await isolating("saved", &report) { try await syncSavedTracks(&$0, runID: runID) }
+            }
+            if parts.contains(.playlists) {
+                try await isolating("playlists", &report) { try await syncPlaylists(&$0, runID: runID) }
+            }
+            if parts.contains(.top) { try await isolating("top", &report) { try await syncTop(&$0, runID: runID) } }
+            if parts.contains(.recentlyPlayed) {
+                try await isolating("recent", &report) { try await syncRecentlyPlayed(&$0, runID: runID) }
+            }
+            if parts.contains(.genres) { try await isolating("genres", &report) { try await syncGenres(&$0) } }
             if parts.contains(.audioFeatures) {
-                try await syncAudioFeatures(&report, runID: runID, recheck: recheckAudioFeatures)
+                try await isolating("features", &report) {
+                    try await syncAudioFeatures(&$0, runID: runID, recheck: recheckAudioFeatures)
+                }
             }
         } catch {
             report.requests = client.requestCounter.value - startRequests
@@ -147,6 +167,26 @@ public struct SpotifySync: Sendable {
         report.requests = client.requestCounter.value - startRequests
         try await finishRun(runID, report: report)
         return report
+    }
+
+    /// Runs one part, recording a refusal or an unreadable answer as that part's failure.
+    ///
+    /// What stops the whole sync instead: no session or a revoked one, a rate limit past the retry
+    /// budget and a network that does not answer (every other part would meet them too), a store
+    /// error, and cancellation.
+    private func isolating(
+        _ part: String, _ report: inout Report, _ body: (inout Report) async throws -> Void
+    ) async throws {
+        do {
+            try await body(&report)
+        } catch let error as SpotifyError {
+            switch error {
+            case .http, .decoding:
+                report.failedParts.append(Report.PartFailure(part: part, reason: error.description))
+            default:
+                throw error
+            }
+        }
     }
 
     /// The provenance of every row the sync writes.
@@ -266,8 +306,12 @@ public struct SpotifySync: Sendable {
             let items: [SpotifyTrackItemObject?]
             do {
                 items = try await client.allPlaylistItems(of: id)
-            } catch SpotifyError.http(let status, _, _) where status == 403 || status == 404 {
+            } catch SpotifyError.http(let status, _, _) {
+                // One playlist that Spotify will not serve fails alone.
                 report.playlistsSkipped.append("\(name) (\(status))")
+                continue
+            } catch SpotifyError.decoding(_, let status, _, _) {
+                report.playlistsSkipped.append("\(name) (unreadable answer, \(status))")
                 continue
             }
             var skipped = (removed: 0, episodes: 0, local: 0)
