@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "Features", targets: ["Features"]),
         .library(name: "Analytics", targets: ["Analytics"]),
         .library(name: "Ingest", targets: ["Ingest"]),
+        .library(name: "VibesBenchmarking", targets: ["VibesBenchmarking"]),
         .executable(name: "vibes-analyze", targets: ["vibes-analyze"]),
     ],
     dependencies: [
@@ -38,10 +39,13 @@ let package = Package(
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
+        .target(
+            name: "VibesBenchmarking",
+            dependencies: ["Analytics", "Features", "CBLAS"]),
         .executableTarget(
             name: "vibes-analyze",
             dependencies: [
-                "Analytics", "Features", "Ingest",
+                "Analytics", "Features", "Ingest", "VibesBenchmarking",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -78,7 +82,13 @@ let package = Package(
         .testTarget(
             name: "AnalyticsTests",
             dependencies: [
-                "Analytics", "Features", "VibesTestSupport",
+                "Analytics", "Features", "VibesBenchmarking", "VibesTestSupport",
+                .product(name: "Numerics", package: "swift-numerics"),
+            ]),
+        .testTarget(
+            name: "VibesBenchmarkingTests",
+            dependencies: [
+                "VibesBenchmarking", "Analytics", "Features", "VibesTestSupport",
                 .product(name: "Numerics", package: "swift-numerics"),
             ]),
         .testTarget(

@@ -3,6 +3,7 @@ import ArgumentParser
 import Features
 import Foundation
 import Ingest
+import VibesBenchmarking
 
 extension VibesAnalyze {
     /// `vibes-analyze bench`: how fast clustering and similarity search run on this machine.

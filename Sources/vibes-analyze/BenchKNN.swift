@@ -2,6 +2,7 @@ import Analytics
 import ArgumentParser
 import Features
 import Foundation
+import VibesBenchmarking
 
 extension VibesAnalyze {
     /// Times exact cosine top-k on raw float32 files, for `Benchmarks/compare/compare_knn.py`.
