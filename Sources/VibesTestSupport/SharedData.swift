@@ -11,11 +11,12 @@ public enum SharedData {
     public static let directory: String? = {
         var url = URL(fileURLWithPath: #filePath)
         for _ in 0..<3 { url.deleteLastPathComponent() }  // …/Sources/VibesTestSupport/SharedData.swift → repo
-        let candidates: [String?] = [
-            ProcessInfo.processInfo.environment["VIBES_SHARED_DATA"],
-            url.deletingLastPathComponent().appendingPathComponent("shared/data").path,
-        ]
-        return candidates.compactMap { $0 }.first { FileManager.default.fileExists(atPath: $0 + "/README.md") }
+        // `VIBES_SHARED_DATA` names the folder; set to a path that does not exist, it runs the suite
+        // as a fresh clone would.
+        let candidates =
+            ProcessInfo.processInfo.environment["VIBES_SHARED_DATA"].map { [$0] }
+            ?? [url.deletingLastPathComponent().appendingPathComponent("shared/data").path]
+        return candidates.first { FileManager.default.fileExists(atPath: $0 + "/README.md") }
     }()
 
     /// Whether the shared datasets are present.

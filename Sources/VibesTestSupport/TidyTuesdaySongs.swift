@@ -59,6 +59,14 @@ public struct TidyTuesdaySongs: Sendable {
     /// The distinct tracks, in file order of their first row.
     public var songs: [Song]
 
+    /// The whole tidytuesday file when `../shared/data` is present, else the bundled sample
+    /// (`samples/tidytuesday-sample.csv`, 3,000 rows of the same file), so that tests over real
+    /// features also run on a fresh clone.
+    public static func realOrBundledSample() throws -> TidyTuesdaySongs {
+        try TidyTuesdaySongs(
+            path: SharedData.isAvailable ? SharedData.path("tidytuesday-2020-01-21/spotify_songs.csv") : SampleLibrary.path)
+    }
+
     /// Reads the file at `path`.
     public init(path: String = SharedData.path("tidytuesday-2020-01-21/spotify_songs.csv")) throws {
         let text = try String(contentsOfFile: path, encoding: .utf8)
