@@ -50,7 +50,7 @@ public struct SyntheticLibrary: Hashable, Sendable {
     ///   - seed: The seed; the same seed gives the same table.
     ///   - threadCount: The number of blocks drawn at once; it does not change the result.
     /// - Complexity: O(*n*), about 0.1 s per million tracks per core.
-    public func makeTable(rowCount: Int, seed: UInt64, threadCount: Int = 2) async -> FeatureTable {
+    public func makeTable(rowCount: Int, seed: UInt64, threadCount: Int = Parallelism.defaultThreadCount) async -> FeatureTable {
         precondition(rowCount >= 0, "A library cannot have a negative number of tracks.")
         let mixture = mixture
         let values = await SyntheticLibrary.generateBlocks(
@@ -71,7 +71,7 @@ public struct SyntheticLibrary: Hashable, Sendable {
     ///   - seed: The seed; the same seed gives the same matrix, bit for bit.
     ///   - threadCount: The number of blocks drawn at once; it does not change the result.
     /// - Complexity: O(*n* · *d*): about 0.3 s per million rows on the 2-core machine.
-    public func makeMatrix(rowCount: Int, columnCount: Int = 12, seed: UInt64, threadCount: Int = 2) async -> Matrix {
+    public func makeMatrix(rowCount: Int, columnCount: Int = 12, seed: UInt64, threadCount: Int = Parallelism.defaultThreadCount) async -> Matrix {
         let table = await makeTable(rowCount: rowCount, seed: seed, threadCount: threadCount)
         let space = SyntheticLibrary.schema.makeSpace(from: table)
         return await SyntheticLibrary.fitting(
@@ -80,7 +80,7 @@ public struct SyntheticLibrary: Hashable, Sendable {
 
     /// Returns `matrix` with `columnCount` columns: its first `columnCount` columns, or all of them
     /// followed by independent standard normal columns (z-scores of noise, seeded by `seed`).
-    public static func fitting(_ matrix: Matrix, toColumnCount columnCount: Int, seed: UInt64, threadCount: Int = 2)
+    public static func fitting(_ matrix: Matrix, toColumnCount columnCount: Int, seed: UInt64, threadCount: Int = Parallelism.defaultThreadCount)
         async -> Matrix
     {
         precondition(columnCount >= 1, "A matrix needs at least one column.")

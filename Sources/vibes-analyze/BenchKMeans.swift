@@ -28,7 +28,7 @@ extension VibesAnalyze {
         var maxIter = 20
 
         @Option(help: "The number of threads.")
-        var threads = 2
+        var threads = Parallelism.defaultThreadCount
 
         @Option(help: "The distance kernel: fused or blas.")
         var kernel: String = "fused"

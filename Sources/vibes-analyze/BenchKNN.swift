@@ -28,7 +28,7 @@ extension VibesAnalyze {
         var neighbors = 10
 
         @Option(help: "The number of threads (tasks).")
-        var threads = 2
+        var threads = Parallelism.defaultThreadCount
 
         @Option(help: "The number of timed repetitions; the fastest is reported.")
         var repeats = 3

@@ -61,7 +61,7 @@ extension VibesAnalyze {
         var batchSize = 4096
 
         @Option(help: "The number of threads.")
-        var threads = 2
+        var threads = Parallelism.defaultThreadCount
 
         @Option(help: "The number of representative tracks shown per vibe.")
         var examples = 3

@@ -78,7 +78,7 @@ extension KMeans {
         public var restartCount = 1
         /// The number of threads that process chunks of rows in parallel; 2 by default (this
         /// machine's cores).
-        public var threadCount = 2
+        public var threadCount = Parallelism.defaultThreadCount
         /// The most rows k-means++ looks at: larger inputs are seeded on a seeded random sample of
         /// this size, because greedy k-means++ over every row costs more than the iterations
         /// (3 s at a million rows and k = 64).

@@ -12,7 +12,7 @@ extension KMeans {
         /// `max_no_improvement`); 10 by default.
         public var maxStepsWithoutImprovement = 10
         /// The threads of the final full assignment.
-        public var threadCount = 2
+        public var threadCount = Parallelism.defaultThreadCount
         /// The most rows k-means++ seeds on.
         public var seedingSampleSize = 100_000
 

@@ -80,10 +80,10 @@ public struct CosineIndex: Sendable {
     /// - Parameters:
     ///   - queries: One query per row, with ``dimension`` columns; need not be normalised.
     ///   - count: The number of neighbours per query.
-    ///   - taskCount: The number of concurrent tasks; 2 by default, one per core of the target machine.
+    ///   - taskCount: The number of concurrent tasks; ``Parallelism/defaultThreadCount`` by default.
     /// - Returns: For each query, its neighbours from most to least similar, ties by track ID.
     /// - Complexity: O(*q* · *n* · *d*) time and O(*q* · *k*) memory beyond the index.
-    public func nearestNeighbors(of queries: Matrix, count: Int, taskCount: Int = 2) async -> [[Neighbor]] {
+    public func nearestNeighbors(of queries: Matrix, count: Int, taskCount: Int = Parallelism.defaultThreadCount) async -> [[Neighbor]] {
         precondition(
             queries.columnCount == dimension || queries.rowCount == 0,
             "Queries need \(dimension) columns, got \(queries.columnCount).")

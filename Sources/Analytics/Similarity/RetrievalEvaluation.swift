@@ -62,7 +62,7 @@ public struct RetrievalEvaluation: Hashable, Sendable, Codable {
     /// - Complexity: O(*n*² · *d*) for *n* labelled tracks, in BLAS blocks.
     public static func measure(
         features: FeatureMatrix, labels: [Int64: Set<String>], k: Int = 10, sampleSize: Int? = nil,
-        sampleSeed: UInt64 = 42, taskCount: Int = 2
+        sampleSeed: UInt64 = 42, taskCount: Int = Parallelism.defaultThreadCount
     ) async -> RetrievalEvaluation {
         let rows = features.trackIDs.indices.filter { !(labels[features.trackIDs[$0]]?.isEmpty ?? true) }
         let d = features.columnCount
