@@ -44,8 +44,17 @@ public enum CommandLineTool {
     /// Output goes to temporary files and the exit is awaited through `terminationHandler`, so no
     /// thread of the cooperative pool blocks while the tool runs: the loopback fakes other tests
     /// run in this process keep answering.
-    public static func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> Result {
-        let base = NSTemporaryDirectory() + "vibes-cli-" + UUID().uuidString
+    ///
+    /// - Parameters:
+    ///   - environment: Variables set on top of this process's environment, or, when
+    ///     `inheritsEnvironment` is false, the whole environment (with `NO_COLOR=1` either way).
+    ///   - outputBase: Where the output files go (`.out`, `.err`), so a test can watch stderr while
+    ///     the tool runs; a temporary path by default.
+    public static func run(
+        _ arguments: [String], environment: [String: String] = [:], inheritsEnvironment: Bool = true,
+        outputBase: String? = nil
+    ) async throws -> Result {
+        let base = outputBase ?? NSTemporaryDirectory() + "vibes-cli-" + UUID().uuidString
         _ = FileManager.default.createFile(atPath: base + ".out", contents: nil)
         _ = FileManager.default.createFile(atPath: base + ".err", contents: nil)
         defer {
@@ -55,7 +64,7 @@ public enum CommandLineTool {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executablePath)
         process.arguments = arguments
-        var env = ProcessInfo.processInfo.environment
+        var env = inheritsEnvironment ? ProcessInfo.processInfo.environment : [:]
         env["NO_COLOR"] = "1"
         for (key, value) in environment { env[key] = value }
         process.environment = env

@@ -14,38 +14,20 @@ import Foundation
 public final class FakeReccoBeats: Sendable {
     public let state: FakeReccoBeatsState
     public let port: UInt16
-    private let server: HTTPServer
-    private let task: Task<Void, any Error>
 
     /// `http://127.0.0.1:PORT/v1/`.
     public var baseURL: URL { URL(string: "http://127.0.0.1:\(port)/v1/")! }
 
-    private init(state: FakeReccoBeatsState, server: HTTPServer, task: Task<Void, any Error>, port: UInt16) {
+    private init(state: FakeReccoBeatsState, port: UInt16) {
         self.state = state
-        self.server = server
-        self.task = task
         self.port = port
     }
 
     /// Starts a fake on a free port, runs `body`, and stops the fake.
     public static func withServer<T>(_ body: (FakeReccoBeats) async throws -> T) async throws -> T {
         let state = FakeReccoBeatsState()
-        let server = HTTPServer(
-            address: try .inet(ip4: "127.0.0.1", port: 0), timeout: 30, logger: .disabled,
-            handler: FakeReccoBeatsHandler(state: state))
-        let task = Task { try await server.run() }
-        try await server.waitUntilListening(timeout: 60)
-        guard case .ip4(_, let port) = await server.listeningAddress else { fatalError("FakeReccoBeats did not bind") }
-        let fake = FakeReccoBeats(state: state, server: server, task: task, port: port)
-        do {
-            let result = try await body(fake)
-            await server.stop(timeout: 0.5)
-            task.cancel()
-            return result
-        } catch {
-            await server.stop(timeout: 0.5)
-            task.cancel()
-            throw error
+        return try await withLoopbackServer(handler: FakeReccoBeatsHandler(state: state)) { port in
+            try await body(FakeReccoBeats(state: state, port: port))
         }
     }
 

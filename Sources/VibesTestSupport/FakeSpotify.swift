@@ -21,45 +21,24 @@ public final class FakeSpotify: Sendable {
     public let state: FakeSpotifyState
     /// The port the server listens on.
     public let port: UInt16
-    private let server: HTTPServer
-    private let task: Task<Void, any Error>
 
     /// `http://127.0.0.1:PORT/v1/`.
     public var apiBaseURL: URL { URL(string: "http://127.0.0.1:\(port)/v1/")! }
     /// `http://127.0.0.1:PORT/accounts/`: `authorize` and `api/token` live below it.
     public var accountsBaseURL: URL { URL(string: "http://127.0.0.1:\(port)/accounts/")! }
 
-    private init(state: FakeSpotifyState, server: HTTPServer, task: Task<Void, any Error>, port: UInt16) {
+    private init(state: FakeSpotifyState, port: UInt16) {
         self.state = state
-        self.server = server
-        self.task = task
         self.port = port
     }
 
     /// Starts a fake on a free port, runs `body`, and stops the fake.
     public static func withServer<T>(_ body: (FakeSpotify) async throws -> T) async throws -> T {
         let state = FakeSpotifyState()
-        let server = HTTPServer(
-            address: try .inet(ip4: "127.0.0.1", port: 0), timeout: 30, logger: .disabled,
-            handler: FakeSpotifyHandler(state: state))
-        let task = Task { try await server.run() }
-        try await server.waitUntilListening(timeout: 60)  // generous: a loaded CI machine starts slowly
-        guard case .ip4(_, let port) = await server.listeningAddress else { fatalError("FakeSpotify did not bind") }
-        await state.setBaseURL("http://127.0.0.1:\(port)")
-        let fake = FakeSpotify(state: state, server: server, task: task, port: port)
-        do {
-            let result = try await body(fake)
-            await fake.stop()
-            return result
-        } catch {
-            await fake.stop()
-            throw error
+        return try await withLoopbackServer(handler: FakeSpotifyHandler(state: state)) { port in
+            await state.setBaseURL("http://127.0.0.1:\(port)")
+            return try await body(FakeSpotify(state: state, port: port))
         }
-    }
-
-    private func stop() async {
-        await server.stop(timeout: 0.5)
-        task.cancel()
     }
 }
 

@@ -179,10 +179,7 @@ struct ToolRun: Sendable {
     var stderr: String
 }
 
-/// Runs the built `vibes-analyze` with `arguments` and only `environment`.
-///
-/// Output goes to temporary files and the exit is awaited through `terminationHandler`, so no
-/// thread of the cooperative pool blocks while the tool talks to the fake server in this process.
+/// Runs the built `vibes-analyze` with `arguments` and only `environment` (plus a `PATH`).
 ///
 /// - Parameter base: The path the output files start with (`.out`, `.err`), so a test can watch
 ///   stderr while the tool runs.
@@ -190,31 +187,10 @@ func runTool(
     _ arguments: [String], environment: [String: String],
     base: String = NSTemporaryDirectory() + "vibes-tool-" + UUID().uuidString
 ) async throws -> ToolRun {
-    _ = FileManager.default.createFile(atPath: base + ".out", contents: nil)
-    _ = FileManager.default.createFile(atPath: base + ".err", contents: nil)
-    defer {
-        try? FileManager.default.removeItem(atPath: base + ".out")
-        try? FileManager.default.removeItem(atPath: base + ".err")
-    }
-    let process = Process()
-    process.executableURL = productsDirectory.appendingPathComponent("vibes-analyze")
-    process.arguments = arguments
-    process.environment = environment.merging(["PATH": "/usr/bin:/bin"]) { first, _ in first }
-    process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: base + ".out"))
-    process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: base + ".err"))
-    process.standardInput = FileHandle.nullDevice
-    let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-        process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-        do {
-            try process.run()
-        } catch {
-            process.terminationHandler = nil
-            continuation.resume(throwing: error)
-        }
-    }
-    let read = { (path: String) in String(decoding: FileManager.default.contents(atPath: path) ?? Data(), as: UTF8.self)
-    }
-    return ToolRun(exitCode: status, stdout: read(base + ".out"), stderr: read(base + ".err"))
+    let result = try await CommandLineTool.run(
+        arguments, environment: environment.merging(["PATH": "/usr/bin:/bin"]) { first, _ in first },
+        inheritsEnvironment: false, outputBase: base)
+    return ToolRun(exitCode: result.status, stdout: result.stdout, stderr: result.stderr)
 }
 
 /// The folder that holds the built products (argument-parser's test helpers find it the same way).
