@@ -86,3 +86,20 @@ extension AudioFeature {
         .danceability, .energy, .speechiness, .acousticness, .instrumentalness, .liveness, .valence,
     ]
 }
+
+// MARK: - Key names
+
+extension AudioFeature {
+    /// The names of Spotify's twelve pitch classes, 0 (C) to 11 (B), in the spellings of the
+    /// usual key signatures: C, C♯, D, E♭, E, F, F♯, G, A♭, A, B♭, B. Every module displays keys
+    /// with this one table.
+    public static let pitchClassNames = ["C", "C♯", "D", "E♭", "E", "F", "F♯", "G", "A♭", "A", "B♭", "B"]
+
+    /// The name of a pitch class, such as `E♭` for 3; a value outside 0…11 is taken modulo 12
+    /// (after rounding), so bin edges and averages name their nearest key.
+    public static func pitchClassName(of pitchClass: Double) -> String {
+        guard pitchClass.isFinite else { return "?" }
+        let rounded = Int(pitchClass.rounded().truncatingRemainder(dividingBy: 12))
+        return pitchClassNames[(rounded + 12) % 12]
+    }
+}

@@ -149,23 +149,14 @@ struct RecommendReport: Codable {
         let value: String
         let reference: String
         if difference.feature == .key {
-            value = KeyName.name(of: difference.value)
-            reference = KeyName.name(of: difference.reference)
+            value = AudioFeature.pitchClassName(of: difference.value)
+            reference = AudioFeature.pitchClassName(of: difference.reference)
         } else {
             value = difference.value.formatted(digits: digits)
             reference = difference.reference.formatted(digits: digits)
         }
         return
             "\(difference.feature.rawValue) \(sign)\(abs(difference.deviations).formatted(digits: 1))σ (\(value) vs \(reference))"
-    }
-}
-
-/// Pitch-class names for display.
-enum KeyName {
-    static let names = ["C", "C♯", "D", "E♭", "E", "F", "F♯", "G", "A♭", "A", "B♭", "B"]
-    static func name(of pitchClass: Double) -> String {
-        let index = ((Int(pitchClass.rounded()) % 12) + 12) % 12
-        return names[index]
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Features
 
 extension MoodReport {
     /// The report as one self-contained HTML page with inline SVG charts.
@@ -421,7 +422,7 @@ extension MoodReport {
         for distribution in features where distribution.count > 0 {
             let labels: [String] = distribution.bins.map { bin in
                 switch distribution.feature {
-                case "key": return ReportFormatting.pitchClasses[Int(bin.lower + 0.5) % 12]
+                case "key": return AudioFeature.pitchClassName(of: bin.lower + 0.5)  // edges are k − 0.5
                 case "mode": return bin.lower < 0 ? "minor" : "major"
                 default: return ReportFormatting.number(bin.lower, digits: distribution.unit == "0–1" ? 1 : 0)
                 }

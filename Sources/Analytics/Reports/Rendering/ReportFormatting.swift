@@ -101,7 +101,4 @@ package enum ReportFormatting {
             return "\(number(first.lower, digits: 0)) … \(number(last.upper, digits: 0)) \(distribution.unit)"
         }
     }
-
-    /// The pitch-class names of key values 0 … 11.
-    package static let pitchClasses = ["C", "C♯", "D", "D♯", "E", "F", "F♯", "G", "G♯", "A", "A♯", "B"]
 }
