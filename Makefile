@@ -2,7 +2,7 @@
 #   make demo   installs what is missing, builds in release, imports the bundled sample library
 #               into a fresh SQLite file, clusters it into vibes, recommends, builds a playlist
 #               and writes the HTML mood report
-#   make test   runs the whole test suite
+#   make test   checks the formatting (.swift-format) and runs the whole test suite
 SHELL := /bin/bash
 APT_PACKAGES := libopenblas-dev liblapacke-dev libsqlite3-dev pkg-config
 DEMO_DIR := out/demo
@@ -18,7 +18,7 @@ ifeq ($(HOST_CPU),1)
 CPU_FLAGS := $(shell scripts/host-cpu-flags.sh)
 endif
 
-.PHONY: demo test deps build clean
+.PHONY: demo test deps build clean lint format
 
 deps:
 	@if ! dpkg -s $(APT_PACKAGES) >/dev/null 2>&1; then \
@@ -44,7 +44,14 @@ demo: build
 	@echo "Playlist: $(DEMO_DIR)/vibe-1.m3u"
 	@echo "Report:   $(DEMO_DIR)/report.html (open it in a browser; scripts/render-report.sh makes PNGs)"
 
-test: deps
+# The formatting check uses the swift-format bundled with the toolchain and the rules in .swift-format.
+lint:
+	swift format lint --strict --recursive --parallel Sources Tests Package.swift Benchmarks
+
+format:
+	swift format --in-place --recursive --parallel Sources Tests Package.swift Benchmarks
+
+test: deps lint
 	swift test
 
 clean:

@@ -25,10 +25,12 @@ let package = Package(
 
         .target(
             name: "Features",
-            dependencies: ["CBLAS"]),
+            dependencies: ["CBLAS"]
+        ),
         .target(
             name: "Analytics",
-            dependencies: ["Features", "CBLAS", "CLAPACKE"]),
+            dependencies: ["Features", "CBLAS", "CLAPACKE"]
+        ),
         .target(
             name: "Ingest",
             dependencies: [
@@ -38,28 +40,33 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
-            ]),
+            ]
+        ),
         .target(
             name: "VibesBenchmarking",
-            dependencies: ["Analytics", "Features", "CBLAS"]),
+            dependencies: ["Analytics", "Features", "CBLAS"]
+        ),
         .executableTarget(
             name: "vibes-analyze",
             dependencies: [
                 "Analytics", "Features", "Ingest", "VibesBenchmarking",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-            ]),
+            ]
+        ),
 
         // MARK: - Implementation details
 
         .systemLibrary(
             name: "CBLAS",
             pkgConfig: "openblas",
-            providers: [.apt(["libopenblas-dev"])]),
+            providers: [.apt(["libopenblas-dev"])]
+        ),
         .systemLibrary(
             name: "CLAPACKE",
             pkgConfig: "lapacke",
-            providers: [.apt(["liblapacke-dev"])]),
+            providers: [.apt(["liblapacke-dev"])]
+        ),
         .target(
             name: "VibesTestSupport",
             dependencies: [
@@ -69,7 +76,8 @@ let package = Package(
                 .product(name: "FlyingSocks", package: "FlyingFox"),
                 .product(name: "Numerics", package: "swift-numerics"),
             ],
-            resources: [.copy("Fixtures")]),
+            resources: [.copy("Fixtures")]
+        ),
 
         // MARK: - Tests
 
@@ -78,32 +86,37 @@ let package = Package(
             dependencies: [
                 "Features", "VibesTestSupport",
                 .product(name: "Numerics", package: "swift-numerics"),
-            ]),
+            ]
+        ),
         .testTarget(
             name: "AnalyticsTests",
             dependencies: [
                 "Analytics", "Features", "VibesBenchmarking", "VibesTestSupport",
                 .product(name: "Numerics", package: "swift-numerics"),
-            ]),
+            ]
+        ),
         .testTarget(
             name: "VibesBenchmarkingTests",
             dependencies: [
                 "VibesBenchmarking", "Analytics", "Features", "VibesTestSupport",
                 .product(name: "Numerics", package: "swift-numerics"),
-            ]),
+            ]
+        ),
         .testTarget(
             name: "IngestTests",
             dependencies: [
                 "Ingest", "Features", "VibesTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
-            ]),
+            ]
+        ),
         .testTarget(
             name: "VibesAnalyzeTests",
             dependencies: [
                 "vibes-analyze", "Analytics", "Features", "Ingest", "VibesTestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "GRDB", package: "GRDB.swift"),
-            ]),
+            ]
+        ),
     ]
 )

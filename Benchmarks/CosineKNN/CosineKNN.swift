@@ -29,14 +29,21 @@ let benchmarks: @Sendable () -> Void = {
     OpenBLASThreads.endIdleWorkers()  // see KMeans.swift
     // Tolerances for `swift package benchmark thresholds check` (see KMeans.swift).
     Benchmark.defaultConfiguration = .init(
-        metrics: [.wallClock, .throughput], maxDuration: .seconds(30), maxIterations: 5,
-        thresholds: [.wallClock: .init(relative: [.p50: 30]), .throughput: .init(relative: [.p50: 30])])
+        metrics: [.wallClock, .throughput],
+        maxDuration: .seconds(30),
+        maxIterations: 5,
+        thresholds: [.wallClock: .init(relative: [.p50: 30]), .throughput: .init(relative: [.p50: 30])]
+    )
 
     for itemCount in [100_000, 1_000_000] {
         let items = unitRows(itemCount, columns: 12, seed: 1)
         let index = CosineIndex(
             FeatureMatrix(
-                values: items, trackIDs: (0..<Int64(itemCount)).map { $0 }, columnNames: (0..<12).map { "f\($0)" }))
+                values: items,
+                trackIDs: (0..<Int64(itemCount)).map { $0 },
+                columnNames: (0..<12).map { "f\($0)" }
+            )
+        )
         let queries = unitRows(10_000, columns: 12, seed: 2)
 
         Benchmark("ExactCosineTop10,N=\(itemCount),Q=10000,d=12,2-tasks") { benchmark in
@@ -48,12 +55,16 @@ let benchmarks: @Sendable () -> Void = {
 
     let library = unitRows(30_000, columns: 12, seed: 3)
     let single = CosineIndex(
-        FeatureMatrix(values: library, trackIDs: (0..<30_000).map { $0 }, columnNames: (0..<12).map { "f\($0)" }))
+        FeatureMatrix(values: library, trackIDs: (0..<30_000).map { $0 }, columnNames: (0..<12).map { "f\($0)" })
+    )
     let query = Array(library.row(42))
     Benchmark(
         "OneQuery,30000-track-library",
         configuration: .init(
-            metrics: [.wallClock], maxIterations: 1_000, thresholds: [.wallClock: .init(relative: [.p50: 30])])
+            metrics: [.wallClock],
+            maxIterations: 1_000,
+            thresholds: [.wallClock: .init(relative: [.p50: 30])]
+        )
     ) {
         benchmark in
         for _ in benchmark.scaledIterations {

@@ -24,7 +24,8 @@ private let table: FeatureTable = {
         for (index, feature) in AudioFeature.allCases.enumerated() {
             let unit = Swift.min(1, Swift.max(0, centre[index] + 0.1 * gaussian()))
             let range = feature.documentedRange
-            features[feature] = feature.isDiscrete
+            features[feature] =
+                feature.isDiscrete
                 ? (range.lowerBound + unit * (range.upperBound - range.lowerBound)).rounded()
                 : range.lowerBound + unit * (range.upperBound - range.lowerBound)
         }
@@ -69,7 +70,8 @@ let benchmarks: @Sendable () -> Void = {
             .wallClock: .init(relative: [.p50: 30]),
             .peakMemoryResident: .init(relative: [.p50: 10]),
             .mallocCountTotal: .init(relative: [.p50: 10], absolute: [.p50: 200]),
-        ])
+        ]
+    )
     let rows = "\(rowCount / 1000)k"
 
     Benchmark("FeatureMatrix,default-schema,zscores,\(rows)-tracks") { benchmark in
@@ -90,19 +92,37 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark("Lloyd,1-iteration+final-assignment,\(rows)x\(space.matrix.columnCount),k=\(clusterCount)") {
         benchmark in
         for _ in benchmark.scaledIterations {
-            blackHole(try await KMeans.fit(space.matrix.values, initialCentroids: initialCentroids, options: lloydOptions(iterations: 1)))
+            blackHole(
+                try await KMeans.fit(
+                    space.matrix.values,
+                    initialCentroids: initialCentroids,
+                    options: lloydOptions(iterations: 1)
+                )
+            )
         }
     }
 
     Benchmark("Lloyd,20-iterations,tol-0,\(rows)x\(space.matrix.columnCount),k=\(clusterCount)") { benchmark in
         for _ in benchmark.scaledIterations {
-            blackHole(try await KMeans.fit(space.matrix.values, initialCentroids: initialCentroids, options: lloydOptions(iterations: 20)))
+            blackHole(
+                try await KMeans.fit(
+                    space.matrix.values,
+                    initialCentroids: initialCentroids,
+                    options: lloydOptions(iterations: 20)
+                )
+            )
         }
     }
 
     Benchmark("Lloyd,20-iterations,tol-0,\(rows)x\(space.matrix.columnCount),k=64") { benchmark in
         for _ in benchmark.scaledIterations {
-            blackHole(try await KMeans.fit(space.matrix.values, initialCentroids: initialCentroids64, options: lloydOptions(iterations: 20)))
+            blackHole(
+                try await KMeans.fit(
+                    space.matrix.values,
+                    initialCentroids: initialCentroids64,
+                    options: lloydOptions(iterations: 20)
+                )
+            )
         }
     }
 

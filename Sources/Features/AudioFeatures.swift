@@ -18,10 +18,18 @@ public struct AudioFeatures: Hashable, Sendable, Codable {
     public var timeSignature: Int?
 
     public init(
-        danceability: Double? = nil, energy: Double? = nil, key: Int? = nil, loudness: Double? = nil,
-        mode: Int? = nil, speechiness: Double? = nil, acousticness: Double? = nil,
-        instrumentalness: Double? = nil, liveness: Double? = nil, valence: Double? = nil,
-        tempo: Double? = nil, timeSignature: Int? = nil
+        danceability: Double? = nil,
+        energy: Double? = nil,
+        key: Int? = nil,
+        loudness: Double? = nil,
+        mode: Int? = nil,
+        speechiness: Double? = nil,
+        acousticness: Double? = nil,
+        instrumentalness: Double? = nil,
+        liveness: Double? = nil,
+        valence: Double? = nil,
+        tempo: Double? = nil,
+        timeSignature: Int? = nil
     ) {
         self.danceability = danceability
         self.energy = energy

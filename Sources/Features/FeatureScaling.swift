@@ -34,7 +34,14 @@ public struct FeatureScaling: Hashable, Sendable, Codable {
         /// The schema weight, multiplied last.
         public var weight: Double
 
-        public init(name: String, feature: AudioFeature, encoding: Encoding, offset: Double, scale: Double, weight: Double) {
+        public init(
+            name: String,
+            feature: AudioFeature,
+            encoding: Encoding,
+            offset: Double,
+            scale: Double,
+            weight: Double
+        ) {
             self.name = name
             self.feature = feature
             self.encoding = encoding

@@ -69,7 +69,13 @@ extension FeatureSchema {
         let n = Double(included.count)
         var columns: [FeatureScaling.Column] = plan.map {
             FeatureScaling.Column(
-                name: $0.name, feature: $0.feature, encoding: $0.encoding, offset: 0, scale: 1, weight: $0.weight)
+                name: $0.name,
+                feature: $0.feature,
+                encoding: $0.encoding,
+                offset: 0,
+                scale: 1,
+                weight: $0.weight
+            )
         }
         let variances = (0..<columnCount).map { column in
             n > 0 ? Swift.max(0, squares[column] / n - (sums[column] / n) * (sums[column] / n)) : 0
@@ -115,12 +121,18 @@ extension FeatureSchema {
         let trackIDs = included.map { table.trackIDs[Int($0)] }
         let matrix = FeatureMatrix(
             values: Matrix(rowCount: included.count, columnCount: columnCount, elements: elements),
-            trackIDs: trackIDs, columnNames: columns.map(\.name))
+            trackIDs: trackIDs,
+            columnNames: columns.map(\.name)
+        )
         var missingCounts: [AudioFeature: Int] = [:]
         for (entry, count) in zip(entries, missing) { missingCounts[entry.feature] = count }
         return FeatureSpace(
-            matrix: matrix, scaling: FeatureScaling(schema: self, columns: columns), tableRows: included,
-            excludedTrackCount: rowCount - included.count, missingCounts: missingCounts)
+            matrix: matrix,
+            scaling: FeatureScaling(schema: self, columns: columns),
+            tableRows: included,
+            excludedTrackCount: rowCount - included.count,
+            missingCounts: missingCounts
+        )
     }
 
     /// One matrix column to build: where it comes from and how it is encoded.
@@ -137,11 +149,31 @@ extension FeatureSchema {
             let source = FeatureTable.columnIndex(of: entry.feature)
             if entry.feature == .key {
                 return [
-                    PlannedColumn(name: "key_sin", feature: .key, encoding: .keySine, tableColumn: source, weight: entry.weight),
-                    PlannedColumn(name: "key_cos", feature: .key, encoding: .keyCosine, tableColumn: source, weight: entry.weight),
+                    PlannedColumn(
+                        name: "key_sin",
+                        feature: .key,
+                        encoding: .keySine,
+                        tableColumn: source,
+                        weight: entry.weight
+                    ),
+                    PlannedColumn(
+                        name: "key_cos",
+                        feature: .key,
+                        encoding: .keyCosine,
+                        tableColumn: source,
+                        weight: entry.weight
+                    ),
                 ]
             }
-            return [PlannedColumn(name: entry.feature.rawValue, feature: entry.feature, encoding: .linear, tableColumn: source, weight: entry.weight)]
+            return [
+                PlannedColumn(
+                    name: entry.feature.rawValue,
+                    feature: entry.feature,
+                    encoding: .linear,
+                    tableColumn: source,
+                    weight: entry.weight
+                )
+            ]
         }
     }
 }

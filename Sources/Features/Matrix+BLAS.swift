@@ -15,7 +15,8 @@ extension Matrix {
     public func multipliedByTranspose(of other: Matrix) -> Matrix {
         precondition(
             columnCount == other.columnCount,
-            "Cannot multiply a \(rowCount)×\(columnCount) matrix by the transpose of a \(other.rowCount)×\(other.columnCount) one.")
+            "Cannot multiply a \(rowCount)×\(columnCount) matrix by the transpose of a \(other.rowCount)×\(other.columnCount) one."
+        )
         var result = Matrix(rowCount: rowCount, columnCount: other.rowCount)
         guard rowCount > 0, other.rowCount > 0, columnCount > 0 else { return result }
         let (m, n, k) = (Int32(rowCount), Int32(other.rowCount), Int32(columnCount))
@@ -23,8 +24,21 @@ extension Matrix {
             other.elements.withUnsafeBufferPointer { b in
                 result.elements.withUnsafeMutableBufferPointer { c in
                     cblas_sgemm(
-                        CblasRowMajor, CblasNoTrans, CblasTrans, m, n, k,
-                        1, a.baseAddress, k, b.baseAddress, k, 0, c.baseAddress, n)
+                        CblasRowMajor,
+                        CblasNoTrans,
+                        CblasTrans,
+                        m,
+                        n,
+                        k,
+                        1,
+                        a.baseAddress,
+                        k,
+                        b.baseAddress,
+                        k,
+                        0,
+                        c.baseAddress,
+                        n
+                    )
                 }
             }
         }

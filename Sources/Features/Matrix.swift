@@ -23,7 +23,8 @@ public struct Matrix: Hashable, Sendable {
         precondition(rowCount >= 0 && columnCount >= 0, "A matrix cannot have a negative shape.")
         precondition(
             elements.count == rowCount * columnCount,
-            "\(elements.count) elements do not fill a \(rowCount)×\(columnCount) matrix.")
+            "\(elements.count) elements do not fill a \(rowCount)×\(columnCount) matrix."
+        )
         self.rowCount = rowCount
         self.columnCount = columnCount
         self.elements = elements

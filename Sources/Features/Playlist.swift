@@ -44,8 +44,14 @@ public struct Playlist: Hashable, Sendable, Codable {
         public var isLocked: Bool
 
         public init(
-            trackID: Int64, spotifyID: SpotifyID?, name: String, artists: [String], album: String? = nil,
-            durationMS: Int? = nil, popularity: Int? = nil, features: AudioFeatures = AudioFeatures(),
+            trackID: Int64,
+            spotifyID: SpotifyID?,
+            name: String,
+            artists: [String],
+            album: String? = nil,
+            durationMS: Int? = nil,
+            popularity: Int? = nil,
+            features: AudioFeatures = AudioFeatures(),
             isLocked: Bool = false
         ) {
             self.trackID = trackID

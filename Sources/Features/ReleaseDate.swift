@@ -77,7 +77,9 @@ public struct ReleaseDate: Hashable, Sendable, Comparable, Codable, CustomString
         let text = try container.decode(String.self)
         guard let date = ReleaseDate(text) else {
             throw DecodingError.dataCorruptedError(
-                in: container, debugDescription: "Expected YYYY, YYYY-MM or YYYY-MM-DD, got \"\(text)\".")
+                in: container,
+                debugDescription: "Expected YYYY, YYYY-MM or YYYY-MM-DD, got \"\(text)\"."
+            )
         }
         self = date
     }

@@ -56,7 +56,9 @@ public struct SpotifyID: Hashable, Sendable, Comparable, Codable, CustomStringCo
         let string = try container.decode(String.self)
         guard let id = SpotifyID(uri: string) else {
             throw DecodingError.dataCorruptedError(
-                in: container, debugDescription: "Expected a 22-character Spotify ID, got \"\(string)\".")
+                in: container,
+                debugDescription: "Expected a 22-character Spotify ID, got \"\(string)\"."
+            )
         }
         self = id
     }
@@ -75,7 +77,9 @@ extension StringProtocol {
     /// The text without leading and trailing spaces, tabs and line breaks.
     public func trimmingWhitespace() -> Substring {
         let utf8 = self.utf8
-        if let first = utf8.first, first > 0x20, first < 0x80, let last = utf8.reversed().first, last > 0x20, last < 0x80 {
+        if let first = utf8.first, first > 0x20, first < 0x80, let last = utf8.reversed().first, last > 0x20,
+            last < 0x80
+        {
             return Substring(self)  // the common case: nothing to trim
         }
         let scalars = unicodeScalars

@@ -24,9 +24,17 @@ public struct Track: Hashable, Sendable, Codable {
     public var isLocal: Bool
 
     public init(
-        spotifyID: SpotifyID?, name: String, artists: [String], album: String? = nil,
-        albumID: SpotifyID? = nil, releaseDate: ReleaseDate? = nil, durationMS: Int? = nil,
-        isrc: String? = nil, isExplicit: Bool? = nil, popularity: Int? = nil, isLocal: Bool = false
+        spotifyID: SpotifyID?,
+        name: String,
+        artists: [String],
+        album: String? = nil,
+        albumID: SpotifyID? = nil,
+        releaseDate: ReleaseDate? = nil,
+        durationMS: Int? = nil,
+        isrc: String? = nil,
+        isExplicit: Bool? = nil,
+        popularity: Int? = nil,
+        isLocal: Bool = false
     ) {
         self.spotifyID = spotifyID
         self.name = name
@@ -42,9 +50,15 @@ public struct Track: Hashable, Sendable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case spotifyID = "spotify_id", name, artists, album
-        case albumID = "album_id", releaseDate = "release_date", durationMS = "duration_ms"
-        case isrc, isExplicit = "explicit", popularity, isLocal = "is_local"
+        case spotifyID = "spotify_id"
+        case name, artists, album
+        case albumID = "album_id"
+        case releaseDate = "release_date"
+        case durationMS = "duration_ms"
+        case isrc
+        case isExplicit = "explicit"
+        case popularity
+        case isLocal = "is_local"
     }
 
     /// The key that matches this track to plays and exports that carry only names.
@@ -95,7 +109,8 @@ public struct Track: Hashable, Sendable, Codable {
         for scalar in source.unicodeScalars {
             let isWordCharacter =
                 scalar.isASCII
-                ? (scalar.value >= 0x30 && scalar.value <= 0x39) || (scalar.value | 0x20 >= 0x61 && scalar.value | 0x20 <= 0x7A)
+                ? (scalar.value >= 0x30 && scalar.value <= 0x39)
+                    || (scalar.value | 0x20 >= 0x61 && scalar.value | 0x20 <= 0x7A)
                 : scalar.properties.isAlphabetic || scalar.properties.numericType != nil
             if isWordCharacter {
                 if pendingSpace && !result.isEmpty { result.append(" ") }

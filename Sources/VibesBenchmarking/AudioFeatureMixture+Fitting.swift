@@ -20,20 +20,31 @@ extension AudioFeatureMixture {
     /// - Returns: The mixture, components by decreasing weight.
     /// - Throws: ``AnalyticsError/tooFewSamples(required:available:what:)`` when fewer tracks than
     ///   components have every feature.
-    public static func fit(to table: FeatureTable, componentCount: Int = 12, seed: UInt64 = 42) async throws
+    public static func fit(
+        to table: FeatureTable,
+        componentCount: Int = 12,
+        seed: UInt64 = 42
+    ) async throws
         -> AudioFeatureMixture
     {
         let space = FeatureSchema.default.makeSpace(from: table)
         let n = space.matrix.rowCount
         guard n >= componentCount, componentCount >= 1 else {
             throw AnalyticsError.tooFewSamples(
-                required: componentCount, available: n, what: "Fitting a \(componentCount)-component mixture")
+                required: componentCount,
+                available: n,
+                what: "Fitting a \(componentCount)-component mixture"
+            )
         }
         var options = KMeans.Options()
         options.restartCount = 4
         var rng = SplitMix64(seed: seed)
         let model = try await KMeans.fit(
-            space.matrix.values, clusterCount: componentCount, options: options, using: &rng)
+            space.matrix.values,
+            clusterCount: componentCount,
+            options: options,
+            using: &rng
+        )
 
         let features = continuousFeatures
         let columns = features.map { FeatureTable.columnIndex(of: $0) }
@@ -66,8 +77,11 @@ extension AudioFeatureMixture {
             }
             let keyTotal = Double(keys[c].reduce(0, +) + 12)
             return Component(
-                weight: Double(counts[c]) / Double(n), means: means, standardDeviations: deviations,
-                majorProbability: Double(majors[c]) / count, keyProbabilities: keys[c].map { Double($0 + 1) / keyTotal }
+                weight: Double(counts[c]) / Double(n),
+                means: means,
+                standardDeviations: deviations,
+                majorProbability: Double(majors[c]) / count,
+                keyProbabilities: keys[c].map { Double($0 + 1) / keyTotal }
             )
         }
         let order = components.indices.sorted {

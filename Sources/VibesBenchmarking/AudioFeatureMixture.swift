@@ -34,7 +34,10 @@ public struct AudioFeatureMixture: Hashable, Sendable, Codable {
         public var keyProbabilities: [Double]
 
         public init(
-            weight: Double, means: [Double], standardDeviations: [Double], majorProbability: Double,
+            weight: Double,
+            means: [Double],
+            standardDeviations: [Double],
+            majorProbability: Double,
             keyProbabilities: [Double]
         ) {
             precondition(
@@ -43,7 +46,9 @@ public struct AudioFeatureMixture: Hashable, Sendable, Codable {
                 "A component needs a mean and a deviation for each of the \(AudioFeatureMixture.continuousFeatures.count) continuous features."
             )
             precondition(
-                keyProbabilities.count == 12, "A component needs a probability for each of the 12 pitch classes.")
+                keyProbabilities.count == 12,
+                "A component needs a probability for each of the 12 pitch classes."
+            )
             self.weight = weight
             self.means = means
             self.standardDeviations = standardDeviations

@@ -14,8 +14,11 @@ extension BenchmarkReport {
         var rows = [Self.csvHeader]
         for c in configurations {
             var writer = MetricRows(
-                prefix: ["kmeans", String(c.rowCount), String(c.columnCount), String(c.clusterCount), String(c.threadCount)],
-                repeats: c.repeats)
+                prefix: [
+                    "kmeans", String(c.rowCount), String(c.columnCount), String(c.clusterCount), String(c.threadCount),
+                ],
+                repeats: c.repeats
+            )
             writer.add("seeding", "s", c.seedingSeconds)
             writer.add("lloyd_per_iteration", "s", c.secondsPerIteration)
             writer.add("lloyd_iterations", "count", Double(c.iterationCount))
@@ -32,14 +35,18 @@ extension BenchmarkReport {
             writer.add("mini_batch_inertia", "sum of squares", c.miniBatchInertia)
             writer.add("mini_batch_inertia_ratio", "ratio", c.miniBatchInertiaRatio)
             writer.add(
-                c.peakMemoryScope == "process" ? "process_peak_memory" : "peak_memory", "B",
-                c.peakMemoryBytes.map(Double.init))
+                c.peakMemoryScope == "process" ? "process_peak_memory" : "peak_memory",
+                "B",
+                c.peakMemoryBytes.map(Double.init)
+            )
             writer.add("matrix", "B", Double(c.matrixBytes))
             rows += writer.rows
         }
         for r in searches {
             var writer = MetricRows(
-                prefix: ["cosine", String(r.rowCount), String(r.columnCount), "", String(r.threadCount)], repeats: r.repeats)
+                prefix: ["cosine", String(r.rowCount), String(r.columnCount), "", String(r.threadCount)],
+                repeats: r.repeats
+            )
             writer.add("index_build", "s", r.indexSeconds)
             writer.add("all_queries", "s", r.seconds)
             writer.add("queries", "count", Double(r.queryCount))
@@ -48,8 +55,10 @@ extension BenchmarkReport {
             writer.add("roofline", "s", r.rooflineSeconds)
             writer.add("roofline_fraction", "ratio", r.rooflineFraction)
             writer.add(
-                r.peakMemoryScope == "process" ? "process_peak_memory" : "peak_memory", "B",
-                r.peakMemoryBytes.map(Double.init))
+                r.peakMemoryScope == "process" ? "process_peak_memory" : "peak_memory",
+                "B",
+                r.peakMemoryBytes.map(Double.init)
+            )
             rows += writer.rows
         }
         return rows.map { $0.map(Self.csvField).joined(separator: ",") }.joined(separator: "\n") + "\n"
@@ -65,8 +74,12 @@ extension BenchmarkReport {
         mutating func add(_ metric: String, _ unit: String, _ statistic: Statistic) {
             rows.append(
                 prefix + [metric, unit]
-                    + [BenchmarkReport.csvNumber(statistic.median), BenchmarkReport.csvNumber(statistic.minimum), BenchmarkReport.csvNumber(statistic.maximum)]
-                    + [String(repeats)])
+                    + [
+                        BenchmarkReport.csvNumber(statistic.median), BenchmarkReport.csvNumber(statistic.minimum),
+                        BenchmarkReport.csvNumber(statistic.maximum),
+                    ]
+                    + [String(repeats)]
+            )
         }
 
         /// A figure known once, without a spread; nothing when it is `nil`.

@@ -50,8 +50,11 @@ extension BenchmarkReport {
                         .sorted { $0.rowCount < $1.rowCount }.map { (x: Double($0.rowCount), result: $0) }
                     series.append(
                         Series(
-                            name: "k=\(k), \(threadsName(t))", cssClass: "g\(kIndex % 10) t\(tIndex % 4)",
-                            points: points))
+                            name: "k=\(k), \(threadsName(t))",
+                            cssClass: "g\(kIndex % 10) t\(tIndex % 4)",
+                            points: points
+                        )
+                    )
                 }
             }
         } else {
@@ -101,8 +104,12 @@ extension BenchmarkReport {
                     }.joined(separator: ", ")
             }.joined(separator: "; ") + "."
         var svg = SVGChart.open(
-            id: "lloyd-time", width: Int(width), height: Int(height),
-            title: "Lloyd time per iteration by \(isByRowCount ? "N and k" : "k")", description: description)
+            id: "lloyd-time",
+            width: Int(width),
+            height: Int(height),
+            title: "Lloyd time per iteration by \(isByRowCount ? "N and k" : "k")",
+            description: description
+        )
         if isStandalone {
             svg += "<style><![CDATA[\n" + HTMLPage.css + "\n" + Self.chartCSS + "\n]]></style>"
             svg +=
@@ -121,7 +128,12 @@ extension BenchmarkReport {
             svg +=
                 "<line class=\"grid\" x1=\"\(c(left))\" x2=\"\(c(left + plotWidth))\" y1=\"\(c(y))\" y2=\"\(c(y))\"/>"
             svg += SVGChart.text(
-                BenchmarkFormatting.tickDuration(tick / 1e3), x: left - 5, y: y + 4, anchor: "end", cssClass: "tick")
+                BenchmarkFormatting.tickDuration(tick / 1e3),
+                x: left - 5,
+                y: y + 4,
+                anchor: "end",
+                cssClass: "tick"
+            )
         }
         for line in series {
             let path = line.points.enumerated().map { index, point in
@@ -158,11 +170,17 @@ extension BenchmarkReport {
         svg +=
             "<line class=\"axis\" x1=\"\(c(left))\" x2=\"\(c(left + plotWidth))\" y1=\"\(c(top + plotHeight))\" y2=\"\(c(top + plotHeight))\"/>"
         svg += SVGChart.text(
-            isByRowCount ? "rows N (log scale)" : "clusters k (log scale)\(fixed)", x: left + plotWidth / 2,
+            isByRowCount ? "rows N (log scale)" : "clusters k (log scale)\(fixed)",
+            x: left + plotWidth / 2,
             y: height - 10,
-            cssClass: "axis-title")
+            cssClass: "axis-title"
+        )
         svg += SVGChart.text(
-            "time per Lloyd iteration (log scale)", x: 14, y: top + plotHeight / 2, cssClass: "axis-title", rotate: true
+            "time per Lloyd iteration (log scale)",
+            x: 14,
+            y: top + plotHeight / 2,
+            cssClass: "axis-title",
+            rotate: true
         )
         return svg + "</svg>"
     }

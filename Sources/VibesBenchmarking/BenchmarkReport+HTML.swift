@@ -13,7 +13,8 @@ extension BenchmarkReport {
         page.add(
             "<header><h1>k-means and similarity benchmark</h1><p class=\"lede\">"
                 + e("\(machine.cpuModel), \(machine.logicalCPUCount) logical CPUs, \(machine.buildConfiguration) build")
-                + "</p></header>")
+                + "</p></header>"
+        )
         var facts = "<section id=\"machine\"><h2>Machine and run</h2><div class=\"scroll\"><table><tbody>"
         for line in headerLines {
             facts += "<tr><th scope=\"row\">\(e(line.label))</th><td>\(e(line.value))</td></tr>"
@@ -50,8 +51,12 @@ extension BenchmarkReport {
         }
         page.add(
             "<section id=\"notes\"><h2>Definitions</h2><ul>" + notes.map { "<li>\(e($0))</li>" }.joined()
-                + "</ul></section>")
+                + "</ul></section>"
+        )
         return page.document(
-            title: "k-means and similarity benchmark", footer: "Made by vibes-analyze bench.", extraCSS: Self.chartCSS)
+            title: "k-means and similarity benchmark",
+            footer: "Made by vibes-analyze bench.",
+            extraCSS: Self.chartCSS
+        )
     }
 }

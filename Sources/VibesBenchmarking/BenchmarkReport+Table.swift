@@ -48,7 +48,8 @@ extension BenchmarkReport {
     var headerLines: [(label: String, value: String)] {
         var lines: [(String, String)] = []
         let dateStyle = Date.ISO8601FormatStyle(timeZone: .gmt).year().month().day().time(
-            includingFractionalSeconds: false)
+            includingFractionalSeconds: false
+        )
         lines.append(("date", date.formatted(dateStyle) + " UTC"))
         if let commandLine { lines.append(("command", commandLine)) }
         var machineLine = "\(machine.cpuModel), \(machine.logicalCPUCount) logical CPUs"
@@ -57,7 +58,9 @@ extension BenchmarkReport {
         if let kernel = machine.kernel { machineLine += ", kernel " + kernel }
         lines.append(("machine", machineLine))
         var build = "\(machine.compiler), \(machine.buildConfiguration) build"
-        if machine.buildConfiguration.hasPrefix("debug") { build += " (debug figures say little about the code's speed)" }
+        if machine.buildConfiguration.hasPrefix("debug") {
+            build += " (debug figures say little about the code's speed)"
+        }
         if let blas = machine.blas { build += "; " + blas }
         lines.append(("build", build))
         let ceilings = machine.rooflines.map { roofline in
@@ -70,7 +73,8 @@ extension BenchmarkReport {
                 "roofline",
                 ceilings.joined(separator: "; ")
                     + " (measured in \(BenchmarkFormatting.duration(machine.probeSeconds)))"
-            ))
+            )
+        )
         var loadLine =
             load.before.loadAverage.map { "load average \(String(format: "%.2f", $0)) before the run" }
             ?? "load average unknown"
@@ -109,7 +113,10 @@ extension BenchmarkReport {
                             c.scannedShare.map { BenchmarkFormatting.percent($0) } ?? "–",
                             String(format: "%.6g", c.inertia.median),
                         ]
-                    }, rightAligned: [0, 1, 2, 3, 6, 7, 8, 9, 10, 11, 12]))
+                    },
+                    rightAligned: [0, 1, 2, 3, 6, 7, 8, 9, 10, 11, 12]
+                )
+            )
             sections.append(
                 TableSection(
                     title:
@@ -129,7 +136,10 @@ extension BenchmarkReport {
                             peakMemory(c.peakMemoryBytes, scope: c.peakMemoryScope),
                             BenchmarkFormatting.bytes(Double(c.matrixBytes)),
                         ]
-                    }, rightAligned: [0, 1, 2, 3, 5, 6, 8, 9]))
+                    },
+                    rightAligned: [0, 1, 2, 3, 5, 6, 8, 9]
+                )
+            )
         }
         if !searches.isEmpty {
             let queries = searches.map(\.queryCount).max() ?? 0
@@ -150,7 +160,10 @@ extension BenchmarkReport {
                             BenchmarkFormatting.percent(r.rooflineFraction.median),
                             peakMemory(r.peakMemoryBytes, scope: r.peakMemoryScope),
                         ]
-                    }, rightAligned: [0, 1, 2, 5, 6, 7, 8]))
+                    },
+                    rightAligned: [0, 1, 2, 5, 6, 7, 8]
+                )
+            )
         }
         return sections
     }

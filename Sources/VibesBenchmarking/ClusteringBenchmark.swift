@@ -162,28 +162,41 @@ extension ClusteringBenchmark {
         if let rowCounts = s.rowCounts {
             guard !rowCounts.isEmpty else {
                 throw AnalyticsError.invalidParameter(
-                    name: "The list of row counts", value: "empty", expected: "at least one count")
+                    name: "The list of row counts",
+                    value: "empty",
+                    expected: "at least one count"
+                )
             }
             try atLeastOne(rowCounts, "A row count")
         } else if case .synthetic = data {
             throw AnalyticsError.invalidParameter(
-                name: "The list of row counts", value: "none", expected: "given for synthetic data")
+                name: "The list of row counts",
+                value: "none",
+                expected: "given for synthetic data"
+            )
         }
         guard !s.clusterCounts.isEmpty, !s.threadCounts.isEmpty else {
             throw AnalyticsError.invalidParameter(
-                name: "The lists of cluster and thread counts", value: "empty", expected: "at least one count each")
+                name: "The lists of cluster and thread counts",
+                value: "empty",
+                expected: "at least one count each"
+            )
         }
         try atLeastOne(s.clusterCounts, "A cluster count")
         try atLeastOne(s.threadCounts, "A thread count")
         try atLeastOne(
             [s.columnCount, s.iterations, s.repeats, s.miniBatchSize, s.queryCount, s.neighborCount],
-            "Columns, iterations, repeats, batch size, queries and neighbours")
+            "Columns, iterations, repeats, batch size, queries and neighbours"
+        )
         let largestK = s.clusterCounts.max()!
         if let rowCounts = s.rowCounts {
             let smallestN = rowCounts.min()!
             guard largestK <= smallestN else {
                 throw AnalyticsError.tooFewSamples(
-                    required: largestK, available: smallestN, what: "k-means with \(largestK) clusters")
+                    required: largestK,
+                    available: smallestN,
+                    what: "k-means with \(largestK) clusters"
+                )
             }
         }
         if case .library(let table) = data {
@@ -191,8 +204,10 @@ extension ClusteringBenchmark {
             let required = s.rowCounts == nil ? largestK : 1
             guard available >= required else {
                 throw AnalyticsError.tooFewSamples(
-                    required: required, available: available,
-                    what: s.rowCounts == nil ? "k-means with \(largestK) clusters" : "Benchmarking on the library")
+                    required: required,
+                    available: available,
+                    what: s.rowCounts == nil ? "k-means with \(largestK) clusters" : "Benchmarking on the library"
+                )
             }
         }
     }
@@ -213,7 +228,10 @@ extension ClusteringBenchmark {
     ///   - progress: Called on every change of configuration or phase.
     /// - Returns: The report.
     /// - Throws: What ``validate()`` throws, before anything runs.
-    public func run(commandLine: String? = nil, progress: @escaping @Sendable (Progress) -> Void = { _ in })
+    public func run(
+        commandLine: String? = nil,
+        progress: @escaping @Sendable (Progress) -> Void = { _ in }
+    )
         async throws
         -> BenchmarkReport
     {
@@ -243,27 +261,43 @@ extension ClusteringBenchmark {
             for threads in s.threadCounts {
                 tracker.begin(
                     configuration: "N=\(Self.grouped(n)) cosine top-\(s.neighborCount) threads=\(threads)",
-                    phase: "searching", weight: tracker.searchWeight(n: n, threads: threads))
+                    phase: "searching",
+                    weight: tracker.searchWeight(n: n, threads: threads)
+                )
                 searches.append(await search(matrix, threadCount: threads, machine: machine, tracker: &tracker))
             }
             for k in s.clusterCounts {
                 for threads in s.threadCounts {
                     tracker.begin(
-                        configuration: "N=\(Self.grouped(n)) k=\(k) threads=\(threads)", phase: "k-means++ and Lloyd",
-                        weight: tracker.clusteringWeight(n: n, k: k, threads: threads))
+                        configuration: "N=\(Self.grouped(n)) k=\(k) threads=\(threads)",
+                        phase: "k-means++ and Lloyd",
+                        weight: tracker.clusteringWeight(n: n, k: k, threads: threads)
+                    )
                     configurations.append(
                         try await cluster(
-                            matrix, clusterCount: k, threadCount: threads, machine: machine, tracker: &tracker))
+                            matrix,
+                            clusterCount: k,
+                            threadCount: threads,
+                            machine: machine,
+                            tracker: &tracker
+                        )
+                    )
                 }
             }
         }
         let during = MachineLoad.since(duringStart)
         return BenchmarkReport(
-            commandLine: commandLine, date: date,
-            isBusy: before.isBusy || during.isBusy(includingLoadAverage: false), loadAverage: before.loadAverage,
-            load: BenchmarkReport.Load(before: before, during: during), machine: machine,
-            data: dataDescription(preparation: preparation), settings: s, configurations: configurations,
-            searches: searches)
+            commandLine: commandLine,
+            date: date,
+            isBusy: before.isBusy || during.isBusy(includingLoadAverage: false),
+            loadAverage: before.loadAverage,
+            load: BenchmarkReport.Load(before: before, during: during),
+            machine: machine,
+            data: dataDescription(preparation: preparation),
+            settings: s,
+            configurations: configurations,
+            searches: searches
+        )
     }
 
     /// The number of complete library tracks, for progress estimates; `nil` for synthetic data.
@@ -278,7 +312,11 @@ extension ClusteringBenchmark {
         switch data {
         case .synthetic(let library):
             return await library.makeMatrix(
-                rowCount: rowCount!, columnCount: s.columnCount, seed: s.seed, threadCount: s.threadCounts.max()!)
+                rowCount: rowCount!,
+                columnCount: s.columnCount,
+                seed: s.seed,
+                threadCount: s.threadCounts.max()!
+            )
         case .library(let table):
             if librarySpace == nil { librarySpace = SyntheticLibrary.schema.makeSpace(from: table).matrix.values }
             var matrix = librarySpace!
@@ -294,7 +332,11 @@ extension ClusteringBenchmark {
                 matrix = Matrix(rowCount: rowCount, columnCount: d, elements: elements)
             }
             return await SyntheticLibrary.fitting(
-                matrix, toColumnCount: s.columnCount, seed: s.seed, threadCount: s.threadCounts.max()!)
+                matrix,
+                toColumnCount: s.columnCount,
+                seed: s.seed,
+                threadCount: s.threadCounts.max()!
+            )
         }
     }
 
@@ -315,21 +357,31 @@ extension ClusteringBenchmark {
                 source: "synthetic",
                 summary: "Synthetic tracks from a 12-component Gaussian mixture fitted to the sample library "
                     + "(samples/tidytuesday-sample.csv), values clipped to their ranges, z-scored as `cluster` does: \(shape).",
-                columns: columns, seed: s.seed, preparationSeconds: preparation)
+                columns: columns,
+                seed: s.seed,
+                preparationSeconds: preparation
+            )
         case .library:
             let sampling =
                 s.rowCounts == nil
                 ? "every track with all benchmark features"
                 : "N tracks drawn with replacement from the tracks with all benchmark features"
             return BenchmarkReport.DataDescription(
-                source: "library", summary: "The library: \(sampling), z-scored as `cluster` does: \(shape).",
-                columns: columns, seed: s.seed, preparationSeconds: preparation)
+                source: "library",
+                summary: "The library: \(sampling), z-scored as `cluster` does: \(shape).",
+                columns: columns,
+                seed: s.seed,
+                preparationSeconds: preparation
+            )
         }
     }
 
     /// Times one k-means configuration.
     private func cluster(
-        _ data: Matrix, clusterCount k: Int, threadCount threads: Int, machine: MachineProfile,
+        _ data: Matrix,
+        clusterCount k: Int,
+        threadCount threads: Int,
+        machine: MachineProfile,
         tracker: inout ProgressTracker
     ) async throws -> BenchmarkReport.ClusteringResult {
         let s = settings
@@ -365,7 +417,8 @@ extension ClusteringBenchmark {
             perIteration.append(model.timings.iterations.seconds / Double(Swift.max(1, model.timings.iterationCount)))
             inertias.append(model.inertia)
             iterationCount = model.iterationCount
-            scannedShare = Double(model.timings.scannedRowCount) / Double(n * Swift.max(1, model.timings.iterationCount))
+            scannedShare =
+                Double(model.timings.scannedRowCount) / Double(n * Swift.max(1, model.timings.iterationCount))
 
             tracker.update(phase: "mini-batch, run \(run) of \(s.repeats)")
             var miniRNG = SplitMix64(seed: s.seed)
@@ -384,23 +437,40 @@ extension ClusteringBenchmark {
         let inertia = BenchmarkReport.Statistic(inertias)
         let miniInertia = BenchmarkReport.Statistic(miniInertias)
         return BenchmarkReport.ClusteringResult(
-            rowCount: n, columnCount: d, clusterCount: k, threadCount: threads, repeats: s.repeats,
-            seedingSeconds: BenchmarkReport.Statistic(seeding), secondsPerIteration: time,
+            rowCount: n,
+            columnCount: d,
+            clusterCount: k,
+            threadCount: threads,
+            repeats: s.repeats,
+            seedingSeconds: BenchmarkReport.Statistic(seeding),
+            secondsPerIteration: time,
             iterationCount: iterationCount,
-            fitSeconds: BenchmarkReport.Statistic(fits), inertia: inertia,
-            rowsPerSecond: time.reciprocal(times: Double(n)), bytesPerIteration: bytes, flopsPerIteration: flops,
-            bandwidth: time.reciprocal(times: bytes), gflops: time.reciprocal(times: flops / 1e9),
-            rooflineSecondsPerIteration: rooflineSeconds, rooflineFraction: time.reciprocal(times: rooflineSeconds),
-            scannedShare: scannedShare, miniBatchSecondsPerStep: BenchmarkReport.Statistic(perStep), miniBatchSteps: steps,
+            fitSeconds: BenchmarkReport.Statistic(fits),
+            inertia: inertia,
+            rowsPerSecond: time.reciprocal(times: Double(n)),
+            bytesPerIteration: bytes,
+            flopsPerIteration: flops,
+            bandwidth: time.reciprocal(times: bytes),
+            gflops: time.reciprocal(times: flops / 1e9),
+            rooflineSecondsPerIteration: rooflineSeconds,
+            rooflineFraction: time.reciprocal(times: rooflineSeconds),
+            scannedShare: scannedShare,
+            miniBatchSecondsPerStep: BenchmarkReport.Statistic(perStep),
+            miniBatchSteps: steps,
             miniBatchInertia: miniInertia,
             miniBatchInertiaRatio: inertia.median > 0 ? miniInertia.median / inertia.median : nil,
-            peakMemoryBytes: peak?.bytes, peakMemoryScope: peak?.scope.rawValue,
-            matrixBytes: n * d * MemoryLayout<Float>.size)
+            peakMemoryBytes: peak?.bytes,
+            peakMemoryScope: peak?.scope.rawValue,
+            matrixBytes: n * d * MemoryLayout<Float>.size
+        )
     }
 
     /// Times exact cosine top-k of sampled rows against all rows.
     private func search(
-        _ data: Matrix, threadCount threads: Int, machine: MachineProfile, tracker: inout ProgressTracker
+        _ data: Matrix,
+        threadCount threads: Int,
+        machine: MachineProfile,
+        tracker: inout ProgressTracker
     ) async -> BenchmarkReport.SearchResult {
         let s = settings
         let n = data.rowCount
@@ -417,8 +487,11 @@ extension ClusteringBenchmark {
             var start = clock.now
             let index = CosineIndex(
                 FeatureMatrix(
-                    values: data, trackIDs: (0..<Int64(n)).map { $0 },
-                    columnNames: (0..<d).map { "c\($0)" }))
+                    values: data,
+                    trackIDs: (0..<Int64(n)).map { $0 },
+                    columnNames: (0..<d).map { "c\($0)" }
+                )
+            )
             indexTimes.append((clock.now - start).seconds)
             start = clock.now
             let found = await index.nearestNeighbors(of: queries, count: s.neighborCount, taskCount: threads)
@@ -433,12 +506,22 @@ extension ClusteringBenchmark {
         let bytes = queryBlocks * Double(n * d * MemoryLayout<Float>.size)
         let rooflineSeconds = machine.roofline(threadCount: threads)!.minimumSeconds(bytes: bytes, flops: flops)
         return BenchmarkReport.SearchResult(
-            rowCount: n, columnCount: d, threadCount: threads, queryCount: queryCount, neighborCount: s.neighborCount,
-            repeats: s.repeats, indexSeconds: BenchmarkReport.Statistic(indexTimes), seconds: time,
-            queriesPerSecond: time.reciprocal(times: Double(queryCount)), flops: flops,
-            gflops: time.reciprocal(times: flops / 1e9), rooflineSeconds: rooflineSeconds,
-            rooflineFraction: time.reciprocal(times: rooflineSeconds), peakMemoryBytes: peak?.bytes,
-            peakMemoryScope: peak?.scope.rawValue)
+            rowCount: n,
+            columnCount: d,
+            threadCount: threads,
+            queryCount: queryCount,
+            neighborCount: s.neighborCount,
+            repeats: s.repeats,
+            indexSeconds: BenchmarkReport.Statistic(indexTimes),
+            seconds: time,
+            queriesPerSecond: time.reciprocal(times: Double(queryCount)),
+            flops: flops,
+            gflops: time.reciprocal(times: flops / 1e9),
+            rooflineSeconds: rooflineSeconds,
+            rooflineFraction: time.reciprocal(times: rooflineSeconds),
+            peakMemoryBytes: peak?.bytes,
+            peakMemoryScope: peak?.scope.rawValue
+        )
     }
 
     /// `count` distinct rows of `data` chosen uniformly (Floyd's algorithm), in their original order.
@@ -487,7 +570,8 @@ struct ProgressTracker {
     private var doneWeight = 0.0
 
     init(
-        settings: ClusteringBenchmark.Settings, libraryRowCount: Int?,
+        settings: ClusteringBenchmark.Settings,
+        libraryRowCount: Int?,
         report: @escaping (ClusteringBenchmark.Progress) -> Void
     ) {
         self.settings = settings
@@ -551,7 +635,15 @@ struct ProgressTracker {
             fraction > 0.001 ? .seconds(elapsed.seconds * (1 - fraction) / fraction) : nil
         report(
             ClusteringBenchmark.Progress(
-                step: Swift.min(step, stepCount), stepCount: stepCount, configuration: configuration, phase: phase,
-                isStartOfStep: isStartOfStep, fractionDone: fraction, elapsed: elapsed, estimatedRemaining: remaining))
+                step: Swift.min(step, stepCount),
+                stepCount: stepCount,
+                configuration: configuration,
+                phase: phase,
+                isStartOfStep: isStartOfStep,
+                fractionDone: fraction,
+                elapsed: elapsed,
+                estimatedRemaining: remaining
+            )
+        )
     }
 }

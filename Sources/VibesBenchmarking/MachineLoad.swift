@@ -107,8 +107,12 @@ extension MachineLoad {
         let end = snapshot()
         let cpuCount = ProcessInfo.processInfo.activeProcessorCount
         var load = MachineLoad(
-            loadAverage: currentLoadAverage(), logicalCPUCount: cpuCount, otherProcessesShare: nil, stealShare: nil,
-            windowSeconds: (end.instant - start.instant).seconds)
+            loadAverage: currentLoadAverage(),
+            logicalCPUCount: cpuCount,
+            otherProcessesShare: nil,
+            stealShare: nil,
+            windowSeconds: (end.instant - start.instant).seconds
+        )
         if let t0 = start.total, let t1 = end.total, let i0 = start.idle, let i1 = end.idle,
             let s0 = start.steal, let s1 = end.steal, t1 > t0
         {

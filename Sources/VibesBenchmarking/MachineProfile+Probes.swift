@@ -3,9 +3,9 @@ import CBLAS
 import Foundation
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #elseif canImport(Darwin)
-    import Darwin
+import Darwin
 #endif
 
 // The pointer code of the benchmarking tools (style rule 25): every `withUnsafe…`, C call and
@@ -77,15 +77,15 @@ extension ResidentMemory {
     static func processPeakBytes() -> Int? {
         var usage = rusage()
         #if canImport(Glibc)
-            let who = __rusage_who_t(RUSAGE_SELF.rawValue)
+        let who = __rusage_who_t(RUSAGE_SELF.rawValue)
         #else
-            let who = RUSAGE_SELF
+        let who = RUSAGE_SELF
         #endif
         guard getrusage(who, &usage) == 0 else { return nil }
         #if canImport(Darwin)
-            return Int(usage.ru_maxrss)  // bytes on Darwin
+        return Int(usage.ru_maxrss)  // bytes on Darwin
         #else
-            return Int(usage.ru_maxrss) * 1024  // KiB on Linux
+        return Int(usage.ru_maxrss) * 1024  // KiB on Linux
         #endif
     }
 }

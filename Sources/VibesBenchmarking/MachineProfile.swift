@@ -133,7 +133,9 @@ extension MachineProfile {
                 var best = 0.0
                 for _ in 0..<Swift.max(1, options.attempts) {
                     best = Swift.max(
-                        best, await readBandwidth(of: buffer, threadCount: threads, limit: options.bandwidthPassLimit))
+                        best,
+                        await readBandwidth(of: buffer, threadCount: threads, limit: options.bandwidthPassLimit)
+                    )
                 }
                 bandwidths[threads] = best
             }
@@ -159,8 +161,13 @@ extension MachineProfile {
             operatingSystem: ProcessInfo.processInfo.operatingSystemVersionString,
             kernel: (try? String(contentsOfFile: "/proc/sys/kernel/osrelease", encoding: .utf8))?
                 .trimmingCharacters(in: .whitespacesAndNewlines),
-            compiler: compilerVersion, buildConfiguration: buildConfiguration, blas: blasConfiguration,
-            multiplyAddLoop: shape.description, rooflines: rooflines, probeSeconds: (clock.now - start).seconds)
+            compiler: compilerVersion,
+            buildConfiguration: buildConfiguration,
+            blas: blasConfiguration,
+            multiplyAddLoop: shape.description,
+            rooflines: rooflines,
+            probeSeconds: (clock.now - start).seconds
+        )
     }
 
     /// The value of the first `model name` line of `/proc/cpuinfo` text.
@@ -182,17 +189,17 @@ extension MachineProfile {
     /// The compiler version of this build, from `#if compiler(>=…)`.
     static var compilerVersion: String {
         #if compiler(>=7.0)
-            "Swift 7.0 or later"
+        "Swift 7.0 or later"
         #elseif compiler(>=6.4)
-            "Swift 6.4"
+        "Swift 6.4"
         #elseif compiler(>=6.3)
-            "Swift 6.3"
+        "Swift 6.3"
         #elseif compiler(>=6.2)
-            "Swift 6.2"
+        "Swift 6.2"
         #elseif compiler(>=6.1)
-            "Swift 6.1"
+        "Swift 6.1"
         #else
-            "Swift 6.0 or earlier"
+        "Swift 6.0 or earlier"
         #endif
     }
 
@@ -201,16 +208,16 @@ extension MachineProfile {
     /// (`scripts/host-cpu-flags.sh` adds `-target-cpu haswell -DVIBES_HOST_CPU`).
     static var buildConfiguration: String {
         #if DEBUG
-            let configuration = "debug"
+        let configuration = "debug"
         #else
-            let configuration = "release"
+        let configuration = "release"
         #endif
         #if VIBES_HOST_CPU
-            return configuration + ", for x86-64-v3 (AVX2, FMA)"
+        return configuration + ", for x86-64-v3 (AVX2, FMA)"
         #elseif arch(x86_64)
-            return configuration + ", portable x86-64 (SSE2)"
+        return configuration + ", portable x86-64 (SSE2)"
         #else
-            return configuration
+        return configuration
         #endif
     }
 
@@ -248,7 +255,10 @@ extension MachineProfile {
 
     /// The number of passes of `shape` that take about `duration` on one thread, and the rate in
     /// floating-point operations per second seen while finding it.
-    private static func calibrateMultiplyAdd(_ shape: MultiplyAddShape, duration: Duration) -> (
+    private static func calibrateMultiplyAdd(
+        _ shape: MultiplyAddShape,
+        duration: Duration
+    ) -> (
         iterations: Int, rate: Double
     ) {
         let clock = ContinuousClock()

@@ -33,7 +33,9 @@ public struct SyntheticLibrary: Hashable, Sendable {
     /// `cluster` weighs it) followed by key as its sine and cosine — 12 columns, the width of the
     /// project's k-means benchmarks. Its first 10 columns are exactly `cluster`'s default space.
     public static let schema = try! FeatureSchema(
-        features: FeatureSchema.defaultFeatures + [.key], weights: FeatureSchema.defaultWeights)
+        features: FeatureSchema.defaultFeatures + [.key],
+        weights: FeatureSchema.defaultWeights
+    )
 
     /// The names of the columns of a `columnCount`-column benchmark matrix: the first
     /// `columnCount` columns of ``schema``, then `noise_1`, `noise_2`, … for columns beyond it.
@@ -50,11 +52,19 @@ public struct SyntheticLibrary: Hashable, Sendable {
     ///   - seed: The seed; the same seed gives the same table.
     ///   - threadCount: The number of blocks drawn at once; it does not change the result.
     /// - Complexity: O(*n*), about 0.1 s per million tracks per core.
-    public func makeTable(rowCount: Int, seed: UInt64, threadCount: Int = Parallelism.defaultThreadCount) async -> FeatureTable {
+    public func makeTable(
+        rowCount: Int,
+        seed: UInt64,
+        threadCount: Int = Parallelism.defaultThreadCount
+    ) async -> FeatureTable {
         precondition(rowCount >= 0, "A library cannot have a negative number of tracks.")
         let mixture = mixture
         let values = await SyntheticLibrary.generateBlocks(
-            rowCount: rowCount, width: FeatureTable.columnCount, seed: seed, stream: 0, threadCount: threadCount
+            rowCount: rowCount,
+            width: FeatureTable.columnCount,
+            seed: seed,
+            stream: 0,
+            threadCount: threadCount
         ) { rows, rng, output in
             SyntheticLibrary.drawTracks(count: rows, from: mixture, using: &rng, into: &output)
         }
@@ -71,16 +81,30 @@ public struct SyntheticLibrary: Hashable, Sendable {
     ///   - seed: The seed; the same seed gives the same matrix, bit for bit.
     ///   - threadCount: The number of blocks drawn at once; it does not change the result.
     /// - Complexity: O(*n* · *d*): about 0.3 s per million rows on the 2-core machine.
-    public func makeMatrix(rowCount: Int, columnCount: Int = 12, seed: UInt64, threadCount: Int = Parallelism.defaultThreadCount) async -> Matrix {
+    public func makeMatrix(
+        rowCount: Int,
+        columnCount: Int = 12,
+        seed: UInt64,
+        threadCount: Int = Parallelism.defaultThreadCount
+    ) async -> Matrix {
         let table = await makeTable(rowCount: rowCount, seed: seed, threadCount: threadCount)
         let space = SyntheticLibrary.schema.makeSpace(from: table)
         return await SyntheticLibrary.fitting(
-            space.matrix.values, toColumnCount: columnCount, seed: seed, threadCount: threadCount)
+            space.matrix.values,
+            toColumnCount: columnCount,
+            seed: seed,
+            threadCount: threadCount
+        )
     }
 
     /// Returns `matrix` with `columnCount` columns: its first `columnCount` columns, or all of them
     /// followed by independent standard normal columns (z-scores of noise, seeded by `seed`).
-    public static func fitting(_ matrix: Matrix, toColumnCount columnCount: Int, seed: UInt64, threadCount: Int = Parallelism.defaultThreadCount)
+    public static func fitting(
+        _ matrix: Matrix,
+        toColumnCount columnCount: Int,
+        seed: UInt64,
+        threadCount: Int = Parallelism.defaultThreadCount
+    )
         async -> Matrix
     {
         precondition(columnCount >= 1, "A matrix needs at least one column.")
@@ -95,7 +119,9 @@ public struct SyntheticLibrary: Hashable, Sendable {
         }
         let extra = columnCount - d
         let noise = await generateBlocks(rowCount: n, width: extra, seed: seed, stream: 1, threadCount: threadCount) {
-            rows, rng, output in
+            rows,
+            rng,
+            output in
             var normals = NormalDraws()
             for _ in 0..<rows * extra { output.append(Float(normals.next(using: &rng))) }
         }
@@ -112,7 +138,11 @@ public struct SyntheticLibrary: Hashable, Sendable {
     /// `threadCount` tasks and concatenated in block order. Block *b* draws from a generator seeded
     /// by `seed`, `stream` and *b* only.
     static func generateBlocks(
-        rowCount: Int, width: Int, seed: UInt64, stream: UInt64, threadCount: Int,
+        rowCount: Int,
+        width: Int,
+        seed: UInt64,
+        stream: UInt64,
+        threadCount: Int,
         draw: @escaping @Sendable (_ rows: Int, _ rng: inout SplitMix64, _ output: inout [Float]) -> Void
     ) async -> [Float] {
         let blockCount = (rowCount + blockSize - 1) / blockSize
@@ -145,7 +175,10 @@ public struct SyntheticLibrary: Hashable, Sendable {
 
     /// Appends `count` tracks drawn from `mixture` to `output`, one ``Features/FeatureTable`` row each.
     static func drawTracks(
-        count: Int, from mixture: AudioFeatureMixture, using rng: inout SplitMix64, into output: inout [Float]
+        count: Int,
+        from mixture: AudioFeatureMixture,
+        using rng: inout SplitMix64,
+        into output: inout [Float]
     ) {
         let features = AudioFeatureMixture.continuousFeatures
         let columns = features.map { FeatureTable.columnIndex(of: $0) }

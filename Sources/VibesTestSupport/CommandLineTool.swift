@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The built `vibes-analyze` executable, run as a user runs it.
 public enum CommandLineTool {
@@ -14,7 +15,9 @@ public enum CommandLineTool {
     /// The path of the executable that `swift test` built beside the test bundle.
     public static let executablePath: String = {
         let candidates = [
-            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("vibes-analyze").path,
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
+                "vibes-analyze"
+            ).path,
             Bundle.main.bundleURL.appendingPathComponent("vibes-analyze").path,
             Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("vibes-analyze").path,
         ]
@@ -22,7 +25,8 @@ public enum CommandLineTool {
     }()
 
     /// Starts the tool with `arguments`; the caller waits for it.
-    public static func start(_ arguments: [String], environment: [String: String] = [:]) throws -> (Process, Pipe, Pipe) {
+    public static func start(_ arguments: [String], environment: [String: String] = [:]) throws -> (Process, Pipe, Pipe)
+    {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executablePath)
         process.arguments = arguments
@@ -51,7 +55,9 @@ public enum CommandLineTool {
     ///   - outputBase: Where the output files go (`.out`, `.err`), so a test can watch stderr while
     ///     the tool runs; a temporary path by default.
     public static func run(
-        _ arguments: [String], environment: [String: String] = [:], inheritsEnvironment: Bool = true,
+        _ arguments: [String],
+        environment: [String: String] = [:],
+        inheritsEnvironment: Bool = true,
         outputBase: String? = nil
     ) async throws -> Result {
         let base = outputBase ?? NSTemporaryDirectory() + "vibes-cli-" + UUID().uuidString
@@ -88,8 +94,6 @@ public enum CommandLineTool {
         return Result(status: status, stdout: read(base + ".out"), stderr: read(base + ".err"), wasSignalled: signalled)
     }
 }
-
-import Synchronization
 
 /// A value handed from one thread to another.
 final class Mutexed<Value: Sendable>: Sendable {

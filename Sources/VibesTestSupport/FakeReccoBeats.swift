@@ -98,7 +98,10 @@ public actor FakeReccoBeatsState {
     /// Answers `times` requests whose path starts with `prefix` with `fault`, after letting the
     /// first `after` of them through.
     public func inject(
-        _ fault: FakeReccoBeatsFault, on prefix: String = "/v1/audio-features", times: Int = 1, after: Int = 0
+        _ fault: FakeReccoBeatsFault,
+        on prefix: String = "/v1/audio-features",
+        times: Int = 1,
+        after: Int = 0
     ) {
         for _ in 0..<times { faults.append((prefix, fault, after)) }
     }
@@ -106,11 +109,21 @@ public actor FakeReccoBeatsState {
     /// Adds a record found by its ISRC.
     @discardableResult
     public func addISRCRecord(
-        isrc: String, spotifyID: String, title: String, artist: String, durationMS: Int
+        isrc: String,
+        spotifyID: String,
+        title: String,
+        artist: String,
+        durationMS: Int
     ) -> FakeReccoBeatsRecord {
         let record = FakeReccoBeatsRecord(
-            uuid: Self.uuid(for: spotifyID), spotifyID: spotifyID, isrc: isrc, title: title, artist: artist,
-            durationMS: durationMS, values: Self.values(for: spotifyID))
+            uuid: Self.uuid(for: spotifyID),
+            spotifyID: spotifyID,
+            isrc: isrc,
+            title: title,
+            artist: artist,
+            durationMS: durationMS,
+            values: Self.values(for: spotifyID)
+        )
         isrcRecords.append(record)
         return record
     }
@@ -132,7 +145,7 @@ public actor FakeReccoBeatsState {
     public static func values(for spotifyID: String) -> [String: Double] {
         var seed = hash(spotifyID)
         func next() -> Double {
-            seed = seed &* 6364136223846793005 &+ 1442695040888963407
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             return Double(seed >> 11) / Double(1 << 53)
         }
         func rounded(_ value: Double, _ digits: Double = 1000) -> Double { (value * digits).rounded() / digits }
@@ -154,7 +167,8 @@ public actor FakeReccoBeatsState {
     static func uuid(for spotifyID: String) -> String {
         let hex = String(format: "%016llx", hash(spotifyID)) + String(format: "%016llx", hash(spotifyID + "#"))
         let c = Array(hex)
-        return "\(String(c[0..<8]))-\(String(c[8..<12]))-4\(String(c[13..<16]))-a\(String(c[17..<20]))-\(String(c[20..<32]))"
+        return
+            "\(String(c[0..<8]))-\(String(c[8..<12]))-4\(String(c[13..<16]))-a\(String(c[17..<20]))-\(String(c[20..<32]))"
     }
 
     // MARK: - Handling
@@ -171,15 +185,22 @@ public actor FakeReccoBeatsState {
         switch fault {
         case .rateLimited(let retryAfter):
             return FakeResponse(
-                status: 429, headers: retryAfter.map { ["Retry-After": $0] } ?? [:],
-                body: Self.errorBody(429, code: 4291, message: "Too many requests"))
+                status: 429,
+                headers: retryAfter.map { ["Retry-After": $0] } ?? [:],
+                body: Self.errorBody(429, code: 4291, message: "Too many requests")
+            )
         case .status(let status):
             let code = status == 400 ? 4004 : status == 404 ? 4041 : nil
             return FakeResponse(
-                status: status, headers: [:],
-                body: Self.errorBody(status, code: code, message: status >= 500 ? "Internal error" : "Validation error"))
+                status: status,
+                headers: [:],
+                body: Self.errorBody(status, code: code, message: status >= 500 ? "Internal error" : "Validation error")
+            )
         case .malformedBody:
-            return .json(200, Data(#"{"content": [{"href": "https://open.spotify.com/track/x", "energy": "loud"}"#.utf8))
+            return .json(
+                200,
+                Data(#"{"content": [{"href": "https://open.spotify.com/track/x", "energy": "loud"}"#.utf8)
+            )
         case .foreignItem, nil:
             break
         }
@@ -195,8 +216,14 @@ public actor FakeReccoBeatsState {
                 let record =
                     isrcRecords.first { $0.spotifyID == id }
                     ?? FakeReccoBeatsRecord(
-                        uuid: Self.uuid(for: id), spotifyID: id, isrc: nil, title: "Track \(id)", artist: "Artist",
-                        durationMS: 200_000, values: Self.values(for: id))
+                        uuid: Self.uuid(for: id),
+                        spotifyID: id,
+                        isrc: nil,
+                        title: "Track \(id)",
+                        artist: "Artist",
+                        durationMS: 200_000,
+                        values: Self.values(for: id)
+                    )
                 items.append(path == "/v1/track" ? Self.trackItem(record) : Self.featuresItem(record))
             } else if let record = isrcRecords.first(where: { $0.uuid == id }), path == "/v1/track" {
                 items.append(Self.trackItem(record))
@@ -208,8 +235,14 @@ public actor FakeReccoBeatsState {
         }
         if fault == .foreignItem {
             let stranger = FakeReccoBeatsRecord(
-                uuid: Self.uuid(for: "stranger"), spotifyID: "7ouMYWpwJ422jRcDASZB7P", isrc: "GBUM71029604",
-                title: "Stranger", artist: "Nobody", durationMS: 1, values: Self.values(for: "stranger"))
+                uuid: Self.uuid(for: "stranger"),
+                spotifyID: "7ouMYWpwJ422jRcDASZB7P",
+                isrc: "GBUM71029604",
+                title: "Stranger",
+                artist: "Nobody",
+                durationMS: 1,
+                values: Self.values(for: "stranger")
+            )
             items.append(Self.featuresItem(stranger))
         }
         // The service documents no order: answer in reverse so that no client can pair by position.
@@ -230,9 +263,12 @@ public actor FakeReccoBeatsState {
     static func trackItem(_ record: FakeReccoBeatsRecord) -> [String: Any] {
         [
             "id": record.uuid, "trackTitle": record.title,
-            "artists": [["id": uuid(for: record.artist), "name": record.artist, "href": "https://open.spotify.com/artist/x"]],
+            "artists": [
+                ["id": uuid(for: record.artist), "name": record.artist, "href": "https://open.spotify.com/artist/x"]
+            ],
             "durationMs": record.durationMS, "isrc": record.isrc ?? NSNull(), "ean": NSNull(), "upc": NSNull(),
-            "href": "https://open.spotify.com/track/\(record.spotifyID)", "availableCountries": "DE,US", "popularity": 50,
+            "href": "https://open.spotify.com/track/\(record.spotifyID)", "availableCountries": "DE,US",
+            "popularity": 50,
         ]
     }
 
@@ -264,6 +300,9 @@ private struct FakeReccoBeatsHandler: HTTPHandler {
         for (name, value) in answer.headers { headers[HTTPHeader(name)] = value }
         headers[.contentType] = "application/json"
         return FlyingFox.HTTPResponse(
-            statusCode: HTTPStatusCode(answer.status, phrase: "Fake"), headers: headers, body: answer.body)
+            statusCode: HTTPStatusCode(answer.status, phrase: "Fake"),
+            headers: headers,
+            body: answer.body
+        )
     }
 }

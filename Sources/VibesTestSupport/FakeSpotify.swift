@@ -128,7 +128,11 @@ public actor FakeSpotifyState {
     /// Adds a playlist with `trackCount` generated tracks, plus optional special entries.
     @discardableResult
     public func addPlaylist(
-        name: String, trackCount: Int, localFiles: Int = 0, episodes: Int = 0, removedTracks: Int = 0,
+        name: String,
+        trackCount: Int,
+        localFiles: Int = 0,
+        episodes: Int = 0,
+        removedTracks: Int = 0,
         owner: String = "wizzler"
     ) -> FakePlaylist {
         playlistSerial += 1
@@ -227,8 +231,10 @@ public actor FakeSpotifyState {
                 return FakeResponse(status: 200, headers: [:], body: Data(#"{"items": [{"added_at""#.utf8), drops: true)
             case .malformedJSON:
                 return FakeResponse(
-                    status: 200, headers: [:],
-                    body: Data(#"{"items": [{"track": {"id": "x", "name": "access_token=leaky", "#.utf8))
+                    status: 200,
+                    headers: [:],
+                    body: Data(#"{"items": [{"track": {"id": "x", "name": "access_token=leaky", "#.utf8)
+                )
             case .expireAccessTokens:
                 validAccessTokens.removeAll()
             }
@@ -267,7 +273,9 @@ public actor FakeSpotifyState {
             var form = URLComponents()
             form.percentEncodedQuery = String(decoding: request.body, as: UTF8.self)
             let fields = Dictionary(
-                (form.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { first, _ in first })
+                (form.queryItems ?? []).map { ($0.name, $0.value ?? "") },
+                uniquingKeysWith: { first, _ in first }
+            )
             let hasSecret = request.authorization?.hasPrefix("Basic ") ?? false
             guard hasSecret || fields["client_id"] != nil else {
                 return .json(400, Fixtures.data("spotify/token-error-invalid-client.json"))
@@ -278,14 +286,17 @@ public actor FakeSpotifyState {
                     issued.redirectURI == fields["redirect_uri"]
                 else {
                     return .json(
-                        400, Data(#"{"error":"invalid_grant","error_description":"Invalid authorization code"}"#.utf8))
+                        400,
+                        Data(#"{"error":"invalid_grant","error_description":"Invalid authorization code"}"#.utf8)
+                    )
                 }
                 if let challenge = issued.challenge {
                     let verifier = fields["code_verifier"] ?? ""
                     guard Self.s256(verifier) == challenge else {
                         return .json(
                             400,
-                            Data(#"{"error":"invalid_grant","error_description":"code_verifier was incorrect"}"#.utf8))
+                            Data(#"{"error":"invalid_grant","error_description":"code_verifier was incorrect"}"#.utf8)
+                        )
                     }
                 }
                 return .json(200, tokenBody(fixture: "token-authorization-code.json", refresh: true))
@@ -346,7 +357,9 @@ public actor FakeSpotifyState {
         if method == "GET", match("me/playlists") != nil {
             let slice = playlists.dropFirst(offset).prefix(limit).map(playlistObject)
             return .json(
-                200, page(Array(slice), path: "/v1/me/playlists", offset: offset, limit: limit, total: playlists.count))
+                200,
+                page(Array(slice), path: "/v1/me/playlists", offset: offset, limit: limit, total: playlists.count)
+            )
         }
         if method == "POST", match("me/playlists") != nil {
             let body = (try? JSONSerialization.jsonObject(with: request.body)) as? [String: Any] ?? [:]
@@ -365,7 +378,8 @@ public actor FakeSpotifyState {
                 let items = playlist.entries.dropFirst(offset).prefix(limit).map(playlistItem)
                 return .json(
                     200,
-                    page(Array(items), path: request.path, offset: offset, limit: limit, total: playlist.entries.count))
+                    page(Array(items), path: request.path, offset: offset, limit: limit, total: playlist.entries.count)
+                )
             }
             let body = (try? JSONSerialization.jsonObject(with: request.body)) as? [String: Any] ?? [:]
             let uris = body["uris"] as? [String] ?? []
@@ -465,7 +479,8 @@ public actor FakeSpotifyState {
         let id = isNewer ? Self.makeID(prefix: "V", newerSavedTrackCount - position) : Self.savedTrackID(index)
         let date = Date(
             timeIntervalSince1970: isNewer
-                ? 1_700_000_000 + Double(newerSavedTrackCount - position) * 3600 : 1_700_000_000 - Double(index) * 3600)
+                ? 1_700_000_000 + Double(newerSavedTrackCount - position) * 3600 : 1_700_000_000 - Double(index) * 3600
+        )
         return [
             "added_at": date.formatted(.iso8601),
             "track": trackObject(id: id, name: isNewer ? "New \(position)" : "Saved \(index)"),
@@ -595,17 +610,22 @@ private struct FakeSpotifyHandler: HTTPHandler {
 
     func handleRequest(_ request: FlyingFox.HTTPRequest) async throws -> FlyingFox.HTTPResponse {
         let recorded = FakeSpotifyRequest(
-            method: request.method.rawValue, path: request.path,
+            method: request.method.rawValue,
+            path: request.path,
             query: Dictionary(request.query.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first }),
-            authorization: request.headers[.authorization], body: try await request.bodyData)
+            authorization: request.headers[.authorization],
+            body: try await request.bodyData
+        )
         let answer = await state.handle(recorded)
         var headers = HTTPHeaders()
         for (name, value) in answer.headers { headers[HTTPHeader(name)] = value }
         let status = HTTPStatusCode(answer.status, phrase: "Fake")
         if answer.drops {
             return FlyingFox.HTTPResponse(
-                statusCode: status, headers: headers,
-                body: HTTPBodySequence(from: TruncatedBody(prefix: Array(answer.body)), count: answer.body.count + 500))
+                statusCode: status,
+                headers: headers,
+                body: HTTPBodySequence(from: TruncatedBody(prefix: Array(answer.body)), count: answer.body.count + 500)
+            )
         }
         return FlyingFox.HTTPResponse(statusCode: status, headers: headers, body: answer.body)
     }

@@ -8,7 +8,11 @@ import FlyingSocks
 /// - Parameter body: Receives the port the server listens on.
 func withLoopbackServer<T>(handler: some HTTPHandler, _ body: (UInt16) async throws -> T) async throws -> T {
     let server = HTTPServer(
-        address: try .inet(ip4: "127.0.0.1", port: 0), timeout: 30, logger: .disabled, handler: handler)
+        address: try .inet(ip4: "127.0.0.1", port: 0),
+        timeout: 30,
+        logger: .disabled,
+        handler: handler
+    )
     let task = Task { try await server.run() }
     defer { task.cancel() }
     try await server.waitUntilListening(timeout: 60)  // generous: a loaded CI machine starts slowly

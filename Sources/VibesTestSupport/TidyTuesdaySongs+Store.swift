@@ -10,13 +10,18 @@ extension LibraryStore {
                 sql: """
                     INSERT INTO import_runs (path, format, sha256, started_at, finished_at)
                     VALUES ('songs', 'features-csv', 'songs', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z')
-                    """)
+                    """
+            )
             let writer = try ImportWriter(db, runID: db.lastInsertedRowID, fetchedAt: "2026-01-01T00:00:00Z")
             for song in songs {
                 let track = Track(
-                    spotifyID: SpotifyID(song.spotifyID), name: song.name, artists: [song.artist],
-                    album: song.album.isEmpty ? nil : song.album, durationMS: song.durationMS,
-                    popularity: song.popularity)
+                    spotifyID: SpotifyID(song.spotifyID),
+                    name: song.name,
+                    artists: [song.artist],
+                    album: song.album.isEmpty ? nil : song.album,
+                    durationMS: song.durationMS,
+                    popularity: song.popularity
+                )
                 let written = try writer.write(track)
                 try writer.write(song.features, trackID: written.id, source: .file(format: "features-csv"))
                 let tags = song.genres.sorted().map { (kind: "genre", value: $0) }

@@ -19,8 +19,14 @@ public struct TidyTuesdaySongs: Sendable {
         public var features: AudioFeatures
 
         public init(
-            spotifyID: String, name: String, artist: String, album: String = "", popularity: Int? = nil,
-            durationMS: Int? = nil, genres: Set<String> = [], features: AudioFeatures
+            spotifyID: String,
+            name: String,
+            artist: String,
+            album: String = "",
+            popularity: Int? = nil,
+            durationMS: Int? = nil,
+            genres: Set<String> = [],
+            features: AudioFeatures
         ) {
             self.spotifyID = spotifyID
             self.name = name
@@ -40,18 +46,30 @@ public struct TidyTuesdaySongs: Sendable {
             return (1...count).map { number in
                 let energy = generator.nextUnitInterval()
                 let features = AudioFeatures(
-                    danceability: generator.nextUnitInterval(), energy: energy, key: generator.next(below: 12),
-                    loudness: -20 + 18 * energy, mode: generator.next(below: 2),
+                    danceability: generator.nextUnitInterval(),
+                    energy: energy,
+                    key: generator.next(below: 12),
+                    loudness: -20 + 18 * energy,
+                    mode: generator.next(below: 2),
                     speechiness: generator.nextUnitInterval() * 0.3,
-                    acousticness: 1 - energy, instrumentalness: generator.nextUnitInterval() * 0.5,
-                    liveness: generator.nextUnitInterval() * 0.4, valence: generator.nextUnitInterval(),
-                    tempo: 80 + 80 * generator.nextUnitInterval(), timeSignature: 4)
+                    acousticness: 1 - energy,
+                    instrumentalness: generator.nextUnitInterval() * 0.5,
+                    liveness: generator.nextUnitInterval() * 0.4,
+                    valence: generator.nextUnitInterval(),
+                    tempo: 80 + 80 * generator.nextUnitInterval(),
+                    timeSignature: 4
+                )
                 let id = String((0..<22).map { _ in alphabet[generator.next(below: alphabet.count)] })
                 return Song(
-                    spotifyID: id, name: "Song \(number)", artist: "Artist \(number % 6)",
+                    spotifyID: id,
+                    name: "Song \(number)",
+                    artist: "Artist \(number % 6)",
                     album: "Album \(number % 10)",
-                    popularity: generator.next(below: 100), durationMS: 150_000 + generator.next(below: 120_000),
-                    genres: [energy > 0.5 ? "loud" : "soft"], features: features)
+                    popularity: generator.next(below: 100),
+                    durationMS: 150_000 + generator.next(below: 120_000),
+                    genres: [energy > 0.5 ? "loud" : "soft"],
+                    features: features
+                )
             }
         }
     }
@@ -64,7 +82,9 @@ public struct TidyTuesdaySongs: Sendable {
     /// features also run on a fresh clone.
     public static func realOrBundledSample() throws -> TidyTuesdaySongs {
         try TidyTuesdaySongs(
-            path: SharedData.isAvailable ? SharedData.path("tidytuesday-2020-01-21/spotify_songs.csv") : SampleLibrary.path)
+            path: SharedData.isAvailable
+                ? SharedData.path("tidytuesday-2020-01-21/spotify_songs.csv") : SampleLibrary.path
+        )
     }
 
     /// Reads the file at `path`.
@@ -94,9 +114,16 @@ public struct TidyTuesdaySongs: Sendable {
             positions[record[id]] = songs.count
             songs.append(
                 Song(
-                    spotifyID: record[id], name: record[name], artist: record[artist], album: record[album],
-                    popularity: Int(record[popularity]), durationMS: Int(record[duration]), genres: [record[genre]],
-                    features: features))
+                    spotifyID: record[id],
+                    name: record[name],
+                    artist: record[artist],
+                    album: record[album],
+                    popularity: Int(record[popularity]),
+                    durationMS: Int(record[duration]),
+                    genres: [record[genre]],
+                    features: features
+                )
+            )
         }
         self.songs = songs
     }

@@ -12,14 +12,16 @@ extension VibesAnalyze {
                 http://127.0.0.1:8977/callback (or the port you choose with --port). Spotify refuses \
                 "localhost"; use 127.0.0.1. The session is kept in a file only you can read.
                 """,
-            subcommands: [Login.self, Status.self, Logout.self])
+            subcommands: [Login.self, Status.self, Logout.self]
+        )
     }
 }
 
 extension VibesAnalyze.Auth {
     struct Login: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Sign in to Spotify (Authorization Code with PKCE, or with the client secret when one is set).")
+            abstract: "Sign in to Spotify (Authorization Code with PKCE, or with the client secret when one is set)."
+        )
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var spotify: SpotifyOptions
@@ -32,7 +34,9 @@ extension VibesAnalyze.Auth {
         var port: UInt16?
 
         @Flag(
-            name: .long, help: "Do not start a browser or a local server; paste the URL the browser was redirected to.")
+            name: .long,
+            help: "Do not start a browser or a local server; paste the URL the browser was redirected to."
+        )
         var noBrowser = false
 
         @Flag(
@@ -43,7 +47,8 @@ extension VibesAnalyze.Auth {
 
         @Option(
             name: .long,
-            help: "Also ask for this scope, such as user-modify-playback-state (for playlist push --play). Repeatable.")
+            help: "Also ask for this scope, such as user-modify-playback-state (for playlist push --play). Repeatable."
+        )
         var scope: [String] = []
 
         @Option(name: .long, help: "Seconds to wait for the browser to come back. Defaults to 300.")
@@ -66,8 +71,10 @@ extension VibesAnalyze.Auth {
                 let configuration = try spotify.configuration(port: port)
                 guard let credentials = configuration.credentials else { throw SpotifyError.missingClientID }
                 let accounts = SpotifyAccounts(
-                    credentials: credentials, baseURL: configuration.accountsBaseURL,
-                    transport: RetryingTransport(base: URLSessionTransport(timeout: SpotifyOptions.requestTimeout)))
+                    credentials: credentials,
+                    baseURL: configuration.accountsBaseURL,
+                    transport: RetryingTransport(base: URLSessionTransport(timeout: SpotifyOptions.requestTimeout))
+                )
                 let scopes = Scope.vibesDefault.union(scope.compactMap(Scope.init(rawValue:)))
                 var session: SpotifySession
                 if clientCredentials {
@@ -85,7 +92,9 @@ extension VibesAnalyze.Auth {
                 } else {
                     let quiet = global.quiet
                     session = try await accounts.logIn(
-                        port: configuration.redirectPort, scopes: scopes, timeout: .seconds(timeout)
+                        port: configuration.redirectPort,
+                        scopes: scopes,
+                        timeout: .seconds(timeout)
                     ) { url in
                         Console.diagnostic(
                             "Opening Spotify's sign-in page. If no browser opens, open this URL:\n\n  \(url.absoluteString)\n"
@@ -103,21 +112,29 @@ extension VibesAnalyze.Auth {
                 try await tokens.save(session)
                 if session.grant != .clientCredentials {
                     let client = SpotifyClient(
-                        tokens: tokens, clientID: credentials.clientID, baseURL: configuration.apiBaseURL)
+                        tokens: tokens,
+                        clientID: credentials.clientID,
+                        baseURL: configuration.apiBaseURL
+                    )
                     let me = try await client.currentUser()
                     session.userID = me.id
                     session.userName = me.displayName
                     try await tokens.save(session)
                 }
                 try Status.printSummary(
-                    session, path: configuration.sessionPath, json: global.json, heading: "Signed in")
+                    session,
+                    path: configuration.sessionPath,
+                    json: global.json,
+                    heading: "Signed in"
+                )
             }
         }
     }
 
     struct Status: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Show who is signed in, the scopes granted and when the access token expires.")
+            abstract: "Show who is signed in, the scopes granted and when the access token expires."
+        )
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var spotify: SpotifyOptions
@@ -149,8 +166,14 @@ extension VibesAnalyze.Auth {
             var sessionFile: String
 
             enum CodingKeys: String, CodingKey {
-                case signedIn = "signed_in", userID = "user_id", userName = "user_name", grant
-                case clientID = "client_id", scopes, expiresAt = "expires_at", sessionFile = "session_file"
+                case signedIn = "signed_in"
+                case userID = "user_id"
+                case userName = "user_name"
+                case grant
+                case clientID = "client_id"
+                case scopes
+                case expiresAt = "expires_at"
+                case sessionFile = "session_file"
             }
         }
 
@@ -158,9 +181,15 @@ extension VibesAnalyze.Auth {
             if json {
                 try Console.printJSON(
                     Summary(
-                        userID: session.userID, userName: session.userName, grant: session.grant.rawValue,
-                        clientID: session.clientID, scopes: session.scopes, expiresAt: session.expiresAt,
-                        sessionFile: path))
+                        userID: session.userID,
+                        userName: session.userName,
+                        grant: session.grant.rawValue,
+                        clientID: session.clientID,
+                        scopes: session.scopes,
+                        expiresAt: session.expiresAt,
+                        sessionFile: path
+                    )
+                )
                 return
             }
             let who =
@@ -178,7 +207,8 @@ extension VibesAnalyze.Auth {
                   Scopes:        \(session.scopes.isEmpty ? "(none)" : session.scopes.joined(separator: " "))
                   Access token:  expires \(expiry)
                   Session file:  \(path)
-                """)
+                """
+            )
         }
     }
 
@@ -197,7 +227,8 @@ extension VibesAnalyze.Auth {
                 if !global.quiet {
                     print(
                         hadSession
-                            ? "Signed out; removed \(configuration.sessionPath)." : "Not signed in; nothing to remove.")
+                            ? "Signed out; removed \(configuration.sessionPath)." : "Not signed in; nothing to remove."
+                    )
                     print(
                         "To revoke the app's access on Spotify's side too, visit https://www.spotify.com/account/apps/."
                     )

@@ -19,7 +19,8 @@ extension VibesAnalyze {
                 second), peak memory and inertia, and warns when other work is running. With the defaults it \
                 takes about a minute on a 2-core machine; --n 1e5 --repeats 1 takes a few seconds. Build with \
                 -c release for figures that mean something.
-                """)
+                """
+        )
 
         /// An output format of the results.
         enum Format: String, ExpressibleByArgument, CaseIterable {
@@ -37,7 +38,9 @@ extension VibesAnalyze {
             name: .customLong("n"),
             help: ArgumentHelp(
                 "The row counts N, comma-separated, such as 1e5,1e6, 250000, 100k or 1m. Default: 1e5,1e6; with --data library, the whole library (a given N draws that many tracks from it with replacement).",
-                valueName: "counts"))
+                valueName: "counts"
+            )
+        )
         var rowCounts: CountList?
 
         @Option(
@@ -80,12 +83,17 @@ extension VibesAnalyze {
         @Option(
             help: ArgumentHelp(
                 "Also write a chart of the time per Lloyd iteration against N and k as SVG to this file.",
-                valueName: "file"))
+                valueName: "file"
+            )
+        )
         var svg: String?
 
         @Option(
             help: ArgumentHelp(
-                "Also write the results, the machine and the chart as one HTML page to this file.", valueName: "file"))
+                "Also write the results, the machine and the chart as one HTML page to this file.",
+                valueName: "file"
+            )
+        )
         var html: String?
 
         @Option(help: .hidden)
@@ -97,7 +105,8 @@ extension VibesAnalyze {
         func validate() throws {
             if let rowCounts, let k = clusterCounts.values.max(), let n = rowCounts.values.min(), k > n {
                 throw ValidationError(
-                    "Please choose every --k at most the smallest --n (k = \(k) is more than N = \(n)).")
+                    "Please choose every --k at most the smallest --n (k = \(k) is more than N = \(n))."
+                )
             }
             guard (1...1_024).contains(columnCount) else {
                 throw ValidationError("Please choose --d from 1 to 1024 (got \(columnCount)).")
@@ -165,7 +174,8 @@ extension VibesAnalyze {
                 }
                 if showsBar {
                     FileHandle.standardError.write(
-                        Data(("\r" + progress.renderedLine(width: width - 1) + "\u{1B}[K").utf8))
+                        Data(("\r" + progress.renderedLine(width: width - 1) + "\u{1B}[K").utf8)
+                    )
                 }
             }
             if showsBar { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
@@ -204,7 +214,9 @@ extension VibesAnalyze {
             let url = URL(fileURLWithPath: path)
             do {
                 try FileManager.default.createDirectory(
-                    at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+                    at: url.deletingLastPathComponent(),
+                    withIntermediateDirectories: true
+                )
                 try Data(text.utf8).write(to: url, options: .atomic)
             } catch {
                 throw ReportError.cannotWrite(path: path, reason: error.localizedDescription)
@@ -243,7 +255,8 @@ extension VibesAnalyze {
                     "Regenerate it after changing the fit with",
                     "`swift run vibes-analyze bench --fit-mixture samples/tidytuesday-sample.csv > Sources/Analytics/Benchmarking/AudioFeatureMixture+TidyTuesdaySample.swift`;",
                     "`AudioFeatureMixtureTests` checks that it matches a fresh fit.",
-                ])
+                ]
+            )
         }
     }
 }

@@ -13,7 +13,8 @@ extension VibesAnalyze {
         static let configuration = CommandConfiguration(
             commandName: "bench-kmeans",
             abstract: "Time Lloyd's k-means iterations on raw float32 data and initial centres.",
-            shouldDisplay: false)
+            shouldDisplay: false
+        )
 
         @Option(help: "A file of N × d little-endian float32 values, row-major.")
         var data: String
@@ -33,7 +34,10 @@ extension VibesAnalyze {
         @Option(help: "The distance kernel: fused or blas.")
         var kernel: String = "fused"
 
-        @Flag(inversion: .prefixedNo, help: "Skip rows by Hamerly's bound (exact); --no-bounds scans every row each iteration.")
+        @Flag(
+            inversion: .prefixedNo,
+            help: "Skip rows by Hamerly's bound (exact); --no-bounds scans every row each iteration."
+        )
         var bounds = true
 
         @Option(help: "Run mini-batch k-means with this batch size instead of Lloyd's algorithm.")
@@ -80,7 +84,8 @@ extension VibesAnalyze {
             let fitMS = (clock.now - start).milliseconds
             let result: [String: Double] = [
                 "iterations": Double(model.iterationCount),
-                "ms_per_iteration": model.timings.iterations.milliseconds / Double(max(1, model.timings.iterationCount)),
+                "ms_per_iteration": model.timings.iterations.milliseconds
+                    / Double(max(1, model.timings.iterationCount)),
                 "fit_ms": fitMS,
                 "final_assignment_ms": model.timings.finalAssignment.milliseconds,
                 "inertia": model.inertia,
@@ -107,7 +112,9 @@ extension VibesAnalyze {
             }
             var elements = [Float](repeating: 0, count: byteCount / 4)
             let read = elements.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, file) }
-            guard read == byteCount else { throw ValidationError("Could read only \(read) of \(byteCount) bytes of \(path).") }
+            guard read == byteCount else {
+                throw ValidationError("Could read only \(read) of \(byteCount) bytes of \(path).")
+            }
             return Matrix(rowCount: elements.count / columns, columnCount: columns, elements: elements)
         }
     }

@@ -13,7 +13,8 @@ extension VibesAnalyze {
         static let configuration = CommandConfiguration(
             commandName: "bench-knn",
             abstract: "Time exact cosine top-k search on raw float32 data and queries.",
-            shouldDisplay: false)
+            shouldDisplay: false
+        )
 
         @Option(help: "A file of N × d little-endian float32 values, row-major: the indexed items.")
         var data: String
@@ -50,8 +51,11 @@ extension VibesAnalyze {
             let buildStart = clock.now
             let index = CosineIndex(
                 FeatureMatrix(
-                    values: x, trackIDs: (0..<Int64(x.rowCount)).map { $0 }, columnNames: (0..<columns).map { "c\($0)" }
-                ))
+                    values: x,
+                    trackIDs: (0..<Int64(x.rowCount)).map { $0 },
+                    columnNames: (0..<columns).map { "c\($0)" }
+                )
+            )
             let buildTime = clock.now - buildStart
             var best = Duration.seconds(1_000_000)
             var result: [[Neighbor]] = []
@@ -67,7 +71,8 @@ extension VibesAnalyze {
                     for (slot, neighbor) in found.enumerated() { flat[query * neighbors + slot] = Int32(neighbor.row) }
                 }
                 try flat.map { $0.littleEndian }.withUnsafeBytes { Data($0) }.write(
-                    to: URL(fileURLWithPath: indicesOut))
+                    to: URL(fileURLWithPath: indicesOut)
+                )
             }
             let build = Double(buildTime.components.seconds) + Double(buildTime.components.attoseconds) / 1e18
             try Console.printJSON([

@@ -15,14 +15,16 @@ extension VibesAnalyze {
                 deviations, such as "Calm acoustic". With --k auto, every k from 2 to --max-k is \
                 tried and the one with the best silhouette is kept; the scores are printed. \
                 The same seed gives the same vibes.
-                """)
+                """
+        )
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup(title: "Scope") var scope: PlaylistScopeOptions
 
         @Option(
             name: .customLong("from"),
-            help: "Cluster your library (the default), or the library and the reference pool (all).")
+            help: "Cluster your library (the default), or the library and the reference pool (all)."
+        )
         var pool: CandidatePool = .library
 
         @Option(name: .customLong("k"), help: "The number of vibes, or 'auto' to choose by silhouette.")
@@ -34,12 +36,18 @@ extension VibesAnalyze {
         @Option(
             help: ArgumentHelp(
                 "The features to cluster on, comma-separated.",
-                valueName: "features"))
+                valueName: "features"
+            )
+        )
         var features: String = FeatureSchema.defaultFeatures.map(\.rawValue).joined(separator: ",")
 
         @Option(
             name: .customLong("weight"),
-            help: ArgumentHelp("A feature weight, such as tempo=0.5; repeatable. Mode weighs 0.5 unless given.", valueName: "feature=weight"))
+            help: ArgumentHelp(
+                "A feature weight, such as tempo=0.5; repeatable. Mode weighs 0.5 unless given.",
+                valueName: "feature=weight"
+            )
+        )
         var weights: [String] = []
 
         @Option(help: "How features are scaled: zscore, minmax or raw.")
@@ -71,12 +79,22 @@ extension VibesAnalyze {
                 throw ValidationError("Please choose at least 2 vibes (got \(k)).")
             }
             guard maxK >= 2 else { throw ValidationError("Please let --max-k be at least 2 (got \(maxK)).") }
-            guard restartCount >= 1 else { throw ValidationError("Please choose at least 1 restart (got \(restartCount)).") }
-            guard maxIterations >= 1 else { throw ValidationError("Please allow at least 1 iteration (got \(maxIterations)).") }
-            guard (1...64).contains(threads) else { throw ValidationError("Please choose 1 to 64 threads (got \(threads)).") }
-            guard batchSize >= 1 else { throw ValidationError("Please choose a batch size of at least 1 (got \(batchSize)).") }
+            guard restartCount >= 1 else {
+                throw ValidationError("Please choose at least 1 restart (got \(restartCount)).")
+            }
+            guard maxIterations >= 1 else {
+                throw ValidationError("Please allow at least 1 iteration (got \(maxIterations)).")
+            }
+            guard (1...64).contains(threads) else {
+                throw ValidationError("Please choose 1 to 64 threads (got \(threads)).")
+            }
+            guard batchSize >= 1 else {
+                throw ValidationError("Please choose a batch size of at least 1 (got \(batchSize)).")
+            }
             if algorithm == .minibatch && clusterCount == .auto {
-                throw ValidationError("Please choose a fixed --k with --algorithm minibatch; --k auto runs Lloyd's algorithm.")
+                throw ValidationError(
+                    "Please choose a fixed --k with --algorithm minibatch; --k auto runs Lloyd's algorithm."
+                )
             }
             guard examples >= 0 else { throw ValidationError("Please choose 0 or more examples (got \(examples)).") }
             _ = try makeSchema()
@@ -85,7 +103,8 @@ extension VibesAnalyze {
         /// The schema the options describe.
         func makeSchema() throws -> FeatureSchema {
             var chosen: [AudioFeature] = []
-            for name in features.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !name.isEmpty {
+            for name in features.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) })
+            where !name.isEmpty {
                 guard let feature = FeatureSchema.feature(named: name) else {
                     throw ValidationError(FeatureSchemaError.unknownFeature(name).description)
                 }
@@ -132,7 +151,9 @@ extension VibesAnalyze {
             if space.excludedTrackCount > 0 && !global.quiet {
                 let missing = space.missingCounts.filter { $0.value > 0 }.sorted { $0.key.rawValue < $1.key.rawValue }
                     .map { "\($0.key.rawValue) \($0.value)" }.joined(separator: ", ")
-                Console.diagnostic("Left out \(space.excludedTrackCount) tracks that miss a clustered feature (\(missing)).")
+                Console.diagnostic(
+                    "Left out \(space.excludedTrackCount) tracks that miss a clustered feature (\(missing))."
+                )
             }
 
             var options = KMeans.Options()
@@ -148,7 +169,11 @@ extension VibesAnalyze {
             switch clusterCount {
             case .auto:
                 let result = try await KMeans.fitChoosingClusterCount(
-                    data, among: 2...maxK, options: options, using: &rng)
+                    data,
+                    among: 2...maxK,
+                    options: options,
+                    using: &rng
+                )
                 model = result.model
                 scan = result.qualities
                 quality = result.qualities.first { $0.clusterCount == model.clusterCount }!
@@ -169,28 +194,57 @@ extension VibesAnalyze {
             quality.inertia = model.inertia
 
             let profiles = VibeNames.profiles(
-                table: table, tableRows: space.tableRows, labels: model.labels, clusterCount: model.clusterCount)
+                table: table,
+                tableRows: space.tableRows,
+                labels: model.labels,
+                clusterCount: model.clusterCount
+            )
             let runRecord = ClusteringRunRecord(
-                createdAt: Date(), algorithm: algorithm.rawValue, clusterCount: model.clusterCount, seed: Int64(bitPattern: seed),
-                restartCount: restartCount, maxIterations: maxIterations, tolerance: options.tolerance,
-                threadCount: threads, scaling: space.scaling, trackCount: space.matrix.rowCount,
-                excludedTrackCount: space.excludedTrackCount, iterationCount: model.iterationCount,
-                hasConverged: model.hasConverged, inertia: model.inertia, silhouette: quality.silhouette,
-                calinskiHarabasz: quality.calinskiHarabasz, daviesBouldin: quality.daviesBouldin,
-                clusterCountScan: scan?.map(ClusterCountScore.init), timings: timings)
+                createdAt: Date(),
+                algorithm: algorithm.rawValue,
+                clusterCount: model.clusterCount,
+                seed: Int64(bitPattern: seed),
+                restartCount: restartCount,
+                maxIterations: maxIterations,
+                tolerance: options.tolerance,
+                threadCount: threads,
+                scaling: space.scaling,
+                trackCount: space.matrix.rowCount,
+                excludedTrackCount: space.excludedTrackCount,
+                iterationCount: model.iterationCount,
+                hasConverged: model.hasConverged,
+                inertia: model.inertia,
+                silhouette: quality.silhouette,
+                calinskiHarabasz: quality.calinskiHarabasz,
+                daviesBouldin: quality.daviesBouldin,
+                clusterCountScan: scan?.map(ClusterCountScore.init),
+                timings: timings
+            )
             let clusters = profiles.map { profile in
                 let centroid = Array(model.centroids.row(profile.cluster))
                 let original = space.scaling.originalValues(ofScaledRow: centroid)
                 return ClusterRecord(
-                    runID: 0, cluster: profile.cluster, name: profile.name, mood: profile.mood.rawValue,
-                    size: profile.size, share: profile.share, centroidScaled: centroid,
+                    runID: 0,
+                    cluster: profile.cluster,
+                    name: profile.name,
+                    mood: profile.mood.rawValue,
+                    size: profile.size,
+                    share: profile.share,
+                    centroidScaled: centroid,
                     centroidOriginal: Dictionary(uniqueKeysWithValues: original.map { ($0.key.rawValue, $0.value) }),
-                    means: profile.means, zScores: profile.zScores, distinguishingFeatures: profile.distinguishingFeatures)
+                    means: profile.means,
+                    zScores: profile.zScores,
+                    distinguishingFeatures: profile.distinguishingFeatures
+                )
             }
             start = clock.now
             let runID = try store.saveClusteringRun(
-                runRecord, clusters: clusters, trackIDs: space.matrix.trackIDs, labels: model.labels,
-                distances: model.squaredDistances.map { $0.squareRoot() })
+                runRecord,
+                clusters: clusters,
+                trackIDs: space.matrix.trackIDs,
+                labels: model.labels,
+                distances: model.squaredDistances.map { $0.squareRoot() }
+            )
             let saving = (clock.now - start).milliseconds
 
             let report = try VibesReport(store: store, runID: runID, exampleCount: examples)
@@ -202,7 +256,8 @@ extension VibesAnalyze {
             if !global.quiet {
                 Console.diagnostic(
                     "Saved run \(runID). Times: load \(format(timings["load"]!)), matrix \(format(timings["matrix"]!)), "
-                        + "k-means \(format(timings["clustering"]!)) (\(model.iterationCount) iterations), save \(format(saving)).")
+                        + "k-means \(format(timings["clustering"]!)) (\(model.iterationCount) iterations), save \(format(saving))."
+                )
             }
         }
 
@@ -256,8 +311,12 @@ enum ScalingChoice: String, ExpressibleByArgument, CaseIterable {
 extension ClusterCountScore {
     init(_ quality: ClusterQuality) {
         self.init(
-            clusterCount: quality.clusterCount, inertia: quality.inertia, silhouette: quality.silhouette,
-            calinskiHarabasz: quality.calinskiHarabasz, daviesBouldin: quality.daviesBouldin)
+            clusterCount: quality.clusterCount,
+            inertia: quality.inertia,
+            silhouette: quality.silhouette,
+            calinskiHarabasz: quality.calinskiHarabasz,
+            daviesBouldin: quality.daviesBouldin
+        )
     }
 }
 

@@ -14,14 +14,16 @@ extension VibesAnalyze {
                 similar labelled tracks are found; precision@k is the share that share a label with the seed, \
                 and the random baseline is the exact share expected by chance. NMI compares a k-means \
                 clustering of the same space with the labels (1 = the same grouping, 0 = unrelated).
-                """)
+                """
+        )
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup(title: "Scope") var scope: PlaylistScopeOptions
 
         @Option(
             name: .long,
-            help: "The label: genre, subgenre or playlist (playlist_genre and playlist_subgenre also work).")
+            help: "The label: genre, subgenre or playlist (playlist_genre and playlist_subgenre also work)."
+        )
         var label = "genre"
 
         @Option(name: .customShort("k"), help: "The number of neighbours per seed.")
@@ -35,7 +37,9 @@ extension VibesAnalyze {
         var sample: Int?
 
         @Option(
-            name: .long, help: "The number of k-means clusters for NMI; the number of labels by default, 0 to skip.")
+            name: .long,
+            help: "The number of k-means clusters for NMI; the number of labels by default, 0 to skip."
+        )
         var clusters: Int?
 
         @Option(name: .long, help: "The random seed for sampling and k-means.")
@@ -72,7 +76,12 @@ extension VibesAnalyze {
                 )
             }
             let evaluation = await RetrievalEvaluation.measure(
-                features: features, labels: labels, k: neighbors, sampleSize: sample, sampleSeed: seed)
+                features: features,
+                labels: labels,
+                k: neighbors,
+                sampleSize: sample,
+                sampleSeed: seed
+            )
 
             var nmi: Double?
             let labelCount = Set(labels.values.flatMap { $0 }).count
@@ -93,8 +102,12 @@ extension VibesAnalyze {
                 nmi = RetrievalEvaluation.normalizedMutualInformation(clusterLabels, primary)
             }
             return EvalReport(
-                label: label, evaluation: evaluation, clusterCount: nmi == nil ? nil : clusterCount, nmi: nmi,
-                seed: seed)
+                label: label,
+                evaluation: evaluation,
+                clusterCount: nmi == nil ? nil : clusterCount,
+                nmi: nmi,
+                seed: seed
+            )
         }
     }
 }
@@ -126,7 +139,8 @@ struct EvalReport: Codable {
         }
         if let nmi, let clusterCount {
             lines.append(
-                "cluster agreement: NMI \(nmi.formatted(digits: 3)) (k-means, k = \(clusterCount), seed \(seed))")
+                "cluster agreement: NMI \(nmi.formatted(digits: 3)) (k-means, k = \(clusterCount), seed \(seed))"
+            )
         }
         return lines.joined(separator: "\n")
     }

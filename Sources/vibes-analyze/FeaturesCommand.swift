@@ -16,19 +16,24 @@ struct FeaturesCommand: AsyncParsableCommand {
             own values by Spotify ID or ISRC. When a track has values from several sources, the \
             precedence decides which one analyses use.
             """,
-        subcommands: [Status.self, Fetch.self, Precedence.self])
+        subcommands: [Status.self, Fetch.self, Precedence.self]
+    )
 }
 
 extension FeaturesCommand {
     /// `features status`.
     struct Status: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Show feature coverage per source and per playlist, and what is missing and why.")
+            abstract: "Show feature coverage per source and per playlist, and what is missing and why."
+        )
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup(title: "Scope") var scope: PlaylistScopeOptions
 
-        @Option(name: .customLong("from"), help: "Your library (the default), or the library and the reference pool (all).")
+        @Option(
+            name: .customLong("from"),
+            help: "Your library (the default), or the library and the reference pool (all)."
+        )
         var pool: CandidatePool = .library
 
         init() {}
@@ -55,17 +60,26 @@ extension FeaturesCommand {
                 lines.append("By source (precedence \(status.precedence)):")
                 for source in status.sources {
                     lines.append(
-                        "  \(source.source.padding(toLength: 24, withPad: " ", startingAt: 0)) \(String(source.tracks).leftPadded(7)) tracks  \(String(source.preferred).leftPadded(7)) used")
+                        "  \(source.source.padding(toLength: 24, withPad: " ", startingAt: 0)) \(String(source.tracks).leftPadded(7)) tracks  \(String(source.preferred).leftPadded(7)) used"
+                    )
                 }
             }
             let missing = status.missing
             if missing.total > 0 {
                 lines.append("")
                 lines.append("Missing: \(missing.total) tracks")
-                lines.append("  not found at a provider  \(String(missing.notFound).leftPadded(7))   asked again after 30 days, or now with `features fetch --refresh`")
-                lines.append("  pending                  \(String(missing.pending).leftPadded(7))   `features fetch` or `sync` asks for them")
-                lines.append("  no Spotify ID or ISRC    \(String(missing.noID).leftPadded(7))   no provider can look them up")
-                lines.append("  local files (no source)  \(String(missing.noSource).leftPadded(7))   no provider serves local files")
+                lines.append(
+                    "  not found at a provider  \(String(missing.notFound).leftPadded(7))   asked again after 30 days, or now with `features fetch --refresh`"
+                )
+                lines.append(
+                    "  pending                  \(String(missing.pending).leftPadded(7))   `features fetch` or `sync` asks for them"
+                )
+                lines.append(
+                    "  no Spotify ID or ISRC    \(String(missing.noID).leftPadded(7))   no provider can look them up"
+                )
+                lines.append(
+                    "  local files (no source)  \(String(missing.noSource).leftPadded(7))   no provider serves local files"
+                )
             }
             if !status.playlists.isEmpty {
                 lines.append("")
@@ -73,9 +87,12 @@ extension FeaturesCommand {
                 for playlist in status.playlists.prefix(30) {
                     let name = playlist.name.count > 36 ? String(playlist.name.prefix(35)) + "…" : playlist.name
                     lines.append(
-                        "  \(name.padding(toLength: 36, withPad: " ", startingAt: 0)) \(String(playlist.withFeatures).leftPadded(6)) of \(String(playlist.tracks).leftPadded(6))  \(percent(playlist.withFeatures, playlist.tracks).leftPadded(6))")
+                        "  \(name.padding(toLength: 36, withPad: " ", startingAt: 0)) \(String(playlist.withFeatures).leftPadded(6)) of \(String(playlist.tracks).leftPadded(6))  \(percent(playlist.withFeatures, playlist.tracks).leftPadded(6))"
+                    )
                 }
-                if status.playlists.count > 30 { lines.append("  … and \(status.playlists.count - 30) more (--json lists all)") }
+                if status.playlists.count > 30 {
+                    lines.append("  … and \(status.playlists.count - 30) more (--json lists all)")
+                }
             }
             return lines.joined(separator: "\n")
         }
@@ -98,7 +115,8 @@ extension FeaturesCommand {
                 fetched and a re-run resumes. ReccoBeats is reached at $VIBES_RECCOBEATS_API_URL when set.
 
                 Example: vibes-analyze features fetch --playlist "Road trip"
-                """)
+                """
+        )
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var spotify: SpotifyOptions
@@ -136,12 +154,16 @@ extension FeaturesCommand {
             var options = FeatureChain.Options(scope: scope.scope(from: .library), refresh: refresh)
             if source.count == 1 { options.onlyMissingFrom = source[0] == .spotify ? .spotifyAPI : .reccoBeats }
             let bar = Mutex<ProgressBar?>(nil)
-            let chain = FeatureChain(store: store, providers: providers, progress: { step in
-                bar.withLock { current in
-                    if current?.label != step.provider { current = ProgressBar(label: step.provider, quiet: quiet) }
-                    current?.update(done: step.done, total: step.total)
+            let chain = FeatureChain(
+                store: store,
+                providers: providers,
+                progress: { step in
+                    bar.withLock { current in
+                        if current?.label != step.provider { current = ProgressBar(label: step.provider, quiet: quiet) }
+                        current?.update(done: step.done, total: step.total)
+                    }
                 }
-            })
+            )
             let report: FeatureFetchReport
             do {
                 report = try await describingScope { try await chain.run(options) }
@@ -151,7 +173,9 @@ extension FeaturesCommand {
                 throw ExitCode.failure
             }
             bar.withLock { $0?.finish() }
-            if !quiet { notes.forEach { Console.diagnostic("Note: \($0)") } }
+            if !quiet {
+                for note in notes { Console.diagnostic("Note: \(note)") }
+            }
             if global.json {
                 try Console.printJSON(report)
             } else {
@@ -161,7 +185,9 @@ extension FeaturesCommand {
         }
 
         static func summary(of report: FeatureFetchReport) -> String {
-            var lines = ["Features: \(report.fetched) of \(report.candidates) fetched; \(report.remaining) still missing."]
+            var lines = [
+                "Features: \(report.fetched) of \(report.candidates) fetched; \(report.remaining) still missing."
+            ]
             for outcome in report.providers {
                 var text = "  \(outcome.name): "
                 if let reason = outcome.skippedBecause, outcome.asked == 0 {
@@ -178,7 +204,8 @@ extension FeaturesCommand {
                 lines.append(text)
                 if let failure = outcome.failure {
                     lines.append(
-                        "  \(outcome.name) stopped: \(failure) What was fetched is saved; run `vibes-analyze features fetch` to continue.")
+                        "  \(outcome.name) stopped: \(failure) What was fetched is saved; run `vibes-analyze features fetch` to continue."
+                    )
                 }
             }
             return lines.joined(separator: "\n")
@@ -196,7 +223,8 @@ extension FeaturesCommand {
                 default is spotify-api=export=reccobeats,dataset,local.
 
                 Example: vibes-analyze features precedence reccobeats,spotify-api=export,dataset,local
-                """)
+                """
+        )
 
         @OptionGroup var global: GlobalOptions
 

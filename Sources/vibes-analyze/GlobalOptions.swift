@@ -6,7 +6,11 @@ import Synchronization
 
 /// Options every subcommand takes: where the store is, how much to say, and how to print.
 struct GlobalOptions: ParsableArguments {
-    @Option(name: .long, help: "The library database file. Defaults to $VIBES_DB, else $XDG_DATA_HOME/vibes-analyze/library.sqlite, else ~/.local/share/vibes-analyze/library.sqlite.")
+    @Option(
+        name: .long,
+        help:
+            "The library database file. Defaults to $VIBES_DB, else $XDG_DATA_HOME/vibes-analyze/library.sqlite, else ~/.local/share/vibes-analyze/library.sqlite."
+    )
     var db: String?
 
     @Flag(name: .long, help: "Print results as JSON for scripts.")

@@ -19,7 +19,8 @@ extension VibesAnalyze {
                 vibes. Each file is imported in one transaction: a \
                 file with a bad row changes nothing unless --skip-invalid is given. Importing the same \
                 file again changes nothing.
-                """)
+                """
+        )
 
         @OptionGroup var global: GlobalOptions
 
@@ -54,7 +55,12 @@ extension VibesAnalyze {
             var failures = 0
             for file in files {
                 var options = ImportOptions(
-                    format: format, scale: scale, skipInvalid: skipInvalid, force: force, isReference: reference)
+                    format: format,
+                    scale: scale,
+                    skipInvalid: skipInvalid,
+                    force: force,
+                    isReference: reference
+                )
                 if !global.quiet && Console.stderrIsTerminal {
                     options.progress = { read, total in
                         let percent = total > 0 ? read * 100 / total : 0
@@ -85,7 +91,8 @@ extension VibesAnalyze {
                 lines.append("\(summary.path): unchanged (\(summary.format.summary))")
             case .imported:
                 lines.append(
-                    "\(summary.path): \(summary.format.summary), \(summary.rowsRead) rows in \(String(format: "%.2f", summary.seconds)) s")
+                    "\(summary.path): \(summary.format.summary), \(summary.rowsRead) rows in \(String(format: "%.2f", summary.seconds)) s"
+                )
                 var parts = ["tracks: \(summary.tracksNew) new, \(summary.tracksUpdated) updated"]
                 if summary.featuresWritten > 0 || summary.format == .featuresCSV || summary.format == .exportify {
                     parts.append("features: \(summary.featuresWritten) written")
@@ -97,7 +104,9 @@ extension VibesAnalyze {
                 if summary.savedTracks > 0 { parts.append("saved: \(summary.savedTracks) new") }
                 parts.append("rejected: \(summary.rowsRejected)")
                 lines.append("  " + parts.joined(separator: "; "))
-                if summary.playsMatched > 0 { lines.append("  \(summary.playsMatched) plays linked to tracks by artist and title") }
+                if summary.playsMatched > 0 {
+                    lines.append("  \(summary.playsMatched) plays linked to tracks by artist and title")
+                }
                 if summary.tracksWithoutFeatures > 0 {
                     lines.append("  \(summary.tracksWithoutFeatures) new tracks have no audio features")
                 }

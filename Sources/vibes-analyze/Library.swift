@@ -5,7 +5,8 @@ import Ingest
 extension VibesAnalyze {
     struct Library: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Show what the library holds: tracks, feature coverage by feature and source, history, top tags.")
+            abstract: "Show what the library holds: tracks, feature coverage by feature and source, history, top tags."
+        )
 
         @OptionGroup var global: GlobalOptions
 
@@ -24,14 +25,20 @@ extension VibesAnalyze {
             func percent(_ part: Int, _ whole: Int) -> String {
                 whole == 0 ? "0%" : String(format: "%.1f%%", Double(part) * 100 / Double(whole))
             }
-            lines.append("  tracks            \(summary.tracks)   (\(summary.tracksWithFeatures) with audio features, \(percent(summary.tracksWithFeatures, summary.tracks)))")
+            lines.append(
+                "  tracks            \(summary.tracks)   (\(summary.tracksWithFeatures) with audio features, \(percent(summary.tracksWithFeatures, summary.tracks)))"
+            )
             if summary.referenceTracks > 0 {
-                lines.append("    in your library \(summary.tracks - summary.referenceTracks); reference pool \(summary.referenceTracks) (candidates only)")
+                lines.append(
+                    "    in your library \(summary.tracks - summary.referenceTracks); reference pool \(summary.referenceTracks) (candidates only)"
+                )
             }
             lines.append("  artists           \(summary.artists)")
             lines.append("  playlists         \(summary.playlists)   (\(summary.playlistItems) items)")
             lines.append("  saved tracks      \(summary.savedTracks)")
-            lines.append("  plays             \(summary.plays)   (\(summary.playsMatched) linked to tracks, \(percent(summary.playsMatched, summary.plays)))")
+            lines.append(
+                "  plays             \(summary.plays)   (\(summary.playsMatched) linked to tracks, \(percent(summary.playsMatched, summary.plays)))"
+            )
             if let first = summary.firstPlay, let last = summary.lastPlay {
                 lines.append("  history           \(first) … \(last)")
             }
@@ -41,12 +48,16 @@ extension VibesAnalyze {
                 lines.append("Feature coverage (of \(summary.tracksWithFeatures) tracks with features):")
                 for (feature, count) in summary.featureCoverage.sorted(by: { $0.key < $1.key }) {
                     let flagged = summary.outOfRange[feature].map { "   \($0) outside documented range" } ?? ""
-                    lines.append("  \(feature.padding(toLength: 17, withPad: " ", startingAt: 0)) \(percent(count, summary.tracksWithFeatures).leftPadded(6))\(flagged)")
+                    lines.append(
+                        "  \(feature.padding(toLength: 17, withPad: " ", startingAt: 0)) \(percent(count, summary.tracksWithFeatures).leftPadded(6))\(flagged)"
+                    )
                 }
                 lines.append("")
                 lines.append("Feature sources:")
                 for source in summary.sources {
-                    lines.append("  \(source.source.padding(toLength: 26, withPad: " ", startingAt: 0)) \(source.tracks) tracks (preferred for \(source.preferred))")
+                    lines.append(
+                        "  \(source.source.padding(toLength: 26, withPad: " ", startingAt: 0)) \(source.tracks) tracks (preferred for \(source.preferred))"
+                    )
                 }
             }
             if !summary.topTags.isEmpty {

@@ -10,7 +10,8 @@ extension VibesAnalyze {
         static let configuration = CommandConfiguration(
             commandName: "playlist",
             abstract: "Build vibe-matched playlists that flow, and push them to Spotify.",
-            subcommands: [Build.self, PlaylistPush.self])
+            subcommands: [Build.self, PlaylistPush.self]
+        )
     }
 }
 
@@ -26,7 +27,8 @@ extension VibesAnalyze.PlaylistCommand {
                 artist twice in a row; `arc` also follows an energy curve (--arc); `none` keeps the ranking.
 
                 Example: vibes-analyze playlist build --vibe 1 --duration 45m --order arc --arc peak --export m3u --out vibe.m3u
-                """)
+                """
+        )
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var seeds: SeedOptions
@@ -59,12 +61,15 @@ extension VibesAnalyze.PlaylistCommand {
         var order: OrderMode?
 
         @Option(
-            name: .long, help: "The energy curve for --order arc: flat, rising or peak (warm-up → peak → cool-down).")
+            name: .long,
+            help: "The energy curve for --order arc: flat, rising or peak (warm-up → peak → cool-down)."
+        )
         var arc: PlaylistOrdering.Arc = .peak
 
         @Option(
             name: .long,
-            help: "Pin a track at a position, as POSITION=TRACK (1-based; TRACK as for --seed). Repeatable.")
+            help: "Pin a track at a position, as POSITION=TRACK (1-based; TRACK as for --seed). Repeatable."
+        )
         var lock: [String] = []
 
         @Option(name: .long, help: "The playlist's name.")
@@ -86,7 +91,8 @@ extension VibesAnalyze.PlaylistCommand {
         func validate() throws {
             guard (1...PlaylistBuilder.maximumTrackCount).contains(count) else {
                 throw ValidationError(
-                    "Please ask for 1 to \(PlaylistBuilder.maximumTrackCount) tracks with -n (got \(count)).")
+                    "Please ask for 1 to \(PlaylistBuilder.maximumTrackCount) tracks with -n (got \(count))."
+                )
             }
             guard (fromMood == nil) == (toMood == nil) else {
                 throw ValidationError("Please give both --from-mood and --to-mood for a mood path.")
@@ -121,7 +127,8 @@ extension VibesAnalyze.PlaylistCommand {
                         try text.write(toFile: out, atomically: true, encoding: .utf8)
                     } catch {
                         Console.diagnostic(
-                            "Cannot write \(out): \(error.localizedDescription). Check the folder and its permissions.")
+                            "Cannot write \(out): \(error.localizedDescription). Check the folder and its permissions."
+                        )
                         throw ExitCode.failure
                     }
                     if !global.quiet { Console.diagnostic("wrote \(report.playlist.entries.count) tracks to \(out)") }
@@ -165,8 +172,13 @@ extension VibesAnalyze.PlaylistCommand {
                     let resolved = try seeds.resolve(in: store)
                     notes += resolved.notes
                     var query = RecommendationQuery(
-                        seeds: resolved.seeds, negativeSeeds: resolved.negative, combination: seeds.combination,
-                        diversity: diversity, maximumPerArtist: maxPerArtist, tempoOctave: tuning.tempoOctave)
+                        seeds: resolved.seeds,
+                        negativeSeeds: resolved.negative,
+                        combination: seeds.combination,
+                        diversity: diversity,
+                        maximumPerArtist: maxPerArtist,
+                        tempoOctave: tuning.tempoOctave
+                    )
                     query.constraints = tuning.constraints
                     ids = try builder.tracks(for: query, length: length)
                     // A playlist from seed tracks starts with them.
@@ -193,7 +205,9 @@ extension VibesAnalyze.PlaylistCommand {
                 notes.append("lock \(position): " + note)
                 entries.removeAll { $0.trackID == id }
                 entries.insert(
-                    makeEntry(id, library: library, isLocked: true), at: Swift.min(position - 1, entries.count))
+                    makeEntry(id, library: library, isLocked: true),
+                    at: Swift.min(position - 1, entries.count)
+                )
                 if case .trackCount(let n) = length, entries.count > n,
                     let last = entries.lastIndex(where: { !$0.isLocked })
                 {
@@ -214,14 +228,18 @@ extension VibesAnalyze.PlaylistCommand {
             let playlist = Features.Playlist(
                 name: name ?? defaultName ?? description,
                 description: description + ", ordered \(orderNote) (vibes-analyze)",
-                entries: entries, transitionScore: score)
+                entries: entries,
+                transitionScore: score
+            )
             let minutes = playlist.totalDurationMS / 60_000
             notes.append(
                 "\(entries.count) tracks, \(minutes) min, transition score \(score.formatted(digits: 2)) (0 jarring … 1 seamless)"
             )
             if save {
                 try store.saveBuiltPlaylist(
-                    playlist, settings: CommandLine.arguments.dropFirst().joined(separator: " "))
+                    playlist,
+                    settings: CommandLine.arguments.dropFirst().joined(separator: " ")
+                )
                 notes.append("saved as \"\(playlist.name)\"")
             }
             return (playlist, notes)
@@ -230,10 +248,15 @@ extension VibesAnalyze.PlaylistCommand {
         func makeEntry(_ id: Int64, library: LoadedLibrary, isLocked: Bool) -> Features.Playlist.Entry {
             let summary = library.summaries[id]
             return Features.Playlist.Entry(
-                trackID: id, spotifyID: summary?.spotifyID.flatMap { SpotifyID($0) },
+                trackID: id,
+                spotifyID: summary?.spotifyID.flatMap { SpotifyID($0) },
                 name: summary?.name ?? "track \(id)",
-                artists: summary?.artists ?? [], album: summary?.album, durationMS: summary?.durationMS,
-                popularity: summary?.popularity, features: library.recommender.audioFeatures(of: id), isLocked: isLocked
+                artists: summary?.artists ?? [],
+                album: summary?.album,
+                durationMS: summary?.durationMS,
+                popularity: summary?.popularity,
+                features: library.recommender.audioFeatures(of: id),
+                isLocked: isLocked
             )
         }
 
@@ -242,7 +265,8 @@ extension VibesAnalyze.PlaylistCommand {
             let parts = text.split(separator: "=", maxSplits: 1)
             guard parts.count == 2, let position = Int(parts[0]), position >= 1, !parts[1].isEmpty else {
                 throw ValidationError(
-                    "Please write --lock as POSITION=TRACK, such as --lock 1=spotify:track:… (got \"\(text)\").")
+                    "Please write --lock as POSITION=TRACK, such as --lock 1=spotify:track:… (got \"\(text)\")."
+                )
             }
             return (position, String(parts[1]))
         }
@@ -258,7 +282,8 @@ extension VibesAnalyze.PlaylistCommand {
                 let energy = f.energy.map { $0.formatted(digits: 2) } ?? "?"
                 lines.append(
                     "\((index + 1).padded(to: 3)). \((camelot?.description ?? "–").padding(to: 3))  \(tempo.padding(to: 5)) BPM  energy \(energy)  "
-                        + title.truncated(to: 60) + (entry.isLocked ? "  [locked]" : ""))
+                        + title.truncated(to: 60) + (entry.isLocked ? "  [locked]" : "")
+                )
             }
             return lines.joined(separator: "\n")
         }

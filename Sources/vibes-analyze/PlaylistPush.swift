@@ -14,7 +14,8 @@ struct PlaylistPush: AsyncParsableCommand {
             The first push creates a private Spotify playlist; later pushes of the same playlist \
             replace its items. Tracks without a Spotify ID (local files, rows from imports without \
             IDs) are left out and counted.
-            """)
+            """
+    )
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var spotify: SpotifyOptions
@@ -32,7 +33,8 @@ struct PlaylistPush: AsyncParsableCommand {
     var new = false
 
     @Flag(
-        name: .long, help: "Start playing it on your active device (Spotify Premium, scope user-modify-playback-state)."
+        name: .long,
+        help: "Start playing it on your active device (Spotify Premium, scope user-modify-playback-state)."
     )
     var play = false
 
@@ -49,12 +51,16 @@ struct PlaylistPush: AsyncParsableCommand {
             }
             guard !pushable.uris.isEmpty else {
                 Console.diagnostic(
-                    "Error: \"\(pushable.name)\" has no tracks with a Spotify ID, so there is nothing to push.")
+                    "Error: \"\(pushable.name)\" has no tracks with a Spotify ID, so there is nothing to push."
+                )
                 throw ExitCode.failure
             }
             let result = try await client.push(pushable, name: name, isPublic: `public`, createNew: new)
             try store.recordPush(
-                of: pushable.rowID, spotifyID: SpotifyID(result.spotifyID)!, snapshotID: result.snapshotID)
+                of: pushable.rowID,
+                spotifyID: SpotifyID(result.spotifyID)!,
+                snapshotID: result.snapshotID
+            )
             if play {
                 try await client.startPlayback(ofPlaylist: SpotifyID(result.spotifyID)!)
             }

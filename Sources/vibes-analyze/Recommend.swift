@@ -15,7 +15,8 @@ extension VibesAnalyze {
                 which features differ most from the seed.
 
                 Example: vibes-analyze recommend --seed "Daft Punk - One More Time" --target-energy 0.8 --max-tempo 130 -n 10
-                """)
+                """
+        )
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var seeds: SeedOptions
@@ -46,7 +47,8 @@ extension VibesAnalyze {
             }
             guard seeds.positiveCount > 0 || tuning.constraints.values.contains(where: { $0.target != nil }) else {
                 throw ValidationError(
-                    "Please give a seed (--seed, --seed-artist, --vibe, --mood) or a target (--target-energy 0.8, …).")
+                    "Please give a seed (--seed, --seed-artist, --vibe, --mood) or a target (--target-energy 0.8, …)."
+                )
             }
         }
 
@@ -68,8 +70,14 @@ extension VibesAnalyze {
             let library = try LoadedLibrary(store: store, scope: candidates.scope)
             let resolved = try seeds.resolve(in: store)
             var query = RecommendationQuery(
-                seeds: resolved.seeds, negativeSeeds: resolved.negative, combination: seeds.combination, count: count,
-                diversity: diversity, maximumPerArtist: maxPerArtist, tempoOctave: tuning.tempoOctave)
+                seeds: resolved.seeds,
+                negativeSeeds: resolved.negative,
+                combination: seeds.combination,
+                count: count,
+                diversity: diversity,
+                maximumPerArtist: maxPerArtist,
+                tempoOctave: tuning.tempoOctave
+            )
             query.constraints = tuning.constraints
             let result: RecommendationResult
             do {
@@ -81,19 +89,28 @@ extension VibesAnalyze {
             var notes = resolved.notes
             notes.append(
                 "pool: \(result.pool.candidates) candidates, \(result.pool.afterFilters) after filters, \(result.pool.returned) returned"
-                    + " (\(elapsed.wholeMilliseconds) ms)")
+                    + " (\(elapsed.wholeMilliseconds) ms)"
+            )
             return RecommendReport(
-                notes: notes, pool: result.pool, seeds: result.seeds,
+                notes: notes,
+                pool: result.pool,
+                seeds: result.seeds,
                 tracks: result.recommendations.enumerated().map { rank, recommendation in
                     let summary = library.summaries[recommendation.trackID]
                     return RecommendReport.Track(
-                        rank: rank + 1, trackID: recommendation.trackID,
-                        uri: summary?.spotifyID.flatMap { SpotifyID($0)?.trackURI }, name: summary?.name ?? "",
-                        artists: summary?.artists ?? [], similarity: recommendation.similarity,
+                        rank: rank + 1,
+                        trackID: recommendation.trackID,
+                        uri: summary?.spotifyID.flatMap { SpotifyID($0)?.trackURI },
+                        name: summary?.name ?? "",
+                        artists: summary?.artists ?? [],
+                        similarity: recommendation.similarity,
                         score: recommendation.score,
-                        targetFit: recommendation.targetFit, seed: recommendation.seed,
-                        differences: recommendation.differences)
-                })
+                        targetFit: recommendation.targetFit,
+                        seed: recommendation.seed,
+                        differences: recommendation.differences
+                    )
+                }
+            )
         }
     }
 }

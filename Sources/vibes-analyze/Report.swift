@@ -15,7 +15,8 @@ extension VibesAnalyze {
                 history by month, weekday and hour weighted by time played (skips counted apart), and \
                 the tracks least like any vibe. Plays are bucketed in the local time zone unless --utc \
                 or --time-zone is given. The HTML report is one self-contained file.
-                """)
+                """
+        )
 
         /// An output format of the report.
         enum Format: String, ExpressibleByArgument, CaseIterable {
@@ -39,14 +40,18 @@ extension VibesAnalyze {
 
         @Option(
             help: ArgumentHelp(
-                "Bucket listening history in this IANA time zone, such as Europe/Berlin.", valueName: "zone"))
+                "Bucket listening history in this IANA time zone, such as Europe/Berlin.",
+                valueName: "zone"
+            )
+        )
         var timeZone: String?
 
         func validate() throws {
             if utc && timeZone != nil { throw ValidationError("Please give either --utc or --time-zone, not both.") }
             if let timeZone, TimeZone(identifier: timeZone) == nil {
                 throw ValidationError(
-                    "'\(timeZone)' is not a time zone; use an IANA name such as Europe/Berlin or America/New_York.")
+                    "'\(timeZone)' is not a time zone; use an IANA name such as Europe/Berlin or America/New_York."
+                )
             }
             if global.json && format != .text && format != .json {
                 throw ValidationError("Please give either --json or --format \(format.rawValue), not both.")
@@ -78,7 +83,9 @@ extension VibesAnalyze {
             switch chosen {
             case .text:
                 let style = Report.textStyle(
-                    isTerminal: out == nil && isatty(1) != 0, environment: ProcessInfo.processInfo.environment)
+                    isTerminal: out == nil && isatty(1) != 0,
+                    environment: ProcessInfo.processInfo.environment
+                )
                 text = report.renderedText(style: style)
             case .markdown: text = report.renderedMarkdown()
             case .json: text = try report.renderedJSON()
@@ -88,7 +95,9 @@ extension VibesAnalyze {
                 let url = URL(fileURLWithPath: out)
                 do {
                     try FileManager.default.createDirectory(
-                        at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+                        at: url.deletingLastPathComponent(),
+                        withIntermediateDirectories: true
+                    )
                     try Data(text.utf8).write(to: url, options: .atomic)
                 } catch {
                     throw ReportError.cannotWrite(path: out, reason: error.localizedDescription)
@@ -123,20 +132,27 @@ extension MoodReport.Input {
     /// - Returns: The input, and notes for the user (no run yet, unreadable play times).
     /// - Throws: `StoreError.notFound` when run `runID` does not exist.
     static func read(
-        from store: LibraryStore, runID: Int64?, timeZone: TimeZone, scope: TrackScope = .library
-    ) throws -> (MoodReport.Input, [String])
-    {
+        from store: LibraryStore,
+        runID: Int64?,
+        timeZone: TimeZone,
+        scope: TrackScope = .library
+    ) throws -> (MoodReport.Input, [String]) {
         var notes: [String] = []
         let summary = try store.summary()
         // Tracks and sources as the scope sees them: reference tracks are not the user's library.
         let status = try store.featureStatus(scope: scope)
         let overview = MoodReport.Overview(
-            tracks: status.tracks, artists: summary.artists, tracksWithFeatures: status.withFeatures,
-            playlists: summary.playlists, savedTracks: summary.savedTracks, plays: summary.plays,
+            tracks: status.tracks,
+            artists: summary.artists,
+            tracksWithFeatures: status.withFeatures,
+            playlists: summary.playlists,
+            savedTracks: summary.savedTracks,
+            plays: summary.plays,
             sources: status.sources.map { .init(source: $0.source, tracks: $0.tracks, preferred: $0.preferred) },
             coverage: AudioFeature.all.map {
                 .init(feature: $0.rawValue, tracks: summary.featureCoverage[$0.rawValue] ?? 0)
-            })
+            }
+        )
         let table = try store.featureTable(scope: scope)
         if table.rowCount == 0 && summary.referenceTracks > 0 && scope == .library {
             notes.append(
@@ -153,36 +169,54 @@ extension MoodReport.Input {
         if let record = try store.clusteringRun(id: runID), let id = record.id {
             let vibes = try store.clusters(ofRun: id).map { cluster in
                 ReportRun.Vibe(
-                    cluster: cluster.cluster, name: cluster.name, mood: cluster.mood, size: cluster.size,
+                    cluster: cluster.cluster,
+                    name: cluster.name,
+                    mood: cluster.mood,
+                    size: cluster.size,
                     share: cluster.share,
-                    means: cluster.means, zScores: cluster.zScores)
+                    means: cluster.means,
+                    zScores: cluster.zScores
+                )
             }
             var assignments: [Int64: ReportRun.Assignment] = [:]
             for assignment in try store.assignments(ofRun: id) {
                 assignments[assignment.trackID] = ReportRun.Assignment(
-                    cluster: assignment.cluster, distance: assignment.distance)
+                    cluster: assignment.cluster,
+                    distance: assignment.distance
+                )
             }
             run = ReportRun(id: id, scaling: record.scaling, vibes: vibes, assignments: assignments)
         } else if let runID {
             throw StoreError.notFound(what: "Clustering run \(runID) (list the runs with `vibes-analyze vibes --list`)")
         } else if table.rowCount > 0 {
             notes.append(
-                "No clustering run yet, so the report has no vibes; run `vibes-analyze cluster` first to add them.")
+                "No clustering run yet, so the report has no vibes; run `vibes-analyze cluster` first to add them."
+            )
         }
 
         let history = try store.playHistory()
         if history.unreadable > 0 {
             notes.append(
-                "\(history.unreadable) plays have an unreadable time and were left out of the listening charts.")
+                "\(history.unreadable) plays have an unreadable time and were left out of the listening charts."
+            )
         }
         let plays = history.plays.map { play in
             ReportPlay(
-                endedAt: play.endedAt, msPlayed: play.msPlayed, trackID: play.trackID,
-                isSkip: ReportPlay.isSkip(skipped: play.skipped, reasonEnd: play.reasonEnd))
+                endedAt: play.endedAt,
+                msPlayed: play.msPlayed,
+                trackID: play.trackID,
+                isSkip: ReportPlay.isSkip(skipped: play.skipped, reasonEnd: play.reasonEnd)
+            )
         }
         return (
             MoodReport.Input(
-                overview: overview, table: table, tracks: tracks, run: run, plays: plays, timeZone: timeZone), notes
+                overview: overview,
+                table: table,
+                tracks: tracks,
+                run: run,
+                plays: plays,
+                timeZone: timeZone
+            ), notes
         )
     }
 }

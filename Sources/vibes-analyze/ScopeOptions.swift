@@ -25,7 +25,8 @@ struct PlaylistScopeOptions: ParsableArguments {
 struct CandidateScopeOptions: ParsableArguments {
     @Option(
         name: .customLong("from"),
-        help: "Draw candidates from your library only, or from the library and the reference pool (all).")
+        help: "Draw candidates from your library only, or from the library and the reference pool (all)."
+    )
     var pool: CandidatePool = .all
 
     @OptionGroup var playlist: PlaylistScopeOptions

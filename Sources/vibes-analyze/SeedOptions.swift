@@ -13,7 +13,9 @@ struct SeedOptions: ParsableArguments {
     var tracks: [String] = []
 
     @Option(
-        name: .customLong("seed-artist"), help: "A seed artist (the centroid of their tracks), by name. Repeatable.")
+        name: .customLong("seed-artist"),
+        help: "A seed artist (the centroid of their tracks), by name. Repeatable."
+    )
     var artists: [String] = []
 
     @Option(
@@ -28,12 +30,14 @@ struct SeedOptions: ParsableArguments {
 
     @Option(
         name: .customLong("mood"),
-        help: "A seed mood on the valence–energy plane: \(MoodWord.allCases.map(\.rawValue).joined(separator: ", ")).")
+        help: "A seed mood on the valence–energy plane: \(MoodWord.allCases.map(\.rawValue).joined(separator: ", "))."
+    )
     var moods: [MoodWord] = []
 
     @Option(
         name: .customLong("avoid"),
-        help: "A track to move away from (\"less like this\"), given like --seed. Repeatable.")
+        help: "A track to move away from (\"less like this\"), given like --seed. Repeatable."
+    )
     var avoidTracks: [String] = []
 
     @Option(name: .customLong("avoid-artist"), help: "An artist to move away from. Repeatable.")
@@ -41,7 +45,8 @@ struct SeedOptions: ParsableArguments {
 
     @Option(
         name: .customLong("combine"),
-        help: "How several seeds combine: average (tracks between them) or interleave (some of each).")
+        help: "How several seeds combine: average (tracks between them) or interleave (some of each)."
+    )
     var combination: SeedCombination = .average
 
     var positiveCount: Int { tracks.count + artists.count + vibes.count + moods.count }
@@ -49,7 +54,8 @@ struct SeedOptions: ParsableArguments {
     func validate() throws {
         guard positiveCount <= RecommendationQuery.maximumSeedCount else {
             throw ValidationError(
-                "Please give at most \(RecommendationQuery.maximumSeedCount) seeds in all (got \(positiveCount)).")
+                "Please give at most \(RecommendationQuery.maximumSeedCount) seeds in all (got \(positiveCount))."
+            )
         }
     }
 
@@ -57,7 +63,9 @@ struct SeedOptions: ParsableArguments {
     ///
     /// - Returns: The positive and negative seeds, and one line per seed saying what was picked.
     /// - Throws: `ValidationError` naming a seed that matches nothing.
-    func resolve(in store: LibraryStore) throws -> (
+    func resolve(
+        in store: LibraryStore
+    ) throws -> (
         seeds: [RecommendationSeed], negative: [RecommendationSeed], notes: [String]
     ) {
         var notes: [String] = []
@@ -96,13 +104,15 @@ extension SeedOptions {
         if let id = SpotifyID(uri: text, category: "track") {
             guard let trackID = try store.trackID(spotifyID: id) else {
                 throw ValidationError(
-                    "The track \(id.trackURI) is not in the library; import it first or search by title.")
+                    "The track \(id.trackURI) is not in the library; import it first or search by title."
+                )
             }
             return (trackID, "track \(text) → store ID \(trackID)")
         }
         guard let match = try store.searchTracks(matching: text, limit: 1).first else {
             throw ValidationError(
-                "No track in the library resembles \"\(text)\"; check the spelling or give a Spotify ID.")
+                "No track in the library resembles \"\(text)\"; check the spelling or give a Spotify ID."
+            )
         }
         let artist = match.track.artists.first.map { "\($0) – " } ?? ""
         return (
@@ -122,7 +132,8 @@ extension SeedOptions {
         guard let record = try store.clusteringRun(id: run), let id = record.id else {
             throw ValidationError(
                 run.map { "There is no clustering run \($0); list the runs with `vibes-analyze vibes --list`." }
-                    ?? "There are no vibes yet; find them with `vibes-analyze cluster` first.")
+                    ?? "There are no vibes yet; find them with `vibes-analyze cluster` first."
+            )
         }
         let clusters = try store.clusters(ofRun: id).sorted {
             $0.size != $1.size ? $0.size > $1.size : $0.cluster < $1.cluster
@@ -160,10 +171,14 @@ struct LoadedLibrary {
         for (id, summary) in summaries {
             // Versions of one song (remixes, remasters, live takes) share a key, so recommendations
             // and playlists hold at most one of them.
-            let songKey = summary.name.isEmpty ? nil : Track.songKey(artist: summary.artists.first ?? "", title: summary.name)
+            let songKey =
+                summary.name.isEmpty ? nil : Track.songKey(artist: summary.artists.first ?? "", title: summary.name)
             attributes[id] = TrackAttributes(
-                artists: summary.artists, songKey: songKey, durationMS: summary.durationMS,
-                popularity: summary.popularity)
+                artists: summary.artists,
+                songKey: songKey,
+                durationMS: summary.durationMS,
+                popularity: summary.popularity
+            )
         }
         recommender = Recommender(table: table, attributes: attributes)
     }

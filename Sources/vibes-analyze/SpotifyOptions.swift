@@ -7,7 +7,8 @@ import Logging
 struct SpotifyOptions: ParsableArguments {
     @Option(
         name: .long,
-        help: "The Spotify app's client ID. Defaults to $SPOTIFY_CLIENT_ID, else client_id in the config file.")
+        help: "The Spotify app's client ID. Defaults to $SPOTIFY_CLIENT_ID, else client_id in the config file."
+    )
     var clientID: String?
 
     @Option(
@@ -30,8 +31,12 @@ struct SpotifyOptions: ParsableArguments {
     /// The resolved settings.
     func configuration(port: UInt16? = nil) throws -> SpotifyConfiguration {
         try SpotifyConfiguration.resolve(
-            clientID: clientID, clientSecret: clientSecret, redirectPort: port, sessionPath: sessionFile,
-            configPath: config)
+            clientID: clientID,
+            clientSecret: clientSecret,
+            redirectPort: port,
+            sessionPath: sessionFile,
+            configPath: config
+        )
     }
 
     /// A signed-in client over the stored session, reporting retry waits on stderr.
@@ -45,18 +50,28 @@ struct SpotifyOptions: ParsableArguments {
         }
         let network = URLSessionTransport(timeout: Self.requestTimeout)
         let accounts = SpotifyAccounts(
-            credentials: credentials, baseURL: configuration.accountsBaseURL,
-            transport: RetryingTransport(base: network, onRetry: onRetry, logger: logger), logger: logger)
+            credentials: credentials,
+            baseURL: configuration.accountsBaseURL,
+            transport: RetryingTransport(base: network, onRetry: onRetry, logger: logger),
+            logger: logger
+        )
         let tokens = TokenStore(path: configuration.sessionPath, accounts: accounts, logger: logger)
         let client = SpotifyClient(
-            tokens: tokens, clientID: credentials.clientID, baseURL: configuration.apiBaseURL, network: network,
-            onRetry: onRetry, logger: logger)
+            tokens: tokens,
+            clientID: credentials.clientID,
+            baseURL: configuration.apiBaseURL,
+            network: network,
+            onRetry: onRetry,
+            logger: logger
+        )
         return (client, tokens)
     }
 
     /// Seconds to wait for a response: `$VIBES_HTTP_TIMEOUT`, else 30.
     static var requestTimeout: TimeInterval {
-        ProcessInfo.processInfo.environment["VIBES_HTTP_TIMEOUT"].flatMap(TimeInterval.init).flatMap { $0 > 0 ? $0 : nil }
+        ProcessInfo.processInfo.environment["VIBES_HTTP_TIMEOUT"].flatMap(TimeInterval.init).flatMap {
+            $0 > 0 ? $0 : nil
+        }
             ?? 30
     }
 

@@ -19,7 +19,8 @@ extension VibesAnalyze {
                 `vibes-analyze features fetch` retries. With no part selected, everything is synced. \
                 Each part fails alone: the exit status is 0 when every requested part landed and 1 when \
                 any failed, and the summary names the failed parts.
-                """)
+                """
+        )
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var spotify: SpotifyOptions
@@ -105,7 +106,8 @@ extension VibesAnalyze {
             if legacyForbidden { text += "; Spotify's /audio-features is closed to this app" }
             for failure in report.failures {
                 let what = failure.unreachable ? "\(failure.name) unreachable" : "\(failure.name) stopped"
-                text += " — \(what) (\(failure.failure ?? "")); \(report.remaining) tracks remain, run `vibes-analyze features fetch` to retry"
+                text +=
+                    " — \(what) (\(failure.failure ?? "")); \(report.remaining) tracks remain, run `vibes-analyze features fetch` to retry"
             }
             if report.failures.isEmpty && report.remaining > 0 {
                 text += "; \(report.remaining) still missing (`vibes-analyze features status` says why)"
@@ -119,13 +121,16 @@ extension VibesAnalyze {
             // Four attempts, not six: a keyless third-party service that is down should not hold
             // up a sync for long; `features fetch` retries later.
             ReccoBeatsClient(
-                baseURL: ReccoBeatsClient.baseURL(), network: URLSessionTransport(timeout: SpotifyOptions.requestTimeout),
+                baseURL: ReccoBeatsClient.baseURL(),
+                network: URLSessionTransport(timeout: SpotifyOptions.requestTimeout),
                 retryPolicy: RetryPolicy(maxAttempts: 4),
                 onRetry: { event in
                     guard !quiet else { return }
                     Console.diagnostic(
-                        SpotifyOptions.describe(event).replacingOccurrences(of: "Spotify", with: "ReccoBeats"))
-                })
+                        SpotifyOptions.describe(event).replacingOccurrences(of: "Spotify", with: "ReccoBeats")
+                    )
+                }
+            )
         }
 
         static func summary(of report: SpotifySync.Report) -> String {
@@ -139,10 +144,13 @@ extension VibesAnalyze {
             ]
             if report.artistsWithGenres + report.genreTagsAdded > 0 {
                 lines.append(
-                    "  Genres:          \(report.artistsWithGenres) artists, \(report.genreTagsAdded) track tags added")
+                    "  Genres:          \(report.artistsWithGenres) artists, \(report.genreTagsAdded) track tags added"
+                )
             }
             if let features = report.features {
-                lines.append("  Audio features:  " + featuresLine(features, legacyForbidden: report.audioFeaturesForbidden))
+                lines.append(
+                    "  Audio features:  " + featuresLine(features, legacyForbidden: report.audioFeaturesForbidden)
+                )
             }
             if report.localFiles + report.episodesSkipped + report.removedSkipped > 0 {
                 lines.append(

@@ -6,7 +6,8 @@ extension VibesAnalyze {
     /// `vibes-analyze vibes [RUN]`: shows a saved clustering run.
     struct Vibes: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Show the vibes of a saved clustering run (the latest by default).")
+            abstract: "Show the vibes of a saved clustering run (the latest by default)."
+        )
 
         @OptionGroup var global: GlobalOptions
 
@@ -37,7 +38,8 @@ extension VibesAnalyze {
                         let summary = RunSummary(record: run)
                         print(
                             "\(summary.id)  \(summary.createdAt)  k=\(summary.clusterCount)  \(summary.trackCount) tracks  "
-                                + "\(summary.scaling) \(summary.features.joined(separator: ","))  seed \(summary.seed)")
+                                + "\(summary.scaling) \(summary.features.joined(separator: ","))  seed \(summary.seed)"
+                        )
                     }
                 }
                 return

@@ -10,7 +10,8 @@ struct VibesAnalyze: AsyncParsableCommand {
         subcommands: [
             Import.self, Library.self, Cluster.self, Vibes.self, Recommend.self, PlaylistCommand.self, Report.self,
             Eval.self, Auth.self, Sync.self, FeaturesCommand.self, Bench.self, BenchKMeans.self, BenchKNN.self,
-        ])
+        ]
+    )
 
     /// Ends OpenBLAS's idle worker threads before any command runs, while no other thread can be
     /// in a BLAS call, so that they do not spin on a core that the parallel passes need.

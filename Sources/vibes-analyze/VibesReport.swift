@@ -85,39 +85,66 @@ struct VibesReport: Codable {
     /// - Throws: `StoreError.notFound` when there is no such run.
     init(store: LibraryStore, runID: Int64?, exampleCount: Int) throws {
         guard let record = try store.clusteringRun(id: runID), let id = record.id else {
-            throw StoreError.notFound(what: runID.map { "Clustering run \($0)" } ?? "A clustering run (run `vibes-analyze cluster` first)")
+            throw StoreError.notFound(
+                what: runID.map { "Clustering run \($0)" } ?? "A clustering run (run `vibes-analyze cluster` first)"
+            )
         }
         let schema = record.scaling.schema
         run = Run(
-            id: id, algorithm: record.algorithm, clusterCount: record.clusterCount,
-            seed: UInt64(bitPattern: record.seed), restartCount: record.restartCount,
-            maxIterations: record.maxIterations, scaling: schema.scaling.rawValue,
+            id: id,
+            algorithm: record.algorithm,
+            clusterCount: record.clusterCount,
+            seed: UInt64(bitPattern: record.seed),
+            restartCount: record.restartCount,
+            maxIterations: record.maxIterations,
+            scaling: schema.scaling.rawValue,
             features: schema.features.map(\.rawValue),
-            weights: Dictionary(uniqueKeysWithValues: schema.entries.filter { $0.weight != 1 }.map { ($0.feature.rawValue, $0.weight) }),
-            trackCount: record.trackCount, excludedTrackCount: record.excludedTrackCount,
-            iterationCount: record.iterationCount, hasConverged: record.hasConverged, inertia: record.inertia,
-            silhouette: record.silhouette, calinskiHarabasz: record.calinskiHarabasz,
-            daviesBouldin: record.daviesBouldin, clusterCountScan: record.clusterCountScan)
+            weights: Dictionary(
+                uniqueKeysWithValues: schema.entries.filter { $0.weight != 1 }.map { ($0.feature.rawValue, $0.weight) }
+            ),
+            trackCount: record.trackCount,
+            excludedTrackCount: record.excludedTrackCount,
+            iterationCount: record.iterationCount,
+            hasConverged: record.hasConverged,
+            inertia: record.inertia,
+            silhouette: record.silhouette,
+            calinskiHarabasz: record.calinskiHarabasz,
+            daviesBouldin: record.daviesBouldin,
+            clusterCountScan: record.clusterCountScan
+        )
         let clusters = try store.clusters(ofRun: id).sorted {
             $0.size != $1.size ? $0.size > $1.size : $0.cluster < $1.cluster
         }
         var examplesByCluster: [Int: [ClusterAssignmentRecord]] = [:]
         for cluster in clusters {
             examplesByCluster[cluster.cluster] = try store.representativeTracks(
-                ofRun: id, cluster: cluster.cluster, count: exampleCount)
+                ofRun: id,
+                cluster: cluster.cluster,
+                count: exampleCount
+            )
         }
         let summaries = try store.trackSummaries(for: examplesByCluster.values.flatMap { $0.map(\.trackID) })
         vibes = clusters.map { cluster in
             Vibe(
-                cluster: cluster.cluster, name: cluster.name, mood: cluster.mood, size: cluster.size,
-                share: cluster.share, centroid: cluster.centroidOriginal, means: cluster.means,
-                zScores: cluster.zScores, distinguishingFeatures: cluster.distinguishingFeatures,
+                cluster: cluster.cluster,
+                name: cluster.name,
+                mood: cluster.mood,
+                size: cluster.size,
+                share: cluster.share,
+                centroid: cluster.centroidOriginal,
+                means: cluster.means,
+                zScores: cluster.zScores,
+                distinguishingFeatures: cluster.distinguishingFeatures,
                 examples: (examplesByCluster[cluster.cluster] ?? []).map { assignment in
                     let summary = summaries[assignment.trackID]
                     return Example(
-                        trackID: assignment.trackID, name: summary?.name ?? "track \(assignment.trackID)",
-                        artists: summary?.artists ?? [], distance: assignment.distance)
-                })
+                        trackID: assignment.trackID,
+                        name: summary?.name ?? "track \(assignment.trackID)",
+                        artists: summary?.artists ?? [],
+                        distance: assignment.distance
+                    )
+                }
+            )
         }
     }
 
@@ -131,14 +158,21 @@ struct VibesReport: Codable {
                 + "; k-means, \(run.scaling) over \(run.features.joined(separator: ","))"
                 + (weights.isEmpty ? "" : " weighted \(weights.joined(separator: ","))")
                 + ", seed \(run.seed), n-init \(run.restartCount), \(run.iterationCount) iterations"
-                + (run.hasConverged ? "" : " (not converged)") + ".")
+                + (run.hasConverged ? "" : " (not converged)") + "."
+        )
         lines.append(
             "Scores: inertia \(format(run.inertia, digits: 1)), silhouette \(optional(run.silhouette, digits: 3)), "
-                + "Calinski–Harabasz \(optional(run.calinskiHarabasz, digits: 1)), Davies–Bouldin \(optional(run.daviesBouldin, digits: 3)).")
+                + "Calinski–Harabasz \(optional(run.calinskiHarabasz, digits: 1)), Davies–Bouldin \(optional(run.daviesBouldin, digits: 3))."
+        )
         if let scan = run.clusterCountScan {
             lines.append("")
             lines.append("Choosing k (highest silhouette wins):")
-            lines.append(row(["", "k", "inertia", "silhouette", "Calinski–Harabasz", "Davies–Bouldin"], widths: [1, 3, 12, 11, 18, 15]))
+            lines.append(
+                row(
+                    ["", "k", "inertia", "silhouette", "Calinski–Harabasz", "Davies–Bouldin"],
+                    widths: [1, 3, 12, 11, 18, 15]
+                )
+            )
             for entry in scan {
                 lines.append(
                     row(
@@ -146,15 +180,25 @@ struct VibesReport: Codable {
                             entry.clusterCount == run.clusterCount ? "*" : "", "\(entry.clusterCount)",
                             format(entry.inertia, digits: 1), optional(entry.silhouette, digits: 3),
                             optional(entry.calinskiHarabasz, digits: 1), optional(entry.daviesBouldin, digits: 3),
-                        ], widths: [1, 3, 12, 11, 18, 15]))
+                        ],
+                        widths: [1, 3, 12, 11, 18, 15]
+                    )
+                )
             }
         }
         lines.append("")
         let nameWidth = max(4, vibes.map(\.name.count).max() ?? 0)
         let widths = [2, nameWidth, 6, 6, 15, 6, 7, 5, 8, 6, 8]
         lines.append(
-            row(["#", "Vibe", "Tracks", "Share", "Mood", "Energy", "Valence", "Dance", "Acoustic", "Tempo", "Loudness"], widths: widths)
-                + "  Stands out")
+            row(
+                [
+                    "#", "Vibe", "Tracks", "Share", "Mood", "Energy", "Valence", "Dance", "Acoustic", "Tempo",
+                    "Loudness",
+                ],
+                widths: widths
+            )
+                + "  Stands out"
+        )
         for (index, vibe) in vibes.enumerated() {
             let standsOut = vibe.distinguishingFeatures.prefix(3).map { feature in
                 let z = vibe.zScores[feature] ?? 0
@@ -165,9 +209,13 @@ struct VibesReport: Codable {
                     [
                         "\(index + 1)", vibe.name, "\(vibe.size)", format(vibe.share * 100, digits: 1) + "%", vibe.mood,
                         optional(vibe.means["energy"], digits: 2), optional(vibe.means["valence"], digits: 2),
-                        optional(vibe.means["danceability"], digits: 2), optional(vibe.means["acousticness"], digits: 2),
+                        optional(vibe.means["danceability"], digits: 2),
+                        optional(vibe.means["acousticness"], digits: 2),
                         optional(vibe.means["tempo"], digits: 0), optional(vibe.means["loudness"], digits: 1) + " dB",
-                    ], widths: widths) + "  " + standsOut.joined(separator: ", "))
+                    ],
+                    widths: widths
+                ) + "  " + standsOut.joined(separator: ", ")
+            )
             for example in vibe.examples {
                 let artists = example.artists.isEmpty ? "" : example.artists.joined(separator: ", ") + " – "
                 lines.append("    " + artists + example.name)

@@ -116,7 +116,12 @@ struct FeatureSchemaTests {
         let plain = try FeatureSchema(features: [.tempo, .energy]).makeSpace(from: table)
         let weighted = try FeatureSchema(features: [.tempo, .energy], weights: [.tempo: weight]).makeSpace(from: table)
         for row in 0..<6 {
-            #expect(weighted.matrix.values[row, 0].isApproximatelyEqual(to: plain.matrix.values[row, 0] * Float(weight), relativeTolerance: 1e-5))
+            #expect(
+                weighted.matrix.values[row, 0].isApproximatelyEqual(
+                    to: plain.matrix.values[row, 0] * Float(weight),
+                    relativeTolerance: 1e-5
+                )
+            )
             #expect(weighted.matrix.values[row, 1] == plain.matrix.values[row, 1])
         }
         // Centroids map back to original units whatever the weight.
@@ -126,7 +131,9 @@ struct FeatureSchemaTests {
 
     @Test func invalidSchemasAreRejected() {
         #expect(throws: FeatureSchemaError.noFeatures) { _ = try FeatureSchema(features: []) }
-        #expect(throws: FeatureSchemaError.repeatedFeature(.energy)) { _ = try FeatureSchema(features: [.energy, .energy]) }
+        #expect(throws: FeatureSchemaError.repeatedFeature(.energy)) {
+            _ = try FeatureSchema(features: [.energy, .energy])
+        }
         #expect(throws: FeatureSchemaError.weightOutsideSchema(.tempo)) {
             _ = try FeatureSchema(features: [.energy], weights: [.tempo: 2])
         }

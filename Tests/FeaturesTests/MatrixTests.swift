@@ -28,7 +28,10 @@ struct MatrixTests {
     @Test func squaredRowNormsAreSumsOfSquares() {
         let matrix = Matrix(rows: [[3, 4], [0, 0], [1, -1]])
         #expect(matrix.squaredRowNorms() == [25, 0, 2])
-        #expect(Matrix(rowCount: 0, columnCount: 3).multipliedByTranspose(of: Matrix(rowCount: 2, columnCount: 3)).elements.isEmpty)
+        #expect(
+            Matrix(rowCount: 0, columnCount: 3).multipliedByTranspose(of: Matrix(rowCount: 2, columnCount: 3)).elements
+                .isEmpty
+        )
     }
 }
 

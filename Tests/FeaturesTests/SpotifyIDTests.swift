@@ -12,7 +12,10 @@ struct SpotifyIDTests {
         #expect(id.trackURI == "spotify:track:6f807x0ima9a1j3VPbc7VN")
     }
 
-    @Test(arguments: ["", "6f807x0ima9a1j3VPbc7V", "6f807x0ima9a1j3VPbc7VN1", "6f807x0ima9a1j3VPbc7V!", "spotify:artist:6f807x0ima9a1j3VPbc7VN", "spotify:local:a:b:c:1"])
+    @Test(arguments: [
+        "", "6f807x0ima9a1j3VPbc7V", "6f807x0ima9a1j3VPbc7VN1", "6f807x0ima9a1j3VPbc7V!",
+        "spotify:artist:6f807x0ima9a1j3VPbc7VN", "spotify:local:a:b:c:1",
+    ])
     func rejectsEverythingElse(_ text: String) {
         #expect(SpotifyID(uri: text, category: "track") == nil)
     }

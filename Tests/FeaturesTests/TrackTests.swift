@@ -3,7 +3,10 @@ import Testing
 
 struct TrackTests {
     @Test func matchKeysIgnoreCaseDiacriticsAndPunctuation() {
-        #expect(Track.matchKey(artist: "Tiësto", title: "Red Lights") == Track.matchKey(artist: "TIESTO", title: "red  lights!"))
+        #expect(
+            Track.matchKey(artist: "Tiësto", title: "Red Lights")
+                == Track.matchKey(artist: "TIESTO", title: "red  lights!")
+        )
         #expect(Track.normalizedName("Beyoncé – Halo (Live)") == "beyonce halo live")
         #expect(Track.normalizedName("  A$AP   Rocky ") == "a ap rocky")
         #expect(Track.matchKey(artist: "A", title: "B C") != Track.matchKey(artist: "A B", title: "C"))
@@ -14,7 +17,10 @@ struct TrackTests {
         "Travesuras - Live at the Roxy - 1999", "Travesuras {Radio Edit}",
     ])
     func versionsOfOneSongShareItsKey(_ title: String) {
-        #expect(Track.songKey(artist: "Nio García", title: title) == Track.songKey(artist: "Nio Garcia", title: "Travesuras"))
+        #expect(
+            Track.songKey(artist: "Nio García", title: title)
+                == Track.songKey(artist: "Nio Garcia", title: "Travesuras")
+        )
     }
 
     @Test func differentSongsAndArtistsKeepDifferentKeys() {

@@ -12,7 +12,9 @@ struct ClusteringStoreTests {
             let ids = try store.database.write { db in
                 try (0..<trackCount).map { index -> Int64 in
                     try db.execute(
-                        sql: "INSERT INTO tracks (name, match_key) VALUES (?, ?)", arguments: ["Track \(index)", "t\(index)"])
+                        sql: "INSERT INTO tracks (name, match_key) VALUES (?, ?)",
+                        arguments: ["Track \(index)", "t\(index)"]
+                    )
                     return db.lastInsertedRowID
                 }
             }
@@ -28,22 +30,54 @@ struct ClusteringStoreTests {
                 .init(name: "energy", feature: .energy, encoding: .linear, offset: 0.6, scale: 0.2, weight: 2),
                 .init(name: "key_sin", feature: .key, encoding: .keySine, offset: 0, scale: 0.7, weight: 1),
                 .init(name: "key_cos", feature: .key, encoding: .keyCosine, offset: 0, scale: 0.7, weight: 1),
-            ])
+            ]
+        )
         return ClusteringRunRecord(
-            createdAt: Date(timeIntervalSince1970: 1_700_000_000), algorithm: "lloyd", clusterCount: clusterCount,
-            seed: Int64(bitPattern: UInt64.max - 1), restartCount: 3, maxIterations: 300, tolerance: 1e-4,
-            threadCount: 2, scaling: scaling, trackCount: 6, excludedTrackCount: 1, iterationCount: 7,
-            hasConverged: true, inertia: 12.5, silhouette: 0.4, calinskiHarabasz: 80, daviesBouldin: 0.7,
-            clusterCountScan: [ClusterCountScore(clusterCount: 2, inertia: 12.5, silhouette: 0.4, calinskiHarabasz: 80, daviesBouldin: 0.7)],
-            timings: ["iterations": 1.5])
+            createdAt: Date(timeIntervalSince1970: 1_700_000_000),
+            algorithm: "lloyd",
+            clusterCount: clusterCount,
+            seed: Int64(bitPattern: UInt64.max - 1),
+            restartCount: 3,
+            maxIterations: 300,
+            tolerance: 1e-4,
+            threadCount: 2,
+            scaling: scaling,
+            trackCount: 6,
+            excludedTrackCount: 1,
+            iterationCount: 7,
+            hasConverged: true,
+            inertia: 12.5,
+            silhouette: 0.4,
+            calinskiHarabasz: 80,
+            daviesBouldin: 0.7,
+            clusterCountScan: [
+                ClusterCountScore(
+                    clusterCount: 2,
+                    inertia: 12.5,
+                    silhouette: 0.4,
+                    calinskiHarabasz: 80,
+                    daviesBouldin: 0.7
+                )
+            ],
+            timings: ["iterations": 1.5]
+        )
     }
 
     private func makeClusters(count: Int) -> [ClusterRecord] {
         (0..<count).map { c in
             ClusterRecord(
-                runID: 0, cluster: c, name: "Vibe \(c)", mood: "calm/content", size: 3, share: 0.5,
-                centroidScaled: [Float(c), 0.5, -0.5], centroidOriginal: ["energy": 0.6 + Double(c) / 10],
-                means: ["energy": 0.6], zScores: ["energy": Double(c)], distinguishingFeatures: ["energy"])
+                runID: 0,
+                cluster: c,
+                name: "Vibe \(c)",
+                mood: "calm/content",
+                size: 3,
+                share: 0.5,
+                centroidScaled: [Float(c), 0.5, -0.5],
+                centroidOriginal: ["energy": 0.6 + Double(c) / 10],
+                means: ["energy": 0.6],
+                zScores: ["energy": Double(c)],
+                distinguishingFeatures: ["energy"]
+            )
         }
     }
 
@@ -58,8 +92,12 @@ struct ClusteringStoreTests {
         try withStore(trackCount: 6) { store, ids in
             let run = try makeRun(clusterCount: 2)
             let runID = try store.saveClusteringRun(
-                run, clusters: makeClusters(count: 2), trackIDs: ids, labels: [0, 1, 0, 1, 0, 1],
-                distances: [0.3, 0.2, 0.1, 0.9, 0.5, 0.05])
+                run,
+                clusters: makeClusters(count: 2),
+                trackIDs: ids,
+                labels: [0, 1, 0, 1, 0, 1],
+                distances: [0.3, 0.2, 0.1, 0.9, 0.5, 0.05]
+            )
             let saved = try #require(try store.clusteringRun(id: runID))
             var expected = run
             expected.id = runID
@@ -83,9 +121,19 @@ struct ClusteringStoreTests {
     @Test func latestRunIsTheNewest() throws {
         try withStore(trackCount: 2) { store, ids in
             let first = try store.saveClusteringRun(
-                try makeRun(clusterCount: 1), clusters: makeClusters(count: 1), trackIDs: ids, labels: [0, 0], distances: [1, 2])
+                try makeRun(clusterCount: 1),
+                clusters: makeClusters(count: 1),
+                trackIDs: ids,
+                labels: [0, 0],
+                distances: [1, 2]
+            )
             let second = try store.saveClusteringRun(
-                try makeRun(clusterCount: 2), clusters: makeClusters(count: 2), trackIDs: ids, labels: [0, 1], distances: [1, 2])
+                try makeRun(clusterCount: 2),
+                clusters: makeClusters(count: 2),
+                trackIDs: ids,
+                labels: [0, 1],
+                distances: [1, 2]
+            )
             let latest = try store.clusteringRun()
             let all = try store.clusteringRuns()
             #expect(latest?.id == second)
@@ -96,7 +144,12 @@ struct ClusteringStoreTests {
     @Test func deletingARunDeletesItsClustersAndAssignments() throws {
         try withStore(trackCount: 2) { store, ids in
             let runID = try store.saveClusteringRun(
-                try makeRun(clusterCount: 2), clusters: makeClusters(count: 2), trackIDs: ids, labels: [0, 1], distances: [1, 2])
+                try makeRun(clusterCount: 2),
+                clusters: makeClusters(count: 2),
+                trackIDs: ids,
+                labels: [0, 1],
+                distances: [1, 2]
+            )
             let deleted = try store.deleteClusteringRun(id: runID)
             #expect(deleted)
             let clusters = try store.clusters(ofRun: runID)
@@ -113,8 +166,12 @@ struct ClusteringStoreTests {
             let run = try makeRun(clusterCount: 1)
             #expect(throws: StoreError.self) {
                 try store.saveClusteringRun(
-                    run, clusters: makeClusters(count: 1), trackIDs: [ids[0], 999],
-                    labels: [0, 0], distances: [1, 2])
+                    run,
+                    clusters: makeClusters(count: 1),
+                    trackIDs: [ids[0], 999],
+                    labels: [0, 0],
+                    distances: [1, 2]
+                )
             }
             let runs = try store.clusteringRuns()
             #expect(runs.isEmpty)
@@ -126,7 +183,12 @@ struct ClusteringStoreTests {
             let run = try makeRun(clusterCount: 1)
             #expect(throws: StoreError.self) {
                 try store.saveClusteringRun(
-                    run, clusters: makeClusters(count: 1), trackIDs: ids, labels: [3], distances: [1])
+                    run,
+                    clusters: makeClusters(count: 1),
+                    trackIDs: ids,
+                    labels: [3],
+                    distances: [1]
+                )
             }
         }
     }

@@ -17,12 +17,48 @@ struct ImportAtomicityTests {
     }
 
     static let malformed: [MalformedCase] = [
-        .init(file: "truncated-row.csv", line: 6, columnAt: nil, field: nil, message: "expected 23 fields as in the header, found 10"),
-        .init(file: "wrong-type.csv", line: 4, columnAt: "loud", field: "energy", message: "expected a number for energy (0–1), found \"loud\""),
-        .init(file: "bad-track-id.csv", line: 3, columnAt: "not-a-spotify-id", field: "track_id", message: "expected a 22-character Spotify track ID, found \"not-a-spotify-id\""),
-        .init(file: "unterminated-quote.csv", line: 5, columnAt: nil, field: nil, message: "a quoted field opened here is never closed"),
-        .init(file: "bad-encoding.csv", line: 4, columnAt: nil, field: nil, message: "invalid UTF-8 (byte 0xF1) in a file that is otherwise UTF-8; re-save it as UTF-8"),
-        .init(file: "wrong-header.csv", line: 1, columnAt: nil, field: nil, message: "cannot tell the format from the header"),
+        .init(
+            file: "truncated-row.csv",
+            line: 6,
+            columnAt: nil,
+            field: nil,
+            message: "expected 23 fields as in the header, found 10"
+        ),
+        .init(
+            file: "wrong-type.csv",
+            line: 4,
+            columnAt: "loud",
+            field: "energy",
+            message: "expected a number for energy (0–1), found \"loud\""
+        ),
+        .init(
+            file: "bad-track-id.csv",
+            line: 3,
+            columnAt: "not-a-spotify-id",
+            field: "track_id",
+            message: "expected a 22-character Spotify track ID, found \"not-a-spotify-id\""
+        ),
+        .init(
+            file: "unterminated-quote.csv",
+            line: 5,
+            columnAt: nil,
+            field: nil,
+            message: "a quoted field opened here is never closed"
+        ),
+        .init(
+            file: "bad-encoding.csv",
+            line: 4,
+            columnAt: nil,
+            field: nil,
+            message: "invalid UTF-8 (byte 0xF1) in a file that is otherwise UTF-8; re-save it as UTF-8"
+        ),
+        .init(
+            file: "wrong-header.csv",
+            line: 1,
+            columnAt: nil,
+            field: nil,
+            message: "cannot tell the format from the header"
+        ),
     ]
 
     @Test(arguments: malformed)
@@ -38,7 +74,11 @@ struct ImportAtomicityTests {
             #expect(error.message.hasPrefix(malformed.message))
             if let needle = malformed.columnAt {
                 #expect(error.column == (try column(of: needle, onLine: malformed.line, of: path)))
-                #expect(error.description.hasPrefix("\(path):\(malformed.line):\(error.column!): field \"\(malformed.field!)\": "))
+                #expect(
+                    error.description.hasPrefix(
+                        "\(path):\(malformed.line):\(error.column!): field \"\(malformed.field!)\": "
+                    )
+                )
             }
             #expect(try contentSnapshot(store) == before)
         }
@@ -54,8 +94,13 @@ struct ImportAtomicityTests {
             #expect(summary.rejections.map(\.line) == [4])
             let recorded = try #require(
                 try store.database.read { db in
-                    try String.fetchOne(db, sql: "SELECT rejections FROM import_runs WHERE id = ?", arguments: [summary.runID])
-                })
+                    try String.fetchOne(
+                        db,
+                        sql: "SELECT rejections FROM import_runs WHERE id = ?",
+                        arguments: [summary.runID]
+                    )
+                }
+            )
             let rejections = try JSONDecoder().decode([ImportError].self, from: Data(recorded.utf8))
             #expect(rejections == summary.rejections)
             #expect(try count(store, "SELECT rows_rejected FROM import_runs") == 1)

@@ -19,7 +19,8 @@ struct JSONImporterTests {
             #expect(library.playsMatched == 25)
             #expect(try count(store, "SELECT count(*) FROM plays WHERE track_id IS NOT NULL") == 25)
             // endTime is minute precision UTC: "2021-04-22 05:41" → "2021-04-22T05:41:00Z".
-            let first = try store.database.read { db in try String.fetchOne(db, sql: "SELECT min(played_at) FROM plays") }
+            let first = try store.database.read { db in try String.fetchOne(db, sql: "SELECT min(played_at) FROM plays")
+            }
             #expect(first?.count == 20)
             #expect(first?.hasSuffix(":00Z") == true)
         }
@@ -49,8 +50,10 @@ struct JSONImporterTests {
                 let names = try store.database.read { db in
                     try String.fetchAll(
                         db,
-                        sql: "SELECT t.name FROM playlist_items pi JOIN playlists p ON p.id = pi.playlist_id JOIN tracks t ON t.id = pi.track_id WHERE p.name = ? ORDER BY pi.position",
-                        arguments: [playlist.name])
+                        sql:
+                            "SELECT t.name FROM playlist_items pi JOIN playlists p ON p.id = pi.playlist_id JOIN tracks t ON t.id = pi.track_id WHERE p.name = ? ORDER BY pi.position",
+                        arguments: [playlist.name]
+                    )
                 }
                 #expect(names == playlist.items.compactMap { $0.track?.trackName })
             }
@@ -62,7 +65,12 @@ struct JSONImporterTests {
             let features = try store.importFile(at: Fixtures.path("json/get-audio-features-several.json"))
             #expect(features.format == .spotifyJSON)
             #expect(features.featuresWritten == 3)
-            #expect(try count(store, "SELECT count(*) FROM audio_features WHERE source = 'file:spotify-json' AND time_signature = 3") == 1)
+            #expect(
+                try count(
+                    store,
+                    "SELECT count(*) FROM audio_features WHERE source = 'file:spotify-json' AND time_signature = 3"
+                ) == 1
+            )
             let saved = try store.importFile(at: Fixtures.path("json/get-me-tracks.json"))
             #expect(saved.savedTracks == 1)
             let local = try store.importFile(at: Fixtures.path("json/get-playlist-local-songs.json"))
@@ -75,8 +83,11 @@ struct JSONImporterTests {
         try withTemporaryDirectory { folder in
             let store = try LibraryStore(path: folder + "/library.sqlite")
             let path = folder + "/StreamingHistory1.json"
-            try Data(#"[{"endTime":"2021-04-22 05:41","artistName":"A","trackName":"B","msPlayed":1},{"endTime":"yesterday","artistName":"A","trackName":"C","msPlayed":2}]"#.utf8)
-                .write(to: URL(fileURLWithPath: path))
+            try Data(
+                #"[{"endTime":"2021-04-22 05:41","artistName":"A","trackName":"B","msPlayed":1},{"endTime":"yesterday","artistName":"A","trackName":"C","msPlayed":2}]"#
+                    .utf8
+            )
+            .write(to: URL(fileURLWithPath: path))
             let before = try contentSnapshot(store)
             let error = try #require(throws: ImportError.self) { try store.importFile(at: path) }
             #expect(error.field == "[1].endTime")
@@ -84,8 +95,12 @@ struct JSONImporterTests {
             #expect(try contentSnapshot(store) == before)
 
             let truncated = folder + "/StreamingHistory2.json"
-            try Data(#"[{"endTime":"2021-04-22 05:41","artistName":"A","trackName":"B","msPlayed":"#.utf8).write(to: URL(fileURLWithPath: truncated))
-            let syntax = try #require(throws: ImportError.self) { try store.importFile(at: truncated, options: ImportOptions(format: .streamingHistory)) }
+            try Data(#"[{"endTime":"2021-04-22 05:41","artistName":"A","trackName":"B","msPlayed":"#.utf8).write(
+                to: URL(fileURLWithPath: truncated)
+            )
+            let syntax = try #require(throws: ImportError.self) {
+                try store.importFile(at: truncated, options: ImportOptions(format: .streamingHistory))
+            }
             #expect(syntax.message.hasPrefix("the file is not valid JSON"))
         }
     }

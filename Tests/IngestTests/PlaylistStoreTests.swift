@@ -22,14 +22,22 @@ struct PlaylistStoreTests {
             func entry(_ id: Int64, locked: Bool = false) -> Playlist.Entry {
                 let summary = summaries[id]!
                 return Playlist.Entry(
-                    trackID: id, spotifyID: SpotifyID(summary.spotifyID!), name: summary.name, artists: summary.artists,
-                    album: summary.album, durationMS: summary.durationMS, popularity: summary.popularity,
-                    isLocked: locked)
+                    trackID: id,
+                    spotifyID: SpotifyID(summary.spotifyID!),
+                    name: summary.name,
+                    artists: summary.artists,
+                    album: summary.album,
+                    durationMS: summary.durationMS,
+                    popularity: summary.popularity,
+                    isLocked: locked
+                )
             }
             let first = Playlist(
-                name: "Night Drive", description: "test",
+                name: "Night Drive",
+                description: "test",
                 entries: [entry(ids[2]), entry(ids[0], locked: true), entry(ids[5])],
-                transitionScore: 0.75)
+                transitionScore: 0.75
+            )
             try store.saveBuiltPlaylist(first, settings: "playlist build --mood chill")
             let read = try #require(try store.builtPlaylist(named: "night drive"))
             #expect(read.entries.map(\.trackID) == [ids[2], ids[0], ids[5]])
@@ -49,8 +57,10 @@ struct PlaylistStoreTests {
         try withTemporaryDirectory { folder in
             let store = try LibraryStore(path: folder + "/library.sqlite")
             let playlist = Playlist(
-                name: "x", description: "",
-                entries: [Playlist.Entry(trackID: 77, spotifyID: nil, name: "?", artists: [])])
+                name: "x",
+                description: "",
+                entries: [Playlist.Entry(trackID: 77, spotifyID: nil, name: "?", artists: [])]
+            )
             #expect(throws: StoreError.self) { try store.saveBuiltPlaylist(playlist) }
             #expect(try store.builtPlaylistNames().isEmpty)
         }

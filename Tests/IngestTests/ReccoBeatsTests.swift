@@ -18,22 +18,35 @@ struct ReccoBeatsTests {
     /// Adds library tracks `T…0` to `T…(count−1)` (with ISRCs when given) and returns their store IDs.
     @discardableResult
     static func addTracks(
-        _ count: Int, to store: LibraryStore, isrc: (Int) -> String? = { _ in nil }, offset: Int = 0
+        _ count: Int,
+        to store: LibraryStore,
+        isrc: (Int) -> String? = { _ in nil },
+        offset: Int = 0
     ) throws -> [Int64] {
         try store.database.write { db in
             let writer = try ImportWriter(db, runID: nil, fetchedAt: "2026-01-01T00:00:00Z")
             return try (offset..<(offset + count)).map { number in
                 try writer.write(
                     Track(
-                        spotifyID: SpotifyID(trackID(number)), name: "Song \(number)", artists: ["Band \(number % 7)"],
-                        durationMS: 200_000 + number, isrc: isrc(number))
+                        spotifyID: SpotifyID(trackID(number)),
+                        name: "Song \(number)",
+                        artists: ["Band \(number % 7)"],
+                        durationMS: 200_000 + number,
+                        isrc: isrc(number)
+                    )
                 ).id
             }
         }
     }
 
-    static func client(_ fake: FakeReccoBeats, policy: RetryPolicy = RetryPolicy(usesJitter: false)) -> ReccoBeatsClient {
-        ReccoBeatsClient(baseURL: fake.baseURL, network: URLSessionTransport(timeout: loopbackTimeout), retryPolicy: policy, clock: TestClock())
+    static func client(_ fake: FakeReccoBeats, policy: RetryPolicy = RetryPolicy(usesJitter: false)) -> ReccoBeatsClient
+    {
+        ReccoBeatsClient(
+            baseURL: fake.baseURL,
+            network: URLSessionTransport(timeout: loopbackTimeout),
+            retryPolicy: policy,
+            clock: TestClock()
+        )
     }
 
     static func count(_ sql: String, in store: LibraryStore) throws -> Int {
@@ -45,8 +58,11 @@ struct ReccoBeatsTests {
         try store.database.read { db in
             let row = try #require(
                 try Row.fetchOne(
-                    db, sql: "SELECT * FROM audio_features WHERE track_id = ? AND source = 'reccobeats'",
-                    arguments: [trackID]))
+                    db,
+                    sql: "SELECT * FROM audio_features WHERE track_id = ? AND source = 'reccobeats'",
+                    arguments: [trackID]
+                )
+            )
             var features = AudioFeatures()
             for feature in AudioFeature.all { features[feature] = row[feature.rawValue] as Double? }
             return features
@@ -82,8 +98,11 @@ struct ReccoBeatsTests {
     @Test func errorCodesAndEndpointsAppearInMessages() async throws {
         try await FakeReccoBeats.withServer { fake in
             let client = ReccoBeatsClient(
-                baseURL: fake.baseURL.appendingPathComponent("nope/"), network: URLSessionTransport(timeout: loopbackTimeout),
-                retryPolicy: RetryPolicy(usesJitter: false), clock: TestClock())
+                baseURL: fake.baseURL.appendingPathComponent("nope/"),
+                network: URLSessionTransport(timeout: loopbackTimeout),
+                retryPolicy: RetryPolicy(usesJitter: false),
+                clock: TestClock()
+            )
             do {
                 _ = try await client.audioFeatures(ids: [Self.trackID(1)])
                 Issue.record("a wrong path must fail")
@@ -100,8 +119,11 @@ struct ReccoBeatsTests {
             await fake.state.inject(.status(503))
             let clock = TestClock()
             let client = ReccoBeatsClient(
-                baseURL: fake.baseURL, network: URLSessionTransport(timeout: loopbackTimeout),
-                retryPolicy: RetryPolicy(usesJitter: false), clock: clock)
+                baseURL: fake.baseURL,
+                network: URLSessionTransport(timeout: loopbackTimeout),
+                retryPolicy: RetryPolicy(usesJitter: false),
+                clock: clock
+            )
             let items = try await client.audioFeatures(ids: [Self.trackID(1)])
             #expect(items.count == 1)
             #expect(clock.sleeps.first == .seconds(3))
@@ -117,19 +139,28 @@ struct ReccoBeatsTests {
                 try Self.addTracks(95, to: store)
                 let now = Date(timeIntervalSince1970: 1_800_000_000)
                 let chain = FeatureChain(
-                    store: store, providers: [ReccoBeatsProvider(client: Self.client(fake))], now: { now })
+                    store: store,
+                    providers: [ReccoBeatsProvider(client: Self.client(fake))],
+                    now: { now }
+                )
                 let report = try await chain.run()
                 #expect(report.candidates == 95 && report.fetched == 95 && report.remaining == 0)
                 let sizes = await fake.state.requests(to: "/v1/audio-features").map(\.ids.count)
                 #expect(sizes == [40, 40, 15])
-                #expect(try Self.count("SELECT count(*) FROM audio_features WHERE source = 'reccobeats'", in: store) == 95)
+                #expect(
+                    try Self.count("SELECT count(*) FROM audio_features WHERE source = 'reccobeats'", in: store) == 95
+                )
                 #expect(
                     try Self.count(
                         "SELECT count(*) FROM audio_features WHERE fetched_at = '\(now.formatted(.iso8601))' AND time_signature IS NULL",
-                        in: store) == 95)
+                        in: store
+                    ) == 95
+                )
                 // Every stored value equals the provider's number.
                 let ids = try await store.database.read { db in
-                    try Row.fetchAll(db, sql: "SELECT id, spotify_id FROM tracks").map { ($0[0] as Int64, $0[1] as String) }
+                    try Row.fetchAll(db, sql: "SELECT id, spotify_id FROM tracks").map {
+                        ($0[0] as Int64, $0[1] as String)
+                    }
                 }
                 for (trackID, spotifyID) in ids {
                     let stored = try Self.storedFeatures(of: trackID, in: store)
@@ -149,11 +180,15 @@ struct ReccoBeatsTests {
                 await fake.state.configure { $0.unknownSpotifyIDs = [Self.trackID(3), Self.trackID(7)] }
                 let clock = Mutex(Date(timeIntervalSince1970: 1_800_000_000))
                 let chain = FeatureChain(
-                    store: store, providers: [ReccoBeatsProvider(client: Self.client(fake))],
-                    now: { clock.withLock { $0 } })
+                    store: store,
+                    providers: [ReccoBeatsProvider(client: Self.client(fake))],
+                    now: { clock.withLock { $0 } }
+                )
                 let first = try await chain.run()
                 #expect(first.fetched == 8 && first.remaining == 2 && first.providers[0].notFound == 2)
-                #expect(try Self.count("SELECT count(*) FROM feature_lookups WHERE outcome = 'not_found'", in: store) == 2)
+                #expect(
+                    try Self.count("SELECT count(*) FROM feature_lookups WHERE outcome = 'not_found'", in: store) == 2
+                )
                 let status = try store.featureStatus()
                 #expect(status.missing.notFound == 2 && status.missing.pending == 0)
 
@@ -183,24 +218,46 @@ struct ReccoBeatsTests {
                     return [
                         try writer.write(
                             Track(
-                                spotifyID: SpotifyID(Self.trackID(0)), name: "Blue Monday", artists: ["New Order"],
-                                durationMS: 448_000, isrc: "GBAAP8300001")
+                                spotifyID: SpotifyID(Self.trackID(0)),
+                                name: "Blue Monday",
+                                artists: ["New Order"],
+                                durationMS: 448_000,
+                                isrc: "GBAAP8300001"
+                            )
                         ).id,
                         try writer.write(
-                            Track(spotifyID: nil, name: "Ceremony", artists: ["New Order"], durationMS: 263_000, isrc: "gb-aap-81-00002")
+                            Track(
+                                spotifyID: nil,
+                                name: "Ceremony",
+                                artists: ["New Order"],
+                                durationMS: 263_000,
+                                isrc: "gb-aap-81-00002"
+                            )
                         ).id,
                     ]
                 }
                 await fake.state.configure { $0.knowsEveryTrack = false }
                 await fake.state.addISRCRecord(
-                    isrc: "GBAAP8300001", spotifyID: Self.trackID(900), title: "Blue Monday '88", artist: "New Order",
-                    durationMS: 250_000)
+                    isrc: "GBAAP8300001",
+                    spotifyID: Self.trackID(900),
+                    title: "Blue Monday '88",
+                    artist: "New Order",
+                    durationMS: 250_000
+                )
                 let right = await fake.state.addISRCRecord(
-                    isrc: "GBAAP8300001", spotifyID: Self.trackID(901), title: "Blue Monday", artist: "New Order",
-                    durationMS: 448_500)
+                    isrc: "GBAAP8300001",
+                    spotifyID: Self.trackID(901),
+                    title: "Blue Monday",
+                    artist: "New Order",
+                    durationMS: 448_500
+                )
                 let only = await fake.state.addISRCRecord(
-                    isrc: "GBAAP8100002", spotifyID: Self.trackID(902), title: "Ceremony", artist: "New Order",
-                    durationMS: 263_000)
+                    isrc: "GBAAP8100002",
+                    spotifyID: Self.trackID(902),
+                    title: "Ceremony",
+                    artist: "New Order",
+                    durationMS: 263_000
+                )
                 let chain = FeatureChain(store: store, providers: [ReccoBeatsProvider(client: Self.client(fake))])
                 let report = try await chain.run()
                 #expect(report.fetched == 2 && report.providers[0].matchedByISRC == 2)
@@ -223,7 +280,8 @@ struct ReccoBeatsTests {
                 // The ID request succeeds; the ISRC request for the one miss is refused (4004).
                 await fake.state.inject(.status(400), after: 1)
                 let report = try await FeatureChain(
-                    store: store, providers: [ReccoBeatsProvider(client: Self.client(fake))]
+                    store: store,
+                    providers: [ReccoBeatsProvider(client: Self.client(fake))]
                 ).run()
                 #expect(report.failures.isEmpty)
                 #expect(report.fetched == 4 && report.providers[0].notFound == 1)
@@ -235,10 +293,23 @@ struct ReccoBeatsTests {
 
     @Test func hrefsAreReadAsLinksOrAsPathsEndingInTheID() {
         let link = ReccoBeatsAudioFeaturesObject(
-            id: nil, href: "https://open.spotify.com/track/4uLU6hMCjMI75M1A2tKUQC?si=x", isrc: nil, features: .init())
+            id: nil,
+            href: "https://open.spotify.com/track/4uLU6hMCjMI75M1A2tKUQC?si=x",
+            isrc: nil,
+            features: .init()
+        )
         let path = ReccoBeatsAudioFeaturesObject(
-            id: nil, href: "https://api.reccobeats.com/v1/audio-features/4uLU6hMCjMI75M1A2tKUQC", isrc: nil, features: .init())
-        let neither = ReccoBeatsAudioFeaturesObject(id: nil, href: "https://example.com/x", isrc: nil, features: .init())
+            id: nil,
+            href: "https://api.reccobeats.com/v1/audio-features/4uLU6hMCjMI75M1A2tKUQC",
+            isrc: nil,
+            features: .init()
+        )
+        let neither = ReccoBeatsAudioFeaturesObject(
+            id: nil,
+            href: "https://example.com/x",
+            isrc: nil,
+            features: .init()
+        )
         #expect(link.spotifyID?.rawValue == "4uLU6hMCjMI75M1A2tKUQC")
         #expect(path.spotifyID?.rawValue == "4uLU6hMCjMI75M1A2tKUQC")
         #expect(neither.spotifyID == nil)
@@ -302,8 +373,11 @@ struct ReccoBeatsTests {
         try await Self.withStore { store in
             try Self.addTracks(5, to: store)
             let client = ReccoBeatsClient(
-                baseURL: try FakeReccoBeats.unreachableBaseURL(), network: URLSessionTransport(timeout: 5),
-                retryPolicy: RetryPolicy(maxAttempts: 2, usesJitter: false), clock: TestClock())
+                baseURL: try FakeReccoBeats.unreachableBaseURL(),
+                network: URLSessionTransport(timeout: 5),
+                retryPolicy: RetryPolicy(maxAttempts: 2, usesJitter: false),
+                clock: TestClock()
+            )
             let report = try await FeatureChain(store: store, providers: [ReccoBeatsProvider(client: client)]).run()
             let outcome = try #require(report.failures.first)
             #expect(outcome.unreachable && outcome.failure?.contains("ReccoBeats unreachable") == true)

@@ -17,10 +17,12 @@ struct ReportStoreTests {
 
     @Test func parsesMinutePrecisionAndDropsFractions() {
         #expect(
-            LibraryStore.utcDate(fromISO: "2021-04-22T05:41Z") == LibraryStore.utcDate(fromISO: "2021-04-22T05:41:00Z"))
+            LibraryStore.utcDate(fromISO: "2021-04-22T05:41Z") == LibraryStore.utcDate(fromISO: "2021-04-22T05:41:00Z")
+        )
         #expect(
             LibraryStore.utcDate(fromISO: "2016-12-13T20:44:04.589Z")
-                == LibraryStore.utcDate(fromISO: "2016-12-13T20:44:04Z"))
+                == LibraryStore.utcDate(fromISO: "2016-12-13T20:44:04Z")
+        )
     }
 
     @Test(arguments: [

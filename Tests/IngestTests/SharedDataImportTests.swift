@@ -20,9 +20,16 @@ struct SharedDataImportTests {
             // Three release-date precisions survive.
             #expect(try count(store, "SELECT count(DISTINCT release_precision) FROM tracks") == 3)
             // Flags agree with the values they flag.
-            #expect(summary.outOfRange["loudness"] == (try count(store, "SELECT count(*) FROM audio_features WHERE loudness > 0")))
-            #expect(summary.outOfRange["tempo"] == (try count(store, "SELECT count(*) FROM audio_features WHERE tempo < 1")))
-            let maxLoudness = try store.database.read { db in try Double.fetchOne(db, sql: "SELECT max(loudness) FROM audio_features") }
+            #expect(
+                summary.outOfRange["loudness"]
+                    == (try count(store, "SELECT count(*) FROM audio_features WHERE loudness > 0"))
+            )
+            #expect(
+                summary.outOfRange["tempo"] == (try count(store, "SELECT count(*) FROM audio_features WHERE tempo < 1"))
+            )
+            let maxLoudness = try store.database.read { db in
+                try Double.fetchOne(db, sql: "SELECT max(loudness) FROM audio_features")
+            }
             #expect(maxLoudness == 1.275)
         }
     }
@@ -51,7 +58,12 @@ struct SharedDataImportTests {
             #expect(summaries[files[2]]?.encoding == "Windows-1252")
             #expect(summaries[files[3]]?.rowsRead == 7_785)
             #expect(summaries[files[5]]?.playlists == 37)
-            #expect(try count(store, "SELECT count(*) FROM playlist_items pi JOIN playlists p ON p.id = pi.playlist_id WHERE p.source = 'file:account-playlists'") == 1_793)
+            #expect(
+                try count(
+                    store,
+                    "SELECT count(*) FROM playlist_items pi JOIN playlists p ON p.id = pi.playlist_id WHERE p.source = 'file:account-playlists'"
+                ) == 1_793
+            )
             #expect(summaries[files[6]]?.playsNew == 10_000)
             #expect(try count(store, "SELECT count(*) FROM plays") == 10_000)
             // Plays carry no track IDs; most are linked by artist and title to the library just imported.
@@ -60,7 +72,9 @@ struct SharedDataImportTests {
             // Exportify and the 2024 set share 177 IDs with identical features (README cross-check):
             // both rows are kept, with their own sources.
             let shared = try count(
-                store, "SELECT count(*) FROM (SELECT track_id FROM audio_features GROUP BY track_id HAVING count(DISTINCT source) = 2)")
+                store,
+                "SELECT count(*) FROM (SELECT track_id FROM audio_features GROUP BY track_id HAVING count(DISTINCT source) = 2)"
+            )
             #expect(shared >= 177)
         }
     }
@@ -79,7 +93,10 @@ struct SharedDataImportTests {
                     imported += 1
                 } catch let error as ImportError {
                     // Profiles, artists and the player state carry no tracks: the error says so.
-                    #expect(error.message.hasPrefix("this is ") && error.message.contains("holds no tracks"), "\(file): \(error)")
+                    #expect(
+                        error.message.hasPrefix("this is ") && error.message.contains("holds no tracks"),
+                        "\(file): \(error)"
+                    )
                 }
             }
             #expect(imported > 15)

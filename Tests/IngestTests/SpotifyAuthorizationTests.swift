@@ -13,7 +13,8 @@ struct SpotifyAuthorizationTests {
     @Test func codeChallengeMatchesRFC7636AppendixB() {
         #expect(
             PKCE.makeCodeChallenge(for: "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk")
-                == "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM")
+                == "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"
+        )
     }
 
     @Test func verifiersAndStatesAreRandomAndUnreserved() {
@@ -26,10 +27,15 @@ struct SpotifyAuthorizationTests {
 
     @Test func authorizationURLCarriesTheS256Challenge() throws {
         let accounts = SpotifyAccounts(
-            credentials: SpotifyAppCredentials(clientID: "abc"), transport: URLSessionTransport())
+            credentials: SpotifyAppCredentials(clientID: "abc"),
+            transport: URLSessionTransport()
+        )
         let url = accounts.makeAuthorizationURL(
-            redirectURI: "http://127.0.0.1:8977/callback", codeChallenge: "CH", state: "ST",
-            scopes: [.userTopRead, .userLibraryRead])
+            redirectURI: "http://127.0.0.1:8977/callback",
+            codeChallenge: "CH",
+            state: "ST",
+            scopes: [.userTopRead, .userLibraryRead]
+        )
         let items = try #require(URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems)
         let query = Dictionary(uniqueKeysWithValues: items.map { ($0.name, $0.value ?? "") })
         #expect(url.absoluteString.hasPrefix("https://accounts.spotify.com/authorize?"))
@@ -50,7 +56,9 @@ struct SpotifyAuthorizationTests {
         }
         #expect(throws: SpotifyError.authorizationDenied(error: "access_denied")) {
             try AuthorizationRedirect.code(
-                fromPastedURL: "http://127.0.0.1:8977/callback?error=access_denied&state=s1", expectedState: "s1")
+                fromPastedURL: "http://127.0.0.1:8977/callback?error=access_denied&state=s1",
+                expectedState: "s1"
+            )
         }
         #expect(throws: SpotifyError.stateMismatch) {
             try AuthorizationRedirect.code(fromPastedURL: "http://127.0.0.1:8977/callback?code=x", expectedState: "s1")
@@ -62,8 +70,10 @@ struct SpotifyAuthorizationTests {
     @Test func pkceSignInThroughTheLoopbackCallback() async throws {
         try await FakeSpotify.withServer { fake in
             let accounts = SpotifyAccounts(
-                credentials: SpotifyAppCredentials(clientID: "fake-client-id"), baseURL: fake.accountsBaseURL,
-                transport: URLSessionTransport(timeout: loopbackTimeout))
+                credentials: SpotifyAppCredentials(clientID: "fake-client-id"),
+                baseURL: fake.accountsBaseURL,
+                transport: URLSessionTransport(timeout: loopbackTimeout)
+            )
             let pages = PageLog()
             let session = try await accounts.logIn(port: 0, timeout: .seconds(loopbackTimeout)) { authorizeURL in
                 let query = try #require(URLComponents(url: authorizeURL, resolvingAgainstBaseURL: false)?.queryItems)
@@ -93,7 +103,8 @@ struct SpotifyAuthorizationTests {
             let accounts = SpotifyAccounts(
                 credentials: SpotifyAppCredentials(clientID: "id", clientSecret: "s3cret"),
                 baseURL: fake.accountsBaseURL,
-                transport: URLSessionTransport(timeout: loopbackTimeout))
+                transport: URLSessionTransport(timeout: loopbackTimeout)
+            )
             let session = try await accounts.logIn(port: 0, timeout: .seconds(loopbackTimeout)) { authorizeURL in
                 #expect(!authorizeURL.absoluteString.contains("code_challenge"))
                 _ = try await get(authorizeURL)
@@ -115,8 +126,10 @@ struct SpotifyAuthorizationTests {
         try await FakeSpotify.withServer { fake in
             await fake.state.configure { $0.deniesAuthorization = true }
             let accounts = SpotifyAccounts(
-                credentials: SpotifyAppCredentials(clientID: "fake-client-id"), baseURL: fake.accountsBaseURL,
-                transport: URLSessionTransport(timeout: loopbackTimeout))
+                credentials: SpotifyAppCredentials(clientID: "fake-client-id"),
+                baseURL: fake.accountsBaseURL,
+                transport: URLSessionTransport(timeout: loopbackTimeout)
+            )
             let error = await spotifyError {
                 _ = try await accounts.logIn(port: 0, timeout: .seconds(loopbackTimeout)) { authorizeURL in
                     let page = try await get(authorizeURL)
@@ -130,7 +143,9 @@ struct SpotifyAuthorizationTests {
 
     @Test func signInTimesOutWhenNobodyComes() async throws {
         let accounts = SpotifyAccounts(
-            credentials: SpotifyAppCredentials(clientID: "id"), transport: URLSessionTransport(timeout: 1))
+            credentials: SpotifyAppCredentials(clientID: "id"),
+            transport: URLSessionTransport(timeout: 1)
+        )
         let error = await spotifyError {
             _ = try await accounts.logIn(port: 0, timeout: .milliseconds(200)) { _ in }
         }
@@ -144,7 +159,9 @@ struct SpotifyAuthorizationTests {
     @Test func aBusyPortIsReportedWithTheWayOut() async throws {
         try await FakeSpotify.withServer { fake in
             let accounts = SpotifyAccounts(
-                credentials: SpotifyAppCredentials(clientID: "id"), transport: URLSessionTransport(timeout: 1))
+                credentials: SpotifyAppCredentials(clientID: "id"),
+                transport: URLSessionTransport(timeout: 1)
+            )
             let error = await spotifyError {
                 _ = try await accounts.logIn(port: fake.port, timeout: .seconds(5)) { _ in
                     Issue.record("the authorize URL must not be shown when the server cannot listen")
@@ -156,15 +173,18 @@ struct SpotifyAuthorizationTests {
             }
             #expect(port == fake.port)
             #expect(
-                error?.description.contains("--port") == true && error?.description.contains("--no-browser") == true)
+                error?.description.contains("--port") == true && error?.description.contains("--no-browser") == true
+            )
         }
     }
 
     @Test func pasteModeSignsIn() async throws {
         try await FakeSpotify.withServer { fake in
             let accounts = SpotifyAccounts(
-                credentials: SpotifyAppCredentials(clientID: "fake-client-id"), baseURL: fake.accountsBaseURL,
-                transport: URLSessionTransport(timeout: loopbackTimeout))
+                credentials: SpotifyAppCredentials(clientID: "fake-client-id"),
+                baseURL: fake.accountsBaseURL,
+                transport: URLSessionTransport(timeout: loopbackTimeout)
+            )
             let location = PageLog()
             let session = try await accounts.logInByPasting(port: 8977) { authorizeURL in
                 // Do not follow the redirect: nothing listens on 8977. Read the Location instead.
@@ -183,7 +203,9 @@ struct SpotifyAuthorizationTests {
         try await FakeSpotify.withServer { fake in
             let withSecret = SpotifyAccounts(
                 credentials: SpotifyAppCredentials(clientID: "id", clientSecret: "s3cret-value"),
-                baseURL: fake.accountsBaseURL, transport: URLSessionTransport(timeout: loopbackTimeout))
+                baseURL: fake.accountsBaseURL,
+                transport: URLSessionTransport(timeout: loopbackTimeout)
+            )
             let session = try await withSecret.requestClientCredentials()
             #expect(session.grant == .clientCredentials && session.refreshToken == nil)
             let request = try #require(await fake.state.requests(to: "/accounts/api/token").first)
@@ -191,8 +213,10 @@ struct SpotifyAuthorizationTests {
             #expect(!withSecret.credentials.description.contains("s3cret"))
 
             let withoutSecret = SpotifyAccounts(
-                credentials: SpotifyAppCredentials(clientID: "id"), baseURL: fake.accountsBaseURL,
-                transport: URLSessionTransport(timeout: loopbackTimeout))
+                credentials: SpotifyAppCredentials(clientID: "id"),
+                baseURL: fake.accountsBaseURL,
+                transport: URLSessionTransport(timeout: loopbackTimeout)
+            )
             let error = await spotifyError { _ = try await withoutSecret.requestClientCredentials() }
             guard case .tokenRequestFailed = error else {
                 Issue.record("expected tokenRequestFailed, got \(String(describing: error))")
@@ -204,16 +228,25 @@ struct SpotifyAuthorizationTests {
     @Test func aWrongCodeIsRefused() async throws {
         try await FakeSpotify.withServer { fake in
             let accounts = SpotifyAccounts(
-                credentials: SpotifyAppCredentials(clientID: "id"), baseURL: fake.accountsBaseURL,
-                transport: URLSessionTransport(timeout: loopbackTimeout))
+                credentials: SpotifyAppCredentials(clientID: "id"),
+                baseURL: fake.accountsBaseURL,
+                transport: URLSessionTransport(timeout: loopbackTimeout)
+            )
             let error = await spotifyError {
                 _ = try await accounts.exchangeCode(
-                    "AQC-made-up", redirectURI: "http://127.0.0.1:1/callback", codeVerifier: "v")
+                    "AQC-made-up",
+                    redirectURI: "http://127.0.0.1:1/callback",
+                    codeVerifier: "v"
+                )
             }
             #expect(
                 error
                     == .tokenRequestFailed(
-                        error: "invalid_grant", description: "Invalid authorization code", status: 400))
+                        error: "invalid_grant",
+                        description: "Invalid authorization code",
+                        status: 400
+                    )
+            )
             #expect(error?.description.contains("AQC-made-up") == false)
         }
     }
@@ -243,8 +276,11 @@ func get(_ url: URL) async throws -> Page {
 func noRedirect(_ url: URL) async throws -> (Page, Data) {
     final class Stop: NSObject, URLSessionTaskDelegate, Sendable {
         func urlSession(
-            _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-            newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+            _ session: URLSession,
+            task: URLSessionTask,
+            willPerformHTTPRedirection response: HTTPURLResponse,
+            newRequest request: URLRequest,
+            completionHandler: @escaping @Sendable (URLRequest?) -> Void
         ) {
             completionHandler(nil)
         }

@@ -50,7 +50,12 @@ struct SpotifyClientTests {
     @Test func playlistItemsTolerateLocalFilesEpisodesAndRemovedTracks() async throws {
         try await FakeSpotify.withServer { fake in
             let playlist = await fake.state.addPlaylist(
-                name: "Mixed", trackCount: 3, localFiles: 1, episodes: 1, removedTracks: 2)
+                name: "Mixed",
+                trackCount: 3,
+                localFiles: 1,
+                episodes: 1,
+                removedTracks: 2
+            )
             let signedIn = try await makeSignedInClient(fake)
             let items = try await signedIn.client.allPlaylistItems(of: try #require(SpotifyID(playlist.id)))
             #expect(items.count == 7)
@@ -74,7 +79,8 @@ struct SpotifyClientTests {
             // One 404 on /items, then /tracks for both pages without asking /items again.
             #expect(
                 paths == ["/v1/playlists/\(playlist.id)/items"]
-                    + Array(repeating: "/v1/playlists/\(playlist.id)/tracks", count: 2))
+                    + Array(repeating: "/v1/playlists/\(playlist.id)/tracks", count: 2)
+            )
         }
     }
 
@@ -100,7 +106,8 @@ struct SpotifyClientTests {
             #expect(
                 await fake.state.requests(to: "/v1/artists").map { $0.query["ids"] } == [
                     ids.map(\.rawValue).joined(separator: ",")
-                ])
+                ]
+            )
         }
     }
 
@@ -152,7 +159,9 @@ struct SpotifyClientTests {
         try await FakeSpotify.withServer { fake in
             let signedIn = try await makeSignedInClient(fake)
             let created = try await signedIn.client.createPlaylist(
-                name: "Vibes: late night", description: "made by vibes-analyze")
+                name: "Vibes: late night",
+                description: "made by vibes-analyze"
+            )
             let id = try #require(SpotifyID(created.id))
             let uris = (0..<250).map { "spotify:track:" + FakeSpotifyState.savedTrackID($0) }
             let snapshot = try await signedIn.client.addItems(uris, to: id)
@@ -183,17 +192,24 @@ struct SpotifyClientTests {
     @Test func errorsCarryStatusMessageAndEndpoint() async throws {
         try await FakeSpotify.withServer { fake in
             await fake.state.inject(
-                .status(403, message: "You cannot add tracks to a playlist you don't own."), on: "/v1/playlists")
+                .status(403, message: "You cannot add tracks to a playlist you don't own."),
+                on: "/v1/playlists"
+            )
             let signedIn = try await makeSignedInClient(fake)
             let error = await spotifyError {
                 try await signedIn.client.addItems(
-                    ["spotify:track:4iV5W9uYEdYUVa79Axb7Rh"], to: SpotifyID("P000000000000000000001")!)
+                    ["spotify:track:4iV5W9uYEdYUVa79Axb7Rh"],
+                    to: SpotifyID("P000000000000000000001")!
+                )
             }
             #expect(
                 error
                     == .http(
-                        status: 403, message: "You cannot add tracks to a playlist you don't own.",
-                        endpoint: "POST /v1/playlists/P000000000000000000001/items"))
+                        status: 403,
+                        message: "You cannot add tracks to a playlist you don't own.",
+                        endpoint: "POST /v1/playlists/P000000000000000000001/items"
+                    )
+            )
         }
     }
 
@@ -221,7 +237,8 @@ struct SpotifyClientTests {
         let decoder = JSONDecoder()
         let plays = try decoder.decode(
             SpotifyCursorPagingObject<SpotifyPlayHistoryObject>.self,
-            from: load("peter-schorn-SpotifyAPI/get-me-player-recently-played.json"))
+            from: load("peter-schorn-SpotifyAPI/get-me-player-recently-played.json")
+        )
         #expect(plays.items.count == 45 && plays.cursors?.before != nil)
         #expect(plays.items.allSatisfy { $0?.track?.track != nil })
         for name in ["spotify-web-api-java/get-me-playlists.json", "spotify-web-api-raml-2015/get-user-playlists.json"]
@@ -232,7 +249,9 @@ struct SpotifyClientTests {
         let me = try decoder.decode(SpotifyUserObject.self, from: load("peter-schorn-SpotifyAPI/get-me.json"))
         #expect(!me.id.isEmpty)
         let playing = try decoder.decode(
-            SpotifyCurrentlyPlayingObject.self, from: load("peter-schorn-SpotifyAPI/get-me-player.json"))
+            SpotifyCurrentlyPlayingObject.self,
+            from: load("peter-schorn-SpotifyAPI/get-me-player.json")
+        )
         #expect(playing.item?.name != nil)
     }
 }

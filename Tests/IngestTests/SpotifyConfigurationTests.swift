@@ -12,7 +12,11 @@ struct SpotifyConfigurationTests {
             let environment = ["SPOTIFY_CLIENT_ID": "from-env", "HOME": directory]
 
             let fromFlags = try SpotifyConfiguration.resolve(
-                clientID: "from-flag", redirectPort: 9100, configPath: file, environment: environment)
+                clientID: "from-flag",
+                redirectPort: 9100,
+                configPath: file,
+                environment: environment
+            )
             #expect(fromFlags.credentials == SpotifyAppCredentials(clientID: "from-flag", clientSecret: "file-secret"))
             #expect(fromFlags.redirectPort == 9100)
 

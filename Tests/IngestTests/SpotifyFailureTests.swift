@@ -35,13 +35,23 @@ struct SpotifyFailureTests {
         let tokens = TokenStore(path: nil, accounts: nil)
         try await tokens.save(
             SpotifySession(
-                accessToken: "a", refreshToken: nil, expiresAt: .distantFuture, scopes: [],
-                grant: .authorizationCodePKCE, clientID: "id"))
+                accessToken: "a",
+                refreshToken: nil,
+                expiresAt: .distantFuture,
+                scopes: [],
+                grant: .authorizationCodePKCE,
+                clientID: "id"
+            )
+        )
         let clock = TestClock()
         // Port 9 (discard) on loopback: nothing listens, so the connection is refused.
         let client = SpotifyClient(
-            tokens: tokens, baseURL: URL(string: "http://127.0.0.1:9/v1/")!, network: URLSessionTransport(timeout: 5),
-            retryPolicy: RetryPolicy(maxAttempts: 3, usesJitter: false), clock: clock)
+            tokens: tokens,
+            baseURL: URL(string: "http://127.0.0.1:9/v1/")!,
+            network: URLSessionTransport(timeout: 5),
+            retryPolicy: RetryPolicy(maxAttempts: 3, usesJitter: false),
+            clock: clock
+        )
         let error = await spotifyError { _ = try await client.currentUser() }
         guard case .network(_, let attempts, let endpoint) = error else {
             Issue.record("expected a network error, got \(String(describing: error))")

@@ -15,14 +15,20 @@ struct SpotifyPlaylistPushTests {
                     let writer = try ImportWriter(db, runID: nil, fetchedAt: "2026-11-21T12:00:00Z")
                     var entries = try (0..<150).map { index in
                         let track = Track(
-                            spotifyID: SpotifyID(FakeSpotifyState.savedTrackID(index)), name: "Song \(index)",
-                            artists: ["Band"])
+                            spotifyID: SpotifyID(FakeSpotifyState.savedTrackID(index)),
+                            name: "Song \(index)",
+                            artists: ["Band"]
+                        )
                         return ImportWriter.PlaylistEntry(trackID: try writer.write(track).id)
                     }
                     let local = Track(spotifyID: nil, name: "Demo tape", artists: ["Me"], isLocal: true)
                     entries.insert(ImportWriter.PlaylistEntry(trackID: try writer.write(local).id), at: 3)
                     try writer.writePlaylist(
-                        originKey: "vibes:late-night", name: "Late night", source: "vibes", entries: entries)
+                        originKey: "vibes:late-night",
+                        name: "Late night",
+                        source: "vibes",
+                        entries: entries
+                    )
                 }
                 let signedIn = try await makeSignedInClient(fake)
                 let playlist = try store.pushablePlaylist(matching: "late NIGHT")
@@ -33,7 +39,10 @@ struct SpotifyPlaylistPushTests {
                 #expect(first.created && first.itemCount == 150 && first.skippedWithoutID == 1 && first.requests == 3)
                 #expect(await fake.state.writtenItems[first.spotifyID] == playlist.uris)
                 try store.recordPush(
-                    of: playlist.rowID, spotifyID: SpotifyID(first.spotifyID)!, snapshotID: first.snapshotID)
+                    of: playlist.rowID,
+                    spotifyID: SpotifyID(first.spotifyID)!,
+                    snapshotID: first.snapshotID
+                )
 
                 let again = try await signedIn.client.push(try store.pushablePlaylist(matching: "vibes:late-night"))
                 #expect(!again.created && again.spotifyID == first.spotifyID)

@@ -9,13 +9,19 @@ import VibesTestSupport
 struct SpotifySyncTests {
     /// Runs `body` with a fake library, a fresh store and a signed-in client.
     private func withLibrary(
-        saved: Int = 120, _ body: (FakeSpotify, LibraryStore, SignedInClient) async throws -> Void
+        saved: Int = 120,
+        _ body: (FakeSpotify, LibraryStore, SignedInClient) async throws -> Void
     ) async throws {
         try await withTemporaryDirectory { directory in
             try await FakeSpotify.withServer { fake in
                 await fake.state.setSavedTrackCount(saved)
                 await fake.state.addPlaylist(
-                    name: "Mixed", trackCount: 130, localFiles: 1, episodes: 1, removedTracks: 2)
+                    name: "Mixed",
+                    trackCount: 130,
+                    localFiles: 1,
+                    episodes: 1,
+                    removedTracks: 2
+                )
                 await fake.state.addPlaylist(name: "Someone else's", trackCount: 5, owner: "spotify")
                 await fake.state.setPlayCount(3)
                 let store = try LibraryStore(path: directory + "/library.sqlite")
@@ -43,7 +49,8 @@ struct SpotifySyncTests {
             #expect(report.playsAdded == 3)
             #expect(
                 report.audioFeaturesWritten
-                    == (try count("SELECT count(*) FROM tracks WHERE spotify_id IS NOT NULL", in: store)))
+                    == (try count("SELECT count(*) FROM tracks WHERE spotify_id IS NOT NULL", in: store))
+            )
             #expect(report.requests == (await fake.state.requests(to: "/v1/").count))
             #expect(report.notes.contains { $0.contains("Someone else's") })
 
@@ -52,8 +59,11 @@ struct SpotifySyncTests {
             #expect(try count("SELECT count(*) FROM plays WHERE source = 'spotify-api'", in: store) == 3)
             #expect(
                 try count(
-                    "SELECT count(*) FROM audio_features WHERE source = 'spotify-api' AND priority = \(FeatureSource.spotifyAPI.priority)", in: store)
-                    > 0)
+                    "SELECT count(*) FROM audio_features WHERE source = 'spotify-api' AND priority = \(FeatureSource.spotifyAPI.priority)",
+                    in: store
+                )
+                    > 0
+            )
             #expect(try count("SELECT count(*) FROM tracks WHERE is_local = 1 AND spotify_id IS NULL", in: store) == 1)
             #expect(try count("SELECT count(*) FROM import_runs WHERE format = 'spotify-api'", in: store) == 1)
             let positions = try await store.database.read { db in
@@ -126,7 +136,10 @@ struct SpotifySyncTests {
             let sync = SpotifySync(client: signedIn.client, store: store)
             let report = try await sync.run(.all)
             #expect(report.failedParts.map(\.part) == ["top", "recent"])
-            #expect(report.failedParts[0].reason.contains("404") && report.failedParts[0].reason.contains("/v1/me/top/artists"))
+            #expect(
+                report.failedParts[0].reason.contains("404")
+                    && report.failedParts[0].reason.contains("/v1/me/top/artists")
+            )
             // Everything else landed, the features part included.
             #expect(report.savedTracksAdded == 30 && report.playlistsUpdated == 1)
             #expect(report.features != nil && report.audioFeaturesWritten > 0)

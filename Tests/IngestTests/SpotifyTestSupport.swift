@@ -19,31 +19,55 @@ struct SignedInClient {
 ///   - sessionPath: Where the token store keeps the session; `nil` for memory only.
 ///   - policy: The retry policy; jitter is off so waits can be compared exactly.
 func makeSignedInClient(
-    _ fake: FakeSpotify, sessionPath: String? = nil, policy: RetryPolicy = RetryPolicy(usesJitter: false),
-    expiresIn: TimeInterval = 3600, now: @escaping @Sendable () -> Date = Date.init,
+    _ fake: FakeSpotify,
+    sessionPath: String? = nil,
+    policy: RetryPolicy = RetryPolicy(usesJitter: false),
+    expiresIn: TimeInterval = 3600,
+    now: @escaping @Sendable () -> Date = Date.init,
     logger: Logger = Logger(label: "vibes.tests")
 ) async throws -> SignedInClient {
     let clock = TestClock()
     let accounts = SpotifyAccounts(
-        credentials: SpotifyAppCredentials(clientID: "fake-client-id"), baseURL: fake.accountsBaseURL,
+        credentials: SpotifyAppCredentials(clientID: "fake-client-id"),
+        baseURL: fake.accountsBaseURL,
         transport: RetryingTransport(
-            base: URLSessionTransport(timeout: loopbackTimeout), policy: policy, clock: clock, logger: logger),
-        now: now, logger: logger)
+            base: URLSessionTransport(timeout: loopbackTimeout),
+            policy: policy,
+            clock: clock,
+            logger: logger
+        ),
+        now: now,
+        logger: logger
+    )
     let tokens = TokenStore(path: sessionPath, accounts: accounts, now: now, logger: logger)
     let (access, refresh) = await fake.state.issueTokens()
     try await tokens.save(
         SpotifySession(
-            accessToken: access, refreshToken: refresh, expiresAt: now().addingTimeInterval(expiresIn),
-            scopes: ["user-library-read"], grant: .authorizationCodePKCE, clientID: "fake-client-id"))
+            accessToken: access,
+            refreshToken: refresh,
+            expiresAt: now().addingTimeInterval(expiresIn),
+            scopes: ["user-library-read"],
+            grant: .authorizationCodePKCE,
+            clientID: "fake-client-id"
+        )
+    )
     let client = SpotifyClient(
-        tokens: tokens, clientID: "fake-client-id", baseURL: fake.apiBaseURL, network: URLSessionTransport(timeout: loopbackTimeout),
-        retryPolicy: policy, clock: clock, now: now, logger: logger)
+        tokens: tokens,
+        clientID: "fake-client-id",
+        baseURL: fake.apiBaseURL,
+        network: URLSessionTransport(timeout: loopbackTimeout),
+        retryPolicy: policy,
+        clock: clock,
+        now: now,
+        logger: logger
+    )
     return SignedInClient(client: client, tokens: tokens, clock: clock, accounts: accounts)
 }
 
 /// Runs `body`, which must throw a ``SpotifyError``, and returns that error.
 func spotifyError(
-    sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> Void
+    sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: () async throws -> Void
 ) async -> SpotifyError? {
     do {
         try await body()
@@ -59,7 +83,9 @@ func spotifyError(
 
 /// Expects that none of the tokens `fake` issued appears in `text`.
 func expectNoTokens(
-    in text: String, issuedBy fake: FakeSpotify, sourceLocation: SourceLocation = #_sourceLocation
+    in text: String,
+    issuedBy fake: FakeSpotify,
+    sourceLocation: SourceLocation = #_sourceLocation
 ) async {
     let tokens = await fake.state.issuedTokens
     #expect(!tokens.isEmpty, sourceLocation: sourceLocation)

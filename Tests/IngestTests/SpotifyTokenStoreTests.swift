@@ -10,15 +10,20 @@ struct SpotifyTokenStoreTests {
             let path = directory + "/config/vibes-analyze/spotify-session.json"
             let store = TokenStore(path: path, accounts: nil)
             let session = SpotifySession(
-                accessToken: "BQ-secret", refreshToken: "AQ-secret",
+                accessToken: "BQ-secret",
+                refreshToken: "AQ-secret",
                 expiresAt: Date(timeIntervalSince1970: 2_000_000_000),
-                scopes: ["user-top-read", "playlist-read-private"], grant: .authorizationCodePKCE, clientID: "id",
-                userID: "wizzler")
+                scopes: ["user-top-read", "playlist-read-private"],
+                grant: .authorizationCodePKCE,
+                clientID: "id",
+                userID: "wizzler"
+            )
             try await store.save(session)
             let manager = FileManager.default
             let fileMode = try #require(manager.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber)
             let folderMode = try #require(
-                manager.attributesOfItem(atPath: directory + "/config/vibes-analyze")[.posixPermissions] as? NSNumber)
+                manager.attributesOfItem(atPath: directory + "/config/vibes-analyze")[.posixPermissions] as? NSNumber
+            )
             #expect(fileMode.intValue & 0o777 == 0o600)
             #expect(folderMode.intValue & 0o777 == 0o700)
             #expect(
@@ -41,8 +46,13 @@ struct SpotifyTokenStoreTests {
         try await withTemporaryDirectory { directory in
             let path = directory + "/session.json"
             let session = SpotifySession(
-                accessToken: "a", refreshToken: "r", expiresAt: Date(), scopes: [], grant: .authorizationCode,
-                clientID: "id")
+                accessToken: "a",
+                refreshToken: "r",
+                expiresAt: Date(),
+                scopes: [],
+                grant: .authorizationCode,
+                clientID: "id"
+            )
             try await TokenStore(path: path, accounts: nil).save(session)
             try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path)
             _ = try await TokenStore(path: path, accounts: nil).session()
@@ -100,7 +110,8 @@ struct SpotifyTokenStoreTests {
     @Test func defaultPathFollowsXDG() {
         #expect(
             TokenStore.defaultPath(environment: ["XDG_CONFIG_HOME": "/x", "HOME": "/h"])
-                == "/x/vibes-analyze/spotify-session.json")
+                == "/x/vibes-analyze/spotify-session.json"
+        )
         #expect(TokenStore.defaultPath(environment: ["HOME": "/h"]) == "/h/.config/vibes-analyze/spotify-session.json")
         #expect(TokenStore.defaultPath(environment: ["VIBES_SPOTIFY_SESSION": "/s.json", "HOME": "/h"]) == "/s.json")
     }

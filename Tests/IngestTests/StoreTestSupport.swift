@@ -16,7 +16,10 @@ func withStore<T>(_ body: (LibraryStore) throws -> T) throws -> T {
 func contentSnapshot(_ store: LibraryStore) throws -> [String: [String]] {
     try store.database.read { db in
         let tables = try String.fetchAll(
-            db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name != 'grdb_migrations'")
+            db,
+            sql:
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name != 'grdb_migrations'"
+        )
         var snapshot: [String: [String]] = [:]
         for table in tables {
             snapshot[table] = try Row.fetchAll(db, sql: "SELECT * FROM \(table) ORDER BY 1, 2").map { $0.description }

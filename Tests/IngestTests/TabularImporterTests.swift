@@ -21,20 +21,30 @@ struct TabularImporterTests {
             // A track in several playlists is one track with several playlist tags.
             let tagged = try count(
                 store,
-                "SELECT count(*) FROM (SELECT track_id FROM track_tags JOIN tags ON tags.id = tag_id WHERE kind = 'playlist' GROUP BY track_id HAVING count(*) > 1)")
+                "SELECT count(*) FROM (SELECT track_id FROM track_tags JOIN tags ON tags.id = tag_id WHERE kind = 'playlist' GROUP BY track_id HAVING count(*) > 1)"
+            )
             #expect(tagged > 0)
             // Values are stored exactly as written, including scientific notation.
             let energy = try store.database.read { db in
-                try Double.fetchOne(db, sql: "SELECT energy FROM audio_features af JOIN tracks t ON t.id = af.track_id WHERE t.spotify_id = '6f807x0ima9a1j3VPbc7VN'")
+                try Double.fetchOne(
+                    db,
+                    sql:
+                        "SELECT energy FROM audio_features af JOIN tracks t ON t.id = af.track_id WHERE t.spotify_id = '6f807x0ima9a1j3VPbc7VN'"
+                )
             }
             #expect(energy == 0.916)
-            let scientific = try count(store, "SELECT count(*) FROM audio_features WHERE instrumentalness > 0 AND instrumentalness < 0.0001")
+            let scientific = try count(
+                store,
+                "SELECT count(*) FROM audio_features WHERE instrumentalness > 0 AND instrumentalness < 0.0001"
+            )
             #expect(scientific > 0)
             // Out-of-range values are kept and flagged, never dropped or clamped.
             let loud = try count(store, "SELECT count(*) FROM audio_features WHERE loudness > 0")
             #expect(loud > 0)
             #expect(summary.outOfRange["loudness"] == loud)
-            #expect(try count(store, "SELECT count(*) FROM audio_features WHERE tempo = 0") == summary.outOfRange["tempo"])
+            #expect(
+                try count(store, "SELECT count(*) FROM audio_features WHERE tempo = 0") == summary.outOfRange["tempo"]
+            )
             // R's `NA` is a missing value, not a name; such tracks keep their ID and features.
             #expect(try count(store, "SELECT count(*) FROM tracks WHERE name = ''") == 2)
             #expect(try count(store, "SELECT count(*) FROM artists WHERE name = 'NA'") == 0)
@@ -52,18 +62,30 @@ struct TabularImporterTests {
             // Line 265 of the low file has an empty feature block: the track lands without features.
             #expect(low.tracksWithoutFeatures == 1)
             let missing = try count(
-                store, "SELECT count(*) FROM tracks WHERE spotify_id = '2teI76KKFE6qkpLZJs7tZ7' AND id NOT IN (SELECT track_id FROM audio_features)")
+                store,
+                "SELECT count(*) FROM tracks WHERE spotify_id = '2teI76KKFE6qkpLZJs7tZ7' AND id NOT IN (SELECT track_id FROM audio_features)"
+            )
             #expect(missing == 1)
             // The first data row of the high file: energy 0.592, tempo 157.969, time signature 3.
             let row = try #require(
                 try store.database.read { db in
-                    try Row.fetchOne(db, sql: "SELECT energy, tempo, time_signature FROM audio_features af JOIN tracks t ON t.id = af.track_id WHERE t.spotify_id = '2plbrEY59IikOBgBGLjaoe'")
-                })
+                    try Row.fetchOne(
+                        db,
+                        sql:
+                            "SELECT energy, tempo, time_signature FROM audio_features af JOIN tracks t ON t.id = af.track_id WHERE t.spotify_id = '2plbrEY59IikOBgBGLjaoe'"
+                    )
+                }
+            )
             #expect(row[0] as Double == 0.592)
             #expect(row[1] as Double == 157.969)
             #expect(row[2] as Int == 3)
             // "Lady Gaga, Bruno Mars" is two artists.
-            #expect(try count(store, "SELECT count(*) FROM track_artists ta JOIN tracks t ON t.id = ta.track_id WHERE t.spotify_id = '2plbrEY59IikOBgBGLjaoe'") == 2)
+            #expect(
+                try count(
+                    store,
+                    "SELECT count(*) FROM track_artists ta JOIN tracks t ON t.id = ta.track_id WHERE t.spotify_id = '2plbrEY59IikOBgBGLjaoe'"
+                ) == 2
+            )
         }
     }
 
@@ -77,8 +99,13 @@ struct TabularImporterTests {
             // Row 1: "Señorita", Shawn Mendes, energy 55 → 0.55, 117 BPM, 191 s.
             let row = try #require(
                 try store.database.read { db in
-                    try Row.fetchOne(db, sql: "SELECT t.duration_ms, af.energy, af.tempo FROM tracks t JOIN audio_features af ON af.track_id = t.id WHERE t.name = 'Señorita'")
-                })
+                    try Row.fetchOne(
+                        db,
+                        sql:
+                            "SELECT t.duration_ms, af.energy, af.tempo FROM tracks t JOIN audio_features af ON af.track_id = t.id WHERE t.name = 'Señorita'"
+                    )
+                }
+            )
             #expect(row[0] as Int == 191_000)
             #expect(abs(row[1] as Double - 0.55) < 1e-12)
             #expect(row[2] as Double == 117)
@@ -88,7 +115,10 @@ struct TabularImporterTests {
 
     @Test func keepsPercentValuesWhenTheUserSaysUnit() throws {
         try withStore { store in
-            let summary = try store.importFile(at: Fixtures.path("csv/top50-excerpt.csv"), options: ImportOptions(scale: .unit))
+            let summary = try store.importFile(
+                at: Fixtures.path("csv/top50-excerpt.csv"),
+                options: ImportOptions(scale: .unit)
+            )
             #expect(summary.scale == "unit (as given by --scale)")
             // 0–100 values read as 0–1 are out of range: kept and flagged.
             #expect((summary.outOfRange["energy"] ?? 0) == 15)
@@ -104,17 +134,34 @@ struct TabularImporterTests {
             #expect(summary.featuresWritten == 20)
             #expect(summary.savedTracks == 20)
             let playlist = try #require(
-                try store.database.read { db in try Row.fetchOne(db, sql: "SELECT id, name, origin_key FROM playlists") })
+                try store.database.read { db in try Row.fetchOne(db, sql: "SELECT id, name, origin_key FROM playlists")
+                }
+            )
             #expect(playlist["name"] as String == "Liked Songs")
             // Items keep the file's order: the first row is "Show Me" by Joey Bada$$.
             let first = try store.database.read { db in
-                try String.fetchOne(db, sql: "SELECT t.name FROM playlist_items pi JOIN tracks t ON t.id = pi.track_id WHERE position = 0")
+                try String.fetchOne(
+                    db,
+                    sql: "SELECT t.name FROM playlist_items pi JOIN tracks t ON t.id = pi.track_id WHERE position = 0"
+                )
             }
             #expect(first == "Show Me")
             // "Lil He77;Homixide Gang" is two artists; genres are tags.
-            #expect(try count(store, "SELECT count(*) FROM track_artists ta JOIN tracks t ON t.id = ta.track_id WHERE t.spotify_id = '1AhRLlotY7XdyNa16M9VMD'") == 2)
-            #expect(try count(store, "SELECT count(*) FROM tags WHERE kind = 'artist-genre' AND value = 'hip hop'") == 1)
-            #expect(try count(store, "SELECT count(*) FROM audio_features WHERE source = 'file:exportify' AND priority = \(FeatureSource.file(format: "exportify").priority)") == 20)
+            #expect(
+                try count(
+                    store,
+                    "SELECT count(*) FROM track_artists ta JOIN tracks t ON t.id = ta.track_id WHERE t.spotify_id = '1AhRLlotY7XdyNa16M9VMD'"
+                ) == 2
+            )
+            #expect(
+                try count(store, "SELECT count(*) FROM tags WHERE kind = 'artist-genre' AND value = 'hip hop'") == 1
+            )
+            #expect(
+                try count(
+                    store,
+                    "SELECT count(*) FROM audio_features WHERE source = 'file:exportify' AND priority = \(FeatureSource.file(format: "exportify").priority)"
+                ) == 20
+            )
         }
     }
 
@@ -123,11 +170,17 @@ struct TabularImporterTests {
             _ = try store.importFile(at: Fixtures.path("csv/tidytuesday-excerpt.csv"))
             let tracksBefore = try count(store, "SELECT count(*) FROM tracks")
             // The same IDs through Spotify API JSON would be a second source; here: the same file as another format.
-            _ = try store.importFile(at: Fixtures.path("csv/tidytuesday-excerpt.csv"), options: ImportOptions(format: .exportify, force: true))
+            _ = try store.importFile(
+                at: Fixtures.path("csv/tidytuesday-excerpt.csv"),
+                options: ImportOptions(format: .exportify, force: true)
+            )
             #expect(try count(store, "SELECT count(*) FROM tracks") == tracksBefore)
             #expect(try count(store, "SELECT count(DISTINCT source) FROM audio_features") == 2)
             // The preferred row is the higher-priority source.
-            #expect(try count(store, "SELECT count(*) FROM current_features WHERE source = 'file:exportify'") == tracksBefore)
+            #expect(
+                try count(store, "SELECT count(*) FROM current_features WHERE source = 'file:exportify'")
+                    == tracksBefore
+            )
             let table = try store.featureTable()
             #expect(table.rowCount == tracksBefore)
         }

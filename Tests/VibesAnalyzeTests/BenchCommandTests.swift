@@ -16,7 +16,10 @@ struct BenchCommandTests {
             let store = try LibraryStore(path: path)
             if perGroup > 0 {
                 try LibrarySeeding.insert(
-                    LibrarySeeding.syntheticTracks(perGroup: perGroup), into: store, folder: folder)
+                    LibrarySeeding.syntheticTracks(perGroup: perGroup),
+                    into: store,
+                    folder: folder
+                )
             }
             return try await body(path)
         }
@@ -40,7 +43,8 @@ struct BenchCommandTests {
         #expect(object["busy"] is Bool)
         #expect(
             object["command"] as? String
-                == "vibes-analyze bench --n 2000 --k 4 --threads 1 --iterations 3 --repeats 1 --format json")
+                == "vibes-analyze bench --n 2000 --k 4 --threads 1 --iterations 3 --repeats 1 --format json"
+        )
         let configurations = try #require(object["configurations"] as? [[String: Any]])
         #expect(configurations.count == 1)
         #expect(configurations.first?["n"] as? Int == 2_000)
@@ -58,7 +62,8 @@ struct BenchCommandTests {
     @Test func theLibraryIsBenchmarkedWholeOrDrawnFrom() async throws {
         try await withLibrary { db in
             let whole = try await CommandLineTool.run(
-                ["bench", "--db", db, "--data", "library", "--format", "csv", "--verbose"] + quick)
+                ["bench", "--db", db, "--data", "library", "--format", "csv", "--verbose"] + quick
+            )
             #expect(whole.status == 0, "\(whole.stderr)")
             let rows = csvRows(whole.stdout)
             #expect(!rows.isEmpty)
@@ -68,7 +73,8 @@ struct BenchCommandTests {
             #expect(whole.stderr.contains("running N=120 k=3 threads=1"))
 
             let drawn = try await CommandLineTool.run(
-                ["bench", "--db", db, "--data", "library", "--n", "1k", "--format", "csv"] + quick)
+                ["bench", "--db", db, "--data", "library", "--n", "1k", "--format", "csv"] + quick
+            )
             #expect(drawn.status == 0, "\(drawn.stderr)")
             #expect(csvRows(drawn.stdout).allSatisfy { $0[1] == "1000" })
 
@@ -92,7 +98,8 @@ struct BenchCommandTests {
         try await withTemporaryDirectory { folder in
             let result = try await CommandLineTool.run(
                 ["bench", "--n", "500,1000", "--svg", folder + "/chart.svg", "--html", folder + "/out/bench.html"]
-                    + quick)
+                    + quick
+            )
             #expect(result.status == 0, "\(result.stderr)")
             #expect(result.stdout.contains("Lloyd per iteration"))
             #expect(result.stdout.contains("roofline  1 thread: read "))

@@ -17,7 +17,10 @@ struct ClusterCommandTests {
         }
     }
 
-    private func withSyntheticLibrary<T>(perGroup: Int = 40, _ body: (String, LibraryStore) async throws -> T) async throws -> T {
+    private func withSyntheticLibrary<T>(
+        perGroup: Int = 40,
+        _ body: (String, LibraryStore) async throws -> T
+    ) async throws -> T {
         try await withTemporaryDirectory { folder in
             let path = folder + "/library.sqlite"
             let store = try LibraryStore(path: path)
@@ -170,61 +173,61 @@ struct ClusterCommandTests {
 
     @Test func clusterHelpIsStable() {
         let expected = #"""
-OVERVIEW: Group the library into vibes with k-means, name them and save the
-run.
+            OVERVIEW: Group the library into vibes with k-means, name them and save the
+            run.
 
-Tracks become points in a space of audio features (z-scores by default) and
-k-means groups them. Each vibe is named from its valence–energy quadrant and
-its strongest deviations, such as "Calm acoustic". With --k auto, every k from
-2 to --max-k is tried and the one with the best silhouette is kept; the scores
-are printed. The same seed gives the same vibes.
+            Tracks become points in a space of audio features (z-scores by default) and
+            k-means groups them. Each vibe is named from its valence–energy quadrant and
+            its strongest deviations, such as "Calm acoustic". With --k auto, every k from
+            2 to --max-k is tried and the one with the best silhouette is kept; the scores
+            are printed. The same seed gives the same vibes.
 
-USAGE: vibes-analyze cluster <options>
+            USAGE: vibes-analyze cluster <options>
 
-SCOPE:
-  --playlist <playlist>   Analyse only the tracks of this playlist (its name or
-                          Spotify ID).
+            SCOPE:
+              --playlist <playlist>   Analyse only the tracks of this playlist (its name or
+                                      Spotify ID).
 
-OPTIONS:
-  --db <db>               The library database file. Defaults to $VIBES_DB,
-                          else $XDG_DATA_HOME/vibes-analyze/library.sqlite,
-                          else ~/.local/share/vibes-analyze/library.sqlite.
-  --json                  Print results as JSON for scripts.
-  -q, --quiet             Print only results and errors, no progress.
-  -v, --verbose           Print diagnostics while working.
-  --from <from>           Cluster your library (the default), or the library
-                          and the reference pool (all). (values: library, all;
-                          default: library)
-  --k <k>                 The number of vibes, or 'auto' to choose by
-                          silhouette. (default: 8)
-  --max-k <max-k>         The largest number of vibes --k auto tries. (default:
-                          12)
-  --features <features>   The features to cluster on, comma-separated.
-                          (default:
-                          danceability,energy,valence,acousticness,instrumentalness,speechiness,liveness,loudness,tempo,mode)
-  --weight <feature=weight>
-                          A feature weight, such as tempo=0.5; repeatable. Mode
-                          weighs 0.5 unless given.
-  --scaling <scaling>     How features are scaled: zscore, minmax or raw.
-                          (values: zscore, minmax, raw; default: zscore)
-  --seed <seed>           The seed of every random choice; the same seed gives
-                          the same vibes. (default: 42)
-  --n-init <n-init>       The number of k-means restarts; the best is kept.
-                          (default: 3)
-  --max-iter <max-iter>   The most k-means iterations per restart. (default:
-                          300)
-  --algorithm <algorithm> The algorithm: lloyd (exact, the default) or
-                          minibatch (for very large libraries). (values: lloyd,
-                          minibatch; default: lloyd)
-  --batch-size <batch-size>
-                          The rows per step of --algorithm minibatch. (default:
-                          4096)
-  --threads <threads>     The number of threads. (default: 2)
-  --examples <examples>   The number of representative tracks shown per vibe.
-                          (default: 3)
-  --version               Show the version.
-  -h, --help              Show help information.
-"""#
+            OPTIONS:
+              --db <db>               The library database file. Defaults to $VIBES_DB,
+                                      else $XDG_DATA_HOME/vibes-analyze/library.sqlite,
+                                      else ~/.local/share/vibes-analyze/library.sqlite.
+              --json                  Print results as JSON for scripts.
+              -q, --quiet             Print only results and errors, no progress.
+              -v, --verbose           Print diagnostics while working.
+              --from <from>           Cluster your library (the default), or the library
+                                      and the reference pool (all). (values: library, all;
+                                      default: library)
+              --k <k>                 The number of vibes, or 'auto' to choose by
+                                      silhouette. (default: 8)
+              --max-k <max-k>         The largest number of vibes --k auto tries. (default:
+                                      12)
+              --features <features>   The features to cluster on, comma-separated.
+                                      (default:
+                                      danceability,energy,valence,acousticness,instrumentalness,speechiness,liveness,loudness,tempo,mode)
+              --weight <feature=weight>
+                                      A feature weight, such as tempo=0.5; repeatable. Mode
+                                      weighs 0.5 unless given.
+              --scaling <scaling>     How features are scaled: zscore, minmax or raw.
+                                      (values: zscore, minmax, raw; default: zscore)
+              --seed <seed>           The seed of every random choice; the same seed gives
+                                      the same vibes. (default: 42)
+              --n-init <n-init>       The number of k-means restarts; the best is kept.
+                                      (default: 3)
+              --max-iter <max-iter>   The most k-means iterations per restart. (default:
+                                      300)
+              --algorithm <algorithm> The algorithm: lloyd (exact, the default) or
+                                      minibatch (for very large libraries). (values: lloyd,
+                                      minibatch; default: lloyd)
+              --batch-size <batch-size>
+                                      The rows per step of --algorithm minibatch. (default:
+                                      4096)
+              --threads <threads>     The number of threads. (default: 2)
+              --examples <examples>   The number of representative tracks shown per vibe.
+                                      (default: 3)
+              --version               Show the version.
+              -h, --help              Show help information.
+            """#
         let actual = VibesAnalyze.helpMessage(for: VibesAnalyze.Cluster.self, columns: 80)
         #expect(actual.trimmingCharacters(in: .whitespacesAndNewlines) == expected)
     }

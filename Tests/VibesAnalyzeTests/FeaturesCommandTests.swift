@@ -11,16 +11,26 @@ import VibesTestSupport
 struct FeaturesCommandTests {
     /// A signed-in session for the fake Spotify and the environment that points the tool at the fakes.
     private func environment(
-        directory: String, spotify: FakeSpotify, reccoBeatsURL: URL
+        directory: String,
+        spotify: FakeSpotify,
+        reccoBeatsURL: URL
     ) async throws -> [String: String] {
         let (access, refresh) = await spotify.state.issueTokens()
         try await TokenStore(path: directory + "/config/vibes-analyze/spotify-session.json", accounts: nil).save(
             SpotifySession(
-                accessToken: access, refreshToken: refresh, expiresAt: Date().addingTimeInterval(3600),
-                scopes: ["user-library-read", "playlist-read-private"], grant: .authorizationCodePKCE,
-                clientID: "fake-client-id", userID: "wizzler", userName: "JM Wizzler"))
+                accessToken: access,
+                refreshToken: refresh,
+                expiresAt: Date().addingTimeInterval(3600),
+                scopes: ["user-library-read", "playlist-read-private"],
+                grant: .authorizationCodePKCE,
+                clientID: "fake-client-id",
+                userID: "wizzler",
+                userName: "JM Wizzler"
+            )
+        )
         return [
-            "XDG_CONFIG_HOME": directory + "/config", "HOME": directory, "SPOTIFY_CLIENT_ID": "fake-client-id", "VIBES_HTTP_TIMEOUT": String(loopbackTimeout),
+            "XDG_CONFIG_HOME": directory + "/config", "HOME": directory, "SPOTIFY_CLIENT_ID": "fake-client-id",
+            "VIBES_HTTP_TIMEOUT": String(loopbackTimeout),
             "VIBES_SPOTIFY_API_URL": spotify.apiBaseURL.absoluteString,
             "VIBES_SPOTIFY_ACCOUNTS_URL": spotify.accountsBaseURL.absoluteString,
             "VIBES_RECCOBEATS_API_URL": reccoBeatsURL.absoluteString,
@@ -43,7 +53,11 @@ struct FeaturesCommandTests {
                     await spotify.state.addPlaylist(name: "Road trip", trackCount: 40)
                     await spotify.state.configure { $0.audioFeaturesForbidden = true }
                     await recco.state.configure { $0.knownPercent = 95 }
-                    let env = try await environment(directory: directory, spotify: spotify, reccoBeatsURL: recco.baseURL)
+                    let env = try await environment(
+                        directory: directory,
+                        spotify: spotify,
+                        reccoBeatsURL: recco.baseURL
+                    )
 
                     let sync = try await runTool(["sync"], environment: env)
                     #expect(sync.exitCode == 0, "\(sync.stderr)")
@@ -66,9 +80,14 @@ struct FeaturesCommandTests {
                     #expect(recommend.exitCode == 0, "\(recommend.stderr)")
                     #expect(recommend.stdout.split(separator: "\n").count >= 5)
                     let report = try await runTool(
-                        ["report", "--format", "html", "--out", directory + "/report.html"], environment: env)
+                        ["report", "--format", "html", "--out", directory + "/report.html"],
+                        environment: env
+                    )
                     #expect(report.exitCode == 0, "\(report.stderr)")
-                    let html = String(decoding: FileManager.default.contents(atPath: directory + "/report.html") ?? Data(), as: UTF8.self)
+                    let html = String(
+                        decoding: FileManager.default.contents(atPath: directory + "/report.html") ?? Data(),
+                        as: UTF8.self
+                    )
                     #expect(html.contains("reccobeats"))
                     let library = try await runTool(["library"], environment: env)
                     #expect(library.stdout.contains("reccobeats"))
@@ -83,7 +102,10 @@ struct FeaturesCommandTests {
                 await spotify.state.setSavedTrackCount(45)
                 await spotify.state.configure { $0.audioFeaturesForbidden = true }
                 var env = try await environment(
-                    directory: directory, spotify: spotify, reccoBeatsURL: try FakeReccoBeats.unreachableBaseURL())
+                    directory: directory,
+                    spotify: spotify,
+                    reccoBeatsURL: try FakeReccoBeats.unreachableBaseURL()
+                )
                 let sync = try await runTool(["sync", "--saved", "--audio-features"], environment: env)
                 #expect(sync.exitCode == 0, "\(sync.stderr)")
                 #expect(sync.stdout.contains("Audio features:  0 of 45 fetched"))
@@ -107,8 +129,16 @@ struct FeaturesCommandTests {
                 try await FakeReccoBeats.withServer { recco in
                     await spotify.state.setSavedTrackCount(20)
                     await spotify.state.configure { $0.audioFeaturesForbidden = true }
-                    await spotify.state.inject(.status(404, message: "Service not found"), on: "/v1/me/top/artists", times: 3)
-                    let env = try await environment(directory: directory, spotify: spotify, reccoBeatsURL: recco.baseURL)
+                    await spotify.state.inject(
+                        .status(404, message: "Service not found"),
+                        on: "/v1/me/top/artists",
+                        times: 3
+                    )
+                    let env = try await environment(
+                        directory: directory,
+                        spotify: spotify,
+                        reccoBeatsURL: recco.baseURL
+                    )
                     let sync = try await runTool(["sync"], environment: env)
                     #expect(sync.exitCode == 1)
                     #expect(sync.stdout.contains("Failed: top: Spotify answered 404 to GET /v1/me/top/artists"))
@@ -125,7 +155,11 @@ struct FeaturesCommandTests {
             try await FakeSpotify.withServer { spotify in
                 try await FakeReccoBeats.withServer { recco in
                     await spotify.state.setSavedTrackCount(200)
-                    let env = try await environment(directory: directory, spotify: spotify, reccoBeatsURL: recco.baseURL)
+                    let env = try await environment(
+                        directory: directory,
+                        spotify: spotify,
+                        reccoBeatsURL: recco.baseURL
+                    )
                     let sync = try await runTool(["sync", "--saved"], environment: env)
                     #expect(sync.exitCode == 0, "\(sync.stderr)")
                     await recco.state.configure { $0.responseDelay = .milliseconds(400) }
@@ -178,7 +212,10 @@ struct FeaturesCommandTests {
             #expect(everything.exitCode == 0, "\(everything.stderr)")
             let recommend = try await runTool(["recommend", "--mood", "chill", "-n", "3"], environment: env)
             #expect(recommend.exitCode == 0, "\(recommend.stderr)")
-            let mine = try await runTool(["recommend", "--mood", "chill", "-n", "3", "--from", "library"], environment: env)
+            let mine = try await runTool(
+                ["recommend", "--mood", "chill", "-n", "3", "--from", "library"],
+                environment: env
+            )
             #expect(mine.exitCode != 0 && mine.stderr.contains("no tracks with audio features"))
         }
     }
@@ -188,7 +225,10 @@ struct FeaturesCommandTests {
             let env = ["VIBES_DB": directory + "/library.sqlite", "HOME": directory]
             let bad = try await runTool(["features", "precedence", "reccobeats,dataset"], environment: env)
             #expect(bad.exitCode == 64 && bad.stderr.contains("leaves out"))
-            let good = try await runTool(["features", "precedence", "reccobeats,spotify-api=export,dataset,local"], environment: env)
+            let good = try await runTool(
+                ["features", "precedence", "reccobeats,spotify-api=export,dataset,local"],
+                environment: env
+            )
             #expect(good.exitCode == 0 && good.stdout.contains("reccobeats,spotify-api=export,dataset,local"))
         }
     }

@@ -8,7 +8,9 @@ import VibesTestSupport
 
 struct ImportCommandTests {
     @Test func usageErrorsExitWith64() async throws {
-        for arguments in [["import"], ["import", "--quiet", "--verbose", "a.csv"], ["import", "--format", "xml", "a.csv"]] {
+        for arguments in [
+            ["import"], ["import", "--quiet", "--verbose", "a.csv"], ["import", "--format", "xml", "a.csv"],
+        ] {
             do {
                 _ = try VibesAnalyze.parseAsRoot(arguments)
                 Issue.record("\(arguments) parsed")
@@ -23,10 +25,14 @@ struct ImportCommandTests {
     @Test func importsAFileAndTheLibraryCountsIt() async throws {
         try await withTemporaryDirectory { folder in
             let db = folder + "/library.sqlite"
-            let result = try await CommandLineTool.run(["import", "--db", db, Fixtures.path("csv/tidytuesday-excerpt.csv")])
+            let result = try await CommandLineTool.run([
+                "import", "--db", db, Fixtures.path("csv/tidytuesday-excerpt.csv"),
+            ])
             #expect(result.status == 0, "\(result.stderr)")
             #expect(result.stdout.contains("tracks: 36 new, 0 updated; features: 36 written; rejected: 0"))
-            let again = try await CommandLineTool.run(["import", "--db", db, Fixtures.path("csv/tidytuesday-excerpt.csv")])
+            let again = try await CommandLineTool.run([
+                "import", "--db", db, Fixtures.path("csv/tidytuesday-excerpt.csv"),
+            ])
             #expect(again.status == 0)
             #expect(again.stdout.contains(": unchanged"))
             let library = try await CommandLineTool.run(["library", "--db", db, "--json"])
@@ -43,11 +49,15 @@ struct ImportCommandTests {
     @Test func theDatabaseLocationFollowsTheEnvironment() async throws {
         try await withTemporaryDirectory { folder in
             let result = try await CommandLineTool.run(
-                ["import", Fixtures.path("csv/top50-excerpt.csv")], environment: ["VIBES_DB": folder + "/env.sqlite"])
+                ["import", Fixtures.path("csv/top50-excerpt.csv")],
+                environment: ["VIBES_DB": folder + "/env.sqlite"]
+            )
             #expect(result.status == 0)
             #expect(FileManager.default.fileExists(atPath: folder + "/env.sqlite"))
             let xdg = try await CommandLineTool.run(
-                ["library"], environment: ["VIBES_DB": "", "XDG_DATA_HOME": folder + "/xdg"])
+                ["library"],
+                environment: ["VIBES_DB": "", "XDG_DATA_HOME": folder + "/xdg"]
+            )
             #expect(xdg.status == 0)
             #expect(FileManager.default.fileExists(atPath: folder + "/xdg/vibes-analyze/library.sqlite"))
         }
@@ -80,7 +90,9 @@ struct ImportCommandTests {
     @Test func anInterruptedImportLosesNothingCommittedAndCanBeRunAgain() async throws {
         try await withTemporaryDirectory { folder in
             let db = folder + "/library.sqlite"
-            let first = try await CommandLineTool.run(["import", "--db", db, Fixtures.path("exportify/Liked_Songs.csv")])
+            let first = try await CommandLineTool.run([
+                "import", "--db", db, Fixtures.path("exportify/Liked_Songs.csv"),
+            ])
             #expect(first.status == 0)
             let committed = try await CommandLineTool.run(["library", "--db", db, "--json"]).stdout
 
@@ -97,7 +109,9 @@ struct ImportCommandTests {
 
             // Nothing of the interrupted file, everything of the committed one.
             #expect(try await CommandLineTool.run(["library", "--db", db, "--json"]).stdout == committed)
-            let resumed = try await CommandLineTool.run(["import", "--db", db, Fixtures.path("exportify/Liked_Songs.csv"), big])
+            let resumed = try await CommandLineTool.run([
+                "import", "--db", db, Fixtures.path("exportify/Liked_Songs.csv"), big,
+            ])
             #expect(resumed.status == 0)
             #expect(resumed.stdout.contains("Liked_Songs.csv: unchanged"))
             #expect(resumed.stdout.contains("60000 rows"))

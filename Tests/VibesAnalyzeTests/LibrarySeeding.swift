@@ -30,7 +30,8 @@ enum LibrarySeeding {
                     track.spotifyID, track.name, track.artist, number(f.danceability), number(f.energy), integer(f.key),
                     number(f.loudness), integer(f.mode), number(f.speechiness), number(f.acousticness),
                     number(f.instrumentalness), number(f.liveness), number(f.valence), number(f.tempo),
-                ].joined(separator: ","))
+                ].joined(separator: ",")
+            )
         }
         let path = folder + "/seed-\(UUID().uuidString).csv"
         try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
@@ -42,7 +43,9 @@ enum LibrarySeeding {
     static func importTidyTuesday(firstRecords count: Int, into store: LibraryStore, folder: String) throws {
         let source = SharedData.path("tidytuesday-2020-01-21/spotify_songs.csv")
         let text = try String(contentsOfFile: source, encoding: .utf8)
-        let lines = text.split(separator: "\n", maxSplits: count + 1, omittingEmptySubsequences: false).prefix(count + 1)
+        let lines = text.split(separator: "\n", maxSplits: count + 1, omittingEmptySubsequences: false).prefix(
+            count + 1
+        )
         let path = folder + "/tidytuesday-first-\(count).csv"
         try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
         _ = try store.importFile(at: path)
@@ -55,12 +58,51 @@ enum LibrarySeeding {
         func noise(_ scale: Double) -> Double { (rng.nextUnitInterval() - 0.5) * scale }
         var tracks: [SeedTrack] = []
         let groups: [(name: String, features: AudioFeatures)] = [
-            ("calm", AudioFeatures(danceability: 0.35, energy: 0.2, loudness: -18, mode: 1, speechiness: 0.04,
-                acousticness: 0.9, instrumentalness: 0.3, liveness: 0.1, valence: 0.55, tempo: 80)),
-            ("dance", AudioFeatures(danceability: 0.85, energy: 0.85, loudness: -5, mode: 1, speechiness: 0.06,
-                acousticness: 0.05, instrumentalness: 0.02, liveness: 0.12, valence: 0.85, tempo: 124)),
-            ("tense", AudioFeatures(danceability: 0.4, energy: 0.95, loudness: -3, mode: 0, speechiness: 0.1,
-                acousticness: 0.01, instrumentalness: 0.05, liveness: 0.3, valence: 0.15, tempo: 165)),
+            (
+                "calm",
+                AudioFeatures(
+                    danceability: 0.35,
+                    energy: 0.2,
+                    loudness: -18,
+                    mode: 1,
+                    speechiness: 0.04,
+                    acousticness: 0.9,
+                    instrumentalness: 0.3,
+                    liveness: 0.1,
+                    valence: 0.55,
+                    tempo: 80
+                )
+            ),
+            (
+                "dance",
+                AudioFeatures(
+                    danceability: 0.85,
+                    energy: 0.85,
+                    loudness: -5,
+                    mode: 1,
+                    speechiness: 0.06,
+                    acousticness: 0.05,
+                    instrumentalness: 0.02,
+                    liveness: 0.12,
+                    valence: 0.85,
+                    tempo: 124
+                )
+            ),
+            (
+                "tense",
+                AudioFeatures(
+                    danceability: 0.4,
+                    energy: 0.95,
+                    loudness: -3,
+                    mode: 0,
+                    speechiness: 0.1,
+                    acousticness: 0.01,
+                    instrumentalness: 0.05,
+                    liveness: 0.3,
+                    valence: 0.15,
+                    tempo: 165
+                )
+            ),
         ]
         for (groupIndex, group) in groups.enumerated() {
             for index in 0..<perGroup {
@@ -74,8 +116,12 @@ enum LibrarySeeding {
                 f.key = (index * 5 + groupIndex) % 12
                 tracks.append(
                     SeedTrack(
-                        spotifyID: String(format: "%022d", groupIndex * 100_000 + index), name: "\(group.name) \(index)",
-                        artist: "Artist \(group.name)", features: f))
+                        spotifyID: String(format: "%022d", groupIndex * 100_000 + index),
+                        name: "\(group.name) \(index)",
+                        artist: "Artist \(group.name)",
+                        features: f
+                    )
+                )
             }
         }
         return tracks

@@ -49,13 +49,15 @@ struct RecommendCommandTests {
             let command = try #require(
                 try VibesAnalyze.parseAsRoot([
                     "recommend", "--seed", "song 7", "-n", "5", "--max-tempo", "140", "--tempo-octave",
-                ]) as? VibesAnalyze.Recommend)
+                ]) as? VibesAnalyze.Recommend
+            )
             let report = try command.makeReport(store: store)
             #expect(report.tracks.count == 5)
             #expect(report.notes[0].contains("Song 7"))
             #expect(!report.tracks.contains { $0.name == "Song 7" })
             #expect(
-                report.tracks.allSatisfy { $0.differences.count == 3 && $0.uri?.hasPrefix("spotify:track:") == true })
+                report.tracks.allSatisfy { $0.differences.count == 3 && $0.uri?.hasPrefix("spotify:track:") == true }
+            )
             #expect(report.pool.candidates == 79)
             #expect(report.pool.afterFilters <= 79)
             let table = report.table()
@@ -69,7 +71,8 @@ struct RecommendCommandTests {
             let store = try makeStore(in: folder, songs: RecommendCommandTests.songs)
             let command = try #require(
                 try VibesAnalyze.parseAsRoot(["recommend", "--seed", "spotify:track:0000000000000000000000"])
-                    as? VibesAnalyze.Recommend)
+                    as? VibesAnalyze.Recommend
+            )
             #expect {
                 try command.makeReport(store: store)
             } throws: { error in
@@ -85,7 +88,8 @@ struct RecommendCommandTests {
                 try VibesAnalyze.parseAsRoot([
                     "playlist", "build", "--seed-artist", "artist 2", "-n", "8", "--order", "arc", "--arc", "rising",
                     "--lock", "3=Song 50", "--name", "Test mix", "--save",
-                ]) as? VibesAnalyze.PlaylistCommand.Build)
+                ]) as? VibesAnalyze.PlaylistCommand.Build
+            )
             let (playlist, notes) = try command.makePlaylist(store: store)
             #expect(playlist.entries.count == 8)
             #expect(playlist.entries[2].name == "Song 50" && playlist.entries[2].isLocked)
@@ -106,7 +110,8 @@ struct RecommendCommandTests {
             let command = try #require(
                 try VibesAnalyze.parseAsRoot([
                     "playlist", "build", "--from-mood", "calm", "--to-mood", "energetic", "--duration", "30m",
-                ]) as? VibesAnalyze.PlaylistCommand.Build)
+                ]) as? VibesAnalyze.PlaylistCommand.Build
+            )
             let (playlist, _) = try command.makePlaylist(store: store)
             // Synthetic durations are 150–270 s, so 30 minutes is 7 to 12 tracks.
             #expect((7...12).contains(playlist.entries.count))
@@ -122,7 +127,8 @@ struct RecommendCommandTests {
         try await withTemporaryDirectory { folder in
             let store = try makeStore(in: folder, songs: RecommendCommandTests.songs)
             let command = try #require(
-                try VibesAnalyze.parseAsRoot(["eval", "--label", "genre", "-k", "5"]) as? VibesAnalyze.Eval)
+                try VibesAnalyze.parseAsRoot(["eval", "--label", "genre", "-k", "5"]) as? VibesAnalyze.Eval
+            )
             let report = try await command.makeReport(store: store)
             // "loud"/"soft" split on energy, which the space contains: neighbours should mostly agree.
             #expect(report.evaluation.seedCount == 80)
@@ -136,7 +142,8 @@ struct RecommendCommandTests {
         try await withTemporaryDirectory { folder in
             let store = try makeStore(in: folder, songs: RecommendCommandTests.songs)
             let missing = try #require(
-                try VibesAnalyze.parseAsRoot(["recommend", "--vibe", "1"]) as? VibesAnalyze.Recommend)
+                try VibesAnalyze.parseAsRoot(["recommend", "--vibe", "1"]) as? VibesAnalyze.Recommend
+            )
             #expect {
                 try missing.makeReport(store: store)
             } throws: { error in
@@ -145,19 +152,23 @@ struct RecommendCommandTests {
 
             var cluster = try #require(
                 try VibesAnalyze.parseAsRoot(["cluster", "--db", folder + "/library.sqlite", "--k", "2", "--quiet"])
-                    as? AsyncParsableCommand)
+                    as? AsyncParsableCommand
+            )
             try await cluster.run()
             let build = try #require(
                 try VibesAnalyze.parseAsRoot(["playlist", "build", "--vibe", "1", "-n", "6", "--order", "none"])
-                    as? VibesAnalyze.PlaylistCommand.Build)
+                    as? VibesAnalyze.PlaylistCommand.Build
+            )
             let (playlist, notes) = try build.makePlaylist(store: store)
             #expect(playlist.entries.count == 6)
             #expect(notes.contains { $0.hasPrefix("vibe 1 ") })
             let recommend = try #require(
-                try VibesAnalyze.parseAsRoot(["recommend", "--vibe", "2", "-n", "4"]) as? VibesAnalyze.Recommend)
+                try VibesAnalyze.parseAsRoot(["recommend", "--vibe", "2", "-n", "4"]) as? VibesAnalyze.Recommend
+            )
             #expect(try recommend.makeReport(store: store).tracks.count == 4)
             let outOfRange = try #require(
-                try VibesAnalyze.parseAsRoot(["recommend", "--vibe", "3"]) as? VibesAnalyze.Recommend)
+                try VibesAnalyze.parseAsRoot(["recommend", "--vibe", "3"]) as? VibesAnalyze.Recommend
+            )
             #expect(throws: (any Error).self) { try outOfRange.makeReport(store: store) }
         }
     }
@@ -181,6 +192,7 @@ struct RecommendCommandTests {
                                           account.
 
                   See 'vibes-analyze help playlist <subcommand>' for detailed help.
-                """)
+                """
+        )
     }
 }

@@ -15,7 +15,9 @@ struct ReportCommandTests {
     /// Runs the built tool and requires it to succeed.
     @discardableResult
     private func run(
-        _ arguments: [String], environment: [String: String] = [:], sourceLocation: SourceLocation = #_sourceLocation
+        _ arguments: [String],
+        environment: [String: String] = [:],
+        sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> CommandLineTool.Result {
         let result = try await CommandLineTool.run(arguments, environment: environment)
         #expect(result.status == 0, "\(arguments): \(result.stderr)", sourceLocation: sourceLocation)
@@ -31,12 +33,16 @@ struct ReportCommandTests {
         try await withTemporaryDirectory { folder in
             let db = folder + "/library.sqlite"
             try await run(["import", "--db", db, "--quiet", Fixtures.path("csv/tidytuesday-excerpt.csv")])
-            try await run(["import", "--db", db, "--quiet", Fixtures.path("json/Streaming_History_Audio_2023-2024_0.json")])
+            try await run([
+                "import", "--db", db, "--quiet", Fixtures.path("json/Streaming_History_Audio_2023-2024_0.json"),
+            ])
             try await run(["import", "--db", db, "--quiet", Fixtures.path("json/StreamingHistory0.json")])
             try await run(["cluster", "--db", db, "--k", "3", "--quiet"])
             let report = try await report(["--db", db, "--utc"])
             let summary = try JSONDecoder().decode(
-                LibrarySummary.self, from: Data(try await run(["library", "--db", db, "--json"]).stdout.utf8))
+                LibrarySummary.self,
+                from: Data(try await run(["library", "--db", db, "--json"]).stdout.utf8)
+            )
 
             #expect(report.schemaVersion == MoodReport.currentSchemaVersion)
             #expect(report.timeZone == "UTC")
@@ -79,8 +85,12 @@ struct ReportCommandTests {
     @Test func bucketsInTheLocalZoneUnlessUTC() async throws {
         try await withTemporaryDirectory { folder in
             let db = folder + "/library.sqlite"
-            try await run(["import", "--db", db, "--quiet", Fixtures.path("json/Streaming_History_Audio_2023-2024_0.json")])
-            let utc = try #require(try await report(["--db", db, "--utc"], environment: ["TZ": "Asia/Tokyo"]).listening)
+            try await run([
+                "import", "--db", db, "--quiet", Fixtures.path("json/Streaming_History_Audio_2023-2024_0.json"),
+            ])
+            let utc = try #require(
+                try await report(["--db", db, "--utc"], environment: ["TZ": "Asia/Tokyo"]).listening
+            )
             #expect(utc.byHour[21].plays == 2 && utc.byHour[23].plays == 1)
             #expect(utc.byWeekday.map(\.plays) == [2, 0, 0, 1, 0, 0, 0])
             #expect(utc.byMonth.first?.label == "2023-08" && utc.byMonth.last?.label == "2024-02")
@@ -88,7 +98,8 @@ struct ReportCommandTests {
 
             for arguments in [["--time-zone", "Asia/Tokyo"], []] {
                 let tokyo = try #require(
-                    try await report(["--db", db] + arguments, environment: ["TZ": "Asia/Tokyo"]).listening)
+                    try await report(["--db", db] + arguments, environment: ["TZ": "Asia/Tokyo"]).listening
+                )
                 #expect(tokyo.byHour[6].plays == 2 && tokyo.byHour[8].plays == 1, "\(arguments)")
                 #expect(tokyo.byWeekday.map(\.plays) == [0, 2, 0, 0, 1, 0, 0], "\(arguments)")
                 #expect(tokyo.firstPlay == "2023-08-08T06:07:25+09:00", "\(arguments)")
@@ -129,7 +140,9 @@ struct ReportCommandTests {
             #expect(missing.status == 1)
             #expect(
                 missing.stderr.contains(
-                    "Clustering run 99 (list the runs with `vibes-analyze vibes --list`) is not in the library store."))
+                    "Clustering run 99 (list the runs with `vibes-analyze vibes --list`) is not in the library store."
+                )
+            )
         }
         for arguments in [
             ["report", "--utc", "--time-zone", "UTC"], ["report", "--time-zone", "Mars/Olympus"],
@@ -152,7 +165,9 @@ struct ReportCommandTests {
         try await withTemporaryDirectory { folder in
             let db = folder + "/library.sqlite"
             let export = "spotify-api/exports/account-data-jonas-mika/"
-            try await run(["import", "--db", db, "--quiet", SharedData.path("tidytuesday-2020-01-21/spotify_songs.csv")])
+            try await run([
+                "import", "--db", db, "--quiet", SharedData.path("tidytuesday-2020-01-21/spotify_songs.csv"),
+            ])
             try await run(["import", "--db", db, "--quiet", SharedData.path(export + "YourLibrary.json")])
             try await run(["import", "--db", db, "--quiet", SharedData.path(export + "StreamingHistory0.json")])
             let report = try await report(["--db", db, "--utc"])

@@ -22,7 +22,8 @@ struct SpotifyCommandsTests {
             (["--saved", "--top"], [.savedTracks, .top]),
             (["--playlists", "--all"], .all),
             (["--recheck-audio-features"], [.audioFeatures]),
-        ] as [([String], SpotifySync.Parts)])
+        ] as [([String], SpotifySync.Parts)]
+    )
     func syncFlagsSelectParts(arguments: [String], parts: SpotifySync.Parts) throws {
         let command = try #require(try VibesAnalyze.parseAsRoot(["sync"] + arguments) as? VibesAnalyze.Sync)
         #expect(command.parts == parts)
@@ -53,7 +54,8 @@ struct SpotifyCommandsTests {
                   logout                  Forget the stored Spotify session.
 
                   See 'vibes-analyze help auth <subcommand>' for detailed help.
-                """)
+                """
+        )
     }
 
     @Test func unknownScopesAreValidationErrors() {
@@ -71,7 +73,8 @@ struct SpotifyCommandsTests {
     @Test func pushTakesAPlaylistAndFlags() throws {
         let command = try #require(
             try VibesAnalyze.parseAsRoot(pushCommand + ["Late night", "--public", "--new", "--name", "Vibes"])
-                as? PlaylistPush)
+                as? PlaylistPush
+        )
         #expect(command.playlist == "Late night" && command.public && command.new && command.name == "Vibes")
     }
 
@@ -81,18 +84,24 @@ struct SpotifyCommandsTests {
         try await withTemporaryDirectory { directory in
             try await FakeSpotify.withServer { fake in
                 let environment = [
-                    "XDG_CONFIG_HOME": directory + "/config", "HOME": directory, "SPOTIFY_CLIENT_ID": "fake-client-id", "VIBES_HTTP_TIMEOUT": String(loopbackTimeout),
+                    "XDG_CONFIG_HOME": directory + "/config", "HOME": directory, "SPOTIFY_CLIENT_ID": "fake-client-id",
+                    "VIBES_HTTP_TIMEOUT": String(loopbackTimeout),
                     "VIBES_SPOTIFY_API_URL": fake.apiBaseURL.absoluteString,
                     "VIBES_SPOTIFY_ACCOUNTS_URL": fake.accountsBaseURL.absoluteString,
                 ]
                 let base = directory + "/login"
                 async let run = runTool(
-                    ["auth", "login", "--port", "0", "--timeout", "30"], environment: environment, base: base)
+                    ["auth", "login", "--port", "0", "--timeout", "30"],
+                    environment: environment,
+                    base: base
+                )
                 // Play the browser: wait for the printed URL, then follow it through the fake's consent page.
                 var authorizeURL: URL?
                 for _ in 0..<500 where authorizeURL == nil {
                     let text = String(
-                        decoding: FileManager.default.contents(atPath: base + ".err") ?? Data(), as: UTF8.self)
+                        decoding: FileManager.default.contents(atPath: base + ".err") ?? Data(),
+                        as: UTF8.self
+                    )
                     authorizeURL = text.split(separator: "\n").first { $0.contains("/accounts/authorize?") }
                         .flatMap { URL(string: $0.trimmingCharacters(in: .whitespaces)) }
                     if authorizeURL == nil { try await Task.sleep(for: .milliseconds(20)) }
@@ -122,11 +131,19 @@ struct SpotifyCommandsTests {
                 let sessionPath = directory + "/config/vibes-analyze/spotify-session.json"
                 try await TokenStore(path: sessionPath, accounts: nil).save(
                     SpotifySession(
-                        accessToken: access, refreshToken: refresh, expiresAt: Date().addingTimeInterval(3600),
-                        scopes: ["playlist-modify-private", "user-library-read"], grant: .authorizationCodePKCE,
-                        clientID: "fake-client-id", userID: "wizzler", userName: "JM Wizzler"))
+                        accessToken: access,
+                        refreshToken: refresh,
+                        expiresAt: Date().addingTimeInterval(3600),
+                        scopes: ["playlist-modify-private", "user-library-read"],
+                        grant: .authorizationCodePKCE,
+                        clientID: "fake-client-id",
+                        userID: "wizzler",
+                        userName: "JM Wizzler"
+                    )
+                )
                 let environment = [
-                    "XDG_CONFIG_HOME": directory + "/config", "HOME": directory, "SPOTIFY_CLIENT_ID": "fake-client-id", "VIBES_HTTP_TIMEOUT": String(loopbackTimeout),
+                    "XDG_CONFIG_HOME": directory + "/config", "HOME": directory, "SPOTIFY_CLIENT_ID": "fake-client-id",
+                    "VIBES_HTTP_TIMEOUT": String(loopbackTimeout),
                     "VIBES_SPOTIFY_API_URL": fake.apiBaseURL.absoluteString,
                     "VIBES_SPOTIFY_ACCOUNTS_URL": fake.accountsBaseURL.absoluteString,
                     "VIBES_DB": directory + "/library.sqlite",
@@ -143,7 +160,8 @@ struct SpotifyCommandsTests {
                 #expect(sync.stdout.contains("Saved tracks:    60 new"))
                 #expect(sync.stdout.contains("Playlists:       1 updated"))
                 #expect(
-                    sync.stderr.contains("Spotify's rate limit: waiting 1.0 s before attempt 2 of GET /v1/me/tracks."))
+                    sync.stderr.contains("Spotify's rate limit: waiting 1.0 s before attempt 2 of GET /v1/me/tracks.")
+                )
                 #expect(sync.stderr.contains("Saved tracks: 60 of 60 checked"))
 
                 let push = try await runTool(pushCommand + ["Road trip", "--json"], environment: environment)
@@ -184,12 +202,16 @@ struct ToolRun: Sendable {
 /// - Parameter base: The path the output files start with (`.out`, `.err`), so a test can watch
 ///   stderr while the tool runs.
 func runTool(
-    _ arguments: [String], environment: [String: String],
+    _ arguments: [String],
+    environment: [String: String],
     base: String = NSTemporaryDirectory() + "vibes-tool-" + UUID().uuidString
 ) async throws -> ToolRun {
     let result = try await CommandLineTool.run(
-        arguments, environment: environment.merging(["PATH": "/usr/bin:/bin"]) { first, _ in first },
-        inheritsEnvironment: false, outputBase: base)
+        arguments,
+        environment: environment.merging(["PATH": "/usr/bin:/bin"]) { first, _ in first },
+        inheritsEnvironment: false,
+        outputBase: base
+    )
     return ToolRun(exitCode: result.status, stdout: result.stdout, stderr: result.stderr)
 }
 

@@ -1,9 +1,9 @@
 import Analytics
-import VibesBenchmarking
 import Features
 import Foundation
 import Numerics
 import Testing
+import VibesBenchmarking
 import VibesTestSupport
 
 struct AudioFeatureMixtureTests {
@@ -52,8 +52,19 @@ struct AudioFeatureMixtureTests {
             table.append(
                 trackID: Int64(id),
                 features: AudioFeatures(
-                    danceability: 0.5, energy: 0.5, key: 1, loudness: -5, mode: 1, speechiness: 0.1, acousticness: 0.2,
-                    instrumentalness: 0, liveness: 0.1, valence: 0.5, tempo: 120))
+                    danceability: 0.5,
+                    energy: 0.5,
+                    key: 1,
+                    loudness: -5,
+                    mode: 1,
+                    speechiness: 0.1,
+                    acousticness: 0.2,
+                    instrumentalness: 0,
+                    liveness: 0.1,
+                    valence: 0.5,
+                    tempo: 120
+                )
+            )
         }
         await #expect(throws: AnalyticsError.self) { try await AudioFeatureMixture.fit(to: table, componentCount: 12) }
     }
@@ -64,7 +75,8 @@ struct AudioFeatureMixtureTests {
         #expect(source.contains("/// An example."))
         #expect(
             source.components(separatedBy: "Component(").count - 1
-                == AudioFeatureMixture.tidyTuesdaySample.components.count)
+                == AudioFeatureMixture.tidyTuesdaySample.components.count
+        )
         #expect(source.split(separator: "\n").allSatisfy { $0.count <= 120 || $0.hasPrefix("    ///") })
     }
 }

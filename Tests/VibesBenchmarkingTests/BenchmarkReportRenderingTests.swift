@@ -1,12 +1,12 @@
+import Analytics
 import Features
 import Foundation
 import Testing
 
-import Analytics
 @testable import VibesBenchmarking
 
 #if canImport(FoundationXML)
-    import FoundationXML
+import FoundationXML
 #endif
 
 /// Every element of an XML document with its attributes, in document order.
@@ -14,7 +14,10 @@ private final class ElementLog: NSObject, XMLParserDelegate {
     var elements: [(name: String, attributes: [String: String])] = []
 
     func parser(
-        _ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+        _ parser: XMLParser,
+        didStartElement name: String,
+        namespaceURI: String?,
+        qualifiedName: String?,
         attributes: [String: String] = [:]
     ) {
         elements.append((name, attributes))
@@ -27,8 +30,10 @@ private final class ElementLog: NSObject, XMLParserDelegate {
         parser.delegate = log
         let isWellFormed = parser.parse()
         #expect(
-            isWellFormed, "not well-formed XML: \(String(describing: parser.parserError)) at line \(parser.lineNumber)",
-            sourceLocation: sourceLocation)
+            isWellFormed,
+            "not well-formed XML: \(String(describing: parser.parserError)) at line \(parser.lineNumber)",
+            sourceLocation: sourceLocation
+        )
         return log
     }
 
@@ -44,7 +49,9 @@ private final class ElementLog: NSObject, XMLParserDelegate {
 /// and half that at two.
 enum ExampleReport {
     static func make(
-        rowCounts: [Int] = [100_000, 1_000_000], clusterCounts: [Int] = [8, 64], threadCounts: [Int] = [1, 2],
+        rowCounts: [Int] = [100_000, 1_000_000],
+        clusterCounts: [Int] = [8, 64],
+        threadCounts: [Int] = [1, 2],
         isBusy: Bool = false
     ) -> BenchmarkReport {
         var settings = ClusteringBenchmark.Settings()
@@ -55,28 +62,53 @@ enum ExampleReport {
             Roofline(threadCount: $0, readBandwidth: 20e9 * Double($0), multiplyAddPeak: 50e9 * Double($0))
         }
         let machine = MachineProfile(
-            cpuModel: "Example CPU <x86>", logicalCPUCount: 2, cpuFeatures: ["avx2", "fma"],
-            operatingSystem: "Example OS", kernel: "6.0", compiler: "Swift 6.3", buildConfiguration: "release",
-            blas: "OpenBLAS 0.3.21", multiplyAddLoop: "a × b + c, 12 × SIMD4<Float> accumulators per thread",
-            rooflines: rooflines, probeSeconds: 0.4)
+            cpuModel: "Example CPU <x86>",
+            logicalCPUCount: 2,
+            cpuFeatures: ["avx2", "fma"],
+            operatingSystem: "Example OS",
+            kernel: "6.0",
+            compiler: "Swift 6.3",
+            buildConfiguration: "release",
+            blas: "OpenBLAS 0.3.21",
+            multiplyAddLoop: "a × b + c, 12 × SIMD4<Float> accumulators per thread",
+            rooflines: rooflines,
+            probeSeconds: 0.4
+        )
         let load = MachineLoad(
-            loadAverage: isBusy ? 3.5 : 0.1, logicalCPUCount: 2, otherProcessesShare: isBusy ? 0.6 : 0.01,
-            stealShare: 0, windowSeconds: 0.25)
+            loadAverage: isBusy ? 3.5 : 0.1,
+            logicalCPUCount: 2,
+            otherProcessesShare: isBusy ? 0.6 : 0.01,
+            stealShare: 0,
+            windowSeconds: 0.25
+        )
         var configurations: [BenchmarkReport.ClusteringResult] = []
         var searches: [BenchmarkReport.SearchResult] = []
         for n in rowCounts {
             for t in threadCounts {
                 let seconds = BenchmarkReport.Statistic(
-                    median: 1e-6 * Double(n) / Double(t), minimum: 0.9e-6 * Double(n) / Double(t),
-                    maximum: 1.2e-6 * Double(n) / Double(t))
+                    median: 1e-6 * Double(n) / Double(t),
+                    minimum: 0.9e-6 * Double(n) / Double(t),
+                    maximum: 1.2e-6 * Double(n) / Double(t)
+                )
                 searches.append(
                     BenchmarkReport.SearchResult(
-                        rowCount: n, columnCount: 12, threadCount: t, queryCount: 1_000, neighborCount: 10, repeats: 3,
-                        indexSeconds: .init([0.01, 0.011, 0.012]), seconds: seconds,
-                        queriesPerSecond: seconds.reciprocal(times: 1_000), flops: 2e3 * Double(n) * 12,
-                        gflops: seconds.reciprocal(times: 2e3 * Double(n) * 12 / 1e9), rooflineSeconds: 1e-3,
-                        rooflineFraction: seconds.reciprocal(times: 1e-3), peakMemoryBytes: n * 100,
-                        peakMemoryScope: "configuration"))
+                        rowCount: n,
+                        columnCount: 12,
+                        threadCount: t,
+                        queryCount: 1_000,
+                        neighborCount: 10,
+                        repeats: 3,
+                        indexSeconds: .init([0.01, 0.011, 0.012]),
+                        seconds: seconds,
+                        queriesPerSecond: seconds.reciprocal(times: 1_000),
+                        flops: 2e3 * Double(n) * 12,
+                        gflops: seconds.reciprocal(times: 2e3 * Double(n) * 12 / 1e9),
+                        rooflineSeconds: 1e-3,
+                        rooflineFraction: seconds.reciprocal(times: 1e-3),
+                        peakMemoryBytes: n * 100,
+                        peakMemoryScope: "configuration"
+                    )
+                )
             }
         }
         for n in rowCounts {
@@ -84,33 +116,62 @@ enum ExampleReport {
                 for t in threadCounts {
                     let time = 1e-9 * Double(n * k) / Double(t)
                     let perIteration = BenchmarkReport.Statistic(
-                        median: time, minimum: time * 0.95, maximum: time * 1.1)
+                        median: time,
+                        minimum: time * 0.95,
+                        maximum: time * 1.1
+                    )
                     let bytes = Double(n * 12 * 4)
                     let flops = 2 * Double(n * 12 * k)
                     let roofline = rooflines.first { $0.threadCount == t }!.minimumSeconds(bytes: bytes, flops: flops)
                     configurations.append(
                         BenchmarkReport.ClusteringResult(
-                            rowCount: n, columnCount: 12, clusterCount: k, threadCount: t, repeats: 3,
-                            seedingSeconds: .init([0.01, 0.012, 0.011]), secondsPerIteration: perIteration,
-                            iterationCount: 20, fitSeconds: .init([time * 22]), inertia: .init([Double(n) * 3]),
-                            rowsPerSecond: perIteration.reciprocal(times: Double(n)), bytesPerIteration: bytes,
-                            flopsPerIteration: flops, bandwidth: perIteration.reciprocal(times: bytes),
-                            gflops: perIteration.reciprocal(times: flops / 1e9), rooflineSecondsPerIteration: roofline,
+                            rowCount: n,
+                            columnCount: 12,
+                            clusterCount: k,
+                            threadCount: t,
+                            repeats: 3,
+                            seedingSeconds: .init([0.01, 0.012, 0.011]),
+                            secondsPerIteration: perIteration,
+                            iterationCount: 20,
+                            fitSeconds: .init([time * 22]),
+                            inertia: .init([Double(n) * 3]),
+                            rowsPerSecond: perIteration.reciprocal(times: Double(n)),
+                            bytesPerIteration: bytes,
+                            flopsPerIteration: flops,
+                            bandwidth: perIteration.reciprocal(times: bytes),
+                            gflops: perIteration.reciprocal(times: flops / 1e9),
+                            rooflineSecondsPerIteration: roofline,
                             rooflineFraction: perIteration.reciprocal(times: roofline),
-                            miniBatchSecondsPerStep: .init([1e-4, 1.1e-4, 1.2e-4]), miniBatchSteps: 40,
-                            miniBatchInertia: .init([Double(n) * 3.1]), miniBatchInertiaRatio: 3.1 / 3,
-                            peakMemoryBytes: n * 60, peakMemoryScope: "configuration", matrixBytes: n * 48))
+                            miniBatchSecondsPerStep: .init([1e-4, 1.1e-4, 1.2e-4]),
+                            miniBatchSteps: 40,
+                            miniBatchInertia: .init([Double(n) * 3.1]),
+                            miniBatchInertiaRatio: 3.1 / 3,
+                            peakMemoryBytes: n * 60,
+                            peakMemoryScope: "configuration",
+                            matrixBytes: n * 48
+                        )
+                    )
                 }
             }
         }
         return BenchmarkReport(
-            commandLine: "vibes-analyze bench --n 'a&b'", date: Date(timeIntervalSince1970: 1_800_000_000),
-            isBusy: isBusy, loadAverage: load.loadAverage, load: BenchmarkReport.Load(before: load, during: load),
+            commandLine: "vibes-analyze bench --n 'a&b'",
+            date: Date(timeIntervalSince1970: 1_800_000_000),
+            isBusy: isBusy,
+            loadAverage: load.loadAverage,
+            load: BenchmarkReport.Load(before: load, during: load),
             machine: machine,
             data: BenchmarkReport.DataDescription(
-                source: "synthetic", summary: "Synthetic tracks.", columns: SyntheticLibrary.columnNames(count: 12),
-                seed: 42, preparationSeconds: Dictionary(uniqueKeysWithValues: rowCounts.map { ($0, 0.1) })),
-            settings: settings, configurations: configurations, searches: searches)
+                source: "synthetic",
+                summary: "Synthetic tracks.",
+                columns: SyntheticLibrary.columnNames(count: 12),
+                seed: 42,
+                preparationSeconds: Dictionary(uniqueKeysWithValues: rowCounts.map { ($0, 0.1) })
+            ),
+            settings: settings,
+            configurations: configurations,
+            searches: searches
+        )
     }
 }
 
@@ -176,7 +237,8 @@ struct BenchmarkReportRenderingTests {
         #expect(
             Set(paths.compactMap { $0["data-series"] }) == [
                 "k=8, 1 thread", "k=8, 2 threads", "k=64, 1 thread", "k=64, 2 threads",
-            ])
+            ]
+        )
         // Two points per line: N = 100k and 1M.
         #expect(paths.allSatisfy { ($0["d"] ?? "").split(separator: " ").count == 2 })
         let points = log.elements(named: "circle", withClass: "mark")

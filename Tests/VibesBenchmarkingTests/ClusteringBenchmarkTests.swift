@@ -1,10 +1,10 @@
 import Analytics
-import VibesBenchmarking
 import Features
 import Foundation
 import Numerics
 import Synchronization
 import Testing
+import VibesBenchmarking
 import VibesTestSupport
 
 extension ClusteringBenchmark.Settings {
@@ -35,19 +35,28 @@ private final class ProgressLog: Sendable {
 
 struct ClusteringBenchmarkTests {
     private func expectOrdered(
-        _ statistic: BenchmarkReport.Statistic, _ name: String, sourceLocation: SourceLocation = #_sourceLocation
+        _ statistic: BenchmarkReport.Statistic,
+        _ name: String,
+        sourceLocation: SourceLocation = #_sourceLocation
     ) {
         #expect(
             statistic.minimum <= statistic.median && statistic.median <= statistic.maximum,
-            "\(name): \(statistic)", sourceLocation: sourceLocation)
+            "\(name): \(statistic)",
+            sourceLocation: sourceLocation
+        )
     }
 
     private func expectClose(
-        _ actual: Double, _ expected: Double, _ name: String, sourceLocation: SourceLocation = #_sourceLocation
+        _ actual: Double,
+        _ expected: Double,
+        _ name: String,
+        sourceLocation: SourceLocation = #_sourceLocation
     ) {
         #expect(
-            actual.isApproximatelyEqual(to: expected, relativeTolerance: 1e-9), "\(name): \(actual) ≠ \(expected)",
-            sourceLocation: sourceLocation)
+            actual.isApproximatelyEqual(to: expected, relativeTolerance: 1e-9),
+            "\(name): \(actual) ≠ \(expected)",
+            sourceLocation: sourceLocation
+        )
     }
 
     @Test func everyConfigurationIsMeasuredAndItsFiguresFollowTheirDefinitions() async throws {
@@ -57,11 +66,13 @@ struct ClusteringBenchmarkTests {
         #expect(
             report.configurations.map { [$0.rowCount, $0.columnCount, $0.clusterCount, $0.threadCount] } == [
                 [2_000, 12, 4, 1], [2_000, 12, 4, 2],
-            ])
+            ]
+        )
         #expect(
             report.searches.map { [$0.rowCount, $0.threadCount, $0.queryCount] } == [
                 [2_000, 1, 100], [2_000, 2, 100],
-            ])
+            ]
+        )
         #expect(report.machine.rooflines.map(\.threadCount) == [1, 2])
         #expect(report.data.source == "synthetic")
         #expect(report.data.columns == SyntheticLibrary.columnNames(count: 12))
@@ -88,8 +99,10 @@ struct ClusteringBenchmarkTests {
             expectClose(c.rowsPerSecond.median, 2_000 / time.median, "rows/s")
             let roofline = try #require(report.machine.roofline(threadCount: c.threadCount))
             expectClose(
-                c.rooflineSecondsPerIteration, max(bytes / roofline.readBandwidth, flops / roofline.multiplyAddPeak),
-                "roofline")
+                c.rooflineSecondsPerIteration,
+                max(bytes / roofline.readBandwidth, flops / roofline.multiplyAddPeak),
+                "roofline"
+            )
             expectClose(c.rooflineFraction.median, c.rooflineSecondsPerIteration / time.median, "roofline share")
             #expect(c.matrixBytes == 2_000 * 12 * 4)
             if let peak = c.peakMemoryBytes { #expect(peak >= c.matrixBytes) }

@@ -1,8 +1,8 @@
+import Analytics
 import Foundation
 import Numerics
 import Testing
 
-import Analytics
 @testable import VibesBenchmarking
 
 struct MachineProfileTests {
@@ -70,7 +70,12 @@ struct MachineProfileTests {
         if let steal = load.stealShare { #expect((0...1).contains(steal)) }
 
         let quiet = MachineLoad(
-            loadAverage: 0.2, logicalCPUCount: 2, otherProcessesShare: 0.05, stealShare: 0, windowSeconds: 1)
+            loadAverage: 0.2,
+            logicalCPUCount: 2,
+            otherProcessesShare: 0.05,
+            stealShare: 0,
+            windowSeconds: 1
+        )
         #expect(!quiet.isBusy)
         var loaded = quiet
         loaded.loadAverage = 1.5
@@ -91,7 +96,7 @@ struct MachineProfileTests {
         #expect(buffer.count == 16 << 20)
         #expect(peak.bytes >= 64 << 20)
         #if os(Linux)
-            #expect(peak.scope == (wasReset ? .configuration : .process))
+        #expect(peak.scope == (wasReset ? .configuration : .process))
         #endif
     }
 }

@@ -1,9 +1,9 @@
 import Analytics
-import VibesBenchmarking
 import Features
 import Foundation
 import Numerics
 import Testing
+import VibesBenchmarking
 import VibesTestSupport
 
 struct SyntheticLibraryTests {
@@ -93,10 +93,12 @@ struct SyntheticLibraryTests {
             // Means within a tenth of the real spread; spreads within a fifth of it.
             #expect(
                 abs(actual.mean - expected.mean) <= 0.1 * expected.deviation,
-                "\(feature.rawValue): mean \(actual.mean), sample \(expected.mean) ± \(expected.deviation)")
+                "\(feature.rawValue): mean \(actual.mean), sample \(expected.mean) ± \(expected.deviation)"
+            )
             #expect(
                 abs(actual.deviation - expected.deviation) <= 0.2 * expected.deviation,
-                "\(feature.rawValue): deviation \(actual.deviation), sample \(expected.deviation)")
+                "\(feature.rawValue): deviation \(actual.deviation), sample \(expected.deviation)"
+            )
         }
         let realMode = moments(of: .mode, in: real).mean
         #expect(abs(moments(of: .mode, in: synthetic).mean - realMode) <= 0.03)

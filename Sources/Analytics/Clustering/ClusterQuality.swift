@@ -36,7 +36,9 @@ public struct ClusterQuality: Hashable, Sendable, Codable {
     ///   - generator: The source of the silhouette sample.
     /// - Complexity: O(*n* · *d* + *s*² · *d*) for a sample of *s* points.
     public static func evaluate(
-        _ model: KMeans, on data: Matrix, silhouetteSampleSize: Int = 4000,
+        _ model: KMeans,
+        on data: Matrix,
+        silhouetteSampleSize: Int = 4000,
         using generator: inout some RandomNumberGenerator
     ) -> ClusterQuality {
         precondition(model.labels.count == data.rowCount, "The model was fitted on other data.")
@@ -44,8 +46,13 @@ public struct ClusterQuality: Hashable, Sendable, Codable {
         let sizes = model.clusterSizes
         let occupied = sizes.filter { $0 > 0 }.count
         var quality = ClusterQuality(
-            clusterCount: model.clusterCount, inertia: model.inertia, silhouette: nil, calinskiHarabasz: nil,
-            daviesBouldin: nil, silhouetteSampleSize: 0)
+            clusterCount: model.clusterCount,
+            inertia: model.inertia,
+            silhouette: nil,
+            calinskiHarabasz: nil,
+            daviesBouldin: nil,
+            silhouetteSampleSize: 0
+        )
         guard occupied >= 2, occupied < data.rowCount else { return quality }
         quality.calinskiHarabasz = calinskiHarabasz(model, data: data, sizes: sizes, occupied: occupied)
         quality.daviesBouldin = daviesBouldin(model, sizes: sizes)
@@ -134,7 +141,10 @@ public struct ClusterQuality: Hashable, Sendable, Codable {
                 blockStart = i
                 let end = Swift.min(s, i + blockRows)
                 let rowsOfBlock = Matrix(
-                    rowCount: end - i, columnCount: d, elements: Array(sample.elements[(i * d)..<(end * d)]))
+                    rowCount: end - i,
+                    columnCount: d,
+                    elements: Array(sample.elements[(i * d)..<(end * d)])
+                )
                 block = rowsOfBlock.multipliedByTranspose(of: sample)
             }
             for c in 0..<k { sums[c] = 0 }

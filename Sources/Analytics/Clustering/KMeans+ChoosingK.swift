@@ -26,24 +26,37 @@ extension KMeans {
     /// - Throws: ``AnalyticsError/tooFewSamples(required:available:what:)`` with fewer than
     ///   `clusterCounts.lowerBound + 1` rows.
     public static func fitChoosingClusterCount(
-        _ data: Matrix, among clusterCounts: ClosedRange<Int> = 2...12, options: Options = Options(),
-        silhouetteSampleSize: Int = 4000, using generator: inout some RandomNumberGenerator
+        _ data: Matrix,
+        among clusterCounts: ClosedRange<Int> = 2...12,
+        options: Options = Options(),
+        silhouetteSampleSize: Int = 4000,
+        using generator: inout some RandomNumberGenerator
     ) async throws -> ClusterCountScan {
         guard clusterCounts.lowerBound >= 2 else {
             throw AnalyticsError.invalidParameter(
-                name: "The smallest cluster count to try", value: "\(clusterCounts.lowerBound)", expected: "at least 2")
+                name: "The smallest cluster count to try",
+                value: "\(clusterCounts.lowerBound)",
+                expected: "at least 2"
+            )
         }
         let upper = Swift.min(clusterCounts.upperBound, data.rowCount - 1)
         guard upper >= clusterCounts.lowerBound else {
             throw AnalyticsError.tooFewSamples(
-                required: clusterCounts.lowerBound + 1, available: data.rowCount, what: "Choosing the number of clusters")
+                required: clusterCounts.lowerBound + 1,
+                available: data.rowCount,
+                what: "Choosing the number of clusters"
+            )
         }
         var qualities: [ClusterQuality] = []
         var best: (model: KMeans, silhouette: Double)?
         for k in clusterCounts.lowerBound...upper {
             let model = try await fit(data, clusterCount: k, options: options, using: &generator)
             let quality = ClusterQuality.evaluate(
-                model, on: data, silhouetteSampleSize: silhouetteSampleSize, using: &generator)
+                model,
+                on: data,
+                silhouetteSampleSize: silhouetteSampleSize,
+                using: &generator
+            )
             qualities.append(quality)
             let score = quality.silhouette ?? -.infinity
             if best == nil || score > best!.silhouette { best = (model, score) }

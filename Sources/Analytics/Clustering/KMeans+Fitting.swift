@@ -13,7 +13,9 @@ extension KMeans {
     /// - Throws: ``AnalyticsError`` when there are fewer rows than clusters or a value is not finite.
     /// - Complexity: O(*r* · *i* · *n* · *k* · *d*) for *r* restarts of *i* iterations.
     public static func fit(
-        _ data: Matrix, clusterCount: Int, options: Options = Options(),
+        _ data: Matrix,
+        clusterCount: Int,
+        options: Options = Options(),
         using generator: inout some RandomNumberGenerator
     ) async throws -> KMeans {
         try validate(data, clusterCount: clusterCount, options: options)
@@ -24,10 +26,19 @@ extension KMeans {
             var rng = SplitMix64(seed: generator.next())
             let clock = ContinuousClock()
             let start = clock.now
-            let initial = seedCentroids(data, clusterCount: clusterCount, sampleSize: options.seedingSampleSize, using: &rng)
+            let initial = seedCentroids(
+                data,
+                clusterCount: clusterCount,
+                sampleSize: options.seedingSampleSize,
+                using: &rng
+            )
             timings.seeding += clock.now - start
             let model = await lloyd(
-                data, initialCentroids: initial, toleranceUnits: toleranceUnits, options: options)
+                data,
+                initialCentroids: initial,
+                toleranceUnits: toleranceUnits,
+                options: options
+            )
             timings.iterations += model.timings.iterations
             timings.iterationCount += model.timings.iterationCount
             timings.finalAssignment += model.timings.finalAssignment
@@ -48,38 +59,69 @@ extension KMeans {
     ///   - options: Iterations, tolerance and threads; `restartCount` is ignored.
     /// - Throws: ``AnalyticsError`` when shapes disagree, there are fewer rows than centres or a
     ///   value is not finite.
-    public static func fit(_ data: Matrix, initialCentroids: Matrix, options: Options = Options()) async throws -> KMeans {
+    public static func fit(
+        _ data: Matrix,
+        initialCentroids: Matrix,
+        options: Options = Options()
+    ) async throws -> KMeans {
         guard initialCentroids.columnCount == data.columnCount else {
             throw AnalyticsError.dimensionMismatch(expected: data.columnCount, actual: initialCentroids.columnCount)
         }
         try validate(data, clusterCount: initialCentroids.rowCount, options: options)
         return await lloyd(
-            data, initialCentroids: initialCentroids, toleranceUnits: toleranceUnits(of: data, options: options),
-            options: options)
+            data,
+            initialCentroids: initialCentroids,
+            toleranceUnits: toleranceUnits(of: data, options: options),
+            options: options
+        )
     }
 
     /// Checks the shapes, options and values of a fit.
     static func validate(_ data: Matrix, clusterCount: Int, options: Options) throws {
         guard clusterCount >= 1 else {
-            throw AnalyticsError.invalidParameter(name: "The number of clusters", value: "\(clusterCount)", expected: "at least 1")
+            throw AnalyticsError.invalidParameter(
+                name: "The number of clusters",
+                value: "\(clusterCount)",
+                expected: "at least 1"
+            )
         }
         guard data.rowCount >= clusterCount else {
-            throw AnalyticsError.tooFewSamples(required: clusterCount, available: data.rowCount, what: "k-means with \(clusterCount) clusters")
+            throw AnalyticsError.tooFewSamples(
+                required: clusterCount,
+                available: data.rowCount,
+                what: "k-means with \(clusterCount) clusters"
+            )
         }
         guard data.columnCount >= 1 else {
             throw AnalyticsError.invalidParameter(name: "The number of features", value: "0", expected: "at least 1")
         }
         guard options.maxIterations >= 1 else {
-            throw AnalyticsError.invalidParameter(name: "The maximum number of iterations", value: "\(options.maxIterations)", expected: "at least 1")
+            throw AnalyticsError.invalidParameter(
+                name: "The maximum number of iterations",
+                value: "\(options.maxIterations)",
+                expected: "at least 1"
+            )
         }
         guard options.restartCount >= 1 else {
-            throw AnalyticsError.invalidParameter(name: "The number of restarts", value: "\(options.restartCount)", expected: "at least 1")
+            throw AnalyticsError.invalidParameter(
+                name: "The number of restarts",
+                value: "\(options.restartCount)",
+                expected: "at least 1"
+            )
         }
         guard options.threadCount >= 1 else {
-            throw AnalyticsError.invalidParameter(name: "The number of threads", value: "\(options.threadCount)", expected: "at least 1")
+            throw AnalyticsError.invalidParameter(
+                name: "The number of threads",
+                value: "\(options.threadCount)",
+                expected: "at least 1"
+            )
         }
         guard options.tolerance >= 0, options.tolerance.isFinite else {
-            throw AnalyticsError.invalidParameter(name: "The tolerance", value: "\(options.tolerance)", expected: "a finite number ≥ 0")
+            throw AnalyticsError.invalidParameter(
+                name: "The tolerance",
+                value: "\(options.tolerance)",
+                expected: "a finite number ≥ 0"
+            )
         }
         // A vectorized pass first; the value is searched for only when there is one.
         if !Kernels.isFinite(data, threadCount: options.threadCount),
@@ -121,12 +163,20 @@ extension KMeans {
     /// One assignment pass over all rows, in parallel row chunks, merged in chunk order; the
     /// labels are overwritten in place.
     static func assignAll(
-        _ data: Matrix, to centroids: Matrix, labels: inout [Int32], accumulation: Kernels.Accumulation,
+        _ data: Matrix,
+        to centroids: Matrix,
+        labels: inout [Int32],
+        accumulation: Kernels.Accumulation,
         options: Options
     ) -> Kernels.Assignment {
         Kernels.assign(
-            data, to: Kernels.PreparedCentroids(centroids), labels: &labels, accumulation: accumulation,
-            kernel: options.kernel, threadCount: options.threadCount)
+            data,
+            to: Kernels.PreparedCentroids(centroids),
+            labels: &labels,
+            accumulation: accumulation,
+            kernel: options.kernel,
+            threadCount: options.threadCount
+        )
     }
 
     /// The labels of all rows by nearest centroid.
@@ -147,7 +197,12 @@ extension KMeans {
     /// (``Kernels/assignBounded(_:to:levels:rounding:labels:margins:writesDistances:threadCount:)``). Both kinds
     /// of pass give every row its exact nearest centroid, so the switch does not change the
     /// result.
-    static func lloyd(_ data: Matrix, initialCentroids: Matrix, toleranceUnits: Double, options: Options) async -> KMeans {
+    static func lloyd(
+        _ data: Matrix,
+        initialCentroids: Matrix,
+        toleranceUnits: Double,
+        options: Options
+    ) async -> KMeans {
         let clock = ContinuousClock()
         let k = initialCentroids.rowCount
         let d = data.columnCount
@@ -177,16 +232,26 @@ extension KMeans {
             let changedCount: Int
             if isBounded {
                 let step = Kernels.assignBounded(
-                    data, to: Kernels.PreparedCentroids(centroids), levels: levels,
+                    data,
+                    to: Kernels.PreparedCentroids(centroids),
+                    levels: levels,
                     rounding: Kernels.MarginRounding(d: d, centroids: centroids),
-                    labels: &labels, margins: &margins, threadCount: options.threadCount)
+                    labels: &labels,
+                    margins: &margins,
+                    threadCount: options.threadCount
+                )
                 for index in sums.indices { sums[index] += step.sumChanges[index] }
                 for c in 0..<k { counts[c] += step.countChanges[c] }
                 changedCount = step.changedCount
                 scannedRowCount += step.recomputedCount
             } else {
                 let step = assignAll(
-                    data, to: centroids, labels: &labels, accumulation: keepsSums ? .changes : .sums, options: options)
+                    data,
+                    to: centroids,
+                    labels: &labels,
+                    accumulation: keepsSums ? .changes : .sums,
+                    options: options
+                )
                 if keepsSums {
                     for index in sums.indices { sums[index] += step.sums[index] }
                     for c in 0..<k { counts[c] += step.counts[c] }
@@ -206,7 +271,13 @@ extension KMeans {
             }
             if counts.contains(0) {
                 let moved = relocateEmptyClusters(
-                    data, labels: labels, centroids: centroids, sums: &sums, counts: &counts, options: options)
+                    data,
+                    labels: labels,
+                    centroids: centroids,
+                    sums: &sums,
+                    counts: &counts,
+                    options: options
+                )
                 if keepsSums {
                     // The sums now count the moved rows in their new clusters; so do the labels,
                     // which the next pass's changes are measured from, and the rows are
@@ -244,16 +315,27 @@ extension KMeans {
         let inertia: Double
         if isBounded && !isStrictlyConverged {
             _ = Kernels.assignBounded(
-                data, to: Kernels.PreparedCentroids(centroids), levels: levels,
+                data,
+                to: Kernels.PreparedCentroids(centroids),
+                levels: levels,
                 rounding: Kernels.MarginRounding(d: d, centroids: centroids),
-                labels: &labels, margins: &margins, writesDistances: true, threadCount: options.threadCount)
+                labels: &labels,
+                margins: &margins,
+                writesDistances: true,
+                threadCount: options.threadCount
+            )
             inertia = Kernels.inertia(of: margins, threadCount: options.threadCount)
         } else {
             if !isStrictlyConverged {
                 _ = assignAll(data, to: centroids, labels: &labels, accumulation: .none, options: options)
             }
             inertia = Kernels.squaredDistances(
-                data, labels: labels, centroids: centroids, threadCount: options.threadCount, into: &margins)
+                data,
+                labels: labels,
+                centroids: centroids,
+                threadCount: options.threadCount,
+                into: &margins
+            )
         }
         var timings = Timings()
         timings.iterations = iterationsEnd - start
@@ -261,8 +343,14 @@ extension KMeans {
         timings.finalAssignment = clock.now - iterationsEnd
         timings.scannedRowCount = scannedRowCount
         return KMeans(
-            centroids: centroids, labels: labels, squaredDistances: margins, inertia: inertia,
-            iterationCount: iteration, hasConverged: hasConverged, timings: timings)
+            centroids: centroids,
+            labels: labels,
+            squaredDistances: margins,
+            inertia: inertia,
+            iterationCount: iteration,
+            hasConverged: hasConverged,
+            timings: timings
+        )
     }
 
     /// Gives every empty cluster one of the points farthest from their current centroid, moving
@@ -270,12 +358,21 @@ extension KMeans {
     /// `_relocate_empty_clusters_dense`); returns the rows moved and their new clusters.
     @discardableResult
     static func relocateEmptyClusters(
-        _ data: Matrix, labels: [Int32], centroids: Matrix, sums: inout [Double], counts: inout [Int], options: Options
+        _ data: Matrix,
+        labels: [Int32],
+        centroids: Matrix,
+        sums: inout [Double],
+        counts: inout [Int],
+        options: Options
     ) -> [(row: Int, cluster: Int)] {
         let d = data.columnCount
         let empty = counts.indices.filter { counts[$0] == 0 }
         let distances = Kernels.squaredDistances(
-            data, labels: labels, centroids: centroids, threadCount: options.threadCount)
+            data,
+            labels: labels,
+            centroids: centroids,
+            threadCount: options.threadCount
+        )
         // The farthest points, farthest first; ties go to the lower row.
         let farthest = distances.indices.max(count: empty.count) { a, b in
             distances[a] != distances[b] ? distances[a] < distances[b] : a > b

@@ -17,9 +17,15 @@ extension KMeans {
     /// - Returns: A `clusterCount × d` matrix of rows of `data`.
     /// - Complexity: O(*k* · (2 + ln *k*) · *m* · *d*) for *m* = min(*n*, `sampleSize`).
     public static func seedCentroids(
-        _ data: Matrix, clusterCount: Int, sampleSize: Int = 100_000, using generator: inout some RandomNumberGenerator
+        _ data: Matrix,
+        clusterCount: Int,
+        sampleSize: Int = 100_000,
+        using generator: inout some RandomNumberGenerator
     ) -> Matrix {
-        precondition(clusterCount >= 1 && clusterCount <= data.rowCount, "Cannot seed \(clusterCount) centres from \(data.rowCount) rows.")
+        precondition(
+            clusterCount >= 1 && clusterCount <= data.rowCount,
+            "Cannot seed \(clusterCount) centres from \(data.rowCount) rows."
+        )
         var rng = SplitMix64(seed: generator.next())
         let d = data.columnCount
         let points = data.rowCount > sampleSize ? sample(data, count: sampleSize, using: &rng) : data
@@ -50,7 +56,11 @@ extension KMeans {
             var bestDistances: [Float] = []
             var bestPotential = Double.infinity
             for candidate in candidates {
-                let (distances, total) = Kernels.minimumSquaredDistances(points, to: points.row(candidate), current: closest)
+                let (distances, total) = Kernels.minimumSquaredDistances(
+                    points,
+                    to: points.row(candidate),
+                    current: closest
+                )
                 if total < bestPotential {
                     bestPotential = total
                     bestDistances = distances

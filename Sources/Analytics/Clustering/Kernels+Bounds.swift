@@ -140,8 +140,14 @@ extension Kernels {
     /// ``runLength`` rows and then in `Double`; chunks are merged in order, so the result depends
     /// on the thread count but not on scheduling.
     static func assignBounded(
-        _ data: Matrix, to prepared: PreparedCentroids, levels: MarginLevels, rounding: MarginRounding,
-        labels: inout [Int32], margins: inout [Float], writesDistances: Bool = false, threadCount: Int
+        _ data: Matrix,
+        to prepared: PreparedCentroids,
+        levels: MarginLevels,
+        rounding: MarginRounding,
+        labels: inout [Int32],
+        margins: inout [Float],
+        writesDistances: Bool = false,
+        threadCount: Int
     ) -> BoundedAssignment {
         precondition(labels.count == data.rowCount && margins.count == data.rowCount, "One label and margin per row.")
         precondition(!writesDistances || labels.first.map { $0 >= 0 } ?? true, "Distances need labelled rows.")
@@ -150,7 +156,8 @@ extension Kernels {
         let blocks = passChunks(rows: data.rowCount, threadCount: threadCount)
         var parts = [BoundedAssignment](
             repeating: BoundedAssignment(sumChanges: [], countChanges: [], changedCount: 0, recomputedCount: 0),
-            count: blocks.count)
+            count: blocks.count
+        )
         data.elements.withUnsafeBufferPointer { x in
             labels.withUnsafeMutableBufferPointer { labels in
                 margins.withUnsafeMutableBufferPointer { margins in
@@ -158,12 +165,23 @@ extension Kernels {
                         prepared.centroids.elements.withUnsafeBufferPointer { centroids in
                             parts.withUnsafeMutableBufferPointer { parts in
                                 let shared = BoundedBuffers(
-                                    x: x, centroids: writesDistances ? centroids : nil, labels: labels, margins: margins,
-                                    upperLevels: upper, parts: parts)
+                                    x: x,
+                                    centroids: writesDistances ? centroids : nil,
+                                    labels: labels,
+                                    margins: margins,
+                                    upperLevels: upper,
+                                    parts: parts
+                                )
                                 forEachChunk(count: blocks.count, threadCount: threadCount) { block in
                                     shared.parts[block] = assignBoundedBlock(
-                                        shared, rows: blocks[block], d: d, k: k, prepared, levels: levels,
-                                        rounding: rounding)
+                                        shared,
+                                        rows: blocks[block],
+                                        d: d,
+                                        k: k,
+                                        prepared,
+                                        levels: levels,
+                                        rounding: rounding
+                                    )
                                 }
                             }
                         }
@@ -172,8 +190,11 @@ extension Kernels {
             }
         }
         var merged = BoundedAssignment(
-            sumChanges: [Double](repeating: 0, count: k * d), countChanges: [Int](repeating: 0, count: k),
-            changedCount: 0, recomputedCount: 0)
+            sumChanges: [Double](repeating: 0, count: k * d),
+            countChanges: [Int](repeating: 0, count: k),
+            changedCount: 0,
+            recomputedCount: 0
+        )
         for part in parts {
             for index in merged.sumChanges.indices { merged.sumChanges[index] += part.sumChanges[index] }
             for index in merged.countChanges.indices { merged.countChanges[index] += part.countChanges[index] }
@@ -198,8 +219,13 @@ extension Kernels {
 
     /// One block of ``assignBounded(_:to:levels:rounding:labels:margins:writesDistances:threadCount:)``.
     private static func assignBoundedBlock(
-        _ shared: BoundedBuffers, rows: Range<Int>, d: Int, k: Int, _ prepared: PreparedCentroids,
-        levels: MarginLevels, rounding: MarginRounding
+        _ shared: BoundedBuffers,
+        rows: Range<Int>,
+        d: Int,
+        k: Int,
+        _ prepared: PreparedCentroids,
+        levels: MarginLevels,
+        rounding: MarginRounding
     ) -> BoundedAssignment {
         let x = shared.x
         let labels = shared.labels
@@ -238,17 +264,26 @@ extension Kernels {
                                         }
                                     } else {
                                         candidateCount = boundCandidates(
-                                            run, labels: UnsafePointer(labels.baseAddress!),
+                                            run,
+                                            labels: UnsafePointer(labels.baseAddress!),
                                             margins: UnsafePointer(margins.baseAddress!),
-                                            upperLevels: upperLevels.baseAddress!, into: candidates.baseAddress!)
+                                            upperLevels: upperLevels.baseAddress!,
+                                            into: candidates.baseAddress!
+                                        )
                                     }
                                     if let centroids = shared.centroids {
                                         // The distances replace the margins, by the labels the rows
                                         // have: this streams the run into cache, where the candidates
                                         // then find their rows; those that change cluster are redone.
                                         writeSquaredDistances(
-                                            x.baseAddress!, centroids: centroids.baseAddress!, labels: labels.baseAddress!,
-                                            rows: run, d: d, tiles: tile.baseAddress!, into: margins.baseAddress!)
+                                            x.baseAddress!,
+                                            centroids: centroids.baseAddress!,
+                                            labels: labels.baseAddress!,
+                                            rows: run,
+                                            d: d,
+                                            tiles: tile.baseAddress!,
+                                            into: margins.baseAddress!
+                                        )
                                     }
                                     guard candidateCount > 0 else {
                                         runStart = run.upperBound
@@ -257,32 +292,53 @@ extension Kernels {
                                     recomputed &+= candidateCount
                                     let runCandidates = UnsafeBufferPointer(rebasing: candidates[0..<candidateCount])
                                     assignCandidates(
-                                        x, runCandidates, d: d, prepared, rounding: rounding, tile: tile.baseAddress!,
-                                        labels: newLabels, margins: newMargins)
+                                        x,
+                                        runCandidates,
+                                        d: d,
+                                        prepared,
+                                        rounding: rounding,
+                                        tile: tile.baseAddress!,
+                                        labels: newLabels,
+                                        margins: newMargins
+                                    )
                                     var runChanged = 0
                                     let stride = k &* d
                                     for slot in 0..<candidateCount {
                                         let i = Int(runCandidates[slot])
                                         let old = labels[i]
                                         let new = newLabels[slot]
-                                        if keepsMargins { margins[i] = levels.stored(newMargins[slot], cluster: Int(new)) }
+                                        if keepsMargins {
+                                            margins[i] = levels.stored(newMargins[slot], cluster: Int(new))
+                                        }
                                         guard old != new else { continue }
                                         runChanged &+= 1
                                         labels[i] = new
                                         if let centroids = shared.centroids {
                                             writeSquaredDistances(
-                                                x.baseAddress!, centroids: centroids.baseAddress!,
-                                                labels: labels.baseAddress!, rows: i..<(i &+ 1), d: d,
-                                                tiles: tile.baseAddress!, into: margins.baseAddress!)
+                                                x.baseAddress!,
+                                                centroids: centroids.baseAddress!,
+                                                labels: labels.baseAddress!,
+                                                rows: i..<(i &+ 1),
+                                                d: d,
+                                                tiles: tile.baseAddress!,
+                                                into: margins.baseAddress!
+                                            )
                                         }
                                         moveRow(
-                                            x.baseAddress! + i &* d, to: new, from: old, parity: slot & 1, d: d, counts,
-                                            runSums)
+                                            x.baseAddress! + i &* d,
+                                            to: new,
+                                            from: old,
+                                            parity: slot & 1,
+                                            d: d,
+                                            counts,
+                                            runSums
+                                        )
                                     }
                                     if runChanged > 0 {
                                         // The partial sums, added in a fixed order.
                                         for index in 0..<stride {
-                                            sums[index] += Double(runSums[index]) + Double(runSums[stride &+ index])
+                                            sums[index] +=
+                                                Double(runSums[index]) + Double(runSums[stride &+ index])
                                                 - Double(runSums[2 &* stride &+ index])
                                             runSums[index] = 0
                                             runSums[stride &+ index] = 0
@@ -298,7 +354,12 @@ extension Kernels {
                 }
             }
         }
-        return BoundedAssignment(sumChanges: sums, countChanges: counts, changedCount: changed, recomputedCount: recomputed)
+        return BoundedAssignment(
+            sumChanges: sums,
+            countChanges: counts,
+            changedCount: changed,
+            recomputedCount: recomputed
+        )
     }
 
     /// The bound test of a run of rows: writes to `candidates`, in order, the rows whose stored
@@ -315,8 +376,11 @@ extension Kernels {
     /// of the rows 6.52 ms instead of 7.97.
     @inline(__always)
     static func boundCandidates(
-        _ rows: Range<Int>, labels: UnsafePointer<Int32>, margins: UnsafePointer<Float>,
-        upperLevels: UnsafePointer<Float>, into candidates: UnsafeMutablePointer<Int32>
+        _ rows: Range<Int>,
+        labels: UnsafePointer<Int32>,
+        margins: UnsafePointer<Float>,
+        upperLevels: UnsafePointer<Float>,
+        into candidates: UnsafeMutablePointer<Int32>
     ) -> Int {
         var count = 0
         var i = rows.lowerBound
@@ -326,12 +390,20 @@ extension Kernels {
                 let label = UnsafeRawPointer(labels + i).loadUnaligned(as: SIMD8<Int32>.self)
                 let margin = UnsafeRawPointer(margins + i).loadUnaligned(as: SIMD8<Float>.self)
                 let level = SIMD8(
-                    upperLevels[Int(label[0])], upperLevels[Int(label[1])], upperLevels[Int(label[2])],
-                    upperLevels[Int(label[3])], upperLevels[Int(label[4])], upperLevels[Int(label[5])],
-                    upperLevels[Int(label[6])], upperLevels[Int(label[7])])
+                    upperLevels[Int(label[0])],
+                    upperLevels[Int(label[1])],
+                    upperLevels[Int(label[2])],
+                    upperLevels[Int(label[3])],
+                    upperLevels[Int(label[4])],
+                    upperLevels[Int(label[5])],
+                    upperLevels[Int(label[6])],
+                    upperLevels[Int(label[7])]
+                )
                 let lanes = laneBits(margin .<= level)
                 UnsafeMutableRawPointer(candidates + count).storeBytes(
-                    of: SIMD8(repeating: Int32(truncatingIfNeeded: i)) &+ compressedLanes[lanes], as: SIMD8<Int32>.self)
+                    of: SIMD8(repeating: Int32(truncatingIfNeeded: i)) &+ compressedLanes[lanes],
+                    as: SIMD8<Int32>.self
+                )
                 count &+= lanes.nonzeroBitCount
                 i &+= rowsPerBlock
             }
@@ -376,9 +448,14 @@ extension Kernels {
     /// library call with an error check that keeps the loop scalar (measured: the margins then
     /// cost as much as the distances).
     private static func assignCandidates(
-        _ x: UnsafeBufferPointer<Float>, _ rows: UnsafeBufferPointer<Int32>, d: Int, _ prepared: PreparedCentroids,
-        rounding: MarginRounding, tile columns: UnsafeMutablePointer<SIMD8<Float>>,
-        labels: UnsafeMutableBufferPointer<Int32>, margins: UnsafeMutableBufferPointer<Float>
+        _ x: UnsafeBufferPointer<Float>,
+        _ rows: UnsafeBufferPointer<Int32>,
+        d: Int,
+        _ prepared: PreparedCentroids,
+        rounding: MarginRounding,
+        tile columns: UnsafeMutablePointer<SIMD8<Float>>,
+        labels: UnsafeMutableBufferPointer<Int32>,
+        margins: UnsafeMutableBufferPointer<Float>
     ) {
         let k = prepared.centroids.rowCount
         prepared.splatted.withUnsafeBufferPointer { splatted in
@@ -393,7 +470,8 @@ extension Kernels {
                     let first = Int(rows[slot])
                     // 16 consecutive rows (every row of a pass that has no margins yet): two tiles
                     // from one base pointer, scored together as in a full pass.
-                    let takesSixteen = takesSixteenRows && slot &+ 2 &* rowsPerBlock <= rows.count
+                    let takesSixteen =
+                        takesSixteenRows && slot &+ 2 &* rowsPerBlock <= rows.count
                         && Int(rows[slot &+ 2 &* rowsPerBlock &- 1]) == first &+ 2 &* rowsPerBlock &- 1
                     let count = takesSixteen ? 2 &* rowsPerBlock : Swift.min(rowsPerBlock, rows.count &- slot)
                     while prefetched < Swift.min(slot &+ count &+ ahead, rows.count) {
@@ -404,13 +482,26 @@ extension Kernels {
                         let base = x.baseAddress! + first &* d
                         transposeEightRows(d: d, into: columns) { base + $0 &* d }
                         transposeEightRows(d: d, into: columns + d) { base + (rowsPerBlock &+ $0) &* d }
-                        let scores = d == 12
+                        let scores =
+                            d == 12
                             ? scoreSixteenRows(
-                                columns, columns + 12, d: 12, k: k, centroids: splatted.baseAddress!, halfNorms: halfNorms,
-                                as: NearestTwo.self)
+                                columns,
+                                columns + 12,
+                                d: 12,
+                                k: k,
+                                centroids: splatted.baseAddress!,
+                                halfNorms: halfNorms,
+                                as: NearestTwo.self
+                            )
                             : scoreSixteenRows(
-                                columns, columns + d, d: d, k: k, centroids: splatted.baseAddress!, halfNorms: halfNorms,
-                                as: NearestTwo.self)
+                                columns,
+                                columns + d,
+                                d: d,
+                                k: k,
+                                centroids: splatted.baseAddress!,
+                                halfNorms: halfNorms,
+                                as: NearestTwo.self
+                            )
                         let lowMargin = marginsOfEightRows(columns, d: d, scores: scores.low, rounding: rounding)
                         let highMargin = marginsOfEightRows(columns + d, d: d, scores: scores.high, rounding: rounding)
                         let labelTarget = UnsafeMutableRawPointer(labels.baseAddress! + slot)
@@ -432,15 +523,27 @@ extension Kernels {
                             x.baseAddress! + Int(rows[slot &+ (lane < count ? lane : 0)]) &* d
                         }
                     }
-                    let scores = d == 12
+                    let scores =
+                        d == 12
                         ? scoreEightRowsOfTwelve(columns, k: k, centroids: splatted.baseAddress!, halfNorms: halfNorms)
                         : scoreEightRows(
-                            columns, d: d, k: k, centroids: splatted.baseAddress!, halfNorms: halfNorms,
-                            as: NearestTwo.self)
+                            columns,
+                            d: d,
+                            k: k,
+                            centroids: splatted.baseAddress!,
+                            halfNorms: halfNorms,
+                            as: NearestTwo.self
+                        )
                     let margin = marginsOfEightRows(columns, d: d, scores: scores, rounding: rounding)
                     if count == rowsPerBlock {
-                        UnsafeMutableRawPointer(labels.baseAddress! + slot).storeBytes(of: scores.index, as: SIMD8<Int32>.self)
-                        UnsafeMutableRawPointer(margins.baseAddress! + slot).storeBytes(of: margin, as: SIMD8<Float>.self)
+                        UnsafeMutableRawPointer(labels.baseAddress! + slot).storeBytes(
+                            of: scores.index,
+                            as: SIMD8<Int32>.self
+                        )
+                        UnsafeMutableRawPointer(margins.baseAddress! + slot).storeBytes(
+                            of: margin,
+                            as: SIMD8<Float>.self
+                        )
                     } else {
                         for lane in 0..<count {
                             labels[slot &+ lane] = scores.index[lane]
@@ -458,7 +561,10 @@ extension Kernels {
     /// (``assignCandidates(_:_:d:_:rounding:tile:labels:margins:)`` says how).
     @inline(__always)
     private static func marginsOfEightRows(
-        _ columns: UnsafePointer<SIMD8<Float>>, d: Int, scores: NearestTwo, rounding: MarginRounding
+        _ columns: UnsafePointer<SIMD8<Float>>,
+        d: Int,
+        scores: NearestTwo,
+        rounding: MarginRounding
     ) -> SIMD8<Float> {
         // ‖x‖² in 4 partial sums, not one chain of d dependent multiply-adds (measured: that
         // chain was the candidates' slowest step); the rounding allowance holds for any order of
@@ -490,7 +596,8 @@ extension Kernels {
         // proves nothing: 0 has the row recomputed next pass.
         margin.replace(
             with: 0,
-            where: q1 .< 2 * error .| q1 .< Float.leastNormalMagnitude .| q2 .== .infinity .| .!(margin .> 0))
+            where: q1 .< 2 * error .| q1 .< Float.leastNormalMagnitude .| q2 .== .infinity .| .!(margin .> 0)
+        )
         return margin
     }
 
@@ -502,7 +609,9 @@ extension Kernels {
     /// A/B run, within the noise in another.
     @inline(never)
     private static func scoreEightRowsOfTwelve(
-        _ columns: UnsafePointer<SIMD8<Float>>, k: Int, centroids: UnsafePointer<SIMD8<Float>>,
+        _ columns: UnsafePointer<SIMD8<Float>>,
+        k: Int,
+        centroids: UnsafePointer<SIMD8<Float>>,
         halfNorms: UnsafeBufferPointer<Float>
     ) -> NearestTwo {
         scoreEightRows(columns, d: 12, k: k, centroids: centroids, halfNorms: halfNorms, as: NearestTwo.self)

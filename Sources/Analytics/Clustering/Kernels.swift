@@ -124,8 +124,12 @@ enum Kernels {
     /// thread count at all. Ties go to the lowest centroid index. A label that was not a valid
     /// centroid index before (such as −1) counts as changed.
     static func assign(
-        _ data: Matrix, to prepared: PreparedCentroids, labels: inout [Int32], accumulation: Accumulation,
-        kernel: DistanceKernel, threadCount: Int
+        _ data: Matrix,
+        to prepared: PreparedCentroids,
+        labels: inout [Int32],
+        accumulation: Accumulation,
+        kernel: DistanceKernel,
+        threadCount: Int
     ) -> Assignment {
         precondition(labels.count == data.rowCount, "One label per row is needed.")
         let n = data.rowCount
@@ -134,22 +138,33 @@ enum Kernels {
         let blocks = passChunks(rows: n, threadCount: threadCount)
         if kernel == .blas { useSingleThreadedBLAS() }
         var parts = [Assignment](
-            repeating: Assignment(sums: [], counts: [], changedCount: 0), count: blocks.count)
+            repeating: Assignment(sums: [], counts: [], changedCount: 0),
+            count: blocks.count
+        )
         data.elements.withUnsafeBufferPointer { x in
             labels.withUnsafeMutableBufferPointer { labels in
                 parts.withUnsafeMutableBufferPointer { parts in
                     let shared = SharedBuffers(x: x, labels: labels, parts: parts)
                     forEachChunk(count: blocks.count, threadCount: threadCount) { block in
                         shared.parts[block] = assignBlock(
-                            shared.x, rows: blocks[block], d: d, k: k, prepared, labels: shared.labels,
-                            accumulation: accumulation, kernel: kernel)
+                            shared.x,
+                            rows: blocks[block],
+                            d: d,
+                            k: k,
+                            prepared,
+                            labels: shared.labels,
+                            accumulation: accumulation,
+                            kernel: kernel
+                        )
                     }
                 }
             }
         }
         var merged = Assignment(
             sums: [Double](repeating: 0, count: accumulation == .none ? 0 : k * d),
-            counts: [Int](repeating: 0, count: k), changedCount: 0)
+            counts: [Int](repeating: 0, count: k),
+            changedCount: 0
+        )
         for part in parts {
             for index in merged.sums.indices { merged.sums[index] += part.sums[index] }
             for index in merged.counts.indices { merged.counts[index] += part.counts[index] }
@@ -168,8 +183,14 @@ enum Kernels {
 
     /// One block of ``assign(_:to:labels:accumulation:kernel:threadCount:)``.
     private static func assignBlock(
-        _ x: UnsafeBufferPointer<Float>, rows: Range<Int>, d: Int, k: Int, _ prepared: PreparedCentroids,
-        labels: UnsafeMutableBufferPointer<Int32>, accumulation: Accumulation, kernel: DistanceKernel
+        _ x: UnsafeBufferPointer<Float>,
+        rows: Range<Int>,
+        d: Int,
+        k: Int,
+        _ prepared: PreparedCentroids,
+        labels: UnsafeMutableBufferPointer<Int32>,
+        accumulation: Accumulation,
+        kernel: DistanceKernel
     ) -> Assignment {
         var sums = [Double](repeating: 0, count: accumulation == .none ? 0 : k * d)
         // Per run: rows joining a centroid, even rows into the first partial sums and odd rows
@@ -195,16 +216,47 @@ enum Kernels {
                             let changes = accumulation == .changes
                             switch d {
                             case 10:
-                                changed &+= accumulateRun(x, run: run, d: 10, as: TenFeatures.self, runLabels, labels, counts, runSums, changes: changes)
+                                changed &+= accumulateRun(
+                                    x,
+                                    run: run,
+                                    d: 10,
+                                    as: TenFeatures.self,
+                                    runLabels,
+                                    labels,
+                                    counts,
+                                    runSums,
+                                    changes: changes
+                                )
                             case 12:
-                                changed &+= accumulateRun(x, run: run, d: 12, as: TwelveFeatures.self, runLabels, labels, counts, runSums, changes: changes)
+                                changed &+= accumulateRun(
+                                    x,
+                                    run: run,
+                                    d: 12,
+                                    as: TwelveFeatures.self,
+                                    runLabels,
+                                    labels,
+                                    counts,
+                                    runSums,
+                                    changes: changes
+                                )
                             default:
-                                changed &+= accumulateRun(x, run: run, d: d, as: AnyFeatureCount.self, runLabels, labels, counts, runSums, changes: changes)
+                                changed &+= accumulateRun(
+                                    x,
+                                    run: run,
+                                    d: d,
+                                    as: AnyFeatureCount.self,
+                                    runLabels,
+                                    labels,
+                                    counts,
+                                    runSums,
+                                    changes: changes
+                                )
                             }
                             // The partial sums, added in a fixed order.
                             let stride = k &* d
                             for index in 0..<stride {
-                                sums[index] += Double(runSums[index]) + Double(runSums[stride &+ index])
+                                sums[index] +=
+                                    Double(runSums[index]) + Double(runSums[stride &+ index])
                                     - Double(runSums[2 &* stride &+ index])
                                 runSums[index] = 0
                                 runSums[stride &+ index] = 0
@@ -248,9 +300,15 @@ enum Kernels {
     /// additions unroll for the common widths.
     @inline(__always)
     private static func accumulateRun<Width: FeatureCount>(
-        _ x: UnsafeBufferPointer<Float>, run: Range<Int>, d runtimeD: Int, as _: Width.Type,
-        _ runLabels: UnsafeBufferPointer<Int32>, _ labels: UnsafeMutableBufferPointer<Int32>,
-        _ counts: UnsafeMutableBufferPointer<Int>, _ runSums: UnsafeMutableBufferPointer<Float>, changes: Bool
+        _ x: UnsafeBufferPointer<Float>,
+        run: Range<Int>,
+        d runtimeD: Int,
+        as _: Width.Type,
+        _ runLabels: UnsafeBufferPointer<Int32>,
+        _ labels: UnsafeMutableBufferPointer<Int32>,
+        _ counts: UnsafeMutableBufferPointer<Int>,
+        _ runSums: UnsafeMutableBufferPointer<Float>,
+        changes: Bool
     ) -> Int {
         let d = Width.value ?? runtimeD
         var changed = 0
@@ -301,8 +359,13 @@ enum Kernels {
     /// there and adds it to the third sums, those of the rows leaving a cluster.
     @inline(__always)
     static func moveRow(
-        _ row: UnsafePointer<Float>, to label: Int32, from old: Int32, parity: Int, d: Int,
-        _ counts: UnsafeMutableBufferPointer<Int>, _ runSums: UnsafeMutableBufferPointer<Float>
+        _ row: UnsafePointer<Float>,
+        to label: Int32,
+        from old: Int32,
+        parity: Int,
+        d: Int,
+        _ counts: UnsafeMutableBufferPointer<Int>,
+        _ runSums: UnsafeMutableBufferPointer<Float>
     ) {
         let stride = counts.count &* d
         counts[Int(label)] &+= 1
@@ -347,7 +410,9 @@ enum Kernels {
     /// registers on builds for AVX (``transposeEightRowsOfTwelve(into:row:)``).
     @inline(__always)
     static func transposeEightRows(
-        d: Int, into columns: UnsafeMutablePointer<SIMD8<Float>>, row: (Int) -> UnsafePointer<Float>
+        d: Int,
+        into columns: UnsafeMutablePointer<SIMD8<Float>>,
+        row: (Int) -> UnsafePointer<Float>
     ) {
         #if VIBES_HOST_CPU && arch(x86_64)
         if d == 12 {
@@ -355,8 +420,14 @@ enum Kernels {
             return
         }
         #endif
-        let r0 = row(0), r1 = row(1), r2 = row(2), r3 = row(3)
-        let r4 = row(4), r5 = row(5), r6 = row(6), r7 = row(7)
+        let r0 = row(0)
+        let r1 = row(1)
+        let r2 = row(2)
+        let r3 = row(3)
+        let r4 = row(4)
+        let r5 = row(5)
+        let r6 = row(6)
+        let r7 = row(7)
         var j = 0
         while j &+ 4 <= d {
             let target = UnsafeMutableRawPointer(columns + j)
@@ -370,10 +441,26 @@ enum Kernels {
                 let ce01 = SIMD4(c[0], e[0], c[1], e[1])
                 let ce23 = SIMD4(c[2], e[2], c[3], e[3])
                 let offset = 16 &* half
-                target.storeBytes(of: SIMD4(ab01[0], ab01[1], ce01[0], ce01[1]), toByteOffset: offset, as: SIMD4<Float>.self)
-                target.storeBytes(of: SIMD4(ab01[2], ab01[3], ce01[2], ce01[3]), toByteOffset: 32 &+ offset, as: SIMD4<Float>.self)
-                target.storeBytes(of: SIMD4(ab23[0], ab23[1], ce23[0], ce23[1]), toByteOffset: 64 &+ offset, as: SIMD4<Float>.self)
-                target.storeBytes(of: SIMD4(ab23[2], ab23[3], ce23[2], ce23[3]), toByteOffset: 96 &+ offset, as: SIMD4<Float>.self)
+                target.storeBytes(
+                    of: SIMD4(ab01[0], ab01[1], ce01[0], ce01[1]),
+                    toByteOffset: offset,
+                    as: SIMD4<Float>.self
+                )
+                target.storeBytes(
+                    of: SIMD4(ab01[2], ab01[3], ce01[2], ce01[3]),
+                    toByteOffset: 32 &+ offset,
+                    as: SIMD4<Float>.self
+                )
+                target.storeBytes(
+                    of: SIMD4(ab23[0], ab23[1], ce23[0], ce23[1]),
+                    toByteOffset: 64 &+ offset,
+                    as: SIMD4<Float>.self
+                )
+                target.storeBytes(
+                    of: SIMD4(ab23[2], ab23[3], ce23[2], ce23[3]),
+                    toByteOffset: 96 &+ offset,
+                    as: SIMD4<Float>.self
+                )
             }
             j &+= 4
         }
@@ -393,7 +480,8 @@ enum Kernels {
     /// intrinsics (Swift has no spelling for them); moving register halves is Swift's.
     @inline(__always)
     static func transposeEightRowsOfTwelve(
-        into columns: UnsafeMutablePointer<SIMD8<Float>>, row: (Int) -> UnsafePointer<Float>
+        into columns: UnsafeMutablePointer<SIMD8<Float>>,
+        row: (Int) -> UnsafePointer<Float>
     ) {
         @inline(__always) func firstEight(_ row: UnsafePointer<Float>) -> SIMD8<Float> {
             UnsafeRawPointer(row).loadUnaligned(as: SIMD8<Float>.self)
@@ -409,18 +497,40 @@ enum Kernels {
         @inline(__always) func highPairs(_ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> {
             _mm256_castpd_ps(_mm256_unpackhi_pd(_mm256_castps_pd(a), _mm256_castps_pd(b)))
         }
-        let p0 = row(0), p1 = row(1), p2 = row(2), p3 = row(3)
-        let p4 = row(4), p5 = row(5), p6 = row(6), p7 = row(7)
-        let r0 = firstEight(p0), r1 = firstEight(p1), r2 = firstEight(p2), r3 = firstEight(p3)
-        let r4 = firstEight(p4), r5 = firstEight(p5), r6 = firstEight(p6), r7 = firstEight(p7)
+        let p0 = row(0)
+        let p1 = row(1)
+        let p2 = row(2)
+        let p3 = row(3)
+        let p4 = row(4)
+        let p5 = row(5)
+        let p6 = row(6)
+        let p7 = row(7)
+        let r0 = firstEight(p0)
+        let r1 = firstEight(p1)
+        let r2 = firstEight(p2)
+        let r3 = firstEight(p3)
+        let r4 = firstEight(p4)
+        let r5 = firstEight(p5)
+        let r6 = firstEight(p6)
+        let r7 = firstEight(p7)
         // Rows 0 and 1 interleaved: r0[0] r1[0] r0[1] r1[1] | r0[4] r1[4] r0[5] r1[5], and so on.
-        let a0 = _mm256_unpacklo_ps(r0, r1), a1 = _mm256_unpackhi_ps(r0, r1)
-        let a2 = _mm256_unpacklo_ps(r2, r3), a3 = _mm256_unpackhi_ps(r2, r3)
-        let a4 = _mm256_unpacklo_ps(r4, r5), a5 = _mm256_unpackhi_ps(r4, r5)
-        let a6 = _mm256_unpacklo_ps(r6, r7), a7 = _mm256_unpackhi_ps(r6, r7)
+        let a0 = _mm256_unpacklo_ps(r0, r1)
+        let a1 = _mm256_unpackhi_ps(r0, r1)
+        let a2 = _mm256_unpacklo_ps(r2, r3)
+        let a3 = _mm256_unpackhi_ps(r2, r3)
+        let a4 = _mm256_unpacklo_ps(r4, r5)
+        let a5 = _mm256_unpackhi_ps(r4, r5)
+        let a6 = _mm256_unpacklo_ps(r6, r7)
+        let a7 = _mm256_unpackhi_ps(r6, r7)
         // Rows 0–3 of columns j and j + 4 in the two halves: b0 holds columns 0 and 4.
-        let b0 = lowPairs(a0, a2), b1 = highPairs(a0, a2), b2 = lowPairs(a1, a3), b3 = highPairs(a1, a3)
-        let b4 = lowPairs(a4, a6), b5 = highPairs(a4, a6), b6 = lowPairs(a5, a7), b7 = highPairs(a5, a7)
+        let b0 = lowPairs(a0, a2)
+        let b1 = highPairs(a0, a2)
+        let b2 = lowPairs(a1, a3)
+        let b3 = highPairs(a1, a3)
+        let b4 = lowPairs(a4, a6)
+        let b5 = highPairs(a4, a6)
+        let b6 = lowPairs(a5, a7)
+        let b7 = highPairs(a5, a7)
         columns[0] = SIMD8(lowHalf: b0.lowHalf, highHalf: b4.lowHalf)
         columns[1] = SIMD8(lowHalf: b1.lowHalf, highHalf: b5.lowHalf)
         columns[2] = SIMD8(lowHalf: b2.lowHalf, highHalf: b6.lowHalf)
@@ -434,8 +544,10 @@ enum Kernels {
         let q1 = SIMD8(lowHalf: lastFour(p1), highHalf: lastFour(p5))
         let q2 = SIMD8(lowHalf: lastFour(p2), highHalf: lastFour(p6))
         let q3 = SIMD8(lowHalf: lastFour(p3), highHalf: lastFour(p7))
-        let c0 = _mm256_unpacklo_ps(q0, q1), c1 = _mm256_unpackhi_ps(q0, q1)
-        let c2 = _mm256_unpacklo_ps(q2, q3), c3 = _mm256_unpackhi_ps(q2, q3)
+        let c0 = _mm256_unpacklo_ps(q0, q1)
+        let c1 = _mm256_unpackhi_ps(q0, q1)
+        let c2 = _mm256_unpacklo_ps(q2, q3)
+        let c3 = _mm256_unpackhi_ps(q2, q3)
         columns[8] = lowPairs(c0, c2)
         columns[9] = highPairs(c0, c2)
         columns[10] = lowPairs(c1, c3)
@@ -524,8 +636,11 @@ enum Kernels {
             self = Self.merge(
                 self,
                 NearestTwo(
-                    best: score, second: SIMD8(repeating: .infinity),
-                    index: SIMD8(repeating: Int32(truncatingIfNeeded: centroid))))
+                    best: score,
+                    second: SIMD8(repeating: .infinity),
+                    index: SIMD8(repeating: Int32(truncatingIfNeeded: centroid))
+                )
+            )
         }
 
         @inline(__always)
@@ -614,8 +729,13 @@ enum Kernels {
     /// identical to the loop's. Specialized for each kind of argmin.
     @inline(__always)
     static func scoreEightRows<Argmin: EightRowArgmin>(
-        _ columns: UnsafePointer<SIMD8<Float>>, d: Int, k: Int, centroids: UnsafePointer<SIMD8<Float>>,
-        halfNorms: UnsafeBufferPointer<Float>, as _: Argmin.Type, eightAtATime: Bool = takesEightCentroids
+        _ columns: UnsafePointer<SIMD8<Float>>,
+        d: Int,
+        k: Int,
+        centroids: UnsafePointer<SIMD8<Float>>,
+        halfNorms: UnsafeBufferPointer<Float>,
+        as _: Argmin.Type,
+        eightAtATime: Bool = takesEightCentroids
     ) -> Argmin {
         var scores = Argmin()
         var c = 0
@@ -644,10 +764,12 @@ enum Kernels {
             let first = Int32(truncatingIfNeeded: c)
             let low = Argmin.merge(
                 Argmin.pair(SIMD8(repeating: h[0]) - dot0, SIMD8(repeating: h[1]) - dot1, first: first),
-                Argmin.pair(SIMD8(repeating: h[2]) - dot2, SIMD8(repeating: h[3]) - dot3, first: first &+ 2))
+                Argmin.pair(SIMD8(repeating: h[2]) - dot2, SIMD8(repeating: h[3]) - dot3, first: first &+ 2)
+            )
             let high = Argmin.merge(
                 Argmin.pair(SIMD8(repeating: h[4]) - dot4, SIMD8(repeating: h[5]) - dot5, first: first &+ 4),
-                Argmin.pair(SIMD8(repeating: h[6]) - dot6, SIMD8(repeating: h[7]) - dot7, first: first &+ 6))
+                Argmin.pair(SIMD8(repeating: h[6]) - dot6, SIMD8(repeating: h[7]) - dot7, first: first &+ 6)
+            )
             scores = Argmin.merge(scores, Argmin.merge(low, high))
             c &+= 8
         }
@@ -670,7 +792,9 @@ enum Kernels {
                 scores,
                 Argmin.merge(
                     Argmin.pair(SIMD8(repeating: h[0]) - dot0, SIMD8(repeating: h[1]) - dot1, first: first),
-                    Argmin.pair(SIMD8(repeating: h[2]) - dot2, SIMD8(repeating: h[3]) - dot3, first: first &+ 2)))
+                    Argmin.pair(SIMD8(repeating: h[2]) - dot2, SIMD8(repeating: h[3]) - dot3, first: first &+ 2)
+                )
+            )
             c &+= 4
         }
         while c < k {
@@ -694,8 +818,13 @@ enum Kernels {
     /// the same.
     @inline(__always)
     static func scoreSixteenRows<Argmin: EightRowArgmin>(
-        _ low: UnsafePointer<SIMD8<Float>>, _ high: UnsafePointer<SIMD8<Float>>, d: Int, k: Int,
-        centroids: UnsafePointer<SIMD8<Float>>, halfNorms: UnsafeBufferPointer<Float>, as _: Argmin.Type = Nearest.self
+        _ low: UnsafePointer<SIMD8<Float>>,
+        _ high: UnsafePointer<SIMD8<Float>>,
+        d: Int,
+        k: Int,
+        centroids: UnsafePointer<SIMD8<Float>>,
+        halfNorms: UnsafeBufferPointer<Float>,
+        as _: Argmin.Type = Nearest.self
     ) -> (low: Argmin, high: Argmin) {
         var lowScores = Argmin()
         var highScores = Argmin()
@@ -735,11 +864,17 @@ enum Kernels {
             lowScores = Argmin.merge(
                 lowScores,
                 Argmin.merge(
-                    Argmin.pair(h0 - a0, h1 - a1, first: index), Argmin.pair(h2 - a2, h3 - a3, first: index &+ 2)))
+                    Argmin.pair(h0 - a0, h1 - a1, first: index),
+                    Argmin.pair(h2 - a2, h3 - a3, first: index &+ 2)
+                )
+            )
             highScores = Argmin.merge(
                 highScores,
                 Argmin.merge(
-                    Argmin.pair(h0 - b0, h1 - b1, first: index), Argmin.pair(h2 - b2, h3 - b3, first: index &+ 2)))
+                    Argmin.pair(h0 - b0, h1 - b1, first: index),
+                    Argmin.pair(h2 - b2, h3 - b3, first: index &+ 2)
+                )
+            )
             c &+= 4
         }
         while c < k {
@@ -766,8 +901,12 @@ enum Kernels {
     /// pre-splatted (``PreparedCentroids/splatted``). Rows past the last multiple of 8 go through a
     /// zero-padded tile.
     private static func assignFused(
-        _ x: UnsafeBufferPointer<Float>, rows: Range<Int>, d: Int, _ prepared: PreparedCentroids,
-        scratch: inout FusedScratch, into labels: UnsafeMutableBufferPointer<Int32>
+        _ x: UnsafeBufferPointer<Float>,
+        rows: Range<Int>,
+        d: Int,
+        _ prepared: PreparedCentroids,
+        scratch: inout FusedScratch,
+        into labels: UnsafeMutableBufferPointer<Int32>
     ) {
         let k = prepared.centroids.rowCount
         prepared.splatted.withUnsafeBufferPointer { splatted in
@@ -786,16 +925,31 @@ enum Kernels {
                                 switch d {
                                 case 12:
                                     scoreSixteenRows(
-                                        columns, columns + 12, d: 12, k: k, centroids: splatted.baseAddress!,
-                                        halfNorms: halfNorms)
+                                        columns,
+                                        columns + 12,
+                                        d: 12,
+                                        k: k,
+                                        centroids: splatted.baseAddress!,
+                                        halfNorms: halfNorms
+                                    )
                                 case 10:
                                     scoreSixteenRows(
-                                        columns, columns + 10, d: 10, k: k, centroids: splatted.baseAddress!,
-                                        halfNorms: halfNorms)
+                                        columns,
+                                        columns + 10,
+                                        d: 10,
+                                        k: k,
+                                        centroids: splatted.baseAddress!,
+                                        halfNorms: halfNorms
+                                    )
                                 default:
                                     scoreSixteenRows(
-                                        columns, columns + d, d: d, k: k, centroids: splatted.baseAddress!,
-                                        halfNorms: halfNorms)
+                                        columns,
+                                        columns + d,
+                                        d: d,
+                                        k: k,
+                                        centroids: splatted.baseAddress!,
+                                        halfNorms: halfNorms
+                                    )
                                 }
                             let target = UnsafeMutableRawPointer(labels.baseAddress! + (i &- rows.lowerBound))
                             target.storeBytes(of: scores.low.index, as: SIMD8<Int32>.self)
@@ -813,13 +967,24 @@ enum Kernels {
                                 transposeEightRows(d: d, into: columns) { base + $0 &* d }
                             }
                             // Inlined with d = 12 a constant, the loop over features unrolls.
-                            let scores = d == 12
+                            let scores =
+                                d == 12
                                 ? scoreEightRows(
-                                    columns, d: 12, k: k, centroids: splatted.baseAddress!, halfNorms: halfNorms,
-                                    as: Nearest.self)
+                                    columns,
+                                    d: 12,
+                                    k: k,
+                                    centroids: splatted.baseAddress!,
+                                    halfNorms: halfNorms,
+                                    as: Nearest.self
+                                )
                                 : scoreEightRows(
-                                    columns, d: d, k: k, centroids: splatted.baseAddress!, halfNorms: halfNorms,
-                                    as: Nearest.self)
+                                    columns,
+                                    d: d,
+                                    k: k,
+                                    centroids: splatted.baseAddress!,
+                                    halfNorms: halfNorms,
+                                    as: Nearest.self
+                                )
                             let offset = i &- rows.lowerBound
                             if count == rowsPerBlock {
                                 UnsafeMutableRawPointer(labels.baseAddress! + offset)
@@ -838,8 +1003,11 @@ enum Kernels {
     /// The BLAS kernel: `−X·Cᵀ` for up to 256 rows with one single-threaded `cblas_sgemm`, then a
     /// scalar argmin of ‖c‖²/2 − x·c.
     private static func assignBLAS(
-        _ x: UnsafeBufferPointer<Float>, rows: Range<Int>, d: Int,
-        _ prepared: PreparedCentroids, into labels: UnsafeMutableBufferPointer<Int32>
+        _ x: UnsafeBufferPointer<Float>,
+        rows: Range<Int>,
+        d: Int,
+        _ prepared: PreparedCentroids,
+        into labels: UnsafeMutableBufferPointer<Int32>
     ) {
         let k = prepared.centroids.rowCount
         let blockRows = 256
@@ -851,9 +1019,21 @@ enum Kernels {
                     while start < rows.upperBound {
                         let m = Swift.min(blockRows, rows.upperBound - start)
                         cblas_sgemm(
-                            CblasRowMajor, CblasNoTrans, CblasTrans, Int32(m), Int32(k), Int32(d),
-                            -1, x.baseAddress! + start * d, Int32(d), c.baseAddress, Int32(d),
-                            0, products.baseAddress, Int32(k))
+                            CblasRowMajor,
+                            CblasNoTrans,
+                            CblasTrans,
+                            Int32(m),
+                            Int32(k),
+                            Int32(d),
+                            -1,
+                            x.baseAddress! + start * d,
+                            Int32(d),
+                            c.baseAddress,
+                            Int32(d),
+                            0,
+                            products.baseAddress,
+                            Int32(k)
+                        )
                         for r in 0..<m {
                             let scores = products.baseAddress! + r * k
                             var best = Float.infinity
@@ -894,7 +1074,11 @@ enum Kernels {
     /// does not depend on the thread count.
     @discardableResult
     static func squaredDistances(
-        _ data: Matrix, labels: [Int32], centroids: Matrix, threadCount: Int, into result: inout [Float]
+        _ data: Matrix,
+        labels: [Int32],
+        centroids: Matrix,
+        threadCount: Int,
+        into result: inout [Float]
     ) -> Double {
         precondition(result.count == data.rowCount, "One distance per row is needed.")
         let d = data.columnCount
@@ -907,7 +1091,8 @@ enum Kernels {
                         totals.withUnsafeMutableBufferPointer { totals in
                             let shared = DistanceBuffers(x: x, c: c, labels: labels, result: result, totals: totals)
                             forEachChunk(count: chunks, threadCount: threadCount) { chunk in
-                                let rows = (chunk * columnSumChunk)..<Swift.min((chunk + 1) * columnSumChunk, data.rowCount)
+                                let rows =
+                                    (chunk * columnSumChunk)..<Swift.min((chunk + 1) * columnSumChunk, data.rowCount)
                                 shared.totals[chunk] = squaredDistances(shared, rows: rows, d: d)
                             }
                         }
@@ -924,8 +1109,14 @@ enum Kernels {
         var tiles = [SIMD8<Float>](repeating: .zero, count: 2 * d)
         tiles.withUnsafeMutableBufferPointer { tiles in
             writeSquaredDistances(
-                shared.x.baseAddress!, centroids: shared.c.baseAddress!, labels: shared.labels.baseAddress!,
-                rows: rows, d: d, tiles: tiles.baseAddress!, into: shared.result.baseAddress!)
+                shared.x.baseAddress!,
+                centroids: shared.c.baseAddress!,
+                labels: shared.labels.baseAddress!,
+                rows: rows,
+                d: d,
+                tiles: tiles.baseAddress!,
+                into: shared.result.baseAddress!
+            )
         }
         return sumInRowOrder(UnsafeBufferPointer(rebasing: shared.result[rows]))
     }
@@ -937,8 +1128,13 @@ enum Kernels {
     /// that each lane sums over features in order exactly as a scalar loop would (the same
     /// results, bit for bit), but without waiting on one add after another.
     static func writeSquaredDistances(
-        _ x: UnsafePointer<Float>, centroids c: UnsafePointer<Float>, labels: UnsafePointer<Int32>, rows: Range<Int>,
-        d: Int, tiles: UnsafeMutablePointer<SIMD8<Float>>, into result: UnsafeMutablePointer<Float>
+        _ x: UnsafePointer<Float>,
+        centroids c: UnsafePointer<Float>,
+        labels: UnsafePointer<Int32>,
+        rows: Range<Int>,
+        d: Int,
+        tiles: UnsafeMutablePointer<SIMD8<Float>>,
+        into result: UnsafeMutablePointer<Float>
     ) {
         let rowColumns = tiles
         let centroidColumns = tiles + d
@@ -1093,7 +1289,9 @@ enum Kernels {
 
     /// For every row of `data`, `min(current[i], ‖xᵢ − p‖²)`, and the sum of those minima.
     static func minimumSquaredDistances(
-        _ data: Matrix, to point: ArraySlice<Float>, current: [Float]?
+        _ data: Matrix,
+        to point: ArraySlice<Float>,
+        current: [Float]?
     ) -> (distances: [Float], total: Double) {
         let d = data.columnCount
         let n = data.rowCount

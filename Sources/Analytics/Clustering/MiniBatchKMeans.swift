@@ -36,7 +36,9 @@ extension KMeans {
     /// - Throws: ``AnalyticsError`` when there are fewer rows than clusters or a value is not finite.
     /// - Complexity: O(*s* · *b* · *k* · *d* + *n* · *k* · *d*) for *s* steps of *b* rows.
     public static func fitMiniBatch(
-        _ data: Matrix, clusterCount: Int, options: MiniBatchOptions = MiniBatchOptions(),
+        _ data: Matrix,
+        clusterCount: Int,
+        options: MiniBatchOptions = MiniBatchOptions(),
         using generator: inout some RandomNumberGenerator
     ) async throws -> KMeans {
         var lloydOptions = Options()
@@ -44,13 +46,21 @@ extension KMeans {
         try validate(data, clusterCount: clusterCount, options: lloydOptions)
         guard options.batchSize >= 1, options.maxSteps >= 1 else {
             throw AnalyticsError.invalidParameter(
-                name: "The batch size and step count", value: "\(options.batchSize), \(options.maxSteps)", expected: "at least 1")
+                name: "The batch size and step count",
+                value: "\(options.batchSize), \(options.maxSteps)",
+                expected: "at least 1"
+            )
         }
         let clock = ContinuousClock()
         var rng = SplitMix64(seed: generator.next())
         var timings = Timings()
         var start = clock.now
-        var centroids = seedCentroids(data, clusterCount: clusterCount, sampleSize: options.seedingSampleSize, using: &rng)
+        var centroids = seedCentroids(
+            data,
+            clusterCount: clusterCount,
+            sampleSize: options.seedingSampleSize,
+            using: &rng
+        )
         timings.seeding = clock.now - start
 
         start = clock.now
@@ -75,10 +85,19 @@ extension KMeans {
             }
             let batchMatrix = Matrix(rowCount: batchSize, columnCount: d, elements: batch)
             let assignment = Kernels.assign(
-                batchMatrix, to: Kernels.PreparedCentroids(centroids), labels: &batchLabels, accumulation: .sums,
-                kernel: .fused, threadCount: 1)
+                batchMatrix,
+                to: Kernels.PreparedCentroids(centroids),
+                labels: &batchLabels,
+                accumulation: .sums,
+                kernel: .fused,
+                threadCount: 1
+            )
             let distances = Kernels.squaredDistances(
-                batchMatrix, labels: batchLabels, centroids: centroids, threadCount: 1)
+                batchMatrix,
+                labels: batchLabels,
+                centroids: centroids,
+                threadCount: 1
+            )
             let batchInertia = distances.reduce(into: 0.0) { $0 += Double($1) } / Double(batchSize)
             for c in 0..<k where assignment.counts[c] > 0 {
                 let total = counts[c] + Double(assignment.counts[c])
@@ -106,12 +125,21 @@ extension KMeans {
         start = clock.now
         let labels = nearestCentroids(of: data, centroids: centroids, options: lloydOptions)
         let distances = Kernels.squaredDistances(
-            data, labels: labels, centroids: centroids, threadCount: options.threadCount)
+            data,
+            labels: labels,
+            centroids: centroids,
+            threadCount: options.threadCount
+        )
         timings.finalAssignment = clock.now - start
         timings.scannedRowCount = step * batchSize
         return KMeans(
-            centroids: centroids, labels: labels, squaredDistances: distances,
-            inertia: distances.reduce(into: 0.0) { $0 += Double($1) }, iterationCount: step,
-            hasConverged: hasConverged, timings: timings)
+            centroids: centroids,
+            labels: labels,
+            squaredDistances: distances,
+            inertia: distances.reduce(into: 0.0) { $0 += Double($1) },
+            iterationCount: step,
+            hasConverged: hasConverged,
+            timings: timings
+        )
     }
 }

@@ -100,7 +100,10 @@ public enum VibeNames {
     /// - Returns: One profile per cluster, in cluster order, with distinct names.
     /// - Complexity: O(*n* · *f*) for *n* tracks and *f* features.
     public static func profiles(
-        table: FeatureTable, tableRows: [Int32], labels: [Int32], clusterCount: Int
+        table: FeatureTable,
+        tableRows: [Int32],
+        labels: [Int32],
+        clusterCount: Int
     ) -> [VibeProfile] {
         precondition(tableRows.count == labels.count, "Every clustered row needs a label.")
         let width = FeatureTable.columnCount
@@ -125,7 +128,9 @@ public enum VibeNames {
                 counts[c * features.count + f] += 1
             }
         }
-        let libraryMeans = (0..<features.count).map { libraryCounts[$0] > 0 ? librarySums[$0] / Double(libraryCounts[$0]) : 0 }
+        let libraryMeans = (0..<features.count).map {
+            libraryCounts[$0] > 0 ? librarySums[$0] / Double(libraryCounts[$0]) : 0
+        }
         let libraryDeviations = (0..<features.count).map { f -> Double in
             guard libraryCounts[f] > 0 else { return 0 }
             let mean = libraryMeans[f]
@@ -139,7 +144,8 @@ public enum VibeNames {
             for (f, feature) in features.enumerated() where counts[c * features.count + f] > 0 {
                 let mean = sums[c * features.count + f] / Double(counts[c * features.count + f])
                 means[feature.rawValue] = mean
-                zScores[feature.rawValue] = libraryDeviations[f] > 0 ? (mean - libraryMeans[f]) / libraryDeviations[f] : 0
+                zScores[feature.rawValue] =
+                    libraryDeviations[f] > 0 ? (mean - libraryMeans[f]) / libraryDeviations[f] : 0
             }
             let valence = zScores[AudioFeature.valence.rawValue] ?? 0
             let energy = zScores[AudioFeature.energy.rawValue] ?? 0
@@ -148,9 +154,16 @@ public enum VibeNames {
                 .map(\.key)
             profiles.append(
                 VibeProfile(
-                    cluster: c, name: "", mood: Mood(valence: valence, energy: energy), size: sizes[c],
-                    share: labels.isEmpty ? 0 : Double(sizes[c]) / Double(labels.count), means: means,
-                    zScores: zScores, distinguishingFeatures: distinguishing))
+                    cluster: c,
+                    name: "",
+                    mood: Mood(valence: valence, energy: energy),
+                    size: sizes[c],
+                    share: labels.isEmpty ? 0 : Double(sizes[c]) / Double(labels.count),
+                    means: means,
+                    zScores: zScores,
+                    distinguishingFeatures: distinguishing
+                )
+            )
         }
         nameDistinctly(&profiles)
         return profiles

@@ -1,9 +1,9 @@
 import Features
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #elseif canImport(Darwin)
-    import Darwin
+import Darwin
 #endif
 
 /// Puts the tracks of a playlist in an order that flows: harmonic key changes, small tempo steps,

@@ -81,8 +81,16 @@ extension MoodReport {
     static func distribution(of feature: AudioFeature, values: [Double], rowCount: Int) -> FeatureDistribution {
         let sorted = values.sorted()
         var result = FeatureDistribution(
-            feature: feature.rawValue, unit: feature.unit, count: values.count, missing: rowCount - values.count,
-            mean: nil, median: nil, minimum: sorted.first, maximum: sorted.last, bins: [])
+            feature: feature.rawValue,
+            unit: feature.unit,
+            count: values.count,
+            missing: rowCount - values.count,
+            mean: nil,
+            median: nil,
+            minimum: sorted.first,
+            maximum: sorted.last,
+            bins: []
+        )
         guard let minimum = sorted.first, let maximum = sorted.last else { return result }
         result.mean = values.reduce(0, +) / Double(values.count)
         let middle = sorted.count / 2
@@ -130,7 +138,10 @@ extension MoodReport {
     }
 
     /// The Organize Your Music soft moods of one point, in the order happy, sad, angry, chill.
-    static func softMoods(valence v: Double, energy e: Double) -> (
+    static func softMoods(
+        valence v: Double,
+        energy e: Double
+    ) -> (
         happy: Double, sad: Double, angry: Double, chill: Double
     ) {
         (e * v, (1 - e) * (1 - v), e * (1 - v), (1 - e) * v)
@@ -152,7 +163,8 @@ extension MoodReport {
             quadrantCounts[quadrant(valence: v, energy: e), default: 0] += 1
             // The tiny offset keeps 0.3 × 10 in cell 3 whatever the rounding of the product.
             grid[Swift.min(size - 1, Int(e * Double(size) + 1e-9))][
-                Swift.min(size - 1, Int(v * Double(size) + 1e-9))] += 1
+                Swift.min(size - 1, Int(v * Double(size) + 1e-9))
+            ] += 1
             let moods = softMoods(valence: v, energy: e)
             sums.happy += moods.happy
             sums.sad += moods.sad
@@ -167,8 +179,14 @@ extension MoodReport {
                 return MoodMap.Quadrant(mood: mood.rawValue, tracks: tracks, share: count > 0 ? Double(tracks) / n : 0)
             },
             softMoods: MoodMap.SoftMoods(
-                happy: sums.happy / n, sad: sums.sad / n, angry: sums.angry / n, chill: sums.chill / n),
-            gridSize: size, grid: grid)
+                happy: sums.happy / n,
+                sad: sums.sad / n,
+                angry: sums.angry / n,
+                chill: sums.chill / n
+            ),
+            gridSize: size,
+            grid: grid
+        )
     }
 }
 
@@ -203,18 +221,30 @@ extension MoodReport {
             let profileValues = VibeNames.profiledFeatures.compactMap { feature -> FeatureValue? in
                 guard let mean = profile.means[feature.rawValue] else { return nil }
                 return FeatureValue(
-                    feature: feature.rawValue, value: mean, zScore: profile.zScores[feature.rawValue] ?? 0)
+                    feature: feature.rawValue,
+                    value: mean,
+                    zScore: profile.zScores[feature.rawValue] ?? 0
+                )
             }
             return VibesSection.Vibe(
-                cluster: profile.cluster, name: profile.name, mood: profile.mood, size: profile.size,
+                cluster: profile.cluster,
+                name: profile.name,
+                mood: profile.mood,
+                size: profile.size,
                 share: profile.share,
                 listenedShare: totalListened > 0 ? Double(listened[profile.cluster] ?? 0) / Double(totalListened) : nil,
-                profile: profileValues, representatives: nearest.map { reference($0.id, in: input.tracks) },
-                topArtists: Array(topArtists))
+                profile: profileValues,
+                representatives: nearest.map { reference($0.id, in: input.tracks) },
+                topArtists: Array(topArtists)
+            )
         }
         return VibesSection(
-            runID: run.id, features: run.scaling.schema.features.map(\.rawValue),
-            scaling: run.scaling.schema.scaling.rawValue, tracks: run.assignments.count, vibes: vibes)
+            runID: run.id,
+            features: run.scaling.schema.features.map(\.rawValue),
+            scaling: run.scaling.schema.scaling.rawValue,
+            tracks: run.assignments.count,
+            vibes: vibes
+        )
     }
 
     /// Milliseconds of non-skipped plays per cluster of the run.
@@ -291,24 +321,34 @@ extension MoodReport {
         let keptComponents = Swift.min(2, pca.componentCount)
         var twoComponents = pca
         twoComponents.components = Matrix(
-            rowCount: keptComponents, columnCount: matrix.columnCount,
-            elements: Array(pca.components.elements.prefix(keptComponents * matrix.columnCount)))
+            rowCount: keptComponents,
+            columnCount: matrix.columnCount,
+            elements: Array(pca.components.elements.prefix(keptComponents * matrix.columnCount))
+        )
         let projected = twoComponents.project(matrix)
         let stride = Swift.max(1, (matrix.rowCount + input.mapPointLimit - 1) / input.mapPointLimit)
         let points = Swift.stride(from: 0, to: matrix.rowCount, by: stride).map { index in
             LibraryMap.Point(
                 x: rounded(Double(projected[index, 0]), digits: 3),
                 y: keptComponents > 1 ? rounded(Double(projected[index, 1]), digits: 3) : 0,
-                group: groups[index])
+                group: groups[index]
+            )
         }
         let loadings = columns.enumerated().map { column, name in
             LibraryMap.Loading(
-                column: name, pc1: rounded(Double(pca.components[0, column]), digits: 4),
-                pc2: keptComponents > 1 ? rounded(Double(pca.components[1, column]), digits: 4) : 0)
+                column: name,
+                pc1: rounded(Double(pca.components[0, column]), digits: 4),
+                pc2: keptComponents > 1 ? rounded(Double(pca.components[1, column]), digits: 4) : 0
+            )
         }
         return LibraryMap(
-            basis: basis, explainedVarianceRatios: pca.explainedVarianceRatios, loadings: loadings, groups: groupNames,
-            trackCount: matrix.rowCount, points: points)
+            basis: basis,
+            explainedVarianceRatios: pca.explainedVarianceRatios,
+            loadings: loadings,
+            groups: groupNames,
+            trackCount: matrix.rowCount,
+            points: points
+        )
     }
 
     /// The space used without a run: the default features that at least half of the tracks have,
@@ -345,10 +385,15 @@ extension MoodReport {
 
         func bucket(label: String) -> TimeBucket {
             TimeBucket(
-                label: label, plays: plays, msPlayed: msPlayed, skips: skips, skippedMS: skippedMS,
+                label: label,
+                plays: plays,
+                msPlayed: msPlayed,
+                skips: skips,
+                skippedMS: skippedMS,
                 msWithFeatures: msWithFeatures,
                 valence: msWithFeatures > 0 ? valenceSum / Double(msWithFeatures) : nil,
-                energy: msWithFeatures > 0 ? energySum / Double(msWithFeatures) : nil)
+                energy: msWithFeatures > 0 ? energySum / Double(msWithFeatures) : nil
+            )
         }
     }
 
@@ -368,7 +413,8 @@ extension MoodReport {
                     let e = input.table.value(row: row, feature: .energy)
                 else { return nil }
                 return (input.table.trackIDs[row], (decimal(v), decimal(e)))
-            })
+            }
+        )
         var months: [Int: BucketSums] = [:]  // year * 12 + month - 1
         var weekdays = [BucketSums](repeating: BucketSums(), count: 7)
         var hours = [BucketSums](repeating: BucketSums(), count: 24)
@@ -394,7 +440,9 @@ extension MoodReport {
                 playsWithFeatures += 1
                 let weight = Double(play.msPlayed)
                 let moods = softMoods(
-                    valence: Swift.min(1, Swift.max(0, point.0)), energy: Swift.min(1, Swift.max(0, point.1)))
+                    valence: Swift.min(1, Swift.max(0, point.0)),
+                    energy: Swift.min(1, Swift.max(0, point.1))
+                )
                 soft.happy += weight * moods.happy
                 soft.sad += weight * moods.sad
                 soft.angry += weight * moods.angry
@@ -433,29 +481,43 @@ extension MoodReport {
                 vibe in
                 let ms = listened[vibe.cluster] ?? 0
                 return VibeListening(
-                    name: vibe.name, msPlayed: ms, listenedShare: sum > 0 ? Double(ms) / Double(sum) : 0,
-                    libraryShare: vibe.share)
+                    name: vibe.name,
+                    msPlayed: ms,
+                    listenedShare: sum > 0 ? Double(ms) / Double(sum) : 0,
+                    libraryShare: vibe.share
+                )
             }
         }
         let formatter = ISO8601DateFormatter()
         formatter.timeZone = input.timeZone
         let overall = total.bucket(label: "all")
         return Listening(
-            plays: total.plays, msPlayed: total.msPlayed, skips: total.skips, skippedMS: total.skippedMS,
-            playsWithFeatures: playsWithFeatures, msWithFeatures: total.msWithFeatures,
-            playsWithoutFeatures: withoutFeatures.plays, msWithoutFeatures: withoutFeatures.ms,
+            plays: total.plays,
+            msPlayed: total.msPlayed,
+            skips: total.skips,
+            skippedMS: total.skippedMS,
+            playsWithFeatures: playsWithFeatures,
+            msWithFeatures: total.msWithFeatures,
+            playsWithoutFeatures: withoutFeatures.plays,
+            msWithoutFeatures: withoutFeatures.ms,
             unmatchedPlays: unmatched,
-            firstPlay: formatter.string(from: first), lastPlay: formatter.string(from: last),
-            valence: overall.valence, energy: overall.energy,
+            firstPlay: formatter.string(from: first),
+            lastPlay: formatter.string(from: last),
+            valence: overall.valence,
+            energy: overall.energy,
             softMoods: weight > 0
                 ? MoodMap.SoftMoods(
-                    happy: soft.happy / weight, sad: soft.sad / weight, angry: soft.angry / weight,
-                    chill: soft.chill / weight)
+                    happy: soft.happy / weight,
+                    sad: soft.sad / weight,
+                    angry: soft.angry / weight,
+                    chill: soft.chill / weight
+                )
                 : nil,
             byMonth: byMonth,
             byWeekday: weekdays.enumerated().map { $1.bucket(label: weekdayLabels[$0]) },
             byHour: hours.enumerated().map { $1.bucket(label: String(format: "%02d", $0)) },
-            vibes: vibeListening)
+            vibes: vibeListening
+        )
     }
 }
 
@@ -485,14 +547,20 @@ extension MoodReport {
                 standsOut = VibeNames.profiledFeatures.compactMap { feature -> FeatureValue? in
                     guard let value = table.value(row: row, feature: feature).map(decimal) else { return nil }
                     return FeatureValue(
-                        feature: feature.rawValue, value: value, zScore: statistics.zScore(value, of: feature))
+                        feature: feature.rawValue,
+                        value: value,
+                        zScore: statistics.zScore(value, of: feature)
+                    )
                 }
                 .sorted { abs($0.zScore) != abs($1.zScore) ? abs($0.zScore) > abs($1.zScore) : $0.feature < $1.feature }
                 .prefix(2).map { $0 }
             }
             return Outliers.Track(
-                track: reference(candidate.id, in: input.tracks), vibe: candidate.vibe, distance: candidate.distance,
-                standsOut: standsOut)
+                track: reference(candidate.id, in: input.tracks),
+                vibe: candidate.vibe,
+                distance: candidate.distance,
+                standsOut: standsOut
+            )
         }
         return Outliers(basis: basis, tracks: tracks)
     }

@@ -73,7 +73,12 @@ public struct ReportRun: Sendable {
         public var zScores: [String: Double]
 
         public init(
-            cluster: Int, name: String, mood: String, size: Int, share: Double, means: [String: Double],
+            cluster: Int,
+            name: String,
+            mood: String,
+            size: Int,
+            share: Double,
+            means: [String: Double],
             zScores: [String: Double]
         ) {
             self.cluster = cluster
@@ -126,8 +131,12 @@ extension MoodReport {
         public var mapPointLimit = 1500
 
         public init(
-            overview: Overview, table: FeatureTable, tracks: [Int64: ReportTrack], run: ReportRun?,
-            plays: [ReportPlay], timeZone: TimeZone
+            overview: Overview,
+            table: FeatureTable,
+            tracks: [Int64: ReportTrack],
+            run: ReportRun?,
+            plays: [ReportPlay],
+            timeZone: TimeZone
         ) {
             self.overview = overview
             self.table = table

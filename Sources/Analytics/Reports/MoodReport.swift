@@ -78,8 +78,14 @@ extension MoodReport {
         public var coverage: [Coverage]
 
         public init(
-            tracks: Int, artists: Int, tracksWithFeatures: Int, playlists: Int, savedTracks: Int, plays: Int,
-            sources: [Source], coverage: [Coverage]
+            tracks: Int,
+            artists: Int,
+            tracksWithFeatures: Int,
+            playlists: Int,
+            savedTracks: Int,
+            plays: Int,
+            sources: [Source],
+            coverage: [Coverage]
         ) {
             self.tracks = tracks
             self.artists = artists

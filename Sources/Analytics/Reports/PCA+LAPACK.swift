@@ -19,8 +19,18 @@ extension Kernels {
         data.elements.withUnsafeBufferPointer { x in
             result.elements.withUnsafeMutableBufferPointer { c in
                 cblas_ssyrk(
-                    CblasRowMajor, CblasUpper, CblasTrans, Int32(d), Int32(n),
-                    1 / Float(n - 1), x.baseAddress, Int32(d), 0, c.baseAddress, Int32(d))
+                    CblasRowMajor,
+                    CblasUpper,
+                    CblasTrans,
+                    Int32(d),
+                    Int32(n),
+                    1 / Float(n - 1),
+                    x.baseAddress,
+                    Int32(d),
+                    0,
+                    c.baseAddress,
+                    Int32(d)
+                )
             }
         }
         for row in 0..<d {
@@ -41,8 +51,14 @@ extension Kernels {
         let status = vectors.elements.withUnsafeMutableBufferPointer { a in
             values.withUnsafeMutableBufferPointer { w in
                 LAPACKE_ssyevd(
-                    LAPACK_ROW_MAJOR, CChar(UInt8(ascii: "V")), CChar(UInt8(ascii: "U")), Int32(d),
-                    a.baseAddress, Int32(d), w.baseAddress)
+                    LAPACK_ROW_MAJOR,
+                    CChar(UInt8(ascii: "V")),
+                    CChar(UInt8(ascii: "U")),
+                    Int32(d),
+                    a.baseAddress,
+                    Int32(d),
+                    w.baseAddress
+                )
             }
         }
         guard status == 0 else { return nil }

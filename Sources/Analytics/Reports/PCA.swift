@@ -54,7 +54,10 @@ public struct PCA: Sendable {
         }
         guard (1...Swift.max(1, d)).contains(kept), d > 0 else {
             throw AnalyticsError.invalidParameter(
-                name: "componentCount", value: "\(kept)", expected: "between 1 and \(d)")
+                name: "componentCount",
+                value: "\(kept)",
+                expected: "between 1 and \(d)"
+            )
         }
         for (index, value) in data.elements.enumerated() where !value.isFinite {
             throw AnalyticsError.nonFiniteValue(row: index / d, column: index % d)
@@ -78,7 +81,10 @@ public struct PCA: Sendable {
         for column in 0..<d { totalVariance += Double(covariance.elements[column * d + column]) }
         guard let (eigenvalues, eigenvectors) = Kernels.symmetricEigendecomposition(covariance) else {
             throw AnalyticsError.invalidParameter(
-                name: "covariance matrix", value: "\(d)×\(d)", expected: "one whose eigenvalues LAPACK ssyevd can find")
+                name: "covariance matrix",
+                value: "\(d)×\(d)",
+                expected: "one whose eigenvalues LAPACK ssyevd can find"
+            )
         }
 
         // LAPACK returns ascending eigenvalues with the eigenvectors as columns; keep the largest.
@@ -95,8 +101,11 @@ public struct PCA: Sendable {
             variances.append(Swift.max(0, Double(eigenvalues[source])))
         }
         return PCA(
-            means: means.map { Float($0) }, components: components, explainedVariances: variances,
-            totalVariance: totalVariance)
+            means: means.map { Float($0) },
+            components: components,
+            explainedVariances: variances,
+            totalVariance: totalVariance
+        )
     }
 
     /// Returns the coordinates of the rows of `data` along the components.
@@ -107,7 +116,8 @@ public struct PCA: Sendable {
     public func project(_ data: Matrix) -> Matrix {
         precondition(
             data.columnCount == means.count,
-            "The data has \(data.columnCount) columns; the analysis was fitted on \(means.count).")
+            "The data has \(data.columnCount) columns; the analysis was fitted on \(means.count)."
+        )
         var centred = data
         let d = data.columnCount
         for index in centred.elements.indices { centred.elements[index] -= means[index % d] }

@@ -45,8 +45,19 @@ extension CosineIndex {
             query.withUnsafeBufferPointer { q in
                 result.withUnsafeMutableBufferPointer { y in
                     cblas_sgemv(
-                        CblasRowMajor, CblasNoTrans, Int32(count), Int32(dimension),
-                        1, x.baseAddress, Int32(dimension), q.baseAddress, 1, 0, y.baseAddress, 1)
+                        CblasRowMajor,
+                        CblasNoTrans,
+                        Int32(count),
+                        Int32(dimension),
+                        1,
+                        x.baseAddress,
+                        Int32(dimension),
+                        q.baseAddress,
+                        1,
+                        0,
+                        y.baseAddress,
+                        1
+                    )
                 }
             }
         }
@@ -81,17 +92,32 @@ extension CosineIndex {
                                         // β = 1 onto a buffer the previous scan left zeroed: OpenBLAS
                                         // then skips its separate pass that zeroes C for β = 0.
                                         cblas_sgemm(
-                                            CblasRowMajor, CblasNoTrans, CblasTrans,
-                                            Int32(blockCount), Int32(itemCount), Int32(d),
-                                            1, queryBase, Int32(d), x.baseAddress! + itemStart * d, Int32(d),
-                                            1, c.baseAddress, Int32(itemCount))
+                                            CblasRowMajor,
+                                            CblasNoTrans,
+                                            CblasTrans,
+                                            Int32(blockCount),
+                                            Int32(itemCount),
+                                            Int32(d),
+                                            1,
+                                            queryBase,
+                                            Int32(d),
+                                            x.baseAddress! + itemStart * d,
+                                            Int32(d),
+                                            1,
+                                            c.baseAddress,
+                                            Int32(itemCount)
+                                        )
                                         for local in 0..<blockCount {
                                             let slot = (blockStart + local) * k
                                             CosineIndex.scan(
-                                                c.baseAddress! + local * itemCount, count: itemCount,
-                                                firstRow: itemStart, ids: ids.baseAddress!,
+                                                c.baseAddress! + local * itemCount,
+                                                count: itemCount,
+                                                firstRow: itemStart,
+                                                ids: ids.baseAddress!,
                                                 scores: bestScores.baseAddress! + slot,
-                                                rows: bestRows.baseAddress! + slot, k: k)
+                                                rows: bestRows.baseAddress! + slot,
+                                                k: k
+                                            )
                                         }
                                     }
                                 }
@@ -107,8 +133,13 @@ extension CosineIndex {
     /// Merges `count` scores of consecutive rows into one query's sorted top-`k` lists.
     @inline(__always)
     private static func scan(
-        _ scores: UnsafeMutablePointer<Float>, count: Int, firstRow: Int, ids: UnsafePointer<Int64>,
-        scores best: UnsafeMutablePointer<Float>, rows bestRows: UnsafeMutablePointer<Int32>, k: Int
+        _ scores: UnsafeMutablePointer<Float>,
+        count: Int,
+        firstRow: Int,
+        ids: UnsafePointer<Int64>,
+        scores best: UnsafeMutablePointer<Float>,
+        rows bestRows: UnsafeMutablePointer<Int32>,
+        k: Int
     ) {
         var threshold = best[k - 1]
         var j = 0
@@ -152,8 +183,12 @@ extension CosineIndex {
     /// Inserts one candidate into a sorted top-`k` list if it ranks before the last entry.
     @inline(__always)
     private static func insert(
-        _ score: Float, row: Int, ids: UnsafePointer<Int64>,
-        scores best: UnsafeMutablePointer<Float>, rows bestRows: UnsafeMutablePointer<Int32>, k: Int
+        _ score: Float,
+        row: Int,
+        ids: UnsafePointer<Int64>,
+        scores best: UnsafeMutablePointer<Float>,
+        rows bestRows: UnsafeMutablePointer<Int32>,
+        k: Int
     ) {
         let id = ids[row]
         let lastRow = bestRows[k - 1]

@@ -61,7 +61,9 @@ public struct CosineIndex: Sendable {
     /// - Returns: Neighbours ordered from most to least similar, ties by track ID.
     /// - Complexity: O(*n* · *d* + *n* log *k*) for *n* indexed tracks of dimension *d*.
     public func nearestNeighbors(
-        of query: [Float], count: Int, where isIncluded: (Int) -> Bool = { _ in true }
+        of query: [Float],
+        count: Int,
+        where isIncluded: (Int) -> Bool = { _ in true }
     ) -> [Neighbor] {
         let scores = similarities(to: query)
         var selection = TopK(capacity: count)
@@ -83,10 +85,15 @@ public struct CosineIndex: Sendable {
     ///   - taskCount: The number of concurrent tasks; ``Parallelism/defaultThreadCount`` by default.
     /// - Returns: For each query, its neighbours from most to least similar, ties by track ID.
     /// - Complexity: O(*q* · *n* · *d*) time and O(*q* · *k*) memory beyond the index.
-    public func nearestNeighbors(of queries: Matrix, count: Int, taskCount: Int = Parallelism.defaultThreadCount) async -> [[Neighbor]] {
+    public func nearestNeighbors(
+        of queries: Matrix,
+        count: Int,
+        taskCount: Int = Parallelism.defaultThreadCount
+    ) async -> [[Neighbor]] {
         precondition(
             queries.columnCount == dimension || queries.rowCount == 0,
-            "Queries need \(dimension) columns, got \(queries.columnCount).")
+            "Queries need \(dimension) columns, got \(queries.columnCount)."
+        )
         precondition(taskCount >= 1, "At least one task is needed.")
         let k = Swift.min(count, self.count)
         guard k > 0, queries.rowCount > 0 else { return Array(repeating: [], count: queries.rowCount) }
@@ -119,7 +126,8 @@ public struct CosineIndex: Sendable {
                     let row = Int(part.rows[query * k + slot])
                     guard row >= 0 else { break }
                     neighbors.append(
-                        Neighbor(row: row, trackID: trackIDs[row], similarity: part.scores[query * k + slot]))
+                        Neighbor(row: row, trackID: trackIDs[row], similarity: part.scores[query * k + slot])
+                    )
                 }
                 result.append(neighbors)
             }

@@ -38,9 +38,13 @@ public struct RecommendationQuery: Sendable {
     public var excludedTrackIDs: Set<Int64>
 
     public init(
-        seeds: [RecommendationSeed] = [], negativeSeeds: [RecommendationSeed] = [],
-        combination: SeedCombination = .average, count: Int = 20, diversity: Double = 0,
-        maximumPerArtist: Int? = nil, tempoOctave: Bool = false
+        seeds: [RecommendationSeed] = [],
+        negativeSeeds: [RecommendationSeed] = [],
+        combination: SeedCombination = .average,
+        count: Int = 20,
+        diversity: Double = 0,
+        maximumPerArtist: Int? = nil,
+        tempoOctave: Bool = false
     ) {
         self.seeds = seeds
         self.negativeSeeds = negativeSeeds

@@ -55,7 +55,10 @@ extension Recommender {
     ///
     /// - Complexity: O(*c* · *p* · *d*) for *c* picks from pools of *p* candidates.
     func select(
-        from pools: [[Candidate]], count: Int, diversity: Double, maximumPerArtist: Int?,
+        from pools: [[Candidate]],
+        count: Int,
+        diversity: Double,
+        maximumPerArtist: Int?,
         excludingSongs excludedSongs: Set<String> = []
     ) -> [Pick] {
         var picks: [Pick] = []

@@ -1,9 +1,9 @@
 import Features
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #elseif canImport(Darwin)
-    import Darwin
+import Darwin
 #endif
 
 // MARK: - Seed points and query lanes
@@ -53,7 +53,12 @@ extension Recommender {
     }
 
     /// The rows whose (valence, energy) lie nearest a point of the plane, ties by track ID.
-    func rowsNearest(valence: Double, energy: Double, count: Int, where isIncluded: (Int) -> Bool = { _ in true })
+    func rowsNearest(
+        valence: Double,
+        energy: Double,
+        count: Int,
+        where isIncluded: (Int) -> Bool = { _ in true }
+    )
         -> [Int]
     {
         var selection = TopKCandidates(capacity: count)
@@ -220,7 +225,12 @@ extension Recommender {
             let signed = feature == .key ? Recommender.keyDistance(value, reference) : value - reference
             result.append(
                 FeatureDifference(
-                    feature: feature, value: value, reference: reference, deviations: signed / rawDeviations[index]))
+                    feature: feature,
+                    value: value,
+                    reference: reference,
+                    deviations: signed / rawDeviations[index]
+                )
+            )
         }
         result.sort {
             abs($0.deviations) > abs($1.deviations)

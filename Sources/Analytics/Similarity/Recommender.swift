@@ -56,7 +56,8 @@ public struct Recommender: Sendable {
         for id in space.matrix.trackIDs {
             let row = tableRows[id]!
             values.append(
-                contentsOf: table.values[row * FeatureTable.columnCount..<(row + 1) * FeatureTable.columnCount])
+                contentsOf: table.values[row * FeatureTable.columnCount..<(row + 1) * FeatureTable.columnCount]
+            )
         }
         let table = FeatureTable(trackIDs: space.matrix.trackIDs, values: values)
         self.table = table
@@ -85,7 +86,8 @@ public struct Recommender: Sendable {
             let variance =
                 values.isEmpty ? 0 : values.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(values.count)
             means.append(mean)
-            deviations.append(feature == .key ? 3.45 : Swift.max(variance.squareRoot(), 1e-9))  // uniform keys: σ of circular distance ≈ 3.45
+            // Uniform keys: the standard deviation of the circular distance is about 3.45.
+            deviations.append(feature == .key ? 3.45 : Swift.max(variance.squareRoot(), 1e-9))
         }
         rawMeans = means
         rawDeviations = deviations
@@ -154,7 +156,8 @@ public struct Recommender: Sendable {
                     score = similarity
                 }
                 selection.insert(
-                    Candidate(row: row, trackID: table.trackIDs[row], similarity: similarity, score: score))
+                    Candidate(row: row, trackID: table.trackIDs[row], similarity: similarity, score: score)
+                )
             }
             pools.append(selection.candidates)
         }
@@ -166,20 +169,32 @@ public struct Recommender: Sendable {
             }
         }
         let picks = select(
-            from: pools, count: query.count, diversity: query.diversity, maximumPerArtist: query.maximumPerArtist,
-            excludingSongs: seedSongs)
+            from: pools,
+            count: query.count,
+            diversity: query.diversity,
+            maximumPerArtist: query.maximumPerArtist,
+            excludingSongs: seedSongs
+        )
         let recommendations = picks.map { pick in
             let lane = lanes[pick.lane]
             return Recommendation(
-                trackID: pick.candidate.trackID, similarity: pick.candidate.similarity, score: pick.candidate.score,
-                targetFit: fits?[pick.candidate.row], seed: lane.label,
-                differences: differences(row: pick.candidate.row, reference: lane.reference))
+                trackID: pick.candidate.trackID,
+                similarity: pick.candidate.similarity,
+                score: pick.candidate.score,
+                targetFit: fits?[pick.candidate.row],
+                seed: lane.label,
+                differences: differences(row: pick.candidate.row, reference: lane.reference)
+            )
         }
         return RecommendationResult(
             recommendations: recommendations,
             pool: RecommendationPool(
-                candidates: candidateCount, afterFilters: afterFilters, returned: recommendations.count),
-            seeds: lanes.map(\.label))
+                candidates: candidateCount,
+                afterFilters: afterFilters,
+                returned: recommendations.count
+            ),
+            seeds: lanes.map(\.label)
+        )
     }
 }
 

@@ -1,9 +1,9 @@
 import Features
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #elseif canImport(Darwin)
-    import Darwin
+import Darwin
 #endif
 
 /// How well nearest neighbours share labels (playlists, genres) with their seed, against chance.
@@ -61,8 +61,12 @@ public struct RetrievalEvaluation: Hashable, Sendable, Codable {
     /// - Returns: The figures; precision and baseline are 0 when fewer than `k + 1` tracks are labelled.
     /// - Complexity: O(*n*² · *d*) for *n* labelled tracks, in BLAS blocks.
     public static func measure(
-        features: FeatureMatrix, labels: [Int64: Set<String>], k: Int = 10, sampleSize: Int? = nil,
-        sampleSeed: UInt64 = 42, taskCount: Int = Parallelism.defaultThreadCount
+        features: FeatureMatrix,
+        labels: [Int64: Set<String>],
+        k: Int = 10,
+        sampleSize: Int? = nil,
+        sampleSeed: UInt64 = 42,
+        taskCount: Int = Parallelism.defaultThreadCount
     ) async -> RetrievalEvaluation {
         let rows = features.trackIDs.indices.filter { !(labels[features.trackIDs[$0]]?.isEmpty ?? true) }
         let d = features.columnCount
@@ -71,13 +75,21 @@ public struct RetrievalEvaluation: Hashable, Sendable, Codable {
         for row in rows { elements.append(contentsOf: features.values.row(row)) }
         let ids = rows.map { features.trackIDs[$0] }
         let subset = FeatureMatrix(
-            values: Matrix(rowCount: rows.count, columnCount: d, elements: elements), trackIDs: ids,
-            columnNames: features.columnNames)
+            values: Matrix(rowCount: rows.count, columnCount: d, elements: elements),
+            trackIDs: ids,
+            columnNames: features.columnNames
+        )
         let labelSets = ids.map { labels[$0]! }
         let allLabels = Set(labelSets.flatMap { $0 })
         guard rows.count > k else {
             return RetrievalEvaluation(
-                k: k, seedCount: rows.count, labelCount: allLabels.count, precision: 0, randomBaseline: 0, perLabel: [])
+                k: k,
+                seedCount: rows.count,
+                labelCount: allLabels.count,
+                precision: 0,
+                randomBaseline: 0,
+                perLabel: []
+            )
         }
 
         var seeds = Array(0..<rows.count)
@@ -91,7 +103,10 @@ public struct RetrievalEvaluation: Hashable, Sendable, Codable {
         queries.reserveCapacity(seeds.count * d)
         for seed in seeds { queries.append(contentsOf: index.vectors.row(seed)) }
         let neighbors = await index.nearestNeighbors(
-            of: Matrix(rowCount: seeds.count, columnCount: d, elements: queries), count: k + 1, taskCount: taskCount)
+            of: Matrix(rowCount: seeds.count, columnCount: d, elements: queries),
+            count: k + 1,
+            taskCount: taskCount
+        )
         var hitRates: [Double] = []
         for (seed, found) in zip(seeds, neighbors) {
             let others = found.lazy.filter { $0.row != seed }.prefix(k)
@@ -115,15 +130,22 @@ public struct RetrievalEvaluation: Hashable, Sendable, Codable {
             guard !seeds.isEmpty else { continue }
             perLabel.append(
                 LabelPrecision(
-                    label: label, seedCount: seeds.count,
+                    label: label,
+                    seedCount: seeds.count,
                     precision: seeds.reduce(0) { $0 + hitRates[$1] } / Double(seeds.count),
-                    randomBaseline: seeds.reduce(0) { $0 + chance[$1] } / Double(seeds.count)))
+                    randomBaseline: seeds.reduce(0) { $0 + chance[$1] } / Double(seeds.count)
+                )
+            )
         }
         perLabel.sort { $0.seedCount > $1.seedCount || ($0.seedCount == $1.seedCount && $0.label < $1.label) }
         return RetrievalEvaluation(
-            k: k, seedCount: seeds.count, labelCount: allLabels.count,
+            k: k,
+            seedCount: seeds.count,
+            labelCount: allLabels.count,
             precision: hitRates.reduce(0, +) / Double(seeds.count),
-            randomBaseline: chance.reduce(0, +) / Double(seeds.count), perLabel: perLabel)
+            randomBaseline: chance.reduce(0, +) / Double(seeds.count),
+            perLabel: perLabel
+        )
     }
 
     /// The normalised mutual information of two labelings of the same items, 0…1.

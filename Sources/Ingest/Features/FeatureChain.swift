@@ -59,8 +59,11 @@ public struct FeatureChain: Sendable {
     ///   - now: The wall clock, for `fetched_at` and the not-found memory.
     ///   - progress: Called after every batch.
     public init(
-        store: LibraryStore, providers: [any FeatureProvider], now: @escaping @Sendable () -> Date = Date.init,
-        progress: @escaping @Sendable (Progress) -> Void = { _ in }, logger: Logger = Logger(label: "vibes.features")
+        store: LibraryStore,
+        providers: [any FeatureProvider],
+        now: @escaping @Sendable () -> Date = Date.init,
+        progress: @escaping @Sendable (Progress) -> Void = { _ in },
+        logger: Logger = Logger(label: "vibes.features")
     ) {
         self.store = store
         self.providers = providers
@@ -152,8 +155,13 @@ public struct FeatureChain: Sendable {
                 arguments: allArguments
             ).map { row in
                 FeatureLookup(
-                    trackID: row["id"], spotifyID: (row["spotify_id"] as String?).flatMap { SpotifyID($0) },
-                    isrc: row["isrc"], title: row["name"], artist: row["artist"], durationMS: row["duration_ms"])
+                    trackID: row["id"],
+                    spotifyID: (row["spotify_id"] as String?).flatMap { SpotifyID($0) },
+                    isrc: row["isrc"],
+                    title: row["name"],
+                    artist: row["artist"],
+                    durationMS: row["duration_ms"]
+                )
             }
         }
     }
@@ -163,15 +171,21 @@ public struct FeatureChain: Sendable {
         return try store.database.read { db in
             Set(
                 try Int64.fetchAll(
-                    db, sql: "SELECT track_id FROM feature_lookups WHERE source = ? AND checked_at > ?",
-                    arguments: [source.key, cutoff]))
+                    db,
+                    sql: "SELECT track_id FROM feature_lookups WHERE source = ? AND checked_at > ?",
+                    arguments: [source.key, cutoff]
+                )
+            )
         }
     }
 
     // MARK: - Writing
 
     private func write(
-        _ result: FeatureLookupResult, batch: ArraySlice<FeatureLookup>, source: FeatureSource, runID: Int64?
+        _ result: FeatureLookupResult,
+        batch: ArraySlice<FeatureLookup>,
+        source: FeatureSource,
+        runID: Int64?
     ) async throws {
         let fetchedAt = now().formatted(.iso8601)
         try await store.database.write { db in
@@ -181,14 +195,16 @@ public struct FeatureChain: Sendable {
                     try writer.write(features, trackID: lookup.trackID, source: source)
                     try db.execute(
                         sql: "DELETE FROM feature_lookups WHERE track_id = ? AND source = ?",
-                        arguments: [lookup.trackID, source.key])
+                        arguments: [lookup.trackID, source.key]
+                    )
                 } else if result.notFound.contains(lookup.trackID) {
                     try db.execute(
                         sql: """
                             INSERT INTO feature_lookups (track_id, source, outcome, checked_at) VALUES (?, ?, 'not_found', ?)
                             ON CONFLICT (track_id, source) DO UPDATE SET outcome = excluded.outcome, checked_at = excluded.checked_at
                             """,
-                        arguments: [lookup.trackID, source.key, fetchedAt])
+                        arguments: [lookup.trackID, source.key, fetchedAt]
+                    )
                 }
             }
         }
@@ -230,8 +246,11 @@ public struct FeatureFetchReport: Sendable, Hashable, Codable {
 
         enum CodingKeys: String, CodingKey {
             case source, name, asked, found, requests, failure, unreachable
-            case notFound = "not_found", rememberedNotFound = "remembered_not_found"
-            case matchedByISRC = "matched_by_isrc", ignoredItems = "ignored_items", skippedBecause = "skipped_because"
+            case notFound = "not_found"
+            case rememberedNotFound = "remembered_not_found"
+            case matchedByISRC = "matched_by_isrc"
+            case ignoredItems = "ignored_items"
+            case skippedBecause = "skipped_because"
         }
     }
 

@@ -13,7 +13,12 @@ public struct FeatureLookup: Hashable, Sendable {
     public var durationMS: Int?
 
     public init(
-        trackID: Int64, spotifyID: SpotifyID?, isrc: String?, title: String, artist: String?, durationMS: Int?
+        trackID: Int64,
+        spotifyID: SpotifyID?,
+        isrc: String?,
+        title: String,
+        artist: String?,
+        durationMS: Int?
     ) {
         self.trackID = trackID
         self.spotifyID = spotifyID

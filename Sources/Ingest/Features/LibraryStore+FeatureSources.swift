@@ -55,7 +55,8 @@ extension LibraryStore {
                     key TEXT PRIMARY KEY NOT NULL,
                     value TEXT NOT NULL
                 );
-                """)
+                """
+        )
         try applyPrecedence(.default, in: db)
     }
 
@@ -68,7 +69,8 @@ extension LibraryStore {
             sql: """
                 INSERT INTO tags (kind, value) SELECT DISTINCT 'artist-genre', genre FROM artist_genres WHERE true
                 ON CONFLICT (kind, value) DO NOTHING
-                """)
+                """
+        )
         try db.execute(
             sql: """
                 INSERT OR IGNORE INTO track_tags (track_id, tag_id, source)
@@ -76,7 +78,8 @@ extension LibraryStore {
                 FROM track_artists ta
                 JOIN artist_genres ag ON ag.artist_id = ta.artist_id
                 JOIN tags tg ON tg.kind = 'artist-genre' AND tg.value = ag.genre
-                """)
+                """
+        )
         return db.changesCount
     }
 
@@ -94,14 +97,21 @@ extension LibraryStore {
     public func setFeatureSourcePrecedence(_ precedence: FeatureSourcePrecedence) throws {
         try database.write { db in
             try db.execute(
-                sql: "INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                arguments: [Self.precedenceKey, precedence.description])
+                sql:
+                    "INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                arguments: [Self.precedenceKey, precedence.description]
+            )
             try Self.applyPrecedence(precedence, in: db)
         }
     }
 
     static func precedence(in db: Database) throws -> FeatureSourcePrecedence {
-        guard let text = try String.fetchOne(db, sql: "SELECT value FROM settings WHERE key = ?", arguments: [precedenceKey])
+        guard
+            let text = try String.fetchOne(
+                db,
+                sql: "SELECT value FROM settings WHERE key = ?",
+                arguments: [precedenceKey]
+            )
         else { return .default }
         return (try? FeatureSourcePrecedence(parsing: text)) ?? .default
     }
@@ -113,7 +123,8 @@ extension LibraryStore {
             guard let source = FeatureSource(key: key) else { continue }
             try db.execute(
                 sql: "UPDATE audio_features SET priority = ? WHERE source = ? AND priority != ?",
-                arguments: [precedence.priority(of: source), key, precedence.priority(of: source)])
+                arguments: [precedence.priority(of: source), key, precedence.priority(of: source)]
+            )
         }
     }
 
@@ -135,7 +146,8 @@ extension LibraryStore {
                     SELECT id FROM playlists WHERE spotify_id = ?1 OR name = ?1 COLLATE NOCASE
                     ORDER BY spotify_id = ?1 DESC, name = ?1 DESC, id LIMIT 1
                     """,
-                arguments: [name])
+                arguments: [name]
+            )
             guard let id else { throw TrackScopeError.unknownPlaylist(name: name) }
             return ("t.id IN (SELECT track_id FROM playlist_items WHERE playlist_id = ?)", [id])
         }
@@ -159,7 +171,8 @@ extension LibraryStore {
                            f.acousticness, f.instrumentalness, f.liveness, f.valence, f.tempo, f.time_signature
                     FROM current_features f \(filter) ORDER BY f.track_id
                     """,
-                arguments: arguments)
+                arguments: arguments
+            )
             while let row = try rows.next() {
                 var features = AudioFeatures()
                 for (column, feature) in AudioFeature.allCases.enumerated() {

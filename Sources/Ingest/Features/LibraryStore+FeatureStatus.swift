@@ -39,8 +39,10 @@ public struct FeatureStatus: Sendable, Hashable, Codable {
         public var total: Int { notFound + pending + noID + noSource }
 
         enum CodingKeys: String, CodingKey {
-            case notFound = "not_found", pending
-            case noID = "no_id", noSource = "no_source"
+            case notFound = "not_found"
+            case pending
+            case noID = "no_id"
+            case noSource = "no_source"
         }
     }
 
@@ -70,14 +72,20 @@ extension LibraryStore {
             status.tracks = try Int.fetchOne(db, sql: "SELECT count(*) FROM (\(inScope))", arguments: arguments) ?? 0
             status.withFeatures =
                 try Int.fetchOne(
-                    db, sql: "SELECT count(*) FROM current_features WHERE track_id IN (\(inScope))", arguments: arguments)
+                    db,
+                    sql: "SELECT count(*) FROM current_features WHERE track_id IN (\(inScope))",
+                    arguments: arguments
+                )
                 ?? 0
             let preferred = Dictionary(
                 try Row.fetchAll(
                     db,
-                    sql: "SELECT source, count(*) AS n FROM current_features WHERE track_id IN (\(inScope)) GROUP BY source",
+                    sql:
+                        "SELECT source, count(*) AS n FROM current_features WHERE track_id IN (\(inScope)) GROUP BY source",
                     arguments: arguments
-                ).map { ($0["source"] as String, $0["n"] as Int) }, uniquingKeysWith: +)
+                ).map { ($0["source"] as String, $0["n"] as Int) },
+                uniquingKeysWith: +
+            )
             status.sources = try Row.fetchAll(
                 db,
                 sql: """
@@ -85,7 +93,13 @@ extension LibraryStore {
                     GROUP BY source ORDER BY n DESC, source
                     """,
                 arguments: arguments
-            ).map { FeatureStatus.SourceCoverage(source: $0["source"], tracks: $0["n"], preferred: preferred[$0["source"]] ?? 0) }
+            ).map {
+                FeatureStatus.SourceCoverage(
+                    source: $0["source"],
+                    tracks: $0["n"],
+                    preferred: preferred[$0["source"]] ?? 0
+                )
+            }
             let missing = try Row.fetchOne(
                 db,
                 sql: """
@@ -98,7 +112,8 @@ extension LibraryStore {
                     FROM tracks t
                     WHERE (\(condition)) AND NOT EXISTS (SELECT 1 FROM audio_features f WHERE f.track_id = t.id)
                     """,
-                arguments: arguments)
+                arguments: arguments
+            )
             status.missing.noSource = missing?[0] ?? 0
             status.missing.noID = missing?[1] ?? 0
             status.missing.notFound = missing?[2] ?? 0

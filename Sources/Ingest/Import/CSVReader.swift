@@ -58,7 +58,11 @@ struct CSVReader {
                     var escapes = false
                     while true {
                         guard i < count else {
-                            throw CSVSyntaxError(line: openLine, offset: openColumn, message: "a quoted field opened here is never closed")
+                            throw CSVSyntaxError(
+                                line: openLine,
+                                offset: openColumn,
+                                message: "a quoted field opened here is never closed"
+                            )
                         }
                         let byte = buffer[i]
                         if byte == 0x22 {
@@ -112,7 +116,9 @@ struct CSVReader {
     func string(_ record: Record, _ index: Int) -> String {
         let start = record.starts[index]
         let end = record.ends[index]
-        let text = bytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[start..<end]), as: UTF8.self) }
+        let text = bytes.withUnsafeBufferPointer {
+            String(decoding: UnsafeBufferPointer(rebasing: $0[start..<end]), as: UTF8.self)
+        }
         return record.hasEscapes[index] ? text.replacingOccurrences(of: "\"\"", with: "\"") : text
     }
 

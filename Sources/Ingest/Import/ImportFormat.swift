@@ -63,8 +63,12 @@ public struct ImportOptions: Sendable {
     public var progress: (@Sendable (_ bytesRead: Int, _ totalBytes: Int) -> Void)?
 
     public init(
-        format: ImportFormat? = nil, scale: FeatureScale? = nil, skipInvalid: Bool = false, force: Bool = false,
-        isReference: Bool = false, progress: (@Sendable (Int, Int) -> Void)? = nil
+        format: ImportFormat? = nil,
+        scale: FeatureScale? = nil,
+        skipInvalid: Bool = false,
+        force: Bool = false,
+        isReference: Bool = false,
+        progress: (@Sendable (Int, Int) -> Void)? = nil
     ) {
         self.format = format
         self.scale = scale
@@ -113,10 +117,18 @@ public struct ImportSummary: Codable, Sendable {
 
     enum CodingKeys: String, CodingKey {
         case path, format, status, sha256, encoding, scale, notes, rejections, seconds
-        case runID = "run_id", rowsRead = "rows_read", rowsImported = "rows_imported"
-        case rowsRejected = "rows_rejected", tracksNew = "tracks_new", tracksUpdated = "tracks_updated"
-        case featuresWritten = "features_written", tracksWithoutFeatures = "tracks_without_features"
-        case playsNew = "plays_new", playsMatched = "plays_matched", playlists
-        case savedTracks = "saved_tracks", outOfRange = "out_of_range"
+        case runID = "run_id"
+        case rowsRead = "rows_read"
+        case rowsImported = "rows_imported"
+        case rowsRejected = "rows_rejected"
+        case tracksNew = "tracks_new"
+        case tracksUpdated = "tracks_updated"
+        case featuresWritten = "features_written"
+        case tracksWithoutFeatures = "tracks_without_features"
+        case playsNew = "plays_new"
+        case playsMatched = "plays_matched"
+        case playlists
+        case savedTracks = "saved_tracks"
+        case outOfRange = "out_of_range"
     }
 }

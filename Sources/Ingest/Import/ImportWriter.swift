@@ -78,20 +78,26 @@ public final class ImportWriter {
                 INSERT OR IGNORE INTO tracks (spotify_id, name, album, album_id, release_date, release_precision,
                                               duration_ms, isrc, explicit, popularity, is_local, match_key, in_library)
                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
-                """)
-        promoteTrack = try PreparedStatement(db, sql: "UPDATE tracks SET in_library = 1 WHERE id = ?1 AND in_library = 0")
+                """
+        )
+        promoteTrack = try PreparedStatement(
+            db,
+            sql: "UPDATE tracks SET in_library = 1 WHERE id = ?1 AND in_library = 0"
+        )
         selectTrackBySpotifyID = try PreparedStatement(
             db,
             sql: """
                 SELECT id, name, album, album_id, release_date, duration_ms, isrc, explicit, popularity
                 FROM tracks WHERE spotify_id = ?1
-                """)
+                """
+        )
         selectTrackByMatchKey = try PreparedStatement(
             db,
             sql: """
                 SELECT id, name, album, album_id, release_date, duration_ms, isrc, explicit, popularity
                 FROM tracks WHERE match_key = ?1 ORDER BY spotify_id IS NULL, id LIMIT 1
-                """)
+                """
+        )
         updateTrack = try PreparedStatement(
             db,
             sql: """
@@ -100,19 +106,24 @@ public final class ImportWriter {
                     duration_ms = coalesce(?7, duration_ms), isrc = coalesce(?8, isrc),
                     explicit = coalesce(?9, explicit), popularity = coalesce(?10, popularity), match_key = ?11
                 WHERE id = ?1
-                """)
+                """
+        )
         insertArtist = try PreparedStatement(
-            db, sql: "INSERT INTO artists (name, name_key) VALUES (?1, ?2) ON CONFLICT (name_key) DO NOTHING")
+            db,
+            sql: "INSERT INTO artists (name, name_key) VALUES (?1, ?2) ON CONFLICT (name_key) DO NOTHING"
+        )
         selectArtist = try PreparedStatement(db, sql: "SELECT id FROM artists WHERE name_key = ?1")
         countTrackArtists = try PreparedStatement(db, sql: "SELECT count(*) FROM track_artists WHERE track_id = ?1")
         deleteTrackArtists = try PreparedStatement(db, sql: "DELETE FROM track_artists WHERE track_id = ?1")
-        let featureColumns = "danceability, energy, key, loudness, mode, speechiness, acousticness, instrumentalness, liveness, valence, tempo, time_signature"
+        let featureColumns =
+            "danceability, energy, key, loudness, mode, speechiness, acousticness, instrumentalness, liveness, valence, tempo, time_signature"
         insertFeatures = try PreparedStatement(
             db,
             sql: """
                 INSERT OR IGNORE INTO audio_features (track_id, source, priority, import_run_id, fetched_at, \(featureColumns), out_of_range)
                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)
-                """)
+                """
+        )
         let comparisons = featureColumns.split(separator: ", ").enumerated().map { "\($1) IS NOT ?\($0 + 6)" }
         let updates = featureColumns.split(separator: ", ").enumerated().map { "\($1) = ?\($0 + 6)" }
         updateFeatures = try PreparedStatement(
@@ -121,9 +132,12 @@ public final class ImportWriter {
                 UPDATE audio_features SET priority = ?3, import_run_id = ?4, fetched_at = ?5, \(updates.joined(separator: ", ")),
                     out_of_range = ?18
                 WHERE track_id = ?1 AND source = ?2 AND (\(comparisons.joined(separator: " OR ")))
-                """)
+                """
+        )
         insertTag = try PreparedStatement(
-            db, sql: "INSERT INTO tags (kind, value) VALUES (?1, ?2) ON CONFLICT (kind, value) DO NOTHING")
+            db,
+            sql: "INSERT INTO tags (kind, value) VALUES (?1, ?2) ON CONFLICT (kind, value) DO NOTHING"
+        )
         selectTag = try PreparedStatement(db, sql: "SELECT id FROM tags WHERE kind = ?1 AND value = ?2")
         insertSaved = try PreparedStatement(
             db,
@@ -131,14 +145,16 @@ public final class ImportWriter {
                 INSERT INTO saved_tracks (track_id, added_at, source) VALUES (?1, ?2, ?3)
                 ON CONFLICT (track_id) DO UPDATE SET added_at = excluded.added_at
                 WHERE excluded.added_at IS NOT NULL AND added_at IS NOT excluded.added_at
-                """)
+                """
+        )
         insertPlay = try PreparedStatement(
             db,
             sql: """
                 INSERT OR IGNORE INTO plays (played_at, ms_played, track_id, track_name, artist_name, album_name,
                     spotify_uri, platform, reason_start, reason_end, shuffle, skipped, match_key, source, import_run_id)
                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
-                """)
+                """
+        )
     }
 
     // MARK: - Tracks
@@ -248,7 +264,10 @@ public final class ImportWriter {
             try deleteTrackArtists.execute()
         }
         let insert = try multiRow(
-            "INSERT OR REPLACE INTO track_artists (track_id, position, artist_id) VALUES ", columns: 3, rows: artists.count)
+            "INSERT OR REPLACE INTO track_artists (track_id, position, artist_id) VALUES ",
+            columns: 3,
+            rows: artists.count
+        )
         for (position, name) in artists.enumerated() {
             let base = Int32(position * 3)
             insert.bind(base + 1, trackID)
@@ -331,7 +350,10 @@ public final class ImportWriter {
         }
         guard !tagIDs.isEmpty else { return }
         let insert = try multiRow(
-            "INSERT OR IGNORE INTO track_tags (track_id, tag_id, source) VALUES ", columns: 3, rows: tagIDs.count)
+            "INSERT OR IGNORE INTO track_tags (track_id, tag_id, source) VALUES ",
+            columns: 3,
+            rows: tagIDs.count
+        )
         for (row, tagID) in tagIDs.enumerated() {
             let base = Int32(row * 3)
             insert.bind(base + 1, trackID)
@@ -363,7 +385,10 @@ public final class ImportWriter {
         let key = "\(rows)|\(prefix)"
         if let statement = multiRowStatements[key] { return statement }
         let tuple = "(" + Array(repeating: "?", count: columns).joined(separator: ", ") + ")"
-        let statement = try PreparedStatement(db, sql: prefix + Array(repeating: tuple, count: rows).joined(separator: ", "))
+        let statement = try PreparedStatement(
+            db,
+            sql: prefix + Array(repeating: tuple, count: rows).joined(separator: ", ")
+        )
         multiRowStatements[key] = statement
         return statement
     }
@@ -398,12 +423,20 @@ public final class ImportWriter {
     ///   `exportify:Liked_Songs.csv`.
     @discardableResult
     public func writePlaylist(
-        originKey: String, name: String, spotifyID: String? = nil, description: String? = nil,
-        owner: String? = nil, snapshotID: String? = nil, source: String, entries: [PlaylistEntry]
+        originKey: String,
+        name: String,
+        spotifyID: String? = nil,
+        description: String? = nil,
+        owner: String? = nil,
+        snapshotID: String? = nil,
+        source: String,
+        entries: [PlaylistEntry]
     ) throws -> Int64 {
         let existing = try Row.fetchOne(
-            db, sql: "SELECT id, name, description, owner, snapshot_id FROM playlists WHERE origin_key = ?",
-            arguments: [originKey])
+            db,
+            sql: "SELECT id, name, description, owner, snapshot_id FROM playlists WHERE origin_key = ?",
+            arguments: [originKey]
+        )
         let playlistID: Int64
         var changed = false
         if let existing {
@@ -416,7 +449,8 @@ public final class ImportWriter {
                         UPDATE playlists SET name = ?, description = ?, owner = ?, snapshot_id = ?, spotify_id = ?,
                             import_run_id = ?, updated_at = ? WHERE id = ?
                         """,
-                    arguments: [name, description, owner, snapshotID, spotifyID, runID, fetchedAt, playlistID])
+                    arguments: [name, description, owner, snapshotID, spotifyID, runID, fetchedAt, playlistID]
+                )
                 changed = true
             }
         } else {
@@ -426,19 +460,23 @@ public final class ImportWriter {
                                            import_run_id, updated_at)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
-                arguments: [originKey, spotifyID, name, description, owner, snapshotID, source, runID, fetchedAt])
+                arguments: [originKey, spotifyID, name, description, owner, snapshotID, source, runID, fetchedAt]
+            )
             playlistID = db.lastInsertedRowID
             changed = true
         }
         let stored = try Row.fetchAll(
-            db, sql: "SELECT track_id, added_at, added_by FROM playlist_items WHERE playlist_id = ? ORDER BY position",
+            db,
+            sql: "SELECT track_id, added_at, added_by FROM playlist_items WHERE playlist_id = ? ORDER BY position",
             arguments: [playlistID]
         ).map { PlaylistEntry(trackID: $0["track_id"], addedAt: $0["added_at"], addedBy: $0["added_by"]) }
         if stored != entries {
             try db.execute(sql: "DELETE FROM playlist_items WHERE playlist_id = ?", arguments: [playlistID])
             let insert = try PreparedStatement(
                 db,
-                sql: "INSERT INTO playlist_items (playlist_id, position, track_id, added_at, added_by) VALUES (?1, ?2, ?3, ?4, ?5)")
+                sql:
+                    "INSERT INTO playlist_items (playlist_id, position, track_id, added_at, added_by) VALUES (?1, ?2, ?3, ?4, ?5)"
+            )
             for (position, entry) in entries.enumerated() {
                 insert.bind(1, playlistID)
                 insert.bind(2, position)
@@ -469,9 +507,17 @@ public final class ImportWriter {
         public var skipped: Bool?
 
         public init(
-            endedAt: String, msPlayed: Int, trackName: String, artistName: String, albumName: String? = nil,
-            spotifyURI: String? = nil, platform: String? = nil, reasonStart: String? = nil, reasonEnd: String? = nil,
-            shuffle: Bool? = nil, skipped: Bool? = nil
+            endedAt: String,
+            msPlayed: Int,
+            trackName: String,
+            artistName: String,
+            albumName: String? = nil,
+            spotifyURI: String? = nil,
+            platform: String? = nil,
+            reasonStart: String? = nil,
+            reasonEnd: String? = nil,
+            shuffle: Bool? = nil,
+            skipped: Bool? = nil
         ) {
             self.endedAt = endedAt
             self.msPlayed = msPlayed
@@ -516,7 +562,8 @@ public final class ImportWriter {
                 UPDATE plays SET track_id = (
                     SELECT t.id FROM tracks t WHERE t.match_key = plays.match_key ORDER BY t.spotify_id IS NULL, t.id LIMIT 1)
                 WHERE track_id IS NULL AND match_key IN (SELECT match_key FROM tracks)
-                """)
+                """
+        )
         return db.changesCount
     }
 }

@@ -10,7 +10,9 @@ struct JSONImporter {
 
     /// Detects which JSON format `data` is, from its top-level keys.
     static func detectFormat(_ data: Data) -> ImportFormat? {
-        guard let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) else { return nil }
+        guard let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) else {
+            return nil
+        }
         if let array = object as? [Any] {
             guard let first = array.first(where: { $0 is [String: Any] }) as? [String: Any] else {
                 return array.isEmpty ? .streamingHistory : nil
@@ -25,8 +27,9 @@ struct JSONImporter {
             if first == nil || first?["href"] != nil || first?["isrc"] != nil { return .reccoBeatsJSON }
         }
         if dictionary["playlists"] is [Any] { return .accountPlaylists }
-        if dictionary["tracks"] is [Any], dictionary["bannedTracks"] != nil || dictionary["albums"] != nil
-            || dictionary["shows"] != nil
+        if dictionary["tracks"] is [Any],
+            dictionary["bannedTracks"] != nil || dictionary["albums"] != nil
+                || dictionary["shows"] != nil
         {
             if let tracks = dictionary["tracks"] as? [[String: Any]], let first = tracks.first, first["type"] != nil {
                 return .spotifyJSON
@@ -63,7 +66,8 @@ struct JSONImporter {
             case .yourLibrary: try importYourLibrary(decoder.decode(YourLibrary.self, from: data))
             case .accountPlaylists: try importAccountPlaylists(decoder.decode(AccountPlaylists.self, from: data))
             case .spotifyJSON: try importSpotifyJSON(decoder)
-            case .reccoBeatsJSON: try importReccoBeats(decoder.decode(ReccoBeatsContent<ReccoBeatsAudioFeaturesObject>.self, from: data))
+            case .reccoBeatsJSON:
+                try importReccoBeats(decoder.decode(ReccoBeatsContent<ReccoBeatsAudioFeaturesObject>.self, from: data))
             case .featuresCSV, .exportify: preconditionFailure("CSV formats are not JSON")
             }
         } catch let error as DecodingError {
@@ -84,14 +88,27 @@ struct JSONImporter {
         for (index, play) in plays.enumerated() {
             try context.row(bytesRead: 0) {
                 guard let endedAt = JSONImporter.isoMinute(play.endTime) else {
-                    throw context.error(field: "[\(index)].endTime", "expected a time as \"YYYY-MM-DD HH:MM\" (UTC), found \"\(play.endTime)\"")
+                    throw context.error(
+                        field: "[\(index)].endTime",
+                        "expected a time as \"YYYY-MM-DD HH:MM\" (UTC), found \"\(play.endTime)\""
+                    )
                 }
                 guard play.msPlayed >= 0 else {
-                    throw context.error(field: "[\(index)].msPlayed", "expected a non-negative duration, found \(play.msPlayed)")
+                    throw context.error(
+                        field: "[\(index)].msPlayed",
+                        "expected a non-negative duration, found \(play.msPlayed)"
+                    )
                 }
                 try context.writer.write(
-                    ImportWriter.Play(endedAt: endedAt, msPlayed: play.msPlayed, trackName: play.trackName, artistName: play.artistName),
-                    trackID: nil, source: format.source)
+                    ImportWriter.Play(
+                        endedAt: endedAt,
+                        msPlayed: play.msPlayed,
+                        trackName: play.trackName,
+                        artistName: play.artistName
+                    ),
+                    trackID: nil,
+                    source: format.source
+                )
             }
         }
     }
@@ -167,10 +184,16 @@ struct JSONImporter {
                     return
                 }
                 guard JSONImporter.isISOTimestamp(play.ts) else {
-                    throw context.error(field: "[\(index)].ts", "expected an ISO 8601 UTC time such as 2023-08-07T21:07:25Z, found \"\(play.ts)\"")
+                    throw context.error(
+                        field: "[\(index)].ts",
+                        "expected an ISO 8601 UTC time such as 2023-08-07T21:07:25Z, found \"\(play.ts)\""
+                    )
                 }
                 guard play.msPlayed >= 0 else {
-                    throw context.error(field: "[\(index)].ms_played", "expected a non-negative duration, found \(play.msPlayed)")
+                    throw context.error(
+                        field: "[\(index)].ms_played",
+                        "expected a non-negative duration, found \(play.msPlayed)"
+                    )
                 }
                 var trackID: Int64?
                 if let uri = play.trackURI, let id = SpotifyID(uri: uri, category: "track") {
@@ -180,14 +203,27 @@ struct JSONImporter {
                 }
                 try context.writer.write(
                     ImportWriter.Play(
-                        endedAt: play.ts, msPlayed: play.msPlayed, trackName: trackName, artistName: artistName,
-                        albumName: play.albumName, spotifyURI: play.trackURI, platform: play.platform,
-                        reasonStart: play.reasonStart, reasonEnd: play.reasonEnd, shuffle: play.shuffle, skipped: play.skipped),
-                    trackID: trackID, source: format.source)
+                        endedAt: play.ts,
+                        msPlayed: play.msPlayed,
+                        trackName: trackName,
+                        artistName: artistName,
+                        albumName: play.albumName,
+                        spotifyURI: play.trackURI,
+                        platform: play.platform,
+                        reasonStart: play.reasonStart,
+                        reasonEnd: play.reasonEnd,
+                        shuffle: play.shuffle,
+                        skipped: play.skipped
+                    ),
+                    trackID: trackID,
+                    source: format.source
+                )
             }
         }
         if notTracks > 0 {
-            context.notes.append("\(notTracks) plays of podcast episodes, audiobooks or unnamed items were not imported as music plays")
+            context.notes.append(
+                "\(notTracks) plays of podcast episodes, audiobooks or unnamed items were not imported as music plays"
+            )
         }
     }
 
@@ -214,13 +250,20 @@ struct JSONImporter {
         for (index, item) in library.tracks.enumerated() {
             try context.row(bytesRead: 0) {
                 let track = try accountTrack(
-                    name: item.track, artist: item.artist, album: item.album, uri: item.uri, field: "tracks[\(index)]")
+                    name: item.track,
+                    artist: item.artist,
+                    album: item.album,
+                    uri: item.uri,
+                    field: "tracks[\(index)]"
+                )
                 let written = try context.writer.write(track)
                 try context.writer.save(trackID: written.id, addedAt: nil, source: format.source)
             }
         }
         let skipped = (library.albums?.count ?? 0) + (library.artists?.count ?? 0)
-        if skipped > 0 { context.notes.append("\(skipped) saved albums and followed artists are not tracks and were skipped") }
+        if skipped > 0 {
+            context.notes.append("\(skipped) saved albums and followed artists are not tracks and were skipped")
+        }
     }
 
     struct AccountPlaylists: Decodable {
@@ -254,10 +297,22 @@ struct JSONImporter {
                     let field = "playlists[\(playlistIndex)].items[\(index)]"
                     if let ref = item.track {
                         let track = try accountTrack(
-                            name: ref.trackName, artist: ref.artistName, album: ref.albumName, uri: ref.trackUri, field: field)
+                            name: ref.trackName,
+                            artist: ref.artistName,
+                            album: ref.albumName,
+                            uri: ref.trackUri,
+                            field: field
+                        )
                         entries.append(.init(trackID: try context.writer.write(track).id))
                     } else if let uri = item.localTrack?.uri, let local = LocalTrackURI(uri) {
-                        let track = Track(spotifyID: nil, name: local.title, artists: local.artists, album: local.album, durationMS: local.durationMS, isLocal: true)
+                        let track = Track(
+                            spotifyID: nil,
+                            name: local.title,
+                            artists: local.artists,
+                            album: local.album,
+                            durationMS: local.durationMS,
+                            isLocal: true
+                        )
                         entries.append(.init(trackID: try context.writer.write(track).id))
                     } else {
                         episodes += 1
@@ -265,13 +320,23 @@ struct JSONImporter {
                 }
             }
             try context.writer.writePlaylist(
-                originKey: "account-data:" + playlist.name, name: playlist.name,
-                description: playlist.description.flatMap { $0.isEmpty ? nil : $0 }, source: format.source, entries: entries)
+                originKey: "account-data:" + playlist.name,
+                name: playlist.name,
+                description: playlist.description.flatMap { $0.isEmpty ? nil : $0 },
+                source: format.source,
+                entries: entries
+            )
         }
         if episodes > 0 { context.notes.append("\(episodes) playlist items are podcast episodes and were skipped") }
     }
 
-    private func accountTrack(name: String?, artist: String?, album: String?, uri: String?, field: String) throws -> Track {
+    private func accountTrack(
+        name: String?,
+        artist: String?,
+        album: String?,
+        uri: String?,
+        field: String
+    ) throws -> Track {
         guard let name, !name.isEmpty else {
             throw context.error(field: field + ".track", "expected a track name")
         }
@@ -295,16 +360,21 @@ struct JSONImporter {
             try context.row(bytesRead: 0) {
                 guard let id = item.spotifyID else {
                     throw context.error(
-                        field: "content[\(index)].href", "expected an open.spotify.com track link, found \(item.href.map { "\"\($0)\"" } ?? "none")")
+                        field: "content[\(index)].href",
+                        "expected an open.spotify.com track link, found \(item.href.map { "\"\($0)\"" } ?? "none")"
+                    )
                 }
                 let written = try context.writer.write(
-                    Track(spotifyID: id, name: "", artists: [], isrc: ReccoBeatsProvider.normalizedISRC(item.isrc)))
+                    Track(spotifyID: id, name: "", artists: [], isrc: ReccoBeatsProvider.normalizedISRC(item.isrc))
+                )
                 if written.isNew { nameless += 1 }
                 try context.writer.write(item.features, trackID: written.id, source: .reccoBeats)
             }
         }
         if nameless > 0 {
-            context.notes.append("\(nameless) tracks are known only by ID; import their metadata (saved tracks, playlists) to name them")
+            context.notes.append(
+                "\(nameless) tracks are known only by ID; import their metadata (saved tracks, playlists) to name them"
+            )
         }
     }
 
@@ -325,24 +395,37 @@ struct JSONImporter {
                     guard let id = (item.id ?? item.uri).flatMap({ SpotifyID(uri: $0, category: "track") }) else {
                         throw context.error(field: "audio_features[\(index)].id", "expected a Spotify track ID")
                     }
-                    let written = try context.writer.write(Track(spotifyID: id, name: "", artists: [], durationMS: item.durationMS))
+                    let written = try context.writer.write(
+                        Track(spotifyID: id, name: "", artists: [], durationMS: item.durationMS)
+                    )
                     if written.isNew { nameless += 1 }
                     try context.writer.write(item.features, trackID: written.id, source: source)
                 }
             }
             if nameless > 0 {
-                context.notes.append("\(nameless) tracks are known only by ID; import their metadata (saved tracks, playlists) to name them")
+                context.notes.append(
+                    "\(nameless) tracks are known only by ID; import their metadata (saved tracks, playlists) to name them"
+                )
             }
             return
         }
         if object["snapshot_id"] != nil || (object["tracks"] is [String: Any]) {
             let playlist = try decoder.decode(SpotifyPlaylistObject.self, from: data)
-            let entries = try writeItems((playlist.items?.items ?? playlist.tracks?.items ?? []).compactMap { $0 }, save: false)
+            let entries = try writeItems(
+                (playlist.items?.items ?? playlist.tracks?.items ?? []).compactMap { $0 },
+                save: false
+            )
             let name = playlist.name ?? "Spotify playlist"
             try context.writer.writePlaylist(
-                originKey: "spotify:playlist:" + (playlist.id ?? name), name: name, spotifyID: playlist.id,
-                description: playlist.description.flatMap { $0.isEmpty ? nil : $0 }, owner: playlist.owner?.id,
-                snapshotID: playlist.snapshotID, source: format.source, entries: entries)
+                originKey: "spotify:playlist:" + (playlist.id ?? name),
+                name: name,
+                spotifyID: playlist.id,
+                description: playlist.description.flatMap { $0.isEmpty ? nil : $0 },
+                owner: playlist.owner?.id,
+                snapshotID: playlist.snapshotID,
+                source: format.source,
+                entries: entries
+            )
             return
         }
         if object["tracks"] is [Any] {
@@ -351,7 +434,9 @@ struct JSONImporter {
             return
         }
         if object["type"] as? String == "track" {
-            try context.row(bytesRead: 0) { try writeTrackObject(try decoder.decode(SpotifyTrackObject.self, from: data)) }
+            try context.row(bytesRead: 0) {
+                try writeTrackObject(try decoder.decode(SpotifyTrackObject.self, from: data))
+            }
             return
         }
         let items = object["items"] as? [Any] ?? []
@@ -360,20 +445,32 @@ struct JSONImporter {
             let page = try decoder.decode(SpotifyPagingObject<SpotifyPlayHistoryObject>.self, from: data)
             for item in page.items {
                 try context.row(bytesRead: 0) {
-                    guard let item, let object = item.track, let track = object.track, let playedAt = item.playedAt else { return }
+                    guard let item, let object = item.track, let track = object.track, let playedAt = item.playedAt
+                    else { return }
                     let written = try context.writer.write(track)
                     try context.writer.write(
                         ImportWriter.Play(
-                            endedAt: playedAt, msPlayed: track.durationMS ?? 0, trackName: track.name,
-                            artistName: track.artists.first ?? "", albumName: track.album, spotifyURI: track.spotifyID?.trackURI),
-                        trackID: written.id, source: format.source)
+                            endedAt: playedAt,
+                            msPlayed: track.durationMS ?? 0,
+                            trackName: track.name,
+                            artistName: track.artists.first ?? "",
+                            albumName: track.album,
+                            spotifyURI: track.spotifyID?.trackURI
+                        ),
+                        trackID: written.id,
+                        source: format.source
+                    )
                 }
             }
         } else if first["track"] != nil || first["item"] != nil {
             let page = try decoder.decode(SpotifyPagingObject<SpotifyTrackItemObject>.self, from: data)
             let isSaved = page.href?.contains("/me/tracks") ?? (first["added_by"] == nil)
             _ = try writeItems(page.items.compactMap { $0 }, save: isSaved)
-            if !isSaved { context.notes.append("a playlist-items page names no playlist: its tracks were imported, not the playlist") }
+            if !isSaved {
+                context.notes.append(
+                    "a playlist-items page names no playlist: its tracks were imported, not the playlist"
+                )
+            }
         } else {
             let page = try decoder.decode(SpotifyPagingObject<SpotifyTrackObject>.self, from: data)
             for item in page.items { try context.row(bytesRead: 0) { try writeTrackObject(item) } }
@@ -405,7 +502,9 @@ struct JSONImporter {
                 entries.append(.init(trackID: written.id, addedAt: item.addedAt, addedBy: item.addedBy?.id))
             }
         }
-        if skipped > 0 { context.notes.append("\(skipped) items are removed tracks or podcast episodes and were skipped") }
+        if skipped > 0 {
+            context.notes.append("\(skipped) items are removed tracks or podcast episodes and were skipped")
+        }
         return entries
     }
 
@@ -413,18 +512,25 @@ struct JSONImporter {
 
     private func describe(_ error: DecodingError) -> ImportError {
         func path(_ codingPath: [any CodingKey]) -> String {
-            codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined().trimmingPrefix(".").description
+            codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined().trimmingPrefix(".")
+                .description
         }
         switch error {
         case .typeMismatch(let type, let context), .valueNotFound(let type, let context):
-            return self.context.error(field: path(context.codingPath), "expected \(JSONImporter.describe(type)) (\(format.summary))")
+            return self.context.error(
+                field: path(context.codingPath),
+                "expected \(JSONImporter.describe(type)) (\(format.summary))"
+            )
         case .keyNotFound(let key, let context):
             return self.context.error(
-                field: path(context.codingPath + [key]), "expected this key, which \(format.summary) files have")
+                field: path(context.codingPath + [key]),
+                "expected this key, which \(format.summary) files have"
+            )
         case .dataCorrupted(let context):
             return self.context.error(
                 field: context.codingPath.isEmpty ? nil : path(context.codingPath),
-                "the file is not valid JSON: \(context.underlyingError.map { "\($0)" } ?? context.debugDescription)")
+                "the file is not valid JSON: \(context.underlyingError.map { "\($0)" } ?? context.debugDescription)"
+            )
         @unknown default:
             return context.error("cannot read the file as \(format.summary)")
         }

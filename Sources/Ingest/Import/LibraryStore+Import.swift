@@ -27,16 +27,26 @@ extension LibraryStore {
             let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
             throw ImportError(
                 file: path,
-                message: !exists ? "no such file" : isDirectory.boolValue ? "is a folder; name the files inside it" : "cannot be read (check its permissions)")
+                message: !exists
+                    ? "no such file"
+                    : isDirectory.boolValue
+                        ? "is a folder; name the files inside it" : "cannot be read (check its permissions)"
+            )
         }
         let sha256 = SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
         let fileName = (path as NSString).lastPathComponent
 
         if !options.force, let previous = try previousRun(sha256: sha256) {
             var summary = ImportSummary(
-                path: path, format: ImportFormat(rawValue: previous.format) ?? .featuresCSV, status: .unchanged,
-                runID: previous.id, sha256: sha256)
-            summary.notes.append("the same content was imported on \(previous.finishedAt) as run \(previous.id); nothing changed (use --force to read it again)")
+                path: path,
+                format: ImportFormat(rawValue: previous.format) ?? .featuresCSV,
+                status: .unchanged,
+                runID: previous.id,
+                sha256: sha256
+            )
+            summary.notes.append(
+                "the same content was imported on \(previous.finishedAt) as run \(previous.id); nothing changed (use --force to read it again)"
+            )
             summary.seconds = (clock.now - started).seconds
             return summary
         }
@@ -58,17 +68,34 @@ extension LibraryStore {
         do {
             try database.write { db in
                 try db.execute(
-                    sql: "INSERT INTO import_runs (path, format, sha256, started_at, finished_at) VALUES (?, ?, ?, ?, ?)",
-                    arguments: [path, format.rawValue, sha256, fetchedAt, fetchedAt])
+                    sql:
+                        "INSERT INTO import_runs (path, format, sha256, started_at, finished_at) VALUES (?, ?, ?, ?, ?)",
+                    arguments: [path, format.rawValue, sha256, fetchedAt, fetchedAt]
+                )
                 let runID = db.lastInsertedRowID
                 let writer = try ImportWriter(
-                    db, runID: runID, fetchedAt: fetchedAt, isReference: options.isReference)
-                let context = ImportContext(file: path, options: options, writer: writer, totalBytes: decoded.bytes.count)
+                    db,
+                    runID: runID,
+                    fetchedAt: fetchedAt,
+                    isReference: options.isReference
+                )
+                let context = ImportContext(
+                    file: path,
+                    options: options,
+                    writer: writer,
+                    totalBytes: decoded.bytes.count
+                )
                 switch format {
                 case .featuresCSV, .exportify:
-                    var importer = TabularImporter(format: format, context: context, reader: CSVReader(bytes: decoded.bytes))
+                    var importer = TabularImporter(
+                        format: format,
+                        context: context,
+                        reader: CSVReader(bytes: decoded.bytes)
+                    )
                     summary.scale = try importer.run(fileName: fileName)
-                    if summary.scale?.hasPrefix("percent (detected") == true { summary.notes.append("scale: " + summary.scale!) }
+                    if summary.scale?.hasPrefix("percent (detected") == true {
+                        summary.notes.append("scale: " + summary.scale!)
+                    }
                 default:
                     let utf8 = decoded.encoding == .windows1252 ? Data(decoded.bytes) : data
                     try JSONImporter(format: format, context: context, data: utf8).run()
@@ -87,7 +114,9 @@ extension LibraryStore {
                 summary.playsNew = counts.playsNew
                 summary.playlists = counts.playlists
                 summary.savedTracks = counts.savedTracks
-                summary.outOfRange = Dictionary(uniqueKeysWithValues: counts.outOfRange.map { ($0.key.rawValue, $0.value) })
+                summary.outOfRange = Dictionary(
+                    uniqueKeysWithValues: counts.outOfRange.map { ($0.key.rawValue, $0.value) }
+                )
                 summary.runID = runID
                 let rejections = String(decoding: try JSONEncoder().encode(context.rejections), as: UTF8.self)
                 try db.execute(
@@ -101,7 +130,8 @@ extension LibraryStore {
                         summary.scale, summary.rowsRead, summary.rowsImported, summary.rowsRejected, summary.tracksNew,
                         summary.tracksUpdated, summary.featuresWritten, summary.playsNew, rejections,
                         LibraryStore.timestamp(Date()), runID,
-                    ])
+                    ]
+                )
             }
         } catch let error as DatabaseError {
             throw StoreError(error)
@@ -116,11 +146,16 @@ extension LibraryStore {
         if firstByte == UInt8(ascii: "[") || firstByte == UInt8(ascii: "{") {
             guard let format = JSONImporter.detectFormat(Data(bytes)) else {
                 if let kind = JSONImporter.unimportableKind(Data(bytes)) {
-                    throw ImportError(file: path, message: "this is \(kind), which holds no tracks, plays or playlists to import")
+                    throw ImportError(
+                        file: path,
+                        message: "this is \(kind), which holds no tracks, plays or playlists to import"
+                    )
                 }
                 throw ImportError(
                     file: path,
-                    message: "this JSON is not a format vibes-analyze knows; expected StreamingHistory*.json, Streaming_History_Audio_*.json/endsong_*.json, YourLibrary.json, Playlist*.json, Spotify Web API JSON, or a ReccoBeats audio-features response (see --format)")
+                    message:
+                        "this JSON is not a format vibes-analyze knows; expected StreamingHistory*.json, Streaming_History_Audio_*.json/endsong_*.json, YourLibrary.json, Playlist*.json, Spotify Web API JSON, or a ReccoBeats audio-features response (see --format)"
+                )
             }
             return format
         }
@@ -133,8 +168,11 @@ extension LibraryStore {
         if TabularImporter.isExportifyHeader(header) { return .exportify }
         if TabularImporter.featureColumnCount(header) >= 3 { return .featuresCSV }
         throw ImportError(
-            file: path, line: 1,
-            message: "cannot tell the format from the header (\(header.prefix(8).joined(separator: ", "))…); expected an audio-feature CSV with columns such as danceability, energy, valence, or an Exportify export with Track URI and Artist Name(s); pass --format to choose")
+            file: path,
+            line: 1,
+            message:
+                "cannot tell the format from the header (\(header.prefix(8).joined(separator: ", "))…); expected an audio-feature CSV with columns such as danceability, energy, valence, or an Exportify export with Track URI and Artist Name(s); pass --format to choose"
+        )
     }
 
     private struct PreviousRun {
@@ -146,7 +184,8 @@ extension LibraryStore {
     private func previousRun(sha256: String) throws -> PreviousRun? {
         try database.read { db in
             try Row.fetchOne(
-                db, sql: "SELECT id, format, finished_at FROM import_runs WHERE sha256 = ? ORDER BY id DESC LIMIT 1",
+                db,
+                sql: "SELECT id, format, finished_at FROM import_runs WHERE sha256 = ? ORDER BY id DESC LIMIT 1",
                 arguments: [sha256]
             ).map { PreviousRun(id: $0["id"], format: $0["format"], finishedAt: $0["finished_at"]) }
         }

@@ -53,7 +53,8 @@ public struct SpotifyTrackObject: Codable, Hashable, Sendable {
         let local = isLocal == true || (uri?.hasPrefix("spotify:local:") ?? false)
         let album = album
         return Track(
-            spotifyID: local ? nil : id.flatMap { SpotifyID($0) } ?? uri.flatMap { SpotifyID(uri: $0, category: "track") },
+            spotifyID: local
+                ? nil : id.flatMap { SpotifyID($0) } ?? uri.flatMap { SpotifyID(uri: $0, category: "track") },
             name: name,
             artists: (artists ?? []).compactMap { $0.name.flatMap { $0.isEmpty ? nil : $0 } },
             album: album?.name.flatMap { $0.isEmpty ? nil : $0 },
@@ -63,7 +64,8 @@ public struct SpotifyTrackObject: Codable, Hashable, Sendable {
             isrc: externalIDs?["isrc"],
             isExplicit: explicit,
             popularity: local ? nil : popularity,
-            isLocal: local)
+            isLocal: local
+        )
     }
 }
 
@@ -82,7 +84,10 @@ public struct SpotifyTrackItemObject: Codable, Hashable, Sendable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case addedAt = "added_at", addedBy = "added_by", isLocal = "is_local", track, item
+        case addedAt = "added_at"
+        case addedBy = "added_by"
+        case isLocal = "is_local"
+        case track, item
     }
 
     /// The track or episode this item holds.
@@ -106,7 +111,8 @@ public struct SpotifyPlayHistoryObject: Codable, Hashable, Sendable {
     public var playedAt: String?
 
     enum CodingKeys: String, CodingKey {
-        case track, playedAt = "played_at"
+        case track
+        case playedAt = "played_at"
     }
 }
 
@@ -125,7 +131,8 @@ public struct SpotifyPlaylistObject: Codable, Hashable, Sendable {
         public var displayName: String?
 
         enum CodingKeys: String, CodingKey {
-            case id, displayName = "display_name"
+            case id
+            case displayName = "display_name"
         }
     }
 

@@ -48,7 +48,11 @@ struct TabularImporter {
 
     /// The header name folded for lookup: `Loudness..dB..` → `loudnessdb`, `Track URI` → `trackuri`.
     static func normalizedHeader(_ name: String) -> String {
-        String(name.lowercased().unicodeScalars.filter { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)) })
+        String(
+            name.lowercased().unicodeScalars.filter {
+                $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))
+            }
+        )
     }
 
     /// Whether a header row looks like an Exportify export.
@@ -92,31 +96,39 @@ struct TabularImporter {
         if !ignored.isEmpty {
             context.notes.append("ignored columns: " + ignored.map { "\"\($0)\"" }.joined(separator: ", "))
         }
-        guard roles.contains(.name) || roles.contains(.spotifyID) || roles.contains(.alternateID) || roles.contains(.uri) else {
+        guard
+            roles.contains(.name) || roles.contains(.spotifyID) || roles.contains(.alternateID) || roles.contains(.uri)
+        else {
             throw context.error(
                 line: 1,
-                "the header names no track column; expected one of track_id, id, uri, Track URI or track_name (found: \(header.joined(separator: ", ")))")
+                "the header names no track column; expected one of track_id, id, uri, Track URI or track_name (found: \(header.joined(separator: ", ")))"
+            )
         }
         let featureColumns = roles.enumerated().compactMap { index, role -> (Int, AudioFeature)? in
             if case .feature(let feature) = role { (index, feature) } else { nil }
         }
         if format == .featuresCSV && featureColumns.isEmpty {
             throw context.error(
-                line: 1, "the header names no audio-feature column; expected columns such as danceability, energy, valence, tempo")
+                line: 1,
+                "the header names no audio-feature column; expected columns such as danceability, energy, valence, tempo"
+            )
         }
 
         let scale = try chooseScale(featureColumns: featureColumns)
         let source = FeatureSource.file(format: format.rawValue)
         var playlist: [ImportWriter.PlaylistEntry] = []
-        let isLikedSongs = fileName.lowercased().hasPrefix("liked_songs") || fileName.lowercased().hasPrefix("liked songs")
+        let isLikedSongs =
+            fileName.lowercased().hasPrefix("liked_songs") || fileName.lowercased().hasPrefix("liked songs")
         var namesMissingAsNA = 0
         while try nextRecord(&record) {
             let row = record
             try context.row(bytesRead: reader.position) {
                 guard row.count == header.count else {
                     throw context.error(
-                        line: row.line, column: row.count > header.count ? reader.column(row, header.count) : nil,
-                        "expected \(header.count) fields as in the header, found \(row.count)")
+                        line: row.line,
+                        column: row.count > header.count ? reader.column(row, header.count) : nil,
+                        "expected \(header.count) fields as in the header, found \(row.count)"
+                    )
                 }
                 let parsed = try parseRow(row, roles: roles, header: header, scale: scale)
                 if parsed.hasNANames { namesMissingAsNA += 1 }
@@ -131,18 +143,25 @@ struct TabularImporter {
                 }
                 if format == .exportify {
                     playlist.append(.init(trackID: written.id, addedAt: parsed.addedAt, addedBy: parsed.addedBy))
-                    if isLikedSongs { try context.writer.save(trackID: written.id, addedAt: parsed.addedAt, source: format.source) }
+                    if isLikedSongs {
+                        try context.writer.save(trackID: written.id, addedAt: parsed.addedAt, source: format.source)
+                    }
                 }
             }
         }
         if namesMissingAsNA > 0 {
-            context.notes.append("\(namesMissingAsNA) rows have NA (R's missing value) as the track name; they were imported without a name")
+            context.notes.append(
+                "\(namesMissingAsNA) rows have NA (R's missing value) as the track name; they were imported without a name"
+            )
         }
         if format == .exportify {
             let stem = fileName.hasSuffix(".csv") ? String(fileName.dropLast(4)) : fileName
             try context.writer.writePlaylist(
-                originKey: "exportify:" + fileName, name: stem.replacingOccurrences(of: "_", with: " "),
-                source: format.source, entries: playlist)
+                originKey: "exportify:" + fileName,
+                name: stem.replacingOccurrences(of: "_", with: " "),
+                source: format.source,
+                entries: playlist
+            )
         }
         return scale
     }
@@ -176,7 +195,8 @@ struct TabularImporter {
             }
         }
         if maximum > 1.5 && maximum <= 100, let maximumFeature {
-            return "percent (detected: \(maximumFeature.rawValue) reaches \(formatted(maximum)) in the first \(rows) rows; 0–100 values divided by 100; pass --scale unit to keep them)"
+            return
+                "percent (detected: \(maximumFeature.rawValue) reaches \(formatted(maximum)) in the first \(rows) rows; 0–100 values divided by 100; pass --scale unit to keep them)"
         }
         return "unit"
     }
@@ -200,7 +220,12 @@ struct TabularImporter {
         var parsed = ParsedRow(track: track)
         let isPercent = scale.hasPrefix("percent")
         func fail(_ index: Int, _ message: String) -> ImportError {
-            context.error(line: reader.line(row, index), column: reader.column(row, index), field: header[index], message)
+            context.error(
+                line: reader.line(row, index),
+                column: reader.column(row, index),
+                field: header[index],
+                message
+            )
         }
         func text(_ index: Int) -> String? {
             reader.isBlank(row, index) || reader.isNA(row, index) ? nil : reader.string(row, index)
@@ -227,7 +252,10 @@ struct TabularImporter {
                 } else if let id = SpotifyID(uri: value, category: "track") {
                     track.spotifyID = id
                 } else {
-                    throw fail(index, "expected a Spotify track URI (spotify:track:<22 characters>), found \"\(value)\"")
+                    throw fail(
+                        index,
+                        "expected a Spotify track URI (spotify:track:<22 characters>), found \"\(value)\""
+                    )
                 }
             case .name:
                 if let value = text(index) {
@@ -275,17 +303,25 @@ struct TabularImporter {
             case .tag(let kind, let isList):
                 guard let value = text(index) else { continue }
                 if isList {
-                    for item in value.split(separator: ",") { parsed.tags.append((kind, String(item.trimmingWhitespace()))) }
+                    for item in value.split(separator: ",") {
+                        parsed.tags.append((kind, String(item.trimmingWhitespace())))
+                    }
                 } else {
                     parsed.tags.append((kind, value))
                 }
             case .feature(let feature):
                 guard !reader.isBlank(row, index), !reader.isNA(row, index) else { continue }
                 guard var value = reader.double(row, index), value.isFinite else {
-                    throw fail(index, "expected a number for \(feature.rawValue) (\(feature.unit)), found \"\(reader.string(row, index))\"")
+                    throw fail(
+                        index,
+                        "expected a number for \(feature.rawValue) (\(feature.unit)), found \"\(reader.string(row, index))\""
+                    )
                 }
                 if feature.isDiscrete && value != value.rounded() {
-                    throw fail(index, "expected a whole number for \(feature.rawValue), found \"\(reader.string(row, index))\"")
+                    throw fail(
+                        index,
+                        "expected a whole number for \(feature.rawValue), found \"\(reader.string(row, index))\""
+                    )
                 }
                 if isPercent && AudioFeature.unitIntervalFeatures.contains(feature) { value /= 100 }
                 features[feature] = value

@@ -33,7 +33,11 @@ enum TextDecoding {
             let byte = bytes[i]
             if byte < 0x80 {
                 if byte == 0 {
-                    throw failure(at: i, in: bytes, "the file holds NUL bytes: it is binary or UTF-16, not a text export")
+                    throw failure(
+                        at: i,
+                        in: bytes,
+                        "the file holds NUL bytes: it is binary or UTF-16, not a text export"
+                    )
                 }
                 i += 1
                 continue
@@ -56,8 +60,10 @@ enum TextDecoding {
         }
         if validMultibyte > 0 || hasBOM {
             throw failure(
-                at: firstInvalid, in: bytes,
-                "invalid UTF-8 (byte 0x\(String(bytes[firstInvalid], radix: 16, uppercase: true))) in a file that is otherwise UTF-8; re-save it as UTF-8")
+                at: firstInvalid,
+                in: bytes,
+                "invalid UTF-8 (byte 0x\(String(bytes[firstInvalid], radix: 16, uppercase: true))) in a file that is otherwise UTF-8; re-save it as UTF-8"
+            )
         }
         return (transcodeWindows1252(bytes), .windows1252)
     }

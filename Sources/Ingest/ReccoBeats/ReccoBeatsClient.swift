@@ -36,15 +36,24 @@ public final class ReccoBeatsClient: Sendable {
     ///   - now: The wall clock, for "try again after" times.
     ///   - onRetry: Called before each retry wait.
     public init(
-        baseURL: URL = ReccoBeatsClient.productionBaseURL, network: any HTTPTransport = URLSessionTransport(),
-        retryPolicy: RetryPolicy = .default, clock: any Clock<Duration> = ContinuousClock(),
-        now: @escaping @Sendable () -> Date = Date.init, onRetry: (@Sendable (RetryEvent) -> Void)? = nil,
+        baseURL: URL = ReccoBeatsClient.productionBaseURL,
+        network: any HTTPTransport = URLSessionTransport(),
+        retryPolicy: RetryPolicy = .default,
+        clock: any Clock<Duration> = ContinuousClock(),
+        now: @escaping @Sendable () -> Date = Date.init,
+        onRetry: (@Sendable (RetryEvent) -> Void)? = nil,
         logger: Logger = Logger(label: "vibes.reccobeats")
     ) {
         let counter = RequestCounter()
         self.transport = RetryingTransport(
-            base: network, policy: retryPolicy, clock: clock, now: now, counter: counter, onRetry: onRetry,
-            logger: logger)
+            base: network,
+            policy: retryPolicy,
+            clock: clock,
+            now: now,
+            counter: counter,
+            onRetry: onRetry,
+            logger: logger
+        )
         self.baseURL = baseURL.absoluteString.hasSuffix("/") ? baseURL : baseURL.appendingPathComponent("")
         self.requestCounter = counter
         self.logger = logger
@@ -109,14 +118,21 @@ public final class ReccoBeatsClient: Sendable {
             }
             let body = try? JSONDecoder().decode(ReccoBeatsErrorBody.self, from: data)
             throw ReccoBeatsError.http(
-                status: response.status, code: body?.code, message: body?.message ?? body?.error, endpoint: endpoint)
+                status: response.status,
+                code: body?.code,
+                message: body?.message ?? body?.error,
+                endpoint: endpoint
+            )
         }
         do {
             return try JSONDecoder().decode(ReccoBeatsContent<Item>.self, from: data).content
         } catch {
             throw ReccoBeatsError.malformedResponse(
-                reason: SpotifyClient.describe(error), status: response.status, body: redactedBody(data),
-                endpoint: endpoint)
+                reason: SpotifyClient.describe(error),
+                status: response.status,
+                body: redactedBody(data),
+                endpoint: endpoint
+            )
         }
     }
 }

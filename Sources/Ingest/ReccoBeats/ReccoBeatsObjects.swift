@@ -71,7 +71,12 @@ public struct ReccoBeatsTrackObject: Codable, Hashable, Sendable {
     public var popularity: Int?
 
     public init(
-        id: String?, trackTitle: String?, artists: [Artist]?, durationMs: Int?, isrc: String?, href: String?,
+        id: String?,
+        trackTitle: String?,
+        artists: [Artist]?,
+        durationMs: Int?,
+        isrc: String?,
+        href: String?,
         popularity: Int? = nil
     ) {
         self.id = id

@@ -32,9 +32,12 @@ public struct ReccoBeatsProvider: FeatureProvider {
         // 1. By Spotify ID, mapped back through `href`.
         let bySpotifyID = Dictionary(
             batch.compactMap { track in track.spotifyID.map { ($0.rawValue, track.trackID) } },
-            uniquingKeysWith: { first, _ in first })
+            uniquingKeysWith: { first, _ in first }
+        )
         if !bySpotifyID.isEmpty {
-            for item in try await Self.allowingNotFound({ try await client.audioFeatures(ids: Array(bySpotifyID.keys).sorted()) }) {
+            for item in try await Self.allowingNotFound({
+                try await client.audioFeatures(ids: Array(bySpotifyID.keys).sorted())
+            }) {
                 guard let id = item.spotifyID?.rawValue, let trackID = bySpotifyID[id] else {
                     result.ignoredItems += 1
                     continue
@@ -65,7 +68,10 @@ public struct ReccoBeatsProvider: FeatureProvider {
             var details: [String: ReccoBeatsTrackObject] = [:]
             for chunk in Array(Set(ambiguous)).sorted().chunked(into: ReccoBeatsClient.batchSize) {
                 // Without details, the first record stands; with them, the best fit.
-                for track in try await Self.allowingNotFound(refusalsToo: true, { try await client.tracks(ids: Array(chunk)) }) {
+                for track in try await Self.allowingNotFound(
+                    refusalsToo: true,
+                    { try await client.tracks(ids: Array(chunk)) }
+                ) {
                     if let id = track.id { details[id] = track }
                 }
             }
@@ -91,11 +97,14 @@ public struct ReccoBeatsProvider: FeatureProvider {
     /// Runs a lookup, reading 404 (ReccoBeats' 4041, "not found") as an empty answer, and with
     /// `refusalsToo` any other 4xx but 429 as well.
     static func allowingNotFound<Item>(
-        refusalsToo: Bool = false, _ body: () async throws -> [Item]
+        refusalsToo: Bool = false,
+        _ body: () async throws -> [Item]
     ) async throws -> [Item] {
         do {
             return try await body()
-        } catch ReccoBeatsError.http(let status, _, _, _) where status == 404 || (refusalsToo && (400..<500).contains(status)) {
+        } catch ReccoBeatsError.http(let status, _, _, _)
+            where status == 404 || (refusalsToo && (400..<500).contains(status))
+        {
             return []
         }
     }

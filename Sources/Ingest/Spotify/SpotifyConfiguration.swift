@@ -27,7 +27,9 @@ public struct SpotifyConfiguration: Sendable, Hashable {
         var redirectPort: UInt16?
 
         enum CodingKeys: String, CodingKey {
-            case clientID = "client_id", clientSecret = "client_secret", redirectPort = "redirect_port"
+            case clientID = "client_id"
+            case clientSecret = "client_secret"
+            case redirectPort = "redirect_port"
         }
     }
 
@@ -47,8 +49,12 @@ public struct SpotifyConfiguration: Sendable, Hashable {
     ///   - configPath: `--config`; a missing default file is fine, a missing named one is not.
     /// - Throws: When the config file cannot be read or parsed.
     public static func resolve(
-        clientID: String? = nil, clientSecret: String? = nil, redirectPort: UInt16? = nil, sessionPath: String? = nil,
-        configPath: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment
+        clientID: String? = nil,
+        clientSecret: String? = nil,
+        redirectPort: UInt16? = nil,
+        sessionPath: String? = nil,
+        configPath: String? = nil,
+        environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws -> SpotifyConfiguration {
         let path = configPath ?? defaultConfigPath(environment: environment)
         var file = File()
@@ -57,7 +63,9 @@ public struct SpotifyConfiguration: Sendable, Hashable {
                 file = try JSONDecoder().decode(File.self, from: data)
             } catch {
                 throw SpotifyConfigurationError(
-                    path: path, reason: "it is not valid JSON with client_id, client_secret, redirect_port (\(error))")
+                    path: path,
+                    reason: "it is not valid JSON with client_id, client_secret, redirect_port (\(error))"
+                )
             }
         } else if configPath != nil {
             throw SpotifyConfigurationError(path: path, reason: "the file does not exist")
@@ -73,7 +81,8 @@ public struct SpotifyConfiguration: Sendable, Hashable {
                 ?? SpotifyClient.productionBaseURL,
             accountsBaseURL: nonEmpty(environment["VIBES_SPOTIFY_ACCOUNTS_URL"]).flatMap(URL.init(string:))
                 ?? SpotifyAccounts.productionBaseURL,
-            sessionPath: sessionPath ?? TokenStore.defaultPath(environment: environment))
+            sessionPath: sessionPath ?? TokenStore.defaultPath(environment: environment)
+        )
     }
 
 }

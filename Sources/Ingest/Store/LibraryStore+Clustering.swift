@@ -52,10 +52,25 @@ public struct ClusteringRunRecord: Hashable, Sendable, Codable, FetchableRecord,
     public var timings: [String: Double]
 
     public init(
-        id: Int64? = nil, createdAt: Date, algorithm: String, clusterCount: Int, seed: Int64, restartCount: Int,
-        maxIterations: Int, tolerance: Double, threadCount: Int, scaling: FeatureScaling, trackCount: Int,
-        excludedTrackCount: Int, iterationCount: Int, hasConverged: Bool, inertia: Double, silhouette: Double?,
-        calinskiHarabasz: Double?, daviesBouldin: Double?, clusterCountScan: [ClusterCountScore]?,
+        id: Int64? = nil,
+        createdAt: Date,
+        algorithm: String,
+        clusterCount: Int,
+        seed: Int64,
+        restartCount: Int,
+        maxIterations: Int,
+        tolerance: Double,
+        threadCount: Int,
+        scaling: FeatureScaling,
+        trackCount: Int,
+        excludedTrackCount: Int,
+        iterationCount: Int,
+        hasConverged: Bool,
+        inertia: Double,
+        silhouette: Double?,
+        calinskiHarabasz: Double?,
+        daviesBouldin: Double?,
+        clusterCountScan: [ClusterCountScore]?,
         timings: [String: Double]
     ) {
         self.id = id
@@ -115,7 +130,13 @@ public struct ClusterCountScore: Hashable, Sendable, Codable {
     public var calinskiHarabasz: Double?
     public var daviesBouldin: Double?
 
-    public init(clusterCount: Int, inertia: Double, silhouette: Double?, calinskiHarabasz: Double?, daviesBouldin: Double?) {
+    public init(
+        clusterCount: Int,
+        inertia: Double,
+        silhouette: Double?,
+        calinskiHarabasz: Double?,
+        daviesBouldin: Double?
+    ) {
         self.clusterCount = clusterCount
         self.inertia = inertia
         self.silhouette = silhouette
@@ -160,8 +181,16 @@ public struct ClusterRecord: Hashable, Sendable, Codable, FetchableRecord, Persi
     public var distinguishingFeatures: [String]
 
     public init(
-        runID: Int64, cluster: Int, name: String, mood: String, size: Int, share: Double, centroidScaled: [Float],
-        centroidOriginal: [String: Double], means: [String: Double], zScores: [String: Double],
+        runID: Int64,
+        cluster: Int,
+        name: String,
+        mood: String,
+        size: Int,
+        share: Double,
+        centroidScaled: [Float],
+        centroidOriginal: [String: Double],
+        means: [String: Double],
+        zScores: [String: Double],
         distinguishingFeatures: [String]
     ) {
         self.runID = runID
@@ -230,9 +259,16 @@ extension LibraryStore {
     /// - Complexity: One insert per track; about a second per million tracks.
     @discardableResult
     public func saveClusteringRun(
-        _ run: ClusteringRunRecord, clusters: [ClusterRecord], trackIDs: [Int64], labels: [Int32], distances: [Float]
+        _ run: ClusteringRunRecord,
+        clusters: [ClusterRecord],
+        trackIDs: [Int64],
+        labels: [Int32],
+        distances: [Float]
     ) throws -> Int64 {
-        precondition(trackIDs.count == labels.count && labels.count == distances.count, "Assignments must be parallel arrays.")
+        precondition(
+            trackIDs.count == labels.count && labels.count == distances.count,
+            "Assignments must be parallel arrays."
+        )
         do {
             return try database.write { db in
                 var run = run
@@ -244,9 +280,12 @@ extension LibraryStore {
                     try cluster.insert(db)
                 }
                 let statement = try db.makeStatement(
-                    sql: "INSERT INTO clustering_assignments (run_id, track_id, cluster, distance) VALUES (?, ?, ?, ?)")
+                    sql: "INSERT INTO clustering_assignments (run_id, track_id, cluster, distance) VALUES (?, ?, ?, ?)"
+                )
                 for index in trackIDs.indices {
-                    try statement.execute(arguments: [runID, trackIDs[index], Int(labels[index]), Double(distances[index])])
+                    try statement.execute(arguments: [
+                        runID, trackIDs[index], Int(labels[index]), Double(distances[index]),
+                    ])
                 }
                 return runID
             }
@@ -280,7 +319,10 @@ extension LibraryStore {
     public func representativeTracks(ofRun runID: Int64, cluster: Int, count: Int) throws -> [ClusterAssignmentRecord] {
         try read { db in
             try ClusterAssignmentRecord
-                .filter(ClusterAssignmentRecord.CodingKeys.runID == runID && ClusterAssignmentRecord.CodingKeys.cluster == cluster)
+                .filter(
+                    ClusterAssignmentRecord.CodingKeys.runID == runID
+                        && ClusterAssignmentRecord.CodingKeys.cluster == cluster
+                )
                 .order(ClusterAssignmentRecord.CodingKeys.distance, ClusterAssignmentRecord.CodingKeys.trackID)
                 .limit(count).fetchAll(db)
         }
@@ -368,6 +410,7 @@ extension LibraryStore {
                     FOREIGN KEY (run_id, cluster) REFERENCES clustering_clusters(run_id, cluster) ON DELETE CASCADE
                 ) WITHOUT ROWID;
                 CREATE INDEX clustering_assignments_cluster ON clustering_assignments(run_id, cluster, distance);
-                """)
+                """
+        )
     }
 }

@@ -18,7 +18,8 @@ extension LibraryStore {
             let tags = try Row.fetchCursor(
                 db,
                 sql: "SELECT tt.track_id, t.value FROM track_tags tt JOIN tags t ON t.id = tt.tag_id WHERE t.kind = ?",
-                arguments: [kind])
+                arguments: [kind]
+            )
             while let row = try tags.next() { labels[row[0], default: []].insert(row[1]) }
             if kind == "playlist" {
                 let items = try Row.fetchCursor(
@@ -26,7 +27,8 @@ extension LibraryStore {
                     sql: """
                         SELECT DISTINCT pi.track_id, p.name FROM playlist_items pi JOIN playlists p ON p.id = pi.playlist_id
                         WHERE p.origin_key NOT LIKE 'built:%'
-                        """)
+                        """
+                )
                 while let row = try items.next() { labels[row[0], default: []].insert(row[1]) }
             }
             return labels

@@ -160,6 +160,7 @@ extension LibraryStore {
                 );
                 CREATE INDEX plays_track ON plays(track_id);
                 CREATE INDEX plays_unmatched ON plays(match_key) WHERE track_id IS NULL;
-                """)
+                """
+        )
     }
 }

@@ -12,7 +12,8 @@ extension LibraryStore {
             sql: """
                 ALTER TABLE playlists ADD COLUMN built_settings TEXT;
                 ALTER TABLE playlists ADD COLUMN transition_score REAL;
-                """)
+                """
+        )
     }
 
     /// Saves a built playlist under its name, replacing an earlier one of the same name.
@@ -40,13 +41,15 @@ extension LibraryStore {
                     arguments: [
                         originKey, playlist.name, playlist.description, LibraryStore.builtPlaylistSource, now, settings,
                         playlist.transitionScore,
-                    ])
+                    ]
+                )
                 let id = db.lastInsertedRowID
                 for (position, entry) in playlist.entries.enumerated() {
                     try db.execute(
                         sql:
                             "INSERT INTO playlist_items (playlist_id, position, track_id, added_by) VALUES (?, ?, ?, ?)",
-                        arguments: [id, position, entry.trackID, entry.isLocked ? "locked" : nil])
+                        arguments: [id, position, entry.trackID, entry.isLocked ? "locked" : nil]
+                    )
                 }
                 return id
             }
@@ -62,8 +65,10 @@ extension LibraryStore {
     public func builtPlaylistNames() throws -> [String] {
         try database.read { db in
             try String.fetchAll(
-                db, sql: "SELECT name FROM playlists WHERE source = ? ORDER BY updated_at DESC, id DESC",
-                arguments: [LibraryStore.builtPlaylistSource])
+                db,
+                sql: "SELECT name FROM playlists WHERE source = ? ORDER BY updated_at DESC, id DESC",
+                arguments: [LibraryStore.builtPlaylistSource]
+            )
         }
     }
 
@@ -76,12 +81,15 @@ extension LibraryStore {
             try database.read { db in
                 guard
                     let row = try Row.fetchOne(
-                        db, sql: "SELECT id, name, description, transition_score FROM playlists WHERE origin_key = ?",
-                        arguments: [originKey])
+                        db,
+                        sql: "SELECT id, name, description, transition_score FROM playlists WHERE origin_key = ?",
+                        arguments: [originKey]
+                    )
                 else { return nil }
                 let id: Int64 = row[0]
                 let items = try Row.fetchAll(
-                    db, sql: "SELECT track_id, added_by FROM playlist_items WHERE playlist_id = ? ORDER BY position",
+                    db,
+                    sql: "SELECT track_id, added_by FROM playlist_items WHERE playlist_id = ? ORDER BY position",
                     arguments: [id]
                 ).map { ($0[0] as Int64, ($0[1] as String?) == "locked") }
                 return (id, row[1], row[2], row[3], items)
@@ -91,11 +99,21 @@ extension LibraryStore {
         let entries = stored.items.compactMap { id, isLocked -> Playlist.Entry? in
             guard let summary = summaries[id] else { return nil }
             return Playlist.Entry(
-                trackID: id, spotifyID: summary.spotifyID.flatMap { SpotifyID($0) }, name: summary.name,
-                artists: summary.artists, album: summary.album, durationMS: summary.durationMS,
-                popularity: summary.popularity, isLocked: isLocked)
+                trackID: id,
+                spotifyID: summary.spotifyID.flatMap { SpotifyID($0) },
+                name: summary.name,
+                artists: summary.artists,
+                album: summary.album,
+                durationMS: summary.durationMS,
+                popularity: summary.popularity,
+                isLocked: isLocked
+            )
         }
         return Playlist(
-            name: stored.name, description: stored.description ?? "", entries: entries, transitionScore: stored.score)
+            name: stored.name,
+            description: stored.description ?? "",
+            entries: entries,
+            transitionScore: stored.score
+        )
     }
 }

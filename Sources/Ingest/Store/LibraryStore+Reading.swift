@@ -12,7 +12,11 @@ public struct TrackSummary: Hashable, Sendable, Codable {
     public var popularity: Int?
 
     enum CodingKeys: String, CodingKey {
-        case id, spotifyID = "spotify_id", name, artists, album, durationMS = "duration_ms", popularity
+        case id
+        case spotifyID = "spotify_id"
+        case name, artists, album
+        case durationMS = "duration_ms"
+        case popularity
     }
 }
 
@@ -39,12 +43,20 @@ extension LibraryStore {
                                     WHERE ta.track_id = t.id ORDER BY ta.position)) AS artists
                         FROM tracks t WHERE t.id IN (\(placeholders))
                         """,
-                    arguments: StatementArguments(chunk))
+                    arguments: StatementArguments(chunk)
+                )
                 for row in rows {
-                    let artists = (row["artists"] as String?).map { $0.split(separator: "\u{1F}").map(String.init) } ?? []
+                    let artists =
+                        (row["artists"] as String?).map { $0.split(separator: "\u{1F}").map(String.init) } ?? []
                     let summary = TrackSummary(
-                        id: row["id"], spotifyID: row["spotify_id"], name: row["name"], artists: artists,
-                        album: row["album"], durationMS: row["duration_ms"], popularity: row["popularity"])
+                        id: row["id"],
+                        spotifyID: row["spotify_id"],
+                        name: row["name"],
+                        artists: artists,
+                        album: row["album"],
+                        durationMS: row["duration_ms"],
+                        popularity: row["popularity"]
+                    )
                     result[summary.id] = summary
                 }
             }

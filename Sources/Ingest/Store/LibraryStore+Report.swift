@@ -35,14 +35,17 @@ extension LibraryStore {
             var plays: [PlayRecord] = []
             var unreadable = 0
             let rows = try Row.fetchCursor(
-                db, sql: "SELECT played_at, ms_played, track_id, skipped, reason_end FROM plays ORDER BY played_at, id")
+                db,
+                sql: "SELECT played_at, ms_played, track_id, skipped, reason_end FROM plays ORDER BY played_at, id"
+            )
             while let row = try rows.next() {
                 guard let endedAt = LibraryStore.utcDate(fromISO: row[0]) else {
                     unreadable += 1
                     continue
                 }
                 plays.append(
-                    PlayRecord(endedAt: endedAt, msPlayed: row[1], trackID: row[2], skipped: row[3], reasonEnd: row[4]))
+                    PlayRecord(endedAt: endedAt, msPlayed: row[1], trackID: row[2], skipped: row[3], reasonEnd: row[4])
+                )
             }
             return (plays, unreadable)
         }
@@ -64,7 +67,8 @@ extension LibraryStore {
                 sql: """
                     SELECT ta.track_id, a.name FROM track_artists ta JOIN artists a ON a.id = ta.artist_id
                     ORDER BY ta.track_id, ta.position
-                    """)
+                    """
+            )
             while let row = try credits.next() {
                 result[row[0]]?.artists.append(row[1])
             }

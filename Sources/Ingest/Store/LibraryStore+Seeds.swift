@@ -30,16 +30,25 @@ extension LibraryStore {
                 sql: """
                     SELECT ta.track_id, a.name FROM track_artists ta JOIN artists a ON a.id = ta.artist_id
                     ORDER BY ta.track_id, ta.position
-                    """)
+                    """
+            )
             while let row = try credits.next() { artists[row[0], default: []].append(row[1]) }
             var result: [Int64: TrackSummary] = [:]
             let rows = try Row.fetchCursor(
-                db, sql: "SELECT id, spotify_id, name, album, duration_ms, popularity FROM tracks")
+                db,
+                sql: "SELECT id, spotify_id, name, album, duration_ms, popularity FROM tracks"
+            )
             while let row = try rows.next() {
                 let id: Int64 = row[0]
                 result[id] = TrackSummary(
-                    id: id, spotifyID: row[1], name: row[2], artists: artists[id] ?? [], album: row[3],
-                    durationMS: row[4], popularity: row[5])
+                    id: id,
+                    spotifyID: row[1],
+                    name: row[2],
+                    artists: artists[id] ?? [],
+                    album: row[3],
+                    durationMS: row[4],
+                    popularity: row[5]
+                )
             }
             return result
         }
@@ -78,7 +87,8 @@ extension LibraryStore {
                 let artistTitle = parts.count == 2 && !parts[0].isEmpty ? parts[0] + " " + title : title
                 var score = Swift.max(
                     LibraryStore.dice(queryGrams, LibraryStore.trigrams(title)),
-                    LibraryStore.dice(queryGrams, LibraryStore.trigrams(artistTitle)))
+                    LibraryStore.dice(queryGrams, LibraryStore.trigrams(artistTitle))
+                )
                 if title == folded || artistTitle == folded { score = 1 }
                 if score >= 0.3 { result.append((row[0], score, (row[2] as Int?) ?? -1)) }
             }
@@ -108,8 +118,10 @@ extension LibraryStore {
             }
             guard let best, best.score >= 0.5 else { return nil }
             let ids = try Int64.fetchAll(
-                db, sql: "SELECT DISTINCT track_id FROM track_artists WHERE artist_id = ? ORDER BY track_id",
-                arguments: [best.id])
+                db,
+                sql: "SELECT DISTINCT track_id FROM track_artists WHERE artist_id = ? ORDER BY track_id",
+                arguments: [best.id]
+            )
             return ArtistMatch(name: best.name, score: best.score, trackIDs: ids)
         }
     }

@@ -40,10 +40,16 @@ public struct LibrarySummary: Codable, Sendable {
     enum CodingKeys: String, CodingKey {
         case path, tracks, artists, playlists, plays, sources
         case referenceTracks = "reference_tracks"
-        case tracksWithFeatures = "tracks_with_features", playlistItems = "playlist_items"
-        case savedTracks = "saved_tracks", playsMatched = "plays_matched", importRuns = "import_runs"
-        case featureCoverage = "feature_coverage", outOfRange = "out_of_range"
-        case firstPlay = "first_play", lastPlay = "last_play", topTags = "top_tags"
+        case tracksWithFeatures = "tracks_with_features"
+        case playlistItems = "playlist_items"
+        case savedTracks = "saved_tracks"
+        case playsMatched = "plays_matched"
+        case importRuns = "import_runs"
+        case featureCoverage = "feature_coverage"
+        case outOfRange = "out_of_range"
+        case firstPlay = "first_play"
+        case lastPlay = "last_play"
+        case topTags = "top_tags"
     }
 }
 
@@ -72,16 +78,32 @@ extension LibraryStore {
                     summary.featureCoverage[feature.rawValue] = row[index]
                 }
             }
-            let flagRows = try Int.fetchAll(db, sql: "SELECT out_of_range FROM current_features WHERE out_of_range != 0")
+            let flagRows = try Int.fetchAll(
+                db,
+                sql: "SELECT out_of_range FROM current_features WHERE out_of_range != 0"
+            )
             for flags in flagRows {
-                for feature in AudioFeatures.features(inFlags: flags) { summary.outOfRange[feature.rawValue, default: 0] += 1 }
+                for feature in AudioFeatures.features(inFlags: flags) {
+                    summary.outOfRange[feature.rawValue, default: 0] += 1
+                }
             }
             let preferred = try Dictionary(
-                uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT source, count(*) AS n FROM current_features GROUP BY source")
-                    .map { ($0["source"] as String, $0["n"] as Int) })
+                uniqueKeysWithValues: Row.fetchAll(
+                    db,
+                    sql: "SELECT source, count(*) AS n FROM current_features GROUP BY source"
+                )
+                .map { ($0["source"] as String, $0["n"] as Int) }
+            )
             summary.sources = try Row.fetchAll(
-                db, sql: "SELECT source, count(*) AS n FROM audio_features GROUP BY source ORDER BY n DESC, source"
-            ).map { LibrarySummary.SourceCoverage(source: $0["source"], tracks: $0["n"], preferred: preferred[$0["source"]] ?? 0) }
+                db,
+                sql: "SELECT source, count(*) AS n FROM audio_features GROUP BY source ORDER BY n DESC, source"
+            ).map {
+                LibrarySummary.SourceCoverage(
+                    source: $0["source"],
+                    tracks: $0["n"],
+                    preferred: preferred[$0["source"]] ?? 0
+                )
+            }
             if let row = try Row.fetchOne(db, sql: "SELECT min(played_at), max(played_at) FROM plays") {
                 summary.firstPlay = row[0]
                 summary.lastPlay = row[1]

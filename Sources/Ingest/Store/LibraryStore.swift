@@ -25,7 +25,10 @@ public final class LibraryStore: Sendable {
             do {
                 try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             } catch {
-                throw StoreError.cannotOpen(path: path, reason: "cannot create its folder: \(error.localizedDescription)")
+                throw StoreError.cannotOpen(
+                    path: path,
+                    reason: "cannot create its folder: \(error.localizedDescription)"
+                )
             }
         }
         var configuration = Configuration()

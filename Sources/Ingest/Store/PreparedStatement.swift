@@ -29,7 +29,11 @@ final class PreparedStatement {
     }
 
     func bind(_ index: Int32, _ value: Double?) {
-        if let value, value.isFinite { sqlite3_bind_double(handle, index, value) } else { sqlite3_bind_null(handle, index) }
+        if let value, value.isFinite {
+            sqlite3_bind_double(handle, index, value)
+        } else {
+            sqlite3_bind_null(handle, index)
+        }
     }
 
     func bind(_ index: Int32, _ value: String?) {

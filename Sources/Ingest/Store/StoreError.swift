@@ -22,6 +22,10 @@ public enum StoreError: Error, CustomStringConvertible {
 
     /// Wraps a GRDB error, keeping the SQL text but never its arguments.
     init(_ error: DatabaseError) {
-        self = .sqlite(code: error.extendedResultCode.rawValue, message: error.message ?? "unknown error", sql: error.sql)
+        self = .sqlite(
+            code: error.extendedResultCode.rawValue,
+            message: error.message ?? "unknown error",
+            sql: error.sql
+        )
     }
 }

@@ -1,4 +1,3 @@
-@testable import Analytics
 import Features
 import Foundation
 import Numerics
@@ -6,13 +5,19 @@ import Testing
 import VibesBenchmarking
 import VibesTestSupport
 
+@testable import Analytics
+
 /// Lloyd's iterations with Hamerly's bound (`KMeans.Options.usesBounds`) against full passes over
 /// every row: the same iterations, with far fewer rows scanned.
 struct KMeansBoundsTests {
     /// Fits from the same initial centres with and without the bound; the bounded fit uses it
     /// from the first pass unless `switchShare` says when to switch.
     static func fitBothWays(
-        _ data: Matrix, initial: Matrix, maxIterations: Int = 300, tolerance: Double = 0, threads: Int = 2,
+        _ data: Matrix,
+        initial: Matrix,
+        maxIterations: Int = 300,
+        tolerance: Double = 0,
+        threads: Int = 2,
         switchShare: Double = .infinity
     ) async throws -> (bounded: KMeans, full: KMeans) {
         var options = KMeans.Options()
@@ -27,13 +32,23 @@ struct KMeansBoundsTests {
     }
 
     /// Expects two fits to have run the same iterations to the same result.
-    static func expectSameIterations(_ bounded: KMeans, _ full: KMeans, sourceLocation: SourceLocation = #_sourceLocation) {
+    static func expectSameIterations(
+        _ bounded: KMeans,
+        _ full: KMeans,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         #expect(bounded.labels == full.labels, sourceLocation: sourceLocation)
         #expect(bounded.iterationCount == full.iterationCount, sourceLocation: sourceLocation)
         #expect(bounded.hasConverged == full.hasConverged, sourceLocation: sourceLocation)
-        #expect(bounded.inertia.isApproximatelyEqual(to: full.inertia, relativeTolerance: 1e-6), sourceLocation: sourceLocation)
+        #expect(
+            bounded.inertia.isApproximatelyEqual(to: full.inertia, relativeTolerance: 1e-6),
+            sourceLocation: sourceLocation
+        )
         for (a, b) in zip(bounded.centroids.elements, full.centroids.elements) {
-            #expect(a.isApproximatelyEqual(to: b, absoluteTolerance: 1e-5, relativeTolerance: 1e-5), sourceLocation: sourceLocation)
+            #expect(
+                a.isApproximatelyEqual(to: b, absoluteTolerance: 1e-5, relativeTolerance: 1e-5),
+                sourceLocation: sourceLocation
+            )
         }
     }
 
@@ -59,7 +74,12 @@ struct KMeansBoundsTests {
         var rng = SplitMix64(seed: UInt64(60 + k))
         let initial = Matrix(rows: (0..<k).map { _ in Array(data.row(Int.random(in: 0..<data.rowCount, using: &rng))) })
         let (switching, full) = try await Self.fitBothWays(
-            data, initial: initial, maxIterations: 60, threads: threads, switchShare: KMeans.Options().boundSwitchShare)
+            data,
+            initial: initial,
+            maxIterations: 60,
+            threads: threads,
+            switchShare: KMeans.Options().boundSwitchShare
+        )
         Self.expectSameIterations(switching, full)
         // The first two passes at least went over every row, and the bound then skipped rows.
         #expect(switching.timings.scannedRowCount >= 2 * data.rowCount)
@@ -71,15 +91,26 @@ struct KMeansBoundsTests {
     @Test func everyRowKeepsItsExactNearestCentroid() async throws {
         // Overlapping blobs stopped after a few iterations, while many rows are still moving.
         let blobs = Blobs(
-            centres: [[0, 0, 0], [3, 0, 0], [0, 3, 0], [0, 0, 3], [3, 3, 3]], perCluster: 400, spread: 1.5, seed: 21)
+            centres: [[0, 0, 0], [3, 0, 0], [0, 3, 0], [0, 0, 3], [3, 3, 3]],
+            perCluster: 400,
+            spread: 1.5,
+            seed: 21
+        )
         var rng = SplitMix64(seed: 22)
         let initial = KMeans.seedCentroids(blobs.matrix, clusterCount: 9, using: &rng)
         for maxIterations in [1, 2, 5] {
-            let (bounded, full) = try await Self.fitBothWays(blobs.matrix, initial: initial, maxIterations: maxIterations)
+            let (bounded, full) = try await Self.fitBothWays(
+                blobs.matrix,
+                initial: initial,
+                maxIterations: maxIterations
+            )
             Self.expectSameIterations(bounded, full)
             for i in 0..<blobs.matrix.rowCount {
                 let distances = (0..<9).map { c in
-                    zip(blobs.matrix.row(i), bounded.centroids.row(c)).map { Double($0 - $1) * Double($0 - $1) }.reduce(0, +)
+                    zip(blobs.matrix.row(i), bounded.centroids.row(c)).map { Double($0 - $1) * Double($0 - $1) }.reduce(
+                        0,
+                        +
+                    )
                 }
                 #expect(distances[Int(bounded.labels[i])] <= distances.min()! * (1 + 1e-6) + 1e-9)
             }
@@ -101,7 +132,10 @@ struct KMeansBoundsTests {
         let cases: [(Matrix, Matrix)] = [
             (duplicates, Matrix(rows: [[0, 0]])),
             (duplicates, Matrix(rows: [[1, 2], [4, 4], [1, 2.5]])),
-            (Matrix(rows: (0..<50).map { [Float($0 % 7), 3, Float($0 % 3)] }), Matrix(rows: [[0, 3, 0], [6, 3, 2]])),
+            (
+                Matrix(rows: (0..<50).map { [Float($0 % 7), 3, Float($0 % 3)] }),
+                Matrix(rows: [[0, 3, 0], [6, 3, 2]])
+            ),
             (Matrix(rows: [[0.5, 0.5]]), Matrix(rows: [[0, 0]])),
         ]
         for (data, initial) in cases {
@@ -128,9 +162,14 @@ struct KMeansBoundsTests {
         var labels = [Int32](repeating: -1, count: data.rowCount)
         var margins = [Float](repeating: 0, count: data.rowCount)
         let step = Kernels.assignBounded(
-            data, to: Kernels.PreparedCentroids(centroids), levels: Kernels.MarginLevels(clusterCount: 12),
+            data,
+            to: Kernels.PreparedCentroids(centroids),
+            levels: Kernels.MarginLevels(clusterCount: 12),
             rounding: Kernels.MarginRounding(d: 12, centroids: centroids),
-            labels: &labels, margins: &margins, threadCount: 2)
+            labels: &labels,
+            margins: &margins,
+            threadCount: 2
+        )
         #expect(step.recomputedCount == data.rowCount)
         #expect(step.countChanges.reduce(0, +) == data.rowCount)
         var positive = 0
@@ -156,27 +195,54 @@ struct KMeansBoundsTests {
         let data = await SyntheticLibrary().makeMatrix(rowCount: 5_003, seed: 41)
         var rng = SplitMix64(seed: 42)
         let old = KMeans.seedCentroids(data, clusterCount: 10, using: &rng)
-        let new = Matrix(rowCount: 10, columnCount: 12, elements: old.elements.map { $0 + Float(rng.nextUnitInterval() - 0.5) * 0.2 })
+        let new = Matrix(
+            rowCount: 10,
+            columnCount: 12,
+            elements: old.elements.map { $0 + Float(rng.nextUnitInterval() - 0.5) * 0.2 }
+        )
         let rounding = Kernels.MarginRounding(d: 12, centroids: new)
         var labels = [Int32](repeating: -1, count: data.rowCount)
         var margins = [Float](repeating: 0, count: data.rowCount)
         _ = Kernels.assignBounded(
-            data, to: Kernels.PreparedCentroids(old), levels: Kernels.MarginLevels(clusterCount: 10),
+            data,
+            to: Kernels.PreparedCentroids(old),
+            levels: Kernels.MarginLevels(clusterCount: 10),
             rounding: Kernels.MarginRounding(d: 12, centroids: old),
-            labels: &labels, margins: &margins, threadCount: threads)
+            labels: &labels,
+            margins: &margins,
+            threadCount: threads
+        )
         var levels = Kernels.MarginLevels(clusterCount: 10)
         levels.add(Kernels.marginDrops(from: old, to: new))
         var expectedLabels = labels
         var expectedMargins = margins
         let expectedStep = Kernels.assignBounded(
-            data, to: Kernels.PreparedCentroids(new), levels: levels, rounding: rounding,
-            labels: &expectedLabels, margins: &expectedMargins, threadCount: threads)
+            data,
+            to: Kernels.PreparedCentroids(new),
+            levels: levels,
+            rounding: rounding,
+            labels: &expectedLabels,
+            margins: &expectedMargins,
+            threadCount: threads
+        )
         var expected = [Float](repeating: -1, count: data.rowCount)
         let expectedInertia = Kernels.squaredDistances(
-            data, labels: expectedLabels, centroids: new, threadCount: threads, into: &expected)
+            data,
+            labels: expectedLabels,
+            centroids: new,
+            threadCount: threads,
+            into: &expected
+        )
         let step = Kernels.assignBounded(
-            data, to: Kernels.PreparedCentroids(new), levels: levels, rounding: rounding,
-            labels: &labels, margins: &margins, writesDistances: true, threadCount: threads)
+            data,
+            to: Kernels.PreparedCentroids(new),
+            levels: levels,
+            rounding: rounding,
+            labels: &labels,
+            margins: &margins,
+            writesDistances: true,
+            threadCount: threads
+        )
         #expect(step.changedCount == expectedStep.changedCount)
         #expect(step.changedCount > 0)
         #expect(step.recomputedCount < data.rowCount)
@@ -198,22 +264,33 @@ struct KMeansBoundsTests {
         var skipped = 0
         for pass in 0..<8 {
             let step = Kernels.assignBounded(
-                data, to: Kernels.PreparedCentroids(centroids), levels: levels,
-                rounding: Kernels.MarginRounding(d: 12, centroids: centroids), labels: &labels, margins: &margins,
-                threadCount: 2)
+                data,
+                to: Kernels.PreparedCentroids(centroids),
+                levels: levels,
+                rounding: Kernels.MarginRounding(d: 12, centroids: centroids),
+                labels: &labels,
+                margins: &margins,
+                threadCount: 2
+            )
             if pass > 0 { skipped += data.rowCount - step.recomputedCount }
             for i in 0..<data.rowCount {
                 let distances = (0..<7).map { c in
-                    zip(data.row(i), centroids.row(c)).map { Double($0 - $1) * Double($0 - $1) }.reduce(0, +).squareRoot()
+                    zip(data.row(i), centroids.row(c)).map { Double($0 - $1) * Double($0 - $1) }.reduce(0, +)
+                        .squareRoot()
                 }
                 let label = Int(labels[i])
                 let others = distances.indices.filter { $0 != label }.map { distances[$0] }
                 #expect(distances[label] <= distances.min()! + 1e-5, "pass \(pass), row \(i)")
-                #expect(Double(margins[i]) - Double(levels.upper[label]) <= others.min()! - distances[label], "pass \(pass), row \(i)")
+                #expect(
+                    Double(margins[i]) - Double(levels.upper[label]) <= others.min()! - distances[label],
+                    "pass \(pass), row \(i)"
+                )
             }
             let moved = Matrix(
-                rowCount: 7, columnCount: 12,
-                elements: centroids.elements.map { $0 + Float(rng.nextUnitInterval() - 0.5) * 0.05 })
+                rowCount: 7,
+                columnCount: 12,
+                elements: centroids.elements.map { $0 + Float(rng.nextUnitInterval() - 0.5) * 0.05 }
+            )
             levels.add(Kernels.marginDrops(from: centroids, to: moved))
             centroids = moved
         }
@@ -260,8 +337,12 @@ struct KMeansBoundsTests {
                     levels.withUnsafeBufferPointer { levels in
                         candidates.withUnsafeMutableBufferPointer { candidates in
                             Kernels.boundCandidates(
-                                rows, labels: labels.baseAddress!, margins: margins.baseAddress!,
-                                upperLevels: levels.baseAddress!, into: candidates.baseAddress!)
+                                rows,
+                                labels: labels.baseAddress!,
+                                margins: margins.baseAddress!,
+                                upperLevels: levels.baseAddress!,
+                                into: candidates.baseAddress!
+                            )
                         }
                     }
                 }

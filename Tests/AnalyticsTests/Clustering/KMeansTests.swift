@@ -1,9 +1,10 @@
-@testable import Analytics
 import Features
 import Foundation
 import Numerics
 import Testing
 import VibesTestSupport
+
+@testable import Analytics
 
 struct KMeansTests {
     static let centres: [[Float]] = [[0, 0, 0], [10, 0, 0], [0, 10, 0], [0, 0, 10], [10, 10, 10]]
@@ -208,7 +209,10 @@ struct KMeansTests {
                 let members = model.labels.indices.filter { model.labels[$0] == Int32(c) }
                 for j in 0..<2 {
                     let mean = members.reduce(0.0) { $0 + Double(blobs.matrix[$1, j]) } / Double(members.count)
-                    #expect(abs(Double(model.centroids[c, j]) - mean) < 1e-4, "cluster \(c), feature \(j), bounds \(usesBounds)")
+                    #expect(
+                        abs(Double(model.centroids[c, j]) - mean) < 1e-4,
+                        "cluster \(c), feature \(j), bounds \(usesBounds)"
+                    )
                 }
             }
         }
@@ -250,7 +254,8 @@ struct ScikitLearnAgreementTests {
         options.maxIterations = fixture.maxIter
         // The bound from the first pass, from when few rows change (the default), and never.
         for (kernel, usesBounds, switchShare) in [
-            (DistanceKernel.fused, true, Double.infinity), (.fused, true, 0.03), (.fused, false, 0.03), (.blas, false, 0.03),
+            (DistanceKernel.fused, true, Double.infinity), (.fused, true, 0.03), (.fused, false, 0.03),
+            (.blas, false, 0.03),
         ] {
             options.kernel = kernel
             options.usesBounds = usesBounds

@@ -1,6 +1,7 @@
-@testable import Analytics
 import Features
 import Testing
+
+@testable import Analytics
 
 /// The fused kernel's scoring of 8 rows, with centroids taken 8 or 4 at a time and reduced as a
 /// tree, against the same scores taken one centroid at a time in a scalar loop.
@@ -23,7 +24,8 @@ struct KernelArgminTests {
     }
 
     /// Centroids with duplicates (exact ties) and rows that repeat a centroid.
-    static func makeCase(k: Int, d: Int, seed: UInt64) -> (columns: [SIMD8<Float>], prepared: Kernels.PreparedCentroids) {
+    static func makeCase(k: Int, d: Int, seed: UInt64) -> (columns: [SIMD8<Float>], prepared: Kernels.PreparedCentroids)
+    {
         var rng = SplitMix64(seed: seed)
         var centroids = Matrix(rowCount: k, columnCount: d)
         for c in 0..<k {
@@ -43,14 +45,23 @@ struct KernelArgminTests {
     }
 
     static func score<Argmin: Kernels.EightRowArgmin>(
-        _ columns: [SIMD8<Float>], _ prepared: Kernels.PreparedCentroids, as type: Argmin.Type, eightAtATime: Bool
+        _ columns: [SIMD8<Float>],
+        _ prepared: Kernels.PreparedCentroids,
+        as type: Argmin.Type,
+        eightAtATime: Bool
     ) -> Argmin {
         columns.withUnsafeBufferPointer { columns in
             prepared.splatted.withUnsafeBufferPointer { splatted in
                 prepared.halfNorms.withUnsafeBufferPointer { halfNorms in
                     Kernels.scoreEightRows(
-                        columns.baseAddress!, d: prepared.centroids.columnCount, k: prepared.centroids.rowCount,
-                        centroids: splatted.baseAddress!, halfNorms: halfNorms, as: type, eightAtATime: eightAtATime)
+                        columns.baseAddress!,
+                        d: prepared.centroids.columnCount,
+                        k: prepared.centroids.rowCount,
+                        centroids: splatted.baseAddress!,
+                        halfNorms: halfNorms,
+                        as: type,
+                        eightAtATime: eightAtATime
+                    )
                 }
             }
         }
@@ -93,8 +104,13 @@ struct KernelArgminTests {
                 prepared.splatted.withUnsafeBufferPointer { splatted in
                     prepared.halfNorms.withUnsafeBufferPointer { halfNorms in
                         Kernels.scoreSixteenRows(
-                            tiles.baseAddress!, tiles.baseAddress! + d, d: d, k: k, centroids: splatted.baseAddress!,
-                            halfNorms: halfNorms)
+                            tiles.baseAddress!,
+                            tiles.baseAddress! + d,
+                            d: d,
+                            k: k,
+                            centroids: splatted.baseAddress!,
+                            halfNorms: halfNorms
+                        )
                     }
                 }
             }

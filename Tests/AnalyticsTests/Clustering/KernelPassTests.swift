@@ -1,7 +1,8 @@
-@testable import Analytics
 import Features
 import Synchronization
 import Testing
+
+@testable import Analytics
 
 /// How the parallel passes share out rows, and the squared distances they compute.
 struct KernelPassTests {
@@ -36,8 +37,16 @@ struct KernelPassTests {
     @Test func squaredDistancesEqualAScalarLoopBitForBit() {
         // 1,003 rows: 125 groups of 8 and 3 left over; d = 5, so no column tile is a multiple of 4.
         var rng = SplitMix64(seed: 9)
-        let data = Matrix(rowCount: 1_003, columnCount: 5, elements: (0..<5_015).map { _ in Float.random(in: -4...4, using: &rng) })
-        let centroids = Matrix(rowCount: 6, columnCount: 5, elements: (0..<30).map { _ in Float.random(in: -2...2, using: &rng) })
+        let data = Matrix(
+            rowCount: 1_003,
+            columnCount: 5,
+            elements: (0..<5_015).map { _ in Float.random(in: -4...4, using: &rng) }
+        )
+        let centroids = Matrix(
+            rowCount: 6,
+            columnCount: 5,
+            elements: (0..<30).map { _ in Float.random(in: -2...2, using: &rng) }
+        )
         let labels = (0..<1_003).map { _ in Int32.random(in: 0..<6, using: &rng) }
         var expected = [Float](repeating: 0, count: 1_003)
         var expectedTotal = 0.0
@@ -52,7 +61,13 @@ struct KernelPassTests {
         }
         for threads in [1, 2] {
             var result = [Float](repeating: -1, count: 1_003)
-            let total = Kernels.squaredDistances(data, labels: labels, centroids: centroids, threadCount: threads, into: &result)
+            let total = Kernels.squaredDistances(
+                data,
+                labels: labels,
+                centroids: centroids,
+                threadCount: threads,
+                into: &result
+            )
             #expect(result == expected)
             #expect(total == expectedTotal)
         }

@@ -13,7 +13,11 @@ struct VibeNamesTests {
             table.append(trackID: Int64(index + 1), features: features)
         }
         return VibeNames.profiles(
-            table: table, tableRows: rows.indices.map { Int32($0) }, labels: labels, clusterCount: clusterCount)
+            table: table,
+            tableRows: rows.indices.map { Int32($0) },
+            labels: labels,
+            clusterCount: clusterCount
+        )
     }
 
     @Test(arguments: [
@@ -73,7 +77,8 @@ struct VibeNamesTests {
 
     @Test func identicalProfilesGetDistinctNames() {
         let rows: [[AudioFeature: Double]] = (0..<12).map { i in
-            i < 4 ? [.valence: 0.9, .energy: 0.9, .acousticness: 0.1] : [.valence: 0.2, .energy: 0.3, .acousticness: 0.8]
+            i < 4
+                ? [.valence: 0.9, .energy: 0.9, .acousticness: 0.1] : [.valence: 0.2, .energy: 0.3, .acousticness: 0.8]
         }
         // Clusters 1, 2 and 3 share one profile.
         let labels: [Int32] = [0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 3, 3]

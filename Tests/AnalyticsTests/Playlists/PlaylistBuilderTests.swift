@@ -31,7 +31,9 @@ struct PlaylistBuilderTests {
         let recommender = try #require(PlaylistBuilderTests.recommender)
         let builder = PlaylistBuilder(recommender: recommender)
         let ids = try builder.tracks(
-            for: RecommendationQuery(seeds: [.mood(.chill)]), length: .duration(milliseconds: 45 * 60_000))
+            for: RecommendationQuery(seeds: [.mood(.chill)]),
+            length: .duration(milliseconds: 45 * 60_000)
+        )
         let total = ids.reduce(0) { $0 + PlaylistBuilderTests.songs!.songs[Int($1 - 1)].durationMS! }
         let last = PlaylistBuilderTests.songs!.songs[Int(ids.last! - 1)].durationMS!
         #expect(total >= 45 * 60_000 && total - last < 45 * 60_000)
@@ -61,14 +63,18 @@ struct PlaylistBuilderVersionTests {
             for (index, feature) in AudioFeature.allCases.enumerated() {
                 let range = feature.documentedRange
                 let unit = 0.3 + 0.05 * Double(index % 5) + 0.01 * Double(offset)
-                features[feature] = feature.isDiscrete
+                features[feature] =
+                    feature.isDiscrete
                     ? (range.lowerBound + unit * (range.upperBound - range.lowerBound)).rounded()
                     : range.lowerBound + unit * (range.upperBound - range.lowerBound)
             }
             let id = Int64(offset + 1)
             table.append(trackID: id, features: features)
             attributes[id] = TrackAttributes(
-                artists: ["Nio García"], songKey: Track.songKey(artist: "Nio García", title: title), durationMS: 200_000)
+                artists: ["Nio García"],
+                songKey: Track.songKey(artist: "Nio García", title: title),
+                durationMS: 200_000
+            )
         }
         let builder = PlaylistBuilder(recommender: Recommender(table: table, attributes: attributes))
         let ids = try builder.vibeTracks(members: Array(1...5), label: "vibe 1", length: .trackCount(10))

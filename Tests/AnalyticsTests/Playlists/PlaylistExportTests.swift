@@ -6,19 +6,43 @@ import VibesTestSupport
 
 struct PlaylistExportTests {
     static let playlist = Playlist(
-        name: "Night \"drive\"", description: "From calm to energetic",
+        name: "Night \"drive\"",
+        description: "From calm to energetic",
         entries: [
             Playlist.Entry(
-                trackID: 1, spotifyID: SpotifyID("2uuJs2nltcYFh9pkKP7bW4"), name: "Show Me", artists: ["Joey Bada$$"],
-                album: "2000", durationMS: 220_386, popularity: 70,
+                trackID: 1,
+                spotifyID: SpotifyID("2uuJs2nltcYFh9pkKP7bW4"),
+                name: "Show Me",
+                artists: ["Joey Bada$$"],
+                album: "2000",
+                durationMS: 220_386,
+                popularity: 70,
                 features: AudioFeatures(
-                    danceability: 0.599, energy: 0.646, key: 6, loudness: -6.326, mode: 1, speechiness: 0.337,
-                    acousticness: 0.222, instrumentalness: 0.00000436, liveness: 0.128, valence: 0.638, tempo: 176.153,
-                    timeSignature: 4)),
+                    danceability: 0.599,
+                    energy: 0.646,
+                    key: 6,
+                    loudness: -6.326,
+                    mode: 1,
+                    speechiness: 0.337,
+                    acousticness: 0.222,
+                    instrumentalness: 0.00000436,
+                    liveness: 0.128,
+                    valence: 0.638,
+                    tempo: 176.153,
+                    timeSignature: 4
+                )
+            ),
             Playlist.Entry(
-                trackID: 2, spotifyID: nil, name: "Demo, take 2", artists: ["SamRecks", "Ryu, The Runner"],
-                durationMS: 147_555, isLocked: true),
-        ], transitionScore: 0.7)
+                trackID: 2,
+                spotifyID: nil,
+                name: "Demo, take 2",
+                artists: ["SamRecks", "Ryu, The Runner"],
+                durationMS: 147_555,
+                isLocked: true
+            ),
+        ],
+        transitionScore: 0.7
+    )
 
     @Test func m3uHasExtinfLinesAndSpotifyURIs() throws {
         let text = try PlaylistExport.text(of: PlaylistExportTests.playlist, as: .m3u)

@@ -4,11 +4,22 @@ import Testing
 
 struct PlaylistOrderingTests {
     static func entry(
-        _ id: Int64, key: Int, mode: Int = 1, tempo: Double, energy: Double, artist: String = "", locked: Bool = false
+        _ id: Int64,
+        key: Int,
+        mode: Int = 1,
+        tempo: Double,
+        energy: Double,
+        artist: String = "",
+        locked: Bool = false
     ) -> Playlist.Entry {
         Playlist.Entry(
-            trackID: id, spotifyID: nil, name: "t\(id)", artists: artist.isEmpty ? ["artist \(id)"] : [artist],
-            features: AudioFeatures(energy: energy, key: key, mode: mode, tempo: tempo), isLocked: locked)
+            trackID: id,
+            spotifyID: nil,
+            name: "t\(id)",
+            artists: artist.isEmpty ? ["artist \(id)"] : [artist],
+            features: AudioFeatures(energy: energy, key: key, mode: mode, tempo: tempo),
+            isLocked: locked
+        )
     }
 
     /// Twelve tracks with keys, tempos and energies scattered by a seeded generator.
@@ -16,8 +27,12 @@ struct PlaylistOrderingTests {
         var generator = SplitMix64(seed: seed)
         return (1...12).map { id in
             entry(
-                Int64(id), key: generator.next(below: 12), mode: generator.next(below: 2),
-                tempo: 90 + Double(generator.next(below: 60)), energy: generator.nextUnitInterval())
+                Int64(id),
+                key: generator.next(below: 12),
+                mode: generator.next(below: 2),
+                tempo: 90 + Double(generator.next(below: 60)),
+                energy: generator.nextUnitInterval()
+            )
         }
     }
 
@@ -71,10 +86,12 @@ struct PlaylistOrderingTests {
         let off = PlaylistOrderingTests.entry(4, key: 0, tempo: 100, energy: 0.5)
         #expect(
             PlaylistOrdering.transitionSmoothness(from: a, to: half)
-                == PlaylistOrdering.transitionSmoothness(from: a, to: same))
+                == PlaylistOrdering.transitionSmoothness(from: a, to: same)
+        )
         #expect(
             PlaylistOrdering.transitionSmoothness(from: a, to: off)
-                < PlaylistOrdering.transitionSmoothness(from: a, to: half))
+                < PlaylistOrdering.transitionSmoothness(from: a, to: half)
+        )
     }
 
     @Test func isDeterministic() {

@@ -24,7 +24,12 @@ enum SmallLibrary {
             table.append(
                 trackID: row.id,
                 features: AudioFeatures(
-                    danceability: 0.5, energy: row.energy, loudness: row.loudness, valence: row.valence))
+                    danceability: 0.5,
+                    energy: row.energy,
+                    loudness: row.loudness,
+                    valence: row.valence
+                )
+            )
         }
         return table
     }
@@ -34,7 +39,8 @@ enum SmallLibrary {
         var tracks = Dictionary(
             uniqueKeysWithValues: rows.map {
                 ($0.id, ReportTrack(id: $0.id, name: "Song \($0.id)", artists: [$0.artist]))
-            })
+            }
+        )
         tracks[99] = ReportTrack(id: 99, name: "Podcast", artists: ["Talker"])
         return tracks
     }
@@ -52,19 +58,44 @@ enum SmallLibrary {
     static var plays: [ReportPlay] {
         Array(
             repeating: ReportPlay(endedAt: date("2021-01-04T10:00:00Z"), msPlayed: 60_000, trackID: 1, isSkip: false),
-            count: 8)
+            count: 8
+        )
             + Array(
                 repeating: ReportPlay(
-                    endedAt: date("2021-02-06T22:30:00Z"), msPlayed: 120_000, trackID: 4, isSkip: false), count: 4)
+                    endedAt: date("2021-02-06T22:30:00Z"),
+                    msPlayed: 120_000,
+                    trackID: 4,
+                    isSkip: false
+                ),
+                count: 4
+            )
             + Array(
                 repeating: ReportPlay(
-                    endedAt: date("2021-02-06T22:40:00Z"), msPlayed: 10_000, trackID: 6, isSkip: true), count: 3)
+                    endedAt: date("2021-02-06T22:40:00Z"),
+                    msPlayed: 10_000,
+                    trackID: 6,
+                    isSkip: true
+                ),
+                count: 3
+            )
             + Array(
                 repeating: ReportPlay(
-                    endedAt: date("2021-03-01T08:00:00Z"), msPlayed: 30_000, trackID: nil, isSkip: false), count: 3)
+                    endedAt: date("2021-03-01T08:00:00Z"),
+                    msPlayed: 30_000,
+                    trackID: nil,
+                    isSkip: false
+                ),
+                count: 3
+            )
             + Array(
                 repeating: ReportPlay(
-                    endedAt: date("2021-03-01T09:00:00Z"), msPlayed: 45_000, trackID: 99, isSkip: false), count: 2)
+                    endedAt: date("2021-03-01T09:00:00Z"),
+                    msPlayed: 45_000,
+                    trackID: 99,
+                    isSkip: false
+                ),
+                count: 2
+            )
     }
 
     /// Two vibes: cluster 0 = tracks 1, 2, 5, 6 (loud) and cluster 1 = tracks 3, 4 (quiet), with
@@ -81,23 +112,47 @@ enum SmallLibrary {
         ]
         let vibes = [
             ReportRun.Vibe(
-                cluster: 0, name: "Loud", mood: "tense/angry", size: 4, share: 4.0 / 6, means: ["energy": 0.8],
-                zScores: ["energy": 0.7]),
+                cluster: 0,
+                name: "Loud",
+                mood: "tense/angry",
+                size: 4,
+                share: 4.0 / 6,
+                means: ["energy": 0.8],
+                zScores: ["energy": 0.7]
+            ),
             ReportRun.Vibe(
-                cluster: 1, name: "Quiet", mood: "sad/melancholic", size: 2, share: 2.0 / 6, means: ["energy": 0.15],
-                zScores: ["energy": -1.4]),
+                cluster: 1,
+                name: "Quiet",
+                mood: "sad/melancholic",
+                size: 2,
+                share: 2.0 / 6,
+                means: ["energy": 0.15],
+                zScores: ["energy": -1.4]
+            ),
         ]
         return ReportRun(id: 1, scaling: scaling, vibes: vibes, assignments: assignments)
     }
 
     static let overview = MoodReport.Overview(
-        tracks: 7, artists: 6, tracksWithFeatures: 6, playlists: 0, savedTracks: 0, plays: 20, sources: [], coverage: []
+        tracks: 7,
+        artists: 6,
+        tracksWithFeatures: 6,
+        playlists: 0,
+        savedTracks: 0,
+        plays: 20,
+        sources: [],
+        coverage: []
     )
 
     static func input(timeZone: String = "UTC", withRun: Bool = true) throws -> MoodReport.Input {
         MoodReport.Input(
-            overview: overview, table: table, tracks: tracks, run: withRun ? try run() : nil, plays: plays,
-            timeZone: TimeZone(identifier: timeZone)!)
+            overview: overview,
+            table: table,
+            tracks: tracks,
+            run: withRun ? try run() : nil,
+            plays: plays,
+            timeZone: TimeZone(identifier: timeZone)!
+        )
     }
 }
 
@@ -117,7 +172,8 @@ struct MoodReportTests {
         #expect(
             report.moodMap.quadrants.map(\.mood) == [
                 "happy/energetic", "calm/content", "sad/melancholic", "tense/angry",
-            ])
+            ]
+        )
         #expect(report.moodMap.quadrants.map(\.tracks) == [2, 1, 1, 2])
         approx(report.moodMap.quadrants[0].share, 1.0 / 3)
         approx(report.moodMap.quadrants[1].share, 1.0 / 6)

@@ -39,7 +39,8 @@ struct PCATests {
             for (column, value) in values.enumerated() {
                 #expect(
                     Double(scores[row, column]).isApproximatelyEqual(to: value, absoluteTolerance: 1e-4),
-                    "row \(row) column \(column)")
+                    "row \(row) column \(column)"
+                )
             }
         }
     }

@@ -9,8 +9,10 @@ struct CosineIndexTests {
     static func randomMatrix(rows: Int, columns: Int, seed: UInt64) -> Matrix {
         var generator = SplitMix64(seed: seed)
         return Matrix(
-            rowCount: rows, columnCount: columns,
-            elements: (0..<rows * columns).map { _ in Float(generator.nextUnitInterval() * 2 - 1) })
+            rowCount: rows,
+            columnCount: columns,
+            elements: (0..<rows * columns).map { _ in Float(generator.nextUnitInterval() * 2 - 1) }
+        )
     }
 
     /// The top `k` by cosine computed in Double, one pair at a time, ties by track ID.
@@ -47,7 +49,8 @@ struct CosineIndexTests {
     @Test func resultsDoNotDependOnTheTaskCount() async {
         let items = CosineIndexTests.randomMatrix(rows: 1_500, columns: 12, seed: 1)
         let index = CosineIndex(
-            FeatureMatrix(values: items, trackIDs: (1...1_500).map(Int64.init), columnNames: (0..<12).map { "f\($0)" }))
+            FeatureMatrix(values: items, trackIDs: (1...1_500).map(Int64.init), columnNames: (0..<12).map { "f\($0)" })
+        )
         let queries = CosineIndexTests.randomMatrix(rows: 600, columns: 12, seed: 2)
         let one = await index.nearestNeighbors(of: queries, count: 10, taskCount: 1)
         let two = await index.nearestNeighbors(of: queries, count: 10, taskCount: 2)
@@ -59,7 +62,8 @@ struct CosineIndexTests {
         // Five copies of one row, IDs out of order, and one other row.
         let rows: [[Float]] = [[1, 2], [1, 2], [1, 2], [2, 0], [1, 2], [1, 2]]
         let index = CosineIndex(
-            FeatureMatrix(values: Matrix(rows: rows), trackIDs: [50, 20, 40, 1, 30, 10], columnNames: ["a", "b"]))
+            FeatureMatrix(values: Matrix(rows: rows), trackIDs: [50, 20, 40, 1, 30, 10], columnNames: ["a", "b"])
+        )
         let batch = await index.nearestNeighbors(of: Matrix(rows: [[1, 2]]), count: 3)
         #expect(batch[0].map(\.trackID) == [10, 20, 30])
         let single = index.nearestNeighbors(of: [1, 2], count: 3)
@@ -69,7 +73,8 @@ struct CosineIndexTests {
     @Test func zeroRowsHaveSimilarityZeroAndFiltersApply() {
         let rows: [[Float]] = [[0, 0], [1, 0], [0, 1], [-1, 0]]
         let index = CosineIndex(
-            FeatureMatrix(values: Matrix(rows: rows), trackIDs: [1, 2, 3, 4], columnNames: ["a", "b"]))
+            FeatureMatrix(values: Matrix(rows: rows), trackIDs: [1, 2, 3, 4], columnNames: ["a", "b"])
+        )
         let similarities = index.similarities(to: [2, 0])
         #expect(similarities.map { Double($0) } == [0, 1, 0, -1])
         let filtered = index.nearestNeighbors(of: [1, 0], count: 2, where: { $0 != 1 })
@@ -78,7 +83,8 @@ struct CosineIndexTests {
 
     @Test func askingForMoreThanTheIndexHoldsReturnsEverything() async {
         let index = CosineIndex(
-            FeatureMatrix(values: Matrix(rows: [[1, 0], [0, 1]]), trackIDs: [1, 2], columnNames: ["a", "b"]))
+            FeatureMatrix(values: Matrix(rows: [[1, 0], [0, 1]]), trackIDs: [1, 2], columnNames: ["a", "b"])
+        )
         let results = await index.nearestNeighbors(of: Matrix(rows: [[1, 0]]), count: 10)
         #expect(results[0].map(\.trackID) == [1, 2])
     }

@@ -12,8 +12,11 @@ struct RecommenderTests {
         var attributes: [Int64: TrackAttributes] = [:]
         for (offset, song) in songs.songs.enumerated() {
             attributes[Int64(offset + 1)] = TrackAttributes(
-                artists: [song.artist], songKey: Track.matchKey(artist: song.artist, title: song.name),
-                durationMS: song.durationMS, popularity: song.popularity)
+                artists: [song.artist],
+                songKey: Track.matchKey(artist: song.artist, title: song.name),
+                durationMS: song.durationMS,
+                popularity: song.popularity
+            )
         }
         return Recommender(table: songs.featureTable(), attributes: attributes)
     }
@@ -22,9 +25,11 @@ struct RecommenderTests {
     func danceSeed() throws -> Int64 {
         let songs = try #require(RecommenderTests.songs).songs
         let candidates = [("Daft Punk", "One More Time"), ("Tones and I", "Dance Monkey")]
-        let (artist, title) = try #require(candidates.first { candidate in
-            songs.contains { $0.artist == candidate.0 && $0.name == candidate.1 }
-        })
+        let (artist, title) = try #require(
+            candidates.first { candidate in
+                songs.contains { $0.artist == candidate.0 && $0.name == candidate.1 }
+            }
+        )
         return try trackID(artist: artist, title: title)
     }
 
@@ -124,7 +129,8 @@ struct RecommenderTests {
         let recommender = try #require(RecommenderTests.recommender)
         let seed = try danceSeed()
         let limited = try recommender.recommend(
-            RecommendationQuery(seeds: [.track(seed)], count: 40, maximumPerArtist: 1))
+            RecommendationQuery(seeds: [.track(seed)], count: 40, maximumPerArtist: 1)
+        )
         let artists = try limited.recommendations.map { recommendation -> String in
             let offset = Int(recommendation.trackID - 1)
             return try #require(RecommenderTests.songs).songs[offset].artist
@@ -163,7 +169,8 @@ struct RecommenderTests {
 
         let plain = try recommender.recommend(RecommendationQuery(seeds: [.track(daftPunk)], count: 20))
         let away = try recommender.recommend(
-            RecommendationQuery(seeds: [.track(daftPunk)], negativeSeeds: [.mood(.energetic)], count: 20))
+            RecommendationQuery(seeds: [.track(daftPunk)], negativeSeeds: [.mood(.energetic)], count: 20)
+        )
         func meanEnergy(_ result: RecommendationResult) -> Double {
             result.recommendations.map {
                 Double(recommender.table.value(row: recommender.row(of: $0.trackID)!, feature: .energy)!)

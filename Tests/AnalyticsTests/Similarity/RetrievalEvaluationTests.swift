@@ -12,7 +12,10 @@ struct RetrievalEvaluationTests {
         // A seeded sample of 2,000 seeds keeps the debug build quick; every track stays a candidate.
         // The full run (`vibes-analyze eval`) gives 0.42 against 0.19.
         let evaluation = await RetrievalEvaluation.measure(
-            features: recommender.features, labels: songs.genreLabels(), sampleSize: 2_000)
+            features: recommender.features,
+            labels: songs.genreLabels(),
+            sampleSize: 2_000
+        )
         // Issue 4: "genre precision@10 must be at least 0.38 (plain z-scored cosine … random is 0.17)".
         #expect(evaluation.seedCount == 2_000)
         #expect(evaluation.precision >= 0.38)
@@ -24,7 +27,10 @@ struct RetrievalEvaluationTests {
         // Two tight groups far apart: every neighbour shares the label. Chance: 2 of the other 5.
         let rows: [[Float]] = [[1, 0], [0.99, 0.1], [0.98, 0.2], [0, 1], [0.1, 0.99], [0.2, 0.98]]
         let features = FeatureMatrix(
-            values: Matrix(rows: rows), trackIDs: [1, 2, 3, 4, 5, 6], columnNames: ["a", "b"])
+            values: Matrix(rows: rows),
+            trackIDs: [1, 2, 3, 4, 5, 6],
+            columnNames: ["a", "b"]
+        )
         let labels: [Int64: Set<String>] = [1: ["x"], 2: ["x"], 3: ["x"], 4: ["y"], 5: ["y"], 6: ["y"]]
         let evaluation = await RetrievalEvaluation.measure(features: features, labels: labels, k: 2)
         #expect(evaluation.precision.isApproximatelyEqual(to: 1, absoluteTolerance: 1e-12))
@@ -37,7 +43,10 @@ struct RetrievalEvaluationTests {
         let features = FeatureMatrix(values: Matrix(rows: rows), trackIDs: [1, 2, 3, 4], columnNames: ["a", "b"])
         // Track 2 is unlabelled; without it, track 1's nearest labelled neighbour is 3 (same label).
         let evaluation = await RetrievalEvaluation.measure(
-            features: features, labels: [1: ["x"], 3: ["x"], 4: ["y"]], k: 1)
+            features: features,
+            labels: [1: ["x"], 3: ["x"], 4: ["y"]],
+            k: 1
+        )
         #expect(evaluation.seedCount == 3)
         #expect(evaluation.precision.isApproximatelyEqual(to: 2.0 / 3.0, absoluteTolerance: 1e-12))
     }

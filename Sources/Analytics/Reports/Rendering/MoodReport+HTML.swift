@@ -1,5 +1,5 @@
-import Foundation
 import Features
+import Foundation
 
 extension MoodReport {
     /// The report as one self-contained HTML page with inline SVG charts.
@@ -63,7 +63,9 @@ extension MoodReport {
         }
         if !overview.coverage.isEmpty {
             html += dataTable(
-                ["feature", "tracks with a value"], overview.coverage.map { [$0.feature, String($0.tracks)] })
+                ["feature", "tracks with a value"],
+                overview.coverage.map { [$0.feature, String($0.tracks)] }
+            )
         }
         return html + "</section>"
     }
@@ -74,26 +76,38 @@ extension MoodReport {
             "<p>Each track sits on the valence (sad → happy) and energy (calm → intense) plane; the lines split both at 0.5 into four moods.</p>"
         html += "<div class=\"pair\">"
         html += figure(
-            moodGridChart(), caption: "\(ReportFormatting.count(moodMap.tracks)) tracks by valence and energy.",
+            moodGridChart(),
+            caption: "\(ReportFormatting.count(moodMap.tracks)) tracks by valence and energy.",
             table: dataTable(
                 ["quadrant", "tracks", "share"],
-                moodMap.quadrants.map { [$0.mood, String($0.tracks), ReportFormatting.percent($0.share)] }))
+                moodMap.quadrants.map { [$0.mood, String($0.tracks), ReportFormatting.percent($0.share)] }
+            )
+        )
         let soft = moodMap.softMoods
         let softValues = [soft.happy, soft.chill, soft.sad, soft.angry]
         let softLabels = ["happy", "chill", "sad", "angry"]
         html += figure(
             SVGChart.bars(
-                id: "soft-moods", title: "Soft moods of the library",
+                id: "soft-moods",
+                title: "Soft moods of the library",
                 description: "Mean Organize Your Music soft moods: "
                     + zip(softLabels, softValues).map { "\($0) \(ReportFormatting.number($1, digits: 2))" }.joined(
-                        separator: ", ") + ".",
-                labels: softLabels, values: softValues, valueText: { ReportFormatting.number($0, digits: 2) },
-                xTitle: "soft mood", yTitle: "library mean", barClasses: ["happy", "calm", "sad", "tense"]),
+                        separator: ", "
+                    ) + ".",
+                labels: softLabels,
+                values: softValues,
+                valueText: { ReportFormatting.number($0, digits: 2) },
+                xTitle: "soft mood",
+                yTitle: "library mean",
+                barClasses: ["happy", "calm", "sad", "tense"]
+            ),
             caption:
                 "Soft moods (Organize Your Music): happy = e·v, chill = (1−e)·v, sad = (1−e)(1−v), angry = e(1−v); they sum to 1.",
             table: dataTable(
                 ["mood", "library mean"],
-                zip(softLabels, softValues).map { [$0, ReportFormatting.number($1, digits: 3)] }))
+                zip(softLabels, softValues).map { [$0, ReportFormatting.number($1, digits: 3)] }
+            )
+        )
         return html + "</div></section>"
     }
 
@@ -105,9 +119,13 @@ extension MoodReport {
         let cell = plot / Double(size)
         let peak = Double(moodMap.grid.flatMap { $0 }.max() ?? 0)
         let shares = moodMap.quadrants.map { "\($0.mood) \(ReportFormatting.percent($0.share))" }.joined(
-            separator: ", ")
+            separator: ", "
+        )
         var svg = SVGChart.open(
-            id: "mood-map", width: 320, height: 320, title: "Valence–energy map of the library",
+            id: "mood-map",
+            width: 320,
+            height: 320,
+            title: "Valence–energy map of the library",
             description:
                 "Track counts on a \(size)×\(size) grid of valence (across) and energy (up). Quadrant shares: \(shares)."
         )
@@ -119,7 +137,9 @@ extension MoodReport {
                 let valence = Double(valenceIndex) / Double(size)
                 let energy = Double(energyIndex) / Double(size)
                 let mood = MoodReport.quadrant(
-                    valence: valence + 0.5 / Double(size), energy: energy + 0.5 / Double(size))
+                    valence: valence + 0.5 / Double(size),
+                    energy: energy + 0.5 / Double(size)
+                )
                 let label =
                     "valence \(ReportFormatting.number(valence, digits: 1))–\(ReportFormatting.number(valence + 1 / Double(size), digits: 1)), "
                     + "energy \(ReportFormatting.number(energy, digits: 1))–\(ReportFormatting.number(energy + 1 / Double(size), digits: 1))"
@@ -143,7 +163,12 @@ extension MoodReport {
             let isTop = y < top + plot / 2
             svg += SVGChart.text(mood.rawValue, x: x, y: isTop ? y : y - 14, anchor: anchor, cssClass: "quadrant")
             svg += SVGChart.text(
-                ReportFormatting.percent(share), x: x, y: isTop ? y + 14 : y, anchor: anchor, cssClass: "quadrant")
+                ReportFormatting.percent(share),
+                x: x,
+                y: isTop ? y + 14 : y,
+                anchor: anchor,
+                cssClass: "quadrant"
+            )
         }
         for (tick, label) in [(0.0, "0"), (0.5, "0.5"), (1.0, "1")] {
             svg += SVGChart.text(label, x: left + plot * tick, y: top + plot + 14, cssClass: "tick")
@@ -172,12 +197,16 @@ extension MoodReport {
                 "<p class=\"meta\">\(SVGChart.escape(vibe.mood)) · \(ReportFormatting.count(vibe.size, "track")), \(ReportFormatting.percent(vibe.share)) of the library\(listened)</p>"
             let profile = vibe.profile.filter { $0.feature != "time_signature" }
             html += SVGChart.diverging(
-                id: "vibe-\(vibe.cluster)-profile", title: "Profile of \(vibe.name)",
+                id: "vibe-\(vibe.cluster)-profile",
+                title: "Profile of \(vibe.name)",
                 description: "Feature means of \(vibe.name) in library standard deviations: "
                     + profile.map { "\($0.feature) \(ReportFormatting.sigma($0.zScore))" }.joined(separator: ", ")
                     + ".",
-                labels: profile.map(\.feature), values: profile.map(\.zScore), valueText: ReportFormatting.sigma,
-                barClass: { $0 >= 0 ? "above" : "below" })
+                labels: profile.map(\.feature),
+                values: profile.map(\.zScore),
+                valueText: ReportFormatting.sigma,
+                barClass: { $0 >= 0 ? "above" : "below" }
+            )
             html += dataTable(
                 ["feature", "mean", "z-score"],
                 profile.map {
@@ -185,7 +214,8 @@ extension MoodReport {
                         $0.feature, ReportFormatting.number($0.value, digits: 3),
                         ReportFormatting.number($0.zScore, digits: 2),
                     ]
-                })
+                }
+            )
             if !vibe.topArtists.isEmpty {
                 html +=
                     "<p><strong>Top artists:</strong> "
@@ -212,7 +242,10 @@ extension MoodReport {
                             $0.name, ReportFormatting.percent($0.libraryShare),
                             ReportFormatting.percent($0.listenedShare), ReportFormatting.duration(ms: $0.msPlayed),
                         ]
-                    }), wide: true)
+                    }
+                ),
+                wide: true
+            )
         }
         return html + "</section>"
     }
@@ -225,11 +258,15 @@ extension MoodReport {
         let height = Int(rowHeight * Double(vibes.count) + 40)
         let peak = Swift.max(vibes.map { Swift.max($0.libraryShare, $0.listenedShare) }.max() ?? 0, 1e-9)
         var svg = SVGChart.open(
-            id: "vibes-listened", width: width, height: height, title: "Vibes held versus vibes listened to",
+            id: "vibes-listened",
+            width: width,
+            height: height,
+            title: "Vibes held versus vibes listened to",
             description: vibes.map {
                 "\($0.name): \(ReportFormatting.percent($0.libraryShare)) of the library, \(ReportFormatting.percent($0.listenedShare)) of listening"
             }
-            .joined(separator: "; ") + ".")
+            .joined(separator: "; ") + "."
+        )
         for (index, vibe) in vibes.enumerated() {
             let y = rowHeight * Double(index) + 4
             svg += SVGChart.text(vibe.name, x: left - 8, y: y + 16, anchor: "end", cssClass: "tick")
@@ -242,8 +279,12 @@ extension MoodReport {
                     + "width=\"\(SVGChart.coordinate(length))\" height=\"11\" data-label=\"\(SVGChart.escape(vibe.name)) \(kind)\" data-value=\"\(SVGChart.dataValue(share))\">"
                     + "<title>\(SVGChart.escape(vibe.name)): \(ReportFormatting.percent(share)) of \(kind == "library" ? "the library" : "listening")</title></rect>"
                 svg += SVGChart.text(
-                    ReportFormatting.percent(share), x: left + length + 4, y: y + Double(offset) * 12 + 10,
-                    anchor: "start", cssClass: "tick")
+                    ReportFormatting.percent(share),
+                    x: left + length + 4,
+                    y: y + Double(offset) * 12 + 10,
+                    anchor: "start",
+                    cssClass: "tick"
+                )
             }
         }
         let legendY = Double(height) - 10
@@ -274,12 +315,15 @@ extension MoodReport {
                 map.loadings.map {
                     [$0.column, ReportFormatting.number($0.pc1, digits: 3), ReportFormatting.number($0.pc2, digits: 3)]
                 },
-                summary: "Loadings")
+                summary: "Loadings"
+            )
                 + dataTable(
                     ["component", "explained variance"],
                     ratios.enumerated().map { ["PC\($0 + 1)", ReportFormatting.percent($1)] },
-                    summary: "Explained variance"),
-            wide: true)
+                    summary: "Explained variance"
+                ),
+            wide: true
+        )
         return html + "</section>"
     }
 
@@ -304,10 +348,14 @@ extension MoodReport {
         var counts = [Int](repeating: 0, count: map.groups.count)
         for point in map.points where point.group < counts.count { counts[point.group] += 1 }
         var svg = SVGChart.open(
-            id: "library-map", width: Int(width), height: Int(height), title: "Library map by principal components",
+            id: "library-map",
+            width: Int(width),
+            height: Int(height),
+            title: "Library map by principal components",
             description:
                 "Scatter of \(map.points.count) tracks on PC1 (\(ReportFormatting.percent(first)) of variance) and PC2 (\(ReportFormatting.percent(second))). Groups: "
-                + zip(map.groups, counts).map { "\($0) \($1) points" }.joined(separator: ", ") + ".")
+                + zip(map.groups, counts).map { "\($0) \($1) points" }.joined(separator: ", ") + "."
+        )
         svg +=
             "<rect class=\"plot\" x=\"\(left)\" y=\"\(top)\" width=\"\(SVGChart.coordinate(plotWidth))\" height=\"\(SVGChart.coordinate(plotHeight))\"/>"
         if minX < 0 && maxX > 0 {
@@ -328,11 +376,18 @@ extension MoodReport {
                 + "data-x=\"\(SVGChart.dataValue(point.x))\" data-y=\"\(SVGChart.dataValue(point.y))\" data-group=\"\(point.group)\"/>"
         }
         svg += SVGChart.text(
-            "PC1 (\(ReportFormatting.percent(first)) of variance)", x: left + plotWidth / 2, y: top + plotHeight + 18,
-            cssClass: "axis-title")
+            "PC1 (\(ReportFormatting.percent(first)) of variance)",
+            x: left + plotWidth / 2,
+            y: top + plotHeight + 18,
+            cssClass: "axis-title"
+        )
         svg += SVGChart.text(
-            "PC2 (\(ReportFormatting.percent(second)))", x: 14, y: top + plotHeight / 2, cssClass: "axis-title",
-            rotate: true)
+            "PC2 (\(ReportFormatting.percent(second)))",
+            x: 14,
+            y: top + plotHeight / 2,
+            cssClass: "axis-title",
+            rotate: true
+        )
         // Legend, wrapping onto a second row when needed.
         var x = left
         var y = top + plotHeight + 40
@@ -376,22 +431,35 @@ extension MoodReport {
                 + "sad \(ReportFormatting.number(soft.sad, digits: 2)) (library \(ReportFormatting.number(moodMap.softMoods.sad, digits: 2)))</li>"
         }
         html += "</ul>"
-        func chart(_ id: String, _ title: String, _ buckets: [TimeBucket], xTitle: String, stride: Int, wide: Bool)
+        func chart(
+            _ id: String,
+            _ title: String,
+            _ buckets: [TimeBucket],
+            xTitle: String,
+            stride: Int,
+            wide: Bool
+        )
             -> String
         {
             let hours = buckets.map { Double($0.msPlayed) / 3_600_000 }
             let svg = SVGChart.bars(
-                id: id, title: title,
+                id: id,
+                title: title,
                 description:
                     "\(title): hours played per \(xTitle) from \(buckets.first?.label ?? "") to \(buckets.last?.label ?? ""), with weighted valence and energy.",
-                labels: buckets.map(\.label), values: hours,
+                labels: buckets.map(\.label),
+                values: hours,
                 valueText: { ReportFormatting.number($0, digits: $0 < 10 ? 1 : 0) + " h" },
-                xTitle: xTitle, yTitle: "hours played",
+                xTitle: xTitle,
+                yTitle: "hours played",
                 series: [
                     SVGChart.Series(name: "valence", values: buckets.map(\.valence), cssClass: "valence"),
                     SVGChart.Series(name: "energy", values: buckets.map(\.energy), cssClass: "energy"),
                 ],
-                width: wide ? 640 : 320, height: 210, labelStride: stride)
+                width: wide ? 640 : 320,
+                height: 210,
+                labelStride: stride
+            )
             let table = dataTable(
                 [xTitle, "plays", "time", "skips", "skipped time", "valence", "energy"],
                 buckets.map {
@@ -400,19 +468,33 @@ extension MoodReport {
                         ReportFormatting.duration(ms: $0.skippedMS), ReportFormatting.number($0.valence, digits: 3),
                         ReportFormatting.number($0.energy, digits: 3),
                     ]
-                })
+                }
+            )
             return figure(
                 svg,
                 caption:
                     "\(title): bars are hours played; valence (solid line) and energy (dashed) on the right axis, 0–1.",
-                table: table, wide: wide)
+                table: table,
+                wide: wide
+            )
         }
         html += chart(
-            "by-month", "Listening by month", listening.byMonth, xTitle: "month",
-            stride: Swift.max(1, listening.byMonth.count / 8), wide: true)
+            "by-month",
+            "Listening by month",
+            listening.byMonth,
+            xTitle: "month",
+            stride: Swift.max(1, listening.byMonth.count / 8),
+            wide: true
+        )
         html += "<div class=\"pair\">"
         html += chart(
-            "by-weekday", "Listening by weekday", listening.byWeekday, xTitle: "weekday", stride: 1, wide: false)
+            "by-weekday",
+            "Listening by weekday",
+            listening.byWeekday,
+            xTitle: "weekday",
+            stride: 1,
+            wide: false
+        )
         html += chart("by-hour", "Listening by hour of day", listening.byHour, xTitle: "hour", stride: 3, wide: false)
         return html + "</div></section>"
     }
@@ -429,14 +511,20 @@ extension MoodReport {
             }
             let digits = distribution.unit == "0–1" ? 2 : 1
             let svg = SVGChart.bars(
-                id: "histogram-\(distribution.feature)", title: "Distribution of \(distribution.feature)",
+                id: "histogram-\(distribution.feature)",
+                title: "Distribution of \(distribution.feature)",
                 description:
                     "Histogram of \(distribution.feature) over \(distribution.count) tracks (\(distribution.unit)); median \(ReportFormatting.number(distribution.median, digits: digits)), mean \(ReportFormatting.number(distribution.mean, digits: digits)).",
-                labels: labels, values: distribution.bins.map { Double($0.count) },
+                labels: labels,
+                values: distribution.bins.map { Double($0.count) },
                 valueText: { ReportFormatting.count(Int($0.rounded())) },
-                xTitle: "\(distribution.feature) (\(distribution.unit))", yTitle: "tracks",
-                width: 260, height: 170, labelStride: distribution.bins.count > 6 ? 2 : 1,
-                labelsAtEdges: distribution.feature != "key" && distribution.feature != "mode")
+                xTitle: "\(distribution.feature) (\(distribution.unit))",
+                yTitle: "tracks",
+                width: 260,
+                height: 170,
+                labelStride: distribution.bins.count > 6 ? 2 : 1,
+                labelsAtEdges: distribution.feature != "key" && distribution.feature != "mode"
+            )
             let summary: String
             switch distribution.feature {
             case "key":
@@ -455,7 +543,8 @@ extension MoodReport {
                 + (distribution.missing > 0
                     ? "; \(ReportFormatting.count(distribution.missing, "track")) without a value." : ".")
             html += figure(
-                svg, caption: caption,
+                svg,
+                caption: caption,
                 table: dataTable(
                     ["from", "to", "tracks"],
                     distribution.bins.map {
@@ -463,7 +552,9 @@ extension MoodReport {
                             ReportFormatting.number($0.lower, digits: 2), ReportFormatting.number($0.upper, digits: 2),
                             String($0.count),
                         ]
-                    }))
+                    }
+                )
+            )
         }
         return html + "</div></section>"
     }
@@ -480,7 +571,9 @@ extension MoodReport {
                 + "<td>\(SVGChart.escape(outlier.vibe ?? "–"))</td><td>"
                 + SVGChart.escape(
                     outlier.standsOut.map { "\($0.feature) \(ReportFormatting.sigma($0.zScore))" }.joined(
-                        separator: ", ")) + "</td></tr>"
+                        separator: ", "
+                    )
+                ) + "</td></tr>"
         }
         return html + "</tbody></table></div></section>"
     }

@@ -8,7 +8,10 @@ extension MoodReport {
         encoder.keyEncodingStrategy = .convertToSnakeCase
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         encoder.nonConformingFloatEncodingStrategy = .convertToString(
-            positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+            positiveInfinity: "inf",
+            negativeInfinity: "-inf",
+            nan: "nan"
+        )
         return String(decoding: try encoder.encode(self), as: UTF8.self) + "\n"
     }
 
@@ -19,7 +22,10 @@ extension MoodReport {
         let decoder = JSONDecoder()
         decoder.keyDecodingStrategy = .custom { path in MoodReport.PropertyKey(snakeCase: path.last!.stringValue) }
         decoder.nonConformingFloatDecodingStrategy = .convertFromString(
-            positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+            positiveInfinity: "inf",
+            negativeInfinity: "-inf",
+            nan: "nan"
+        )
         self = try decoder.decode(MoodReport.self, from: json)
     }
 }

@@ -11,7 +11,8 @@ extension MoodReport {
             "\(ReportFormatting.count(overview.tracks)) tracks (\(ReportFormatting.count(overview.tracksWithFeatures)) with features), "
                 + "\(ReportFormatting.count(overview.artists)) artists, \(ReportFormatting.count(overview.playlists)) playlists, "
                 + "\(ReportFormatting.count(overview.savedTracks)) saved tracks and \(ReportFormatting.count(overview.plays)) plays. "
-                + "Times are in \(timeZone).")
+                + "Times are in \(timeZone)."
+        )
         if !overview.sources.isEmpty {
             lines.append("")
             lines.append("| Source | Tracks | Preferred |")
@@ -64,13 +65,15 @@ extension MoodReport {
                 lines.append(
                     "| \(index + 1) | \(cell(vibe.name)) | \(vibe.mood) | \(vibe.size) | \(ReportFormatting.percent(vibe.share)) | "
                         + "\(vibe.listenedShare.map(ReportFormatting.percent) ?? "–") | \(standsOut) | "
-                        + cell(vibe.topArtists.map { "\($0.artist) (\($0.tracks))" }.joined(separator: ", ")) + " |")
+                        + cell(vibe.topArtists.map { "\($0.artist) (\($0.tracks))" }.joined(separator: ", ")) + " |"
+                )
             }
             for vibe in section.vibes where !vibe.representatives.isEmpty {
                 lines.append("")
                 lines.append(
                     "**\(vibe.name)**: "
-                        + vibe.representatives.map { cell(ReportFormatting.label($0)) }.joined(separator: "; "))
+                        + vibe.representatives.map { cell(ReportFormatting.label($0)) }.joined(separator: "; ")
+                )
             }
         } else {
             lines.append(contentsOf: [
@@ -84,7 +87,8 @@ extension MoodReport {
             lines.append(contentsOf: ["", "## Library map", ""])
             lines.append(
                 "PCA of \(map.trackCount) tracks (\(map.basis)): PC1 explains \(ReportFormatting.percent(ratios.first ?? 0)), "
-                    + "PC2 \(ReportFormatting.percent(ratios.count > 1 ? ratios[1] : 0)) of the variance.")
+                    + "PC2 \(ReportFormatting.percent(ratios.count > 1 ? ratios[1] : 0)) of the variance."
+            )
             lines.append("")
             lines.append("| Column | PC1 | PC2 |")
             lines.append("|---|---:|---:|")
@@ -126,7 +130,8 @@ extension MoodReport {
                 for vibe in listening.vibes {
                     lines.append(
                         "| \(cell(vibe.name)) | \(ReportFormatting.percent(vibe.listenedShare)) | \(ReportFormatting.percent(vibe.libraryShare)) | "
-                            + "\(ReportFormatting.duration(ms: vibe.msPlayed)) |")
+                            + "\(ReportFormatting.duration(ms: vibe.msPlayed)) |"
+                    )
                 }
             }
         } else {
@@ -144,7 +149,9 @@ extension MoodReport {
                     "| \(index + 1) | \(cell(ReportFormatting.label(outlier.track))) | \(ReportFormatting.number(outlier.distance, digits: 2)) | "
                         + "\(cell(outlier.vibe ?? "–")) | "
                         + outlier.standsOut.map { "\($0.feature) \(ReportFormatting.sigma($0.zScore))" }.joined(
-                            separator: ", ") + " |")
+                            separator: ", "
+                        ) + " |"
+                )
             }
         }
         return lines.joined(separator: "\n") + "\n"

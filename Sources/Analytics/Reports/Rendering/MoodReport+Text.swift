@@ -19,14 +19,16 @@ extension MoodReport {
             "\(ReportFormatting.count(overview.tracks)) tracks (\(ReportFormatting.count(overview.tracksWithFeatures)) with features), "
                 + "\(ReportFormatting.count(overview.artists)) artists, \(ReportFormatting.count(overview.playlists)) playlists, "
                 + "\(ReportFormatting.count(overview.savedTracks)) saved, \(ReportFormatting.count(overview.plays)) plays; "
-                + "times in \(timeZone).")
+                + "times in \(timeZone)."
+        )
         if !overview.sources.isEmpty {
             writer.line(
                 "Sources: "
                     + overview.sources.map {
                         "\($0.source) \(ReportFormatting.count($0.tracks)) (preferred \(ReportFormatting.count($0.preferred)))"
                     }
-                    .joined(separator: ", ") + ".")
+                    .joined(separator: ", ") + "."
+            )
         }
         writeFeatures(&writer)
         writeMoodMap(&writer)
@@ -50,28 +52,33 @@ extension MoodReport {
                     + ReportFormatting.pad(ReportFormatting.number(distribution.mean, digits: digits), 10, right: true)
                     + "  "
                     + writer.accent(
-                        ReportFormatting.pad(ReportFormatting.sparkline(counts, range: 0...Swift.max(peak, 1)), 12))
+                        ReportFormatting.pad(ReportFormatting.sparkline(counts, range: 0...Swift.max(peak, 1)), 12)
+                    )
                     + "  " + ReportFormatting.rangeLabel(distribution)
-                    + (distribution.missing > 0 ? writer.dim(" (\(distribution.missing) missing)") : ""))
+                    + (distribution.missing > 0 ? writer.dim(" (\(distribution.missing) missing)") : "")
+            )
         }
     }
 
     private func writeMoodMap(_ writer: inout TextWriter) {
         writer.heading("Mood map")
         writer.line(
-            "\(ReportFormatting.count(moodMap.tracks)) tracks with valence and energy, split at 0.5 on each axis.")
+            "\(ReportFormatting.count(moodMap.tracks)) tracks with valence and energy, split at 0.5 on each axis."
+        )
         for quadrant in moodMap.quadrants {
             writer.line(
                 "  " + ReportFormatting.pad(quadrant.mood, 16)
                     + ReportFormatting.pad(ReportFormatting.percent(quadrant.share), 7, right: true) + "  "
                     + ReportFormatting.pad(ReportFormatting.count(quadrant.tracks), 6, right: true) + "  "
-                    + writer.mood(quadrant.mood, ReportFormatting.bar(quadrant.share, width: 30)))
+                    + writer.mood(quadrant.mood, ReportFormatting.bar(quadrant.share, width: 30))
+            )
         }
         let soft = moodMap.softMoods
         writer.line(
             "Soft moods (Organize Your Music): happy \(ReportFormatting.number(soft.happy, digits: 2)), "
                 + "sad \(ReportFormatting.number(soft.sad, digits: 2)), angry \(ReportFormatting.number(soft.angry, digits: 2)), "
-                + "chill \(ReportFormatting.number(soft.chill, digits: 2)).")
+                + "chill \(ReportFormatting.number(soft.chill, digits: 2))."
+        )
     }
 
     private func writeVibes(_ writer: inout TextWriter) {
@@ -83,21 +90,24 @@ extension MoodReport {
         writer.heading("Vibes of run \(section.runID)")
         writer.line(
             "\(section.vibes.count) vibes over \(ReportFormatting.count(section.tracks)) tracks; "
-                + "\(section.scaling) over \(section.features.joined(separator: ", ")).")
+                + "\(section.scaling) over \(section.features.joined(separator: ", "))."
+        )
         for (index, vibe) in section.vibes.enumerated() {
             writer.line("")
             writer.line(
                 "  " + writer.bold("\(index + 1). \(vibe.name)")
                     + "  \(vibe.mood), \(ReportFormatting.count(vibe.size, "track")), "
                     + ReportFormatting.percent(vibe.share) + " of the library"
-                    + (vibe.listenedShare.map { ", " + ReportFormatting.percent($0) + " of listening" } ?? ""))
+                    + (vibe.listenedShare.map { ", " + ReportFormatting.percent($0) + " of listening" } ?? "")
+            )
             let strongest = vibe.profile.sorted { abs($0.zScore) > abs($1.zScore) }.prefix(4)
             for value in strongest {
                 let bar = ReportFormatting.bar(Swift.min(abs(value.zScore), 2) / 2, width: 10)
                 writer.line(
                     "     " + ReportFormatting.pad(value.feature, 16)
                         + ReportFormatting.pad(ReportFormatting.sigma(value.zScore), 6, right: true) + "  "
-                        + (value.zScore >= 0 ? writer.positive(bar) : writer.negative(bar)))
+                        + (value.zScore >= 0 ? writer.positive(bar) : writer.negative(bar))
+                )
             }
             if !vibe.topArtists.isEmpty {
                 writer.line(
@@ -115,7 +125,8 @@ extension MoodReport {
         writer.line(
             "PCA of \(ReportFormatting.count(map.trackCount)) tracks (\(map.basis)): PC1 explains "
                 + ReportFormatting.percent(ratios.first ?? 0) + ", PC2 "
-                + ReportFormatting.percent(ratios.count > 1 ? ratios[1] : 0) + " of the variance.")
+                + ReportFormatting.percent(ratios.count > 1 ? ratios[1] : 0) + " of the variance."
+        )
         for (name, keyPath) in [("PC1", \LibraryMap.Loading.pc1), ("PC2", \LibraryMap.Loading.pc2)] {
             let top = map.loadings.sorted { abs($0[keyPath: keyPath]) > abs($1[keyPath: keyPath]) }.prefix(3)
             writer.line(
@@ -123,7 +134,8 @@ extension MoodReport {
                     + top.map {
                         "\($0.column) \($0[keyPath: keyPath] >= 0 ? "+" : "−")\(String(format: "%.2f", abs($0[keyPath: keyPath])))"
                     }
-                    .joined(separator: ", "))
+                    .joined(separator: ", ")
+            )
         }
         // A character scatter: each cell shows the group (1-based) most of its points belong to.
         let width = 48
@@ -152,7 +164,8 @@ extension MoodReport {
         }
         writer.line("  └" + String(repeating: "─", count: width) + " PC1")
         writer.line(
-            "  " + map.groups.enumerated().map { writer.group($0, "\($0 + 1)") + " \($1)" }.joined(separator: "  "))
+            "  " + map.groups.enumerated().map { writer.group($0, "\($0 + 1)") + " \($1)" }.joined(separator: "  ")
+        )
     }
 
     private func writeListening(_ writer: inout TextWriter) {
@@ -165,7 +178,8 @@ extension MoodReport {
         }
         writer.line(
             "\(ReportFormatting.count(listening.plays)) plays, \(ReportFormatting.duration(ms: listening.msPlayed)), "
-                + "\(listening.firstPlay) to \(listening.lastPlay).")
+                + "\(listening.firstPlay) to \(listening.lastPlay)."
+        )
         writer.line(
             "Skips: \(ReportFormatting.count(listening.skips)) (\(ReportFormatting.duration(ms: listening.skippedMS))), counted apart. "
                 + "On the mood map: \(ReportFormatting.count(listening.playsWithFeatures, "play")) (\(ReportFormatting.duration(ms: listening.msWithFeatures))). "
@@ -184,24 +198,32 @@ extension MoodReport {
             writer.line("")
             writer.line(
                 "  " + writer.bold(title) + "  "
-                    + writer.dim("\(buckets.first?.label ?? "") … \(buckets.last?.label ?? "")"))
+                    + writer.dim("\(buckets.first?.label ?? "") … \(buckets.last?.label ?? "")")
+            )
             let peak = Double(buckets.map(\.msPlayed).max() ?? 0)
             writer.line(
                 "    time     "
                     + writer.accent(
-                        ReportFormatting.sparkline(buckets.map { Double($0.msPlayed) }, range: 0...Swift.max(peak, 1))))
+                        ReportFormatting.sparkline(buckets.map { Double($0.msPlayed) }, range: 0...Swift.max(peak, 1))
+                    )
+            )
             writer.line(
                 "    valence  "
-                    + writer.mood("happy/energetic", ReportFormatting.sparkline(buckets.map(\.valence), range: 0...1)))
+                    + writer.mood("happy/energetic", ReportFormatting.sparkline(buckets.map(\.valence), range: 0...1))
+            )
             writer.line(
                 "    energy   "
-                    + writer.mood("tense/angry", ReportFormatting.sparkline(buckets.map(\.energy), range: 0...1)))
+                    + writer.mood("tense/angry", ReportFormatting.sparkline(buckets.map(\.energy), range: 0...1))
+            )
             writer.line(
                 "    skips    "
                     + writer.dim(
                         ReportFormatting.sparkline(
                             buckets.map { Double($0.skips) },
-                            range: 0...Double(Swift.max(1, buckets.map(\.skips).max() ?? 1)))))
+                            range: 0...Double(Swift.max(1, buckets.map(\.skips).max() ?? 1))
+                        )
+                    )
+            )
         }
         series("By month", listening.byMonth)
         series("By hour", listening.byHour)
@@ -214,21 +236,27 @@ extension MoodReport {
                     + ReportFormatting.pad(ReportFormatting.duration(ms: bucket.msPlayed), 8, right: true) + "  "
                     + writer.accent(
                         ReportFormatting.pad(
-                            ReportFormatting.bar(Double(bucket.msPlayed) / Swift.max(peak, 1), width: 20), 20))
+                            ReportFormatting.bar(Double(bucket.msPlayed) / Swift.max(peak, 1), width: 20),
+                            20
+                        )
+                    )
                     + "  v \(ReportFormatting.number(bucket.valence, digits: 2))  e \(ReportFormatting.number(bucket.energy, digits: 2))"
-                    + (bucket.skips > 0 ? writer.dim("  " + ReportFormatting.count(bucket.skips, "skip")) : ""))
+                    + (bucket.skips > 0 ? writer.dim("  " + ReportFormatting.count(bucket.skips, "skip")) : "")
+            )
         }
         if !listening.vibes.isEmpty {
             writer.line("")
             writer.line(
-                "  " + writer.bold("Vibes listened to") + writer.dim("  share of listening vs share of library"))
+                "  " + writer.bold("Vibes listened to") + writer.dim("  share of listening vs share of library")
+            )
             let nameWidth = listening.vibes.map(\.name.count).max() ?? 0
             for vibe in listening.vibes {
                 writer.line(
                     "    " + ReportFormatting.pad(vibe.name, nameWidth) + "  "
                         + ReportFormatting.pad(ReportFormatting.percent(vibe.listenedShare), 6, right: true) + " vs "
                         + ReportFormatting.pad(ReportFormatting.percent(vibe.libraryShare), 6, right: true) + "  "
-                        + writer.accent(ReportFormatting.pad(ReportFormatting.bar(vibe.listenedShare, width: 20), 20)))
+                        + writer.accent(ReportFormatting.pad(ReportFormatting.bar(vibe.listenedShare, width: 20), 20))
+                )
             }
         }
     }
@@ -244,7 +272,10 @@ extension MoodReport {
                         ReportFormatting.number(outlier.distance, digits: 2)
                             + (outlier.vibe.map { " from \($0)" } ?? "") + "; "
                             + outlier.standsOut.map { "\($0.feature) \(ReportFormatting.sigma($0.zScore))" }.joined(
-                                separator: ", ")))
+                                separator: ", "
+                            )
+                    )
+            )
         }
     }
 }

@@ -71,7 +71,8 @@ package enum ReportFormatting {
                 let fraction = high > low ? (value - low) / (high - low) : 0.5
                 let level = Int((Swift.min(1, Swift.max(0, fraction)) * 7).rounded())
                 return sparkLevels[level]
-            })
+            }
+        )
     }
 
     package static let eighths: [Character] = ["▏", "▎", "▍", "▌", "▋", "▊", "▉", "█"]

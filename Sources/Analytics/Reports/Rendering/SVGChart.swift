@@ -46,7 +46,12 @@ package enum SVGChart {
     }
 
     package static func text(
-        _ content: String, x: Double, y: Double, anchor: String = "middle", cssClass: String = "", rotate: Bool = false
+        _ content: String,
+        x: Double,
+        y: Double,
+        anchor: String = "middle",
+        cssClass: String = "",
+        rotate: Bool = false
     ) -> String {
         let transform = rotate ? " transform=\"rotate(-90 \(coordinate(x)) \(coordinate(y)))\"" : ""
         let classAttribute = cssClass.isEmpty ? "" : " class=\"\(cssClass)\""
@@ -68,9 +73,19 @@ package enum SVGChart {
     ///   - values: Bar heights; drawn from 0 to the largest.
     ///   - valueText: How a bar's value reads in its tooltip.
     package static func bars(
-        id: String, title: String, description: String, labels: [String], values: [Double],
-        valueText: (Double) -> String, xTitle: String, yTitle: String, series: [Series] = [],
-        width: Int = 320, height: Int = 190, labelStride: Int = 1, barClasses: [String]? = nil,
+        id: String,
+        title: String,
+        description: String,
+        labels: [String],
+        values: [Double],
+        valueText: (Double) -> String,
+        xTitle: String,
+        yTitle: String,
+        series: [Series] = [],
+        width: Int = 320,
+        height: Int = 190,
+        labelStride: Int = 1,
+        barClasses: [String]? = nil,
         labelsAtEdges: Bool = false
     ) -> String {
         let left = 56.0
@@ -89,8 +104,12 @@ package enum SVGChart {
             svg += text(valueText(peak * fraction), x: left - 4, y: y + 4, anchor: "end", cssClass: "tick")
             if !series.isEmpty {
                 svg += text(
-                    ReportFormatting.number(fraction, digits: 1), x: left + plotWidth + 4, y: y + 4, anchor: "start",
-                    cssClass: "tick")
+                    ReportFormatting.number(fraction, digits: 1),
+                    x: left + plotWidth + 4,
+                    y: y + 4,
+                    anchor: "start",
+                    cssClass: "tick"
+                )
             }
         }
         let slot = plotWidth / Double(Swift.max(values.count, 1))
@@ -106,8 +125,11 @@ package enum SVGChart {
             if index % labelStride == 0 {
                 // A histogram's labels are bin edges, so they sit under the left edge of their bar.
                 svg += text(
-                    labels[index], x: left + slot * (Double(index) + (labelsAtEdges ? 0 : 0.5)),
-                    y: top + plotHeight + 14, cssClass: "tick")
+                    labels[index],
+                    x: left + slot * (Double(index) + (labelsAtEdges ? 0 : 0.5)),
+                    y: top + plotHeight + 14,
+                    cssClass: "tick"
+                )
             }
         }
         for line in series {
@@ -146,8 +168,15 @@ package enum SVGChart {
 
     /// Horizontal bars for values of either sign around 0, such as z-scores, clamped at ±`limit`.
     package static func diverging(
-        id: String, title: String, description: String, labels: [String], values: [Double],
-        valueText: (Double) -> String, limit: Double = 2, width: Int = 320, barClass: (Double) -> String
+        id: String,
+        title: String,
+        description: String,
+        labels: [String],
+        values: [Double],
+        valueText: (Double) -> String,
+        limit: Double = 2,
+        width: Int = 320,
+        barClass: (Double) -> String
     ) -> String {
         let rowHeight = 18.0
         let left = 110.0
@@ -171,11 +200,20 @@ package enum SVGChart {
         }
         let axisY = rowHeight * Double(values.count) + 16
         svg += text(
-            "−\(ReportFormatting.number(limit, digits: 0))σ", x: left, y: axisY, anchor: "start", cssClass: "tick")
+            "−\(ReportFormatting.number(limit, digits: 0))σ",
+            x: left,
+            y: axisY,
+            anchor: "start",
+            cssClass: "tick"
+        )
         svg += text("library mean", x: zero, y: axisY, cssClass: "tick")
         svg += text(
-            "+\(ReportFormatting.number(limit, digits: 0))σ", x: left + plotWidth, y: axisY, anchor: "end",
-            cssClass: "tick")
+            "+\(ReportFormatting.number(limit, digits: 0))σ",
+            x: left + plotWidth,
+            y: axisY,
+            anchor: "end",
+            cssClass: "tick"
+        )
         return svg + "</svg>"
     }
 }

@@ -33,7 +33,9 @@ public enum LoopbackCallbackServer {
     /// - Throws: The errors of ``AuthorizationRedirect/code(from:expectedState:)`` for an error
     ///   redirect; ``SpotifyError/authorizationDenied(error:)`` with `timeout` after the timeout.
     public static func waitForCode(
-        port: UInt16 = defaultPort, expectedState: String, timeout: Duration = .seconds(300),
+        port: UInt16 = defaultPort,
+        expectedState: String,
+        timeout: Duration = .seconds(300),
         onListening: @Sendable (String) async throws -> Void
     ) async throws -> (code: String, redirectURI: String) {
         let (results, continuation) = AsyncStream<Result<String, any Error>>.makeStream()
@@ -46,8 +48,10 @@ public enum LoopbackCallbackServer {
                 outcome = .success(try AuthorizationRedirect.code(from: items, expectedState: expectedState))
             } catch SpotifyError.stateMismatch {
                 return page(
-                    status: .badRequest, title: "Sign-in link not recognised",
-                    text: "This redirect does not belong to the sign-in in progress. Nothing was changed.")
+                    status: .badRequest,
+                    title: "Sign-in link not recognised",
+                    text: "This redirect does not belong to the sign-in in progress. Nothing was changed."
+                )
             } catch {
                 outcome = .failure(error)
             }
@@ -59,12 +63,16 @@ public enum LoopbackCallbackServer {
             switch outcome {
             case .success:
                 return page(
-                    status: .ok, title: "Signed in to Spotify",
-                    text: "vibes-analyze is signed in. You can close this tab.")
+                    status: .ok,
+                    title: "Signed in to Spotify",
+                    text: "vibes-analyze is signed in. You can close this tab."
+                )
             case .failure(let error):
                 return page(
-                    status: .ok, title: "Sign-in not completed",
-                    text: "\(error) You can close this tab.")
+                    status: .ok,
+                    title: "Sign-in not completed",
+                    text: "\(error) You can close this tab."
+                )
             }
         }
         let failure = RunFailure()
@@ -93,7 +101,9 @@ public enum LoopbackCallbackServer {
             guard let boundPort else {
                 await server.stop()
                 throw SpotifyError.callbackServerUnavailable(
-                    port: port, reason: "it did not start listening within 5 seconds")
+                    port: port,
+                    reason: "it did not start listening within 5 seconds"
+                )
             }
             group.addTask {
                 try await Task.sleep(for: timeout)
@@ -127,8 +137,10 @@ public enum LoopbackCallbackServer {
             <body style="font-family: sans-serif; margin: 3em"><h1>\(title)</h1><p>\(escaped)</p></body></html>
             """
         return FlyingFox.HTTPResponse(
-            statusCode: status, headers: [.contentType: "text/html; charset=utf-8", .connection: "close"],
-            body: Data(html.utf8))
+            statusCode: status,
+            headers: [.contentType: "text/html; charset=utf-8", .connection: "close"],
+            body: Data(html.utf8)
+        )
     }
 }
 

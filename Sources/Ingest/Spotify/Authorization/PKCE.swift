@@ -12,7 +12,8 @@ public enum PKCE {
     ///   - length: 43 to 128 characters (RFC 7636). Defaults to 64.
     ///   - generator: The random source; the system's cryptographic generator by default.
     public static func makeCodeVerifier(
-        length: Int = 64, using generator: inout some RandomNumberGenerator
+        length: Int = 64,
+        using generator: inout some RandomNumberGenerator
     ) -> String {
         precondition((43...128).contains(length), "A PKCE verifier has 43 to 128 characters (RFC 7636).")
         return String((0..<length).map { _ in alphabet.randomElement(using: &generator)! })

@@ -11,18 +11,26 @@ extension SpotifyAccounts {
     ///   - present: Shows the authorize URL: prints it and opens a browser.
     /// - Returns: The new session; its ``SpotifySession/userID`` is still `nil`.
     public func logIn(
-        port: UInt16 = LoopbackCallbackServer.defaultPort, scopes: Set<Scope> = Scope.vibesDefault,
-        timeout: Duration = .seconds(300), present: @escaping @Sendable (URL) async throws -> Void
+        port: UInt16 = LoopbackCallbackServer.defaultPort,
+        scopes: Set<Scope> = Scope.vibesDefault,
+        timeout: Duration = .seconds(300),
+        present: @escaping @Sendable (URL) async throws -> Void
     ) async throws -> SpotifySession {
         let verifier = credentials.clientSecret == nil ? PKCE.makeCodeVerifier() : nil
         let state = PKCE.makeState()
         let (code, redirectURI) = try await LoopbackCallbackServer.waitForCode(
-            port: port, expectedState: state, timeout: timeout
+            port: port,
+            expectedState: state,
+            timeout: timeout
         ) { redirectURI in
             try await present(
                 makeAuthorizationURL(
-                    redirectURI: redirectURI, codeChallenge: verifier.map(PKCE.makeCodeChallenge(for:)), state: state,
-                    scopes: scopes))
+                    redirectURI: redirectURI,
+                    codeChallenge: verifier.map(PKCE.makeCodeChallenge(for:)),
+                    state: state,
+                    scopes: scopes
+                )
+            )
         }
         return try await exchangeCode(code, redirectURI: redirectURI, codeVerifier: verifier)
     }
@@ -35,16 +43,22 @@ extension SpotifyAccounts {
     ///   - present: Shows the authorize URL.
     ///   - readRedirect: Returns the pasted URL.
     public func logInByPasting(
-        port: UInt16 = LoopbackCallbackServer.defaultPort, scopes: Set<Scope> = Scope.vibesDefault,
-        present: @Sendable (URL) async throws -> Void, readRedirect: @Sendable () async throws -> String
+        port: UInt16 = LoopbackCallbackServer.defaultPort,
+        scopes: Set<Scope> = Scope.vibesDefault,
+        present: @Sendable (URL) async throws -> Void,
+        readRedirect: @Sendable () async throws -> String
     ) async throws -> SpotifySession {
         let verifier = credentials.clientSecret == nil ? PKCE.makeCodeVerifier() : nil
         let state = PKCE.makeState()
         let redirectURI = LoopbackCallbackServer.redirectURI(port: port)
         try await present(
             makeAuthorizationURL(
-                redirectURI: redirectURI, codeChallenge: verifier.map(PKCE.makeCodeChallenge(for:)), state: state,
-                scopes: scopes))
+                redirectURI: redirectURI,
+                codeChallenge: verifier.map(PKCE.makeCodeChallenge(for:)),
+                state: state,
+                scopes: scopes
+            )
+        )
         let code = try AuthorizationRedirect.code(fromPastedURL: try await readRedirect(), expectedState: state)
         return try await exchangeCode(code, redirectURI: redirectURI, codeVerifier: verifier)
     }

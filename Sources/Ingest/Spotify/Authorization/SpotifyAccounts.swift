@@ -39,8 +39,10 @@ public struct SpotifyAccounts: Sendable {
     ///   - transport: Sends token requests; wrap it in a ``RetryingTransport``.
     ///   - now: The wall clock that dates token expiry.
     public init(
-        credentials: SpotifyAppCredentials, baseURL: URL = SpotifyAccounts.productionBaseURL,
-        transport: any HTTPTransport, now: @escaping @Sendable () -> Date = Date.init,
+        credentials: SpotifyAppCredentials,
+        baseURL: URL = SpotifyAccounts.productionBaseURL,
+        transport: any HTTPTransport,
+        now: @escaping @Sendable () -> Date = Date.init,
         logger: Logger = Logger(label: "vibes.spotify")
     ) {
         self.credentials = credentials
@@ -60,10 +62,15 @@ public struct SpotifyAccounts: Sendable {
     ///   - state: A random value the redirect must carry back.
     ///   - scopes: The permissions to ask for.
     public func makeAuthorizationURL(
-        redirectURI: String, codeChallenge: String?, state: String, scopes: Set<Scope>
+        redirectURI: String,
+        codeChallenge: String?,
+        state: String,
+        scopes: Set<Scope>
     ) -> URL {
         var components = URLComponents(
-            url: baseURL.appendingPathComponent("authorize"), resolvingAgainstBaseURL: false)!
+            url: baseURL.appendingPathComponent("authorize"),
+            resolvingAgainstBaseURL: false
+        )!
         var items = [
             URLQueryItem(name: "client_id", value: credentials.clientID),
             URLQueryItem(name: "response_type", value: "code"),
@@ -111,7 +118,9 @@ public struct SpotifyAccounts: Sendable {
         }
         guard let refreshToken = session.refreshToken else { throw SpotifyError.sessionRevoked(description: nil) }
         let token = try await requestToken(
-            form: ["grant_type": "refresh_token", "refresh_token": refreshToken], isRefresh: true)
+            form: ["grant_type": "refresh_token", "refresh_token": refreshToken],
+            isRefresh: true
+        )
         return makeSession(from: token, grant: session.grant, previous: session)
     }
 
@@ -119,7 +128,10 @@ public struct SpotifyAccounts: Sendable {
     public func requestClientCredentials() async throws -> SpotifySession {
         guard credentials.clientSecret != nil else {
             throw SpotifyError.tokenRequestFailed(
-                error: "missing_client_secret", description: "Client Credentials needs a client secret", status: 0)
+                error: "missing_client_secret",
+                description: "Client Credentials needs a client secret",
+                status: 0
+            )
         }
         let token = try await requestToken(form: ["grant_type": "client_credentials"], isRefresh: false)
         return makeSession(from: token, grant: .clientCredentials, previous: nil)
@@ -131,14 +143,20 @@ public struct SpotifyAccounts: Sendable {
             refreshToken: token.refreshToken ?? previous?.refreshToken,
             expiresAt: now().addingTimeInterval(TimeInterval(token.expiresIn)),
             scopes: token.scope.map { $0.split(separator: " ").map(String.init) } ?? previous?.scopes ?? [],
-            grant: grant, clientID: credentials.clientID, userID: previous?.userID, userName: previous?.userName)
+            grant: grant,
+            clientID: credentials.clientID,
+            userID: previous?.userID,
+            userName: previous?.userName
+        )
     }
 
     private func requestToken(form: [String: String], isRefresh: Bool) async throws -> TokenResponse {
         var form = form
         var request = HTTPRequest(
-            method: .post, url: baseURL.appendingPathComponent("api/token"),
-            headerFields: ["Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"])
+            method: .post,
+            url: baseURL.appendingPathComponent("api/token"),
+            headerFields: ["Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"]
+        )
         if let secret = credentials.clientSecret {
             let basic = Data("\(credentials.clientID):\(secret)".utf8).base64EncodedString()
             request.headerFields["Authorization"] = "Basic \(basic)"
@@ -157,15 +175,20 @@ public struct SpotifyAccounts: Sendable {
                 throw SpotifyError.rateLimited(retryAfter: nil, retryAt: nil, endpoint: request.endpoint)
             }
             throw SpotifyError.tokenRequestFailed(
-                error: failure?.error ?? "http_\(response.status)", description: failure?.errorDescription,
-                status: response.status)
+                error: failure?.error ?? "http_\(response.status)",
+                description: failure?.errorDescription,
+                status: response.status
+            )
         }
         do {
             return try JSONDecoder().decode(TokenResponse.self, from: data)
         } catch {
             throw SpotifyError.decoding(
-                reason: String(describing: error), status: response.status, body: redactedBody(data),
-                endpoint: request.endpoint)
+                reason: String(describing: error),
+                status: response.status,
+                body: redactedBody(data),
+                endpoint: request.endpoint
+            )
         }
     }
 

@@ -31,8 +31,14 @@ public struct SpotifySession: Sendable, Hashable, Codable {
     public var userName: String?
 
     public init(
-        accessToken: String, refreshToken: String?, expiresAt: Date, scopes: [String], grant: GrantType,
-        clientID: String, userID: String? = nil, userName: String? = nil
+        accessToken: String,
+        refreshToken: String?,
+        expiresAt: Date,
+        scopes: [String],
+        grant: GrantType,
+        clientID: String,
+        userID: String? = nil,
+        userName: String? = nil
     ) {
         self.accessToken = accessToken
         self.refreshToken = refreshToken
@@ -50,8 +56,13 @@ public struct SpotifySession: Sendable, Hashable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case accessToken = "access_token", refreshToken = "refresh_token", expiresAt = "expires_at"
-        case scopes, grant, clientID = "client_id", userID = "user_id", userName = "user_name"
+        case accessToken = "access_token"
+        case refreshToken = "refresh_token"
+        case expiresAt = "expires_at"
+        case scopes, grant
+        case clientID = "client_id"
+        case userID = "user_id"
+        case userName = "user_name"
     }
 }
 
@@ -70,7 +81,8 @@ extension SpotifySession: CustomStringConvertible, CustomDebugStringConvertible,
             children: [
                 "userID": userID as Any, "grant": grant, "expiresAt": expiresAt, "scopes": scopes,
                 "clientID": clientID,
-            ])
+            ]
+        )
     }
 }
 
@@ -83,7 +95,10 @@ struct TokenResponse: Decodable {
     var refreshToken: String?
 
     enum CodingKeys: String, CodingKey {
-        case accessToken = "access_token", tokenType = "token_type", scope, expiresIn = "expires_in"
+        case accessToken = "access_token"
+        case tokenType = "token_type"
+        case scope
+        case expiresIn = "expires_in"
         case refreshToken = "refresh_token"
     }
 }
@@ -94,6 +109,7 @@ struct TokenErrorResponse: Decodable {
     var errorDescription: String?
 
     enum CodingKeys: String, CodingKey {
-        case error, errorDescription = "error_description"
+        case error
+        case errorDescription = "error_description"
     }
 }

@@ -33,7 +33,9 @@ public actor TokenStore: AccessTokenProvider {
     ///     and writes (`auth status`, `auth logout`).
     ///   - now: The wall clock that decides expiry; tests inject a fixed or advancing clock.
     public init(
-        path: String?, accounts: SpotifyAccounts?, now: @escaping @Sendable () -> Date = Date.init,
+        path: String?,
+        accounts: SpotifyAccounts?,
+        now: @escaping @Sendable () -> Date = Date.init,
         logger: Logger = Logger(label: "vibes.spotify")
     ) {
         self.path = path
@@ -99,7 +101,10 @@ public actor TokenStore: AccessTokenProvider {
         } catch {
             throw SpotifyError.decoding(
                 reason: "the session file \(path) is damaged (\(error)); run `vibes-analyze auth login`",
-                status: 0, body: redactedBody(data), endpoint: "session file")
+                status: 0,
+                body: redactedBody(data),
+                endpoint: "session file"
+            )
         }
     }
 
@@ -111,7 +116,10 @@ public actor TokenStore: AccessTokenProvider {
         if !folder.isEmpty {
             if !manager.fileExists(atPath: folder) {
                 try manager.createDirectory(
-                    atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+                    atPath: folder,
+                    withIntermediateDirectories: true,
+                    attributes: [.posixPermissions: 0o700]
+                )
             }
             try manager.setAttributes([.posixPermissions: 0o700], ofItemAtPath: folder)
         }

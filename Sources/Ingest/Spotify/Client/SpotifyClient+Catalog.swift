@@ -18,9 +18,11 @@ extension SpotifyClient {
     public func tracks(_ ids: [SpotifyID]) async throws -> [SpotifyTrackObject?] {
         struct Batch: Decodable { var tracks: [SpotifyTrackObject?] }
         return try await fetchBatched(
-            ids, singly: \.fetchesTracksSingly,
+            ids,
+            singly: \.fetchesTracksSingly,
             batch: { try await decode(Batch.self, "tracks", query: [("ids", $0)]).tracks },
-            single: { try await track($0) })
+            single: { try await track($0) }
+        )
     }
 
     /// One artist by ID (`GET /artists/{id}`).
@@ -32,9 +34,11 @@ extension SpotifyClient {
     public func artists(_ ids: [SpotifyID]) async throws -> [SpotifyFullArtistObject?] {
         struct Batch: Decodable { var artists: [SpotifyFullArtistObject?] }
         return try await fetchBatched(
-            ids, singly: \.fetchesArtistsSingly,
+            ids,
+            singly: \.fetchesArtistsSingly,
             batch: { try await decode(Batch.self, "artists", query: [("ids", $0)]).artists },
-            single: { try await artist($0) })
+            single: { try await artist($0) }
+        )
     }
 
     /// Searches the catalogue for tracks (`GET /search?type=track`).
@@ -44,7 +48,10 @@ extension SpotifyClient {
     ///   - limit: 1 to 50. Defaults to 10.
     public func searchTracks(_ query: String, limit: Int = 10) async throws -> [SpotifyTrackObject] {
         let results = try await decode(
-            SpotifySearchResults.self, "search", query: [("q", query), ("type", "track"), ("limit", "\(limit)")])
+            SpotifySearchResults.self,
+            "search",
+            query: [("q", query), ("type", "track"), ("limit", "\(limit)")]
+        )
         return results.tracks?.items.compactMap { $0 } ?? []
     }
 
@@ -66,7 +73,10 @@ extension SpotifyClient {
             let batch: Batch
             do {
                 batch = try await decode(
-                    Batch.self, "audio-features", query: [("ids", chunk.map(\.rawValue).joined(separator: ","))])
+                    Batch.self,
+                    "audio-features",
+                    query: [("ids", chunk.map(\.rawValue).joined(separator: ","))]
+                )
             } catch SpotifyError.http(status: 403, _, _) {
                 throw SpotifyError.audioFeaturesForbidden(clientID: clientID ?? "(unknown)")
             }
@@ -78,8 +88,10 @@ extension SpotifyClient {
     }
 
     private func fetchBatched<T: Sendable>(
-        _ ids: [SpotifyID], singly flag: WritableKeyPath<Fallbacks, Bool>,
-        batch: (String) async throws -> [T?], single: (SpotifyID) async throws -> T
+        _ ids: [SpotifyID],
+        singly flag: WritableKeyPath<Fallbacks, Bool>,
+        batch: (String) async throws -> [T?],
+        single: (SpotifyID) async throws -> T
     ) async throws -> [T?] {
         var result: [T?] = []
         for chunk in ids.chunked(into: 50) {

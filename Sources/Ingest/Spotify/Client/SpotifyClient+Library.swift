@@ -14,11 +14,16 @@ extension SpotifyClient {
     /// - Parameters:
     ///   - offset: The index of the first item.
     ///   - limit: 1 to 50. Defaults to 50.
-    public func savedTracks(offset: Int, limit: Int = pageLimit) async throws -> SpotifyPagingObject<
+    public func savedTracks(
+        offset: Int,
+        limit: Int = pageLimit
+    ) async throws -> SpotifyPagingObject<
         SpotifyTrackItemObject
     > {
         try await decode(
-            SpotifyPagingObject<SpotifyTrackItemObject>.self, "me/tracks",
-            query: [("limit", "\(limit)"), ("offset", "\(offset)")])
+            SpotifyPagingObject<SpotifyTrackItemObject>.self,
+            "me/tracks",
+            query: [("limit", "\(limit)"), ("offset", "\(offset)")]
+        )
     }
 }

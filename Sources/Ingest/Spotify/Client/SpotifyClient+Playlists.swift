@@ -6,12 +6,17 @@ extension SpotifyClient {
     public static let writeChunkSize = 100
 
     /// One page of the user's playlists, owned and followed (`GET /me/playlists`).
-    public func currentUserPlaylists(offset: Int, limit: Int = pageLimit) async throws -> SpotifyPagingObject<
+    public func currentUserPlaylists(
+        offset: Int,
+        limit: Int = pageLimit
+    ) async throws -> SpotifyPagingObject<
         SpotifySimplifiedPlaylistObject
     > {
         try await decode(
-            SpotifyPagingObject<SpotifySimplifiedPlaylistObject>.self, "me/playlists",
-            query: [("limit", "\(limit)"), ("offset", "\(offset)")])
+            SpotifyPagingObject<SpotifySimplifiedPlaylistObject>.self,
+            "me/playlists",
+            query: [("limit", "\(limit)"), ("offset", "\(offset)")]
+        )
     }
 
     /// One page of a playlist's items (`GET /playlists/{id}/items`, falling back to the older
@@ -22,7 +27,11 @@ extension SpotifyClient {
     ///   - playlistID: The playlist.
     ///   - offset: The index of the first item.
     ///   - limit: 1 to 100. Defaults to 100.
-    public func playlistItems(of playlistID: SpotifyID, offset: Int, limit: Int = 100) async throws
+    public func playlistItems(
+        of playlistID: SpotifyID,
+        offset: Int,
+        limit: Int = 100
+    ) async throws
         -> SpotifyPagingObject<SpotifyTrackItemObject>
     {
         let query = [("limit", "\(limit)"), ("offset", "\(offset)"), ("additional_types", "track,episode")]
@@ -35,7 +44,8 @@ extension SpotifyClient {
     ///
     /// - Parameter progress: Called after each page with the number of items fetched so far.
     public func allPlaylistItems(
-        of playlistID: SpotifyID, progress: (@Sendable (Int) -> Void)? = nil
+        of playlistID: SpotifyID,
+        progress: (@Sendable (Int) -> Void)? = nil
     ) async throws -> [SpotifyTrackItemObject?] {
         var items: [SpotifyTrackItemObject?] = []
         while true {
@@ -52,7 +62,11 @@ extension SpotifyClient {
     ///   - name: The playlist's name.
     ///   - description: Its description, or `nil`.
     ///   - isPublic: Whether it appears on the user's profile. Defaults to `false`.
-    public func createPlaylist(name: String, description: String? = nil, isPublic: Bool = false) async throws
+    public func createPlaylist(
+        name: String,
+        description: String? = nil,
+        isPublic: Bool = false
+    ) async throws
         -> SpotifySimplifiedPlaylistObject
     {
         struct Body: Encodable {
@@ -61,8 +75,11 @@ extension SpotifyClient {
             var `public`: Bool
         }
         return try await decode(
-            SpotifySimplifiedPlaylistObject.self, "me/playlists", method: .post,
-            json: Self.jsonBody(Body(name: name, description: description, public: isPublic)))
+            SpotifySimplifiedPlaylistObject.self,
+            "me/playlists",
+            method: .post,
+            json: Self.jsonBody(Body(name: name, description: description, public: isPublic))
+        )
     }
 
     /// Appends `uris` to a playlist in chunks of 100, in order.
@@ -100,10 +117,17 @@ extension SpotifyClient {
             enum CodingKeys: String, CodingKey { case contextURI = "context_uri" }
         }
         _ = try await perform(
-            .put, "me/player/play", json: Self.jsonBody(Body(contextURI: "spotify:playlist:\(playlistID)")))
+            .put,
+            "me/player/play",
+            json: Self.jsonBody(Body(contextURI: "spotify:playlist:\(playlistID)"))
+        )
     }
 
-    private func writeItems(_ uris: [String], to playlistID: SpotifyID, method: HTTPMethod) async throws
+    private func writeItems(
+        _ uris: [String],
+        to playlistID: SpotifyID,
+        method: HTTPMethod
+    ) async throws
         -> SpotifySnapshotObject
     {
         struct Body: Encodable { var uris: [String] }
@@ -115,7 +139,8 @@ extension SpotifyClient {
     /// Runs `body` with `playlists/{id}/items`, or with `playlists/{id}/tracks` when the newer path
     /// answers 404 (and from then on).
     private func withPlaylistItemsPath<T>(
-        of playlistID: SpotifyID, _ body: (String) async throws -> T
+        of playlistID: SpotifyID,
+        _ body: (String) async throws -> T
     ) async throws -> T {
         let legacy = "playlists/\(playlistID)/tracks"
         if fallbacks.withLock({ $0.usesLegacyPlaylistItemsPath }) { return try await body(legacy) }

@@ -41,15 +41,26 @@ public final class SpotifyClient: Sendable {
     ///   - now: The wall clock, for "try again after" times.
     ///   - onRetry: Called before each retry wait, so a command can say why it pauses.
     public init(
-        tokens: any AccessTokenProvider, clientID: String? = nil, baseURL: URL = SpotifyClient.productionBaseURL,
-        network: any HTTPTransport = URLSessionTransport(), retryPolicy: RetryPolicy = .default,
-        clock: any Clock<Duration> = ContinuousClock(), now: @escaping @Sendable () -> Date = Date.init,
-        onRetry: (@Sendable (RetryEvent) -> Void)? = nil, logger: Logger = Logger(label: "vibes.spotify")
+        tokens: any AccessTokenProvider,
+        clientID: String? = nil,
+        baseURL: URL = SpotifyClient.productionBaseURL,
+        network: any HTTPTransport = URLSessionTransport(),
+        retryPolicy: RetryPolicy = .default,
+        clock: any Clock<Duration> = ContinuousClock(),
+        now: @escaping @Sendable () -> Date = Date.init,
+        onRetry: (@Sendable (RetryEvent) -> Void)? = nil,
+        logger: Logger = Logger(label: "vibes.spotify")
     ) {
         let counter = RequestCounter()
         let retrying = RetryingTransport(
-            base: network, policy: retryPolicy, clock: clock, now: now, counter: counter, onRetry: onRetry,
-            logger: logger)
+            base: network,
+            policy: retryPolicy,
+            clock: clock,
+            now: now,
+            counter: counter,
+            onRetry: onRetry,
+            logger: logger
+        )
         self.transport = AuthorizingTransport(base: retrying, tokens: tokens)
         self.baseURL = baseURL.absoluteString.hasSuffix("/") ? baseURL : baseURL.appendingPathComponent("")
         self.requestCounter = counter
@@ -72,10 +83,16 @@ public final class SpotifyClient: Sendable {
     ///
     /// - Returns: The status and body of a 2xx response.
     func perform(
-        _ method: HTTPMethod, _ path: String, query: [(String, String)] = [], json body: Data? = nil
+        _ method: HTTPMethod,
+        _ path: String,
+        query: [(String, String)] = [],
+        json body: Data? = nil
     ) async throws -> (status: Int, data: Data, endpoint: String) {
         var request = HTTPRequest(
-            method: method, url: makeURL(path, query: query), headerFields: ["Accept": "application/json"])
+            method: method,
+            url: makeURL(path, query: query),
+            headerFields: ["Accept": "application/json"]
+        )
         if body != nil { request.headerFields["Content-Type"] = "application/json" }
         logger.debug("\(request.endpoint)")
         let (response, data) = try await transport.send(request, body: body)
@@ -85,15 +102,20 @@ public final class SpotifyClient: Sendable {
             }
             let envelope = try? JSONDecoder().decode(SpotifyErrorEnvelope.self, from: data)
             throw SpotifyError.http(
-                status: response.status, message: envelope?.error.message.map(Redaction.redact),
-                endpoint: request.endpoint)
+                status: response.status,
+                message: envelope?.error.message.map(Redaction.redact),
+                endpoint: request.endpoint
+            )
         }
         return (response.status, data, request.endpoint)
     }
 
     /// Sends a request and decodes a 2xx body as `T`.
     func decode<T: Decodable>(
-        _ type: T.Type, _ path: String, method: HTTPMethod = .get, query: [(String, String)] = [],
+        _ type: T.Type,
+        _ path: String,
+        method: HTTPMethod = .get,
+        query: [(String, String)] = [],
         json body: Data? = nil
     ) async throws -> T {
         let (status, data, endpoint) = try await perform(method, path, query: query, json: body)
@@ -105,7 +127,11 @@ public final class SpotifyClient: Sendable {
             return try JSONDecoder().decode(type, from: data)
         } catch {
             throw SpotifyError.decoding(
-                reason: Self.describe(error), status: status, body: redactedBody(data), endpoint: endpoint)
+                reason: Self.describe(error),
+                status: status,
+                body: redactedBody(data),
+                endpoint: endpoint
+            )
         }
     }
 

@@ -28,7 +28,9 @@ public struct SpotifyUserObject: Codable, Hashable, Sendable {
     public var product: String?
 
     enum CodingKeys: String, CodingKey {
-        case id, displayName = "display_name", product
+        case id
+        case displayName = "display_name"
+        case product
     }
 }
 
@@ -47,7 +49,8 @@ public struct SpotifySimplifiedPlaylistObject: Codable, Hashable, Sendable {
         public var displayName: String?
 
         enum CodingKeys: String, CodingKey {
-            case id, displayName = "display_name"
+            case id
+            case displayName = "display_name"
         }
     }
 
@@ -72,7 +75,9 @@ public struct SpotifySimplifiedPlaylistObject: Codable, Hashable, Sendable {
     public var itemCount: Int? { items?.total ?? tracks?.total }
 
     enum CodingKeys: String, CodingKey {
-        case id, name, description, owner, snapshotID = "snapshot_id", collaborative, items, tracks
+        case id, name, description, owner
+        case snapshotID = "snapshot_id"
+        case collaborative, items, tracks
     }
 }
 
@@ -83,7 +88,9 @@ public struct SpotifyCurrentlyPlayingObject: Codable, Hashable, Sendable {
     public var progressMS: Int?
 
     enum CodingKeys: String, CodingKey {
-        case item, isPlaying = "is_playing", progressMS = "progress_ms"
+        case item
+        case isPlaying = "is_playing"
+        case progressMS = "progress_ms"
     }
 }
 

@@ -21,7 +21,8 @@ extension LibraryStore {
                     checked_at TEXT NOT NULL,
                     PRIMARY KEY (client_id, capability)
                 ) WITHOUT ROWID;
-                """)
+                """
+        )
     }
 
     /// Reads a sync checkpoint.
@@ -33,13 +34,20 @@ extension LibraryStore {
     public func spotifyCapability(_ capability: String, clientID: String) throws -> String? {
         try database.read { db in
             try String.fetchOne(
-                db, sql: "SELECT status FROM spotify_capabilities WHERE client_id = ? AND capability = ?",
-                arguments: [clientID, capability])
+                db,
+                sql: "SELECT status FROM spotify_capabilities WHERE client_id = ? AND capability = ?",
+                arguments: [clientID, capability]
+            )
         }
     }
 
     /// Records what the API allowed `clientID`.
-    public func recordSpotifyCapability(_ capability: String, clientID: String, isAllowed: Bool, at date: Date = Date())
+    public func recordSpotifyCapability(
+        _ capability: String,
+        clientID: String,
+        isAllowed: Bool,
+        at date: Date = Date()
+    )
         throws
     {
         try database.write { db in
@@ -48,7 +56,8 @@ extension LibraryStore {
                     INSERT INTO spotify_capabilities (client_id, capability, status, checked_at) VALUES (?, ?, ?, ?)
                     ON CONFLICT (client_id, capability) DO UPDATE SET status = excluded.status, checked_at = excluded.checked_at
                     """,
-                arguments: [clientID, capability, isAllowed ? "allowed" : "forbidden", date.formatted(.iso8601)])
+                arguments: [clientID, capability, isAllowed ? "allowed" : "forbidden", date.formatted(.iso8601)]
+            )
         }
     }
 
@@ -63,7 +72,8 @@ extension LibraryStore {
                     INSERT INTO spotify_sync_state (key, value, updated_at) VALUES (?, ?, ?)
                     ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at
                     """,
-                arguments: [key, value, Date().formatted(.iso8601)])
+                arguments: [key, value, Date().formatted(.iso8601)]
+            )
         } else {
             try db.execute(sql: "DELETE FROM spotify_sync_state WHERE key = ?", arguments: [key])
         }

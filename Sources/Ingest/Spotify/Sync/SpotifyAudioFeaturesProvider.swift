@@ -15,7 +15,10 @@ public struct SpotifyAudioFeaturesProvider: FeatureProvider {
     let now: @Sendable () -> Date
 
     public init(
-        client: SpotifyClient, store: LibraryStore, recheck: Bool = false, now: @escaping @Sendable () -> Date = Date.init
+        client: SpotifyClient,
+        store: LibraryStore,
+        recheck: Bool = false,
+        now: @escaping @Sendable () -> Date = Date.init
     ) {
         self.client = client
         self.store = store
@@ -49,7 +52,9 @@ public struct SpotifyAudioFeaturesProvider: FeatureProvider {
         } catch SpotifyError.audioFeaturesForbidden {
             try store.recordSpotifyCapability(Self.capability, clientID: clientID, isAllowed: false, at: now())
             throw FeatureProviderUnavailableError(
-                provider: name, reason: "Spotify answered 403 for client ID \(clientID) (closed to apps created after 2024-11-27)")
+                provider: name,
+                reason: "Spotify answered 403 for client ID \(clientID) (closed to apps created after 2024-11-27)"
+            )
         }
         try store.recordSpotifyCapability(Self.capability, clientID: clientID, isAllowed: true, at: now())
         var result = FeatureLookupResult()

@@ -27,8 +27,12 @@ public struct PlaylistPushResult: Sendable, Hashable, Codable {
     public var requests: Int
 
     enum CodingKeys: String, CodingKey {
-        case spotifyID = "spotify_id", created, itemCount = "item_count", skippedWithoutID = "skipped_without_id"
-        case snapshotID = "snapshot_id", requests
+        case spotifyID = "spotify_id"
+        case created
+        case itemCount = "item_count"
+        case skippedWithoutID = "skipped_without_id"
+        case snapshotID = "snapshot_id"
+        case requests
     }
 
     /// `https://open.spotify.com/playlist/…`.
@@ -44,13 +48,16 @@ extension LibraryStore {
         try database.read { db in
             let row =
                 try Row.fetchOne(
-                    db, sql: "SELECT id, name, description, spotify_id FROM playlists WHERE id = ? OR origin_key = ?",
-                    arguments: [Int64(key), key])
+                    db,
+                    sql: "SELECT id, name, description, spotify_id FROM playlists WHERE id = ? OR origin_key = ?",
+                    arguments: [Int64(key), key]
+                )
                 ?? Row.fetchOne(
                     db,
                     sql:
                         "SELECT id, name, description, spotify_id FROM playlists WHERE name = ? COLLATE NOCASE ORDER BY updated_at DESC LIMIT 1",
-                    arguments: [key])
+                    arguments: [key]
+                )
             guard let row else { throw StoreError.notFound(what: "A playlist named or numbered \"\(key)\"") }
             let rowID: Int64 = row["id"]
             let items = try Row.fetchAll(
@@ -59,7 +66,8 @@ extension LibraryStore {
                     SELECT t.spotify_id, t.name FROM playlist_items i JOIN tracks t ON t.id = i.track_id
                     WHERE i.playlist_id = ? ORDER BY i.position
                     """,
-                arguments: [rowID])
+                arguments: [rowID]
+            )
             var uris: [String] = []
             var missing: [String] = []
             for item in items {
@@ -70,9 +78,13 @@ extension LibraryStore {
                 }
             }
             return PushablePlaylist(
-                rowID: rowID, name: row["name"], description: row["description"],
-                spotifyID: (row["spotify_id"] as String?).flatMap { SpotifyID($0) }, uris: uris,
-                tracksWithoutID: missing)
+                rowID: rowID,
+                name: row["name"],
+                description: row["description"],
+                spotifyID: (row["spotify_id"] as String?).flatMap { SpotifyID($0) },
+                uris: uris,
+                tracksWithoutID: missing
+            )
         }
     }
 
@@ -81,7 +93,8 @@ extension LibraryStore {
         try database.write { db in
             try db.execute(
                 sql: "UPDATE playlists SET spotify_id = ?, snapshot_id = ?, updated_at = ? WHERE id = ?",
-                arguments: [spotifyID.rawValue, snapshotID, Date().formatted(.iso8601), rowID])
+                arguments: [spotifyID.rawValue, snapshotID, Date().formatted(.iso8601), rowID]
+            )
         }
     }
 }
@@ -96,7 +109,10 @@ extension SpotifyClient {
     ///   - isPublic: Whether a new playlist is public. Defaults to `false`.
     ///   - createNew: Create a new playlist even if one was pushed before.
     public func push(
-        _ playlist: PushablePlaylist, name: String? = nil, isPublic: Bool = false, createNew: Bool = false
+        _ playlist: PushablePlaylist,
+        name: String? = nil,
+        isPublic: Bool = false,
+        createNew: Bool = false
     ) async throws -> PlaylistPushResult {
         let start = requestCounter.value
         var target = createNew ? nil : playlist.spotifyID
@@ -112,19 +128,28 @@ extension SpotifyClient {
         if target == nil {
             let new = try await createPlaylist(
                 name: name ?? playlist.name,
-                description: playlist.description ?? "Made by vibes-analyze.", isPublic: isPublic)
+                description: playlist.description ?? "Made by vibes-analyze.",
+                isPublic: isPublic
+            )
             guard let id = SpotifyID(new.id) else {
                 throw SpotifyError.decoding(
-                    reason: "the new playlist's ID \"\(new.id)\" is not a Spotify ID", status: 201, body: "",
-                    endpoint: "POST /v1/me/playlists")
+                    reason: "the new playlist's ID \"\(new.id)\" is not a Spotify ID",
+                    status: 201,
+                    body: "",
+                    endpoint: "POST /v1/me/playlists"
+                )
             }
             target = id
             created = true
             snapshot = try await addItems(playlist.uris, to: id) ?? new.snapshotID
         }
         return PlaylistPushResult(
-            spotifyID: target!.rawValue, created: created, itemCount: playlist.uris.count,
-            skippedWithoutID: playlist.tracksWithoutID.count, snapshotID: snapshot,
-            requests: requestCounter.value - start)
+            spotifyID: target!.rawValue,
+            created: created,
+            itemCount: playlist.uris.count,
+            skippedWithoutID: playlist.tracksWithoutID.count,
+            snapshotID: snapshot,
+            requests: requestCounter.value - start
+        )
     }
 }

@@ -80,14 +80,24 @@ public struct SpotifySync: Sendable {
         public init() {}
 
         enum CodingKeys: String, CodingKey {
-            case savedTracksAdded = "saved_tracks_added", playlistsUpdated = "playlists_updated"
-            case playlistsUnchanged = "playlists_unchanged", playlistsSkipped = "playlists_skipped"
-            case playlistItemsWritten = "playlist_items_written", topTracks = "top_tracks", topArtists = "top_artists"
-            case playsAdded = "plays_added", tracksNew = "tracks_new", audioFeaturesWritten = "audio_features_written"
-            case audioFeaturesForbidden = "audio_features_forbidden", localFiles = "local_files"
-            case episodesSkipped = "episodes_skipped", removedSkipped = "removed_skipped", requests, notes, features
+            case savedTracksAdded = "saved_tracks_added"
+            case playlistsUpdated = "playlists_updated"
+            case playlistsUnchanged = "playlists_unchanged"
+            case playlistsSkipped = "playlists_skipped"
+            case playlistItemsWritten = "playlist_items_written"
+            case topTracks = "top_tracks"
+            case topArtists = "top_artists"
+            case playsAdded = "plays_added"
+            case tracksNew = "tracks_new"
+            case audioFeaturesWritten = "audio_features_written"
+            case audioFeaturesForbidden = "audio_features_forbidden"
+            case localFiles = "local_files"
+            case episodesSkipped = "episodes_skipped"
+            case removedSkipped = "removed_skipped"
+            case requests, notes, features
             case failedParts = "failed_parts"
-            case artistsWithGenres = "artists_with_genres", genreTagsAdded = "genre_tags_added"
+            case artistsWithGenres = "artists_with_genres"
+            case genreTagsAdded = "genre_tags_added"
         }
     }
 
@@ -115,8 +125,11 @@ public struct SpotifySync: Sendable {
     ///   - progress: Receives one line per page or playlist (the CLI prints them on stderr).
     ///   - now: The wall clock.
     public init(
-        client: SpotifyClient, store: LibraryStore, featureProviders: [any FeatureProvider] = [],
-        progress: @escaping @Sendable (String) -> Void = { _ in }, now: @escaping @Sendable () -> Date = Date.init
+        client: SpotifyClient,
+        store: LibraryStore,
+        featureProviders: [any FeatureProvider] = [],
+        progress: @escaping @Sendable (String) -> Void = { _ in },
+        now: @escaping @Sendable () -> Date = Date.init
     ) {
         self.client = client
         self.store = store
@@ -175,7 +188,9 @@ public struct SpotifySync: Sendable {
     /// budget and a network that does not answer (every other part would meet them too), a store
     /// error, and cancellation.
     private func isolating(
-        _ part: String, _ report: inout Report, _ body: (inout Report) async throws -> Void
+        _ part: String,
+        _ report: inout Report,
+        _ body: (inout Report) async throws -> Void
     ) async throws {
         do {
             try await body(&report)
@@ -194,7 +209,8 @@ public struct SpotifySync: Sendable {
 
     /// Runs `body` in one write transaction with an ``ImportWriter``, the code path file imports use.
     private func write<T: Sendable>(
-        runID: Int64, _ body: @escaping @Sendable (ImportWriter, Database) throws -> T
+        runID: Int64,
+        _ body: @escaping @Sendable (ImportWriter, Database) throws -> T
     ) async throws -> (T, ImportWriter.Counts) {
         let fetchedAt = now().formatted(.iso8601)
         return try await store.database.write { db in
@@ -292,7 +308,10 @@ public struct SpotifySync: Sendable {
             }
             let stored = try store.database.read { db in
                 try Row.fetchOne(
-                    db, sql: "SELECT snapshot_id, source FROM playlists WHERE spotify_id = ?", arguments: [id.rawValue])
+                    db,
+                    sql: "SELECT snapshot_id, source FROM playlists WHERE spotify_id = ?",
+                    arguments: [id.rawValue]
+                )
             }
             if let stored, stored["source"] as String? != Self.source {
                 report.playlistsUnchanged += 1  // Pushed by `playlist push`: the store already holds its contents.
@@ -333,12 +352,21 @@ public struct SpotifySync: Sendable {
             let (_, counts) = try await write(runID: runID) { [rows, artists] writer, db in
                 let entries = try rows.map { row in
                     ImportWriter.PlaylistEntry(
-                        trackID: try writer.write(row.track).id, addedAt: row.addedAt, addedBy: row.addedBy)
+                        trackID: try writer.write(row.track).id,
+                        addedAt: row.addedAt,
+                        addedBy: row.addedBy
+                    )
                 }
                 try writer.writePlaylist(
-                    originKey: "spotify:playlist:\(id)", name: name, spotifyID: id.rawValue,
-                    description: playlist.description.flatMap { $0.isEmpty ? nil : $0 }, owner: playlist.owner?.id,
-                    snapshotID: playlist.snapshotID, source: Self.source, entries: entries)
+                    originKey: "spotify:playlist:\(id)",
+                    name: name,
+                    spotifyID: id.rawValue,
+                    description: playlist.description.flatMap { $0.isEmpty ? nil : $0 },
+                    owner: playlist.owner?.id,
+                    snapshotID: playlist.snapshotID,
+                    source: Self.source,
+                    entries: entries
+                )
                 try Self.writeArtistIDs(artists, in: db)
             }
             report.playlistsUpdated += 1
@@ -374,8 +402,12 @@ public struct SpotifySync: Sendable {
                 let entries = try tracks.map { ImportWriter.PlaylistEntry(trackID: try writer.write($0).id) }
                 try Self.writeArtistIDs(objects.flatMap { $0.artists ?? [] }, in: db)
                 try writer.writePlaylist(
-                    originKey: "spotify-top-tracks:\(range.rawValue)", name: "Top tracks (\(range.displayName))",
-                    description: "Spotify's top tracks, \(range.displayName).", source: Self.source, entries: entries)
+                    originKey: "spotify-top-tracks:\(range.rawValue)",
+                    name: "Top tracks (\(range.displayName))",
+                    description: "Spotify's top tracks, \(range.displayName).",
+                    source: Self.source,
+                    entries: entries
+                )
                 for artist in artists {
                     if let name = artist.name, !name.isEmpty {
                         try Self.writeArtist(name: name, spotifyID: artist.id, in: db)
@@ -411,10 +443,16 @@ public struct SpotifySync: Sendable {
                     // The API does not say how long the track played; the track's length stands in.
                     try writer.write(
                         ImportWriter.Play(
-                            endedAt: playedAt.formatted(.iso8601), msPlayed: track.durationMS ?? 0,
-                            trackName: track.name, artistName: track.artists.first ?? "", albumName: track.album,
-                            spotifyURI: object.uri),
-                        trackID: trackID, source: Self.source)
+                            endedAt: playedAt.formatted(.iso8601),
+                            msPlayed: track.durationMS ?? 0,
+                            trackName: track.name,
+                            artistName: track.artists.first ?? "",
+                            albumName: track.album,
+                            spotifyURI: object.uri
+                        ),
+                        trackID: trackID,
+                        source: Self.source
+                    )
                 }
                 try LibraryStore.setSyncValue(cursor.map(String.init), forKey: "recent.after", in: db)
             }
@@ -430,9 +468,10 @@ public struct SpotifySync: Sendable {
 
     private func syncAudioFeatures(_ report: inout Report, runID: Int64, recheck: Bool) async throws {
         let legacy = SpotifyAudioFeaturesProvider(client: client, store: store, recheck: recheck, now: now)
-        let progress = featureProgress ?? { [progress] step in
-            progress("Audio features (\(step.provider)): \(step.done) of \(step.total) asked, \(step.found) found.")
-        }
+        let progress =
+            featureProgress ?? { [progress] step in
+                progress("Audio features (\(step.provider)): \(step.done) of \(step.total) asked, \(step.found) found.")
+            }
         let chain = FeatureChain(store: store, providers: [legacy] + featureProviders, now: now, progress: progress)
         let features = try await chain.run(FeatureChain.Options(scope: .library), runID: runID)
         report.features = features
@@ -441,7 +480,9 @@ public struct SpotifySync: Sendable {
         if let reason = legacyOutcome?.skippedBecause {
             report.audioFeaturesForbidden = true
             if featureProviders.isEmpty {
-                report.notes.append(SpotifyError.audioFeaturesForbidden(clientID: client.clientID ?? "(unknown)").description)
+                report.notes.append(
+                    SpotifyError.audioFeaturesForbidden(clientID: client.clientID ?? "(unknown)").description
+                )
             } else {
                 report.notes.append("Spotify's /audio-features skipped: \(reason).")
             }
@@ -463,7 +504,8 @@ public struct SpotifySync: Sendable {
                       AND EXISTS (SELECT 1 FROM track_artists ta WHERE ta.artist_id = a.id)
                     ORDER BY a.id
                     """,
-                arguments: [cutoff])
+                arguments: [cutoff]
+            )
         }
         let ids = due.compactMap { SpotifyID($0) }
         for chunk in ids.chunked(into: 50) {
@@ -473,19 +515,27 @@ public struct SpotifySync: Sendable {
                 var withGenres = 0
                 for object in objects.compactMap({ $0 }) {
                     guard let id = object.id, let genres = object.genres else { continue }
-                    guard let artistID = try Int64.fetchOne(db, sql: "SELECT id FROM artists WHERE spotify_id = ?", arguments: [id])
+                    guard
+                        let artistID = try Int64.fetchOne(
+                            db,
+                            sql: "SELECT id FROM artists WHERE spotify_id = ?",
+                            arguments: [id]
+                        )
                     else { continue }
                     try db.execute(sql: "DELETE FROM artist_genres WHERE artist_id = ?", arguments: [artistID])
                     for genre in genres where !genre.isEmpty {
                         try db.execute(
                             sql: "INSERT OR IGNORE INTO artist_genres (artist_id, genre, source) VALUES (?, ?, ?)",
-                            arguments: [artistID, genre, Self.source])
+                            arguments: [artistID, genre, Self.source]
+                        )
                     }
                     if !genres.isEmpty { withGenres += 1 }
                 }
                 for id in chunk {
                     try db.execute(
-                        sql: "UPDATE artists SET genres_checked_at = ? WHERE spotify_id = ?", arguments: [checkedAt, id.rawValue])
+                        sql: "UPDATE artists SET genres_checked_at = ? WHERE spotify_id = ?",
+                        arguments: [checkedAt, id.rawValue]
+                    )
                 }
                 return (withGenres, try LibraryStore.tagTracksWithArtistGenres(in: db))
             }
@@ -495,7 +545,9 @@ public struct SpotifySync: Sendable {
         }
         if ids.isEmpty {
             // Tracks new since their artists were checked still get those artists' genres.
-            report.genreTagsAdded += try await store.database.write { db in try LibraryStore.tagTracksWithArtistGenres(in: db) }
+            report.genreTagsAdded += try await store.database.write { db in
+                try LibraryStore.tagTracksWithArtistGenres(in: db)
+            }
         }
     }
 
@@ -510,7 +562,8 @@ public struct SpotifySync: Sendable {
                     INSERT INTO import_runs (path, format, sha256, started_at, finished_at)
                     VALUES (?, 'spotify-api', '-', ?, ?)
                     """,
-                arguments: [client.baseURL.absoluteString, started, started])
+                arguments: [client.baseURL.absoluteString, started, started]
+            )
             return db.lastInsertedRowID
         }
     }
@@ -528,7 +581,8 @@ public struct SpotifySync: Sendable {
                     report.requests,
                     report.savedTracksAdded + report.playlistItemsWritten + report.topTracks + report.playsAdded,
                     report.tracksNew, report.audioFeaturesWritten, report.playsAdded, finished, runID,
-                ])
+                ]
+            )
         }
     }
 
@@ -550,11 +604,13 @@ public struct SpotifySync: Sendable {
         let key = Track.normalizedName(name)
         try db.execute(
             sql: "INSERT OR IGNORE INTO artists (name, name_key, spotify_id) VALUES (?, ?, ?)",
-            arguments: [name, key, spotifyID])
+            arguments: [name, key, spotifyID]
+        )
         if let spotifyID {
             try db.execute(
                 sql: "UPDATE OR IGNORE artists SET spotify_id = ? WHERE name_key = ? AND spotify_id IS NULL",
-                arguments: [spotifyID, key])
+                arguments: [spotifyID, key]
+            )
         }
     }
 }

@@ -44,7 +44,9 @@ public struct HTTPResponse: Sendable, Hashable {
     public init(status: Int, headerFields: [String: String] = [:]) {
         self.status = status
         self.headerFields = Dictionary(
-            headerFields.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { first, _ in first })
+            headerFields.map { ($0.key.lowercased(), $0.value) },
+            uniquingKeysWith: { first, _ in first }
+        )
     }
 
     /// The value of a header field, looked up case-insensitively.

@@ -28,9 +28,13 @@ public struct RetryPolicy: Sendable, Hashable {
     public var usesJitter: Bool
 
     public init(
-        maxAttempts: Int = 6, rateLimitBudget: Duration = .seconds(60), rateLimitFallback: Duration = .seconds(2),
-        minimumRateLimitWait: Duration = .seconds(1), baseBackoff: Duration = .milliseconds(500),
-        maxBackoff: Duration = .seconds(8), usesJitter: Bool = true
+        maxAttempts: Int = 6,
+        rateLimitBudget: Duration = .seconds(60),
+        rateLimitFallback: Duration = .seconds(2),
+        minimumRateLimitWait: Duration = .seconds(1),
+        baseBackoff: Duration = .milliseconds(500),
+        maxBackoff: Duration = .seconds(8),
+        usesJitter: Bool = true
     ) {
         precondition(maxAttempts >= 1, "maxAttempts must be at least 1")
         self.maxAttempts = maxAttempts

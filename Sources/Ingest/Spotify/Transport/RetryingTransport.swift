@@ -39,9 +39,13 @@ public struct RetryingTransport: HTTPTransport {
     ///   - onRetry: Called before each wait, so a command can print why it pauses.
     ///   - logger: Receives one `info` line per retry.
     public init(
-        base: any HTTPTransport, policy: RetryPolicy = .default, clock: any Clock<Duration> = ContinuousClock(),
-        now: @escaping @Sendable () -> Date = Date.init, counter: RequestCounter = RequestCounter(),
-        onRetry: (@Sendable (RetryEvent) -> Void)? = nil, logger: Logger = Logger(label: "vibes.spotify")
+        base: any HTTPTransport,
+        policy: RetryPolicy = .default,
+        clock: any Clock<Duration> = ContinuousClock(),
+        now: @escaping @Sendable () -> Date = Date.init,
+        counter: RequestCounter = RequestCounter(),
+        onRetry: (@Sendable (RetryEvent) -> Void)? = nil,
+        logger: Logger = Logger(label: "vibes.spotify")
     ) {
         self.base = base
         self.policy = policy
@@ -73,7 +77,8 @@ public struct RetryingTransport: HTTPTransport {
                 }
                 let delay = policy.backoff(afterAttempt: attempt)
                 report(
-                    .networkError(endpoint: request.endpoint, reason: reason, delay: delay, nextAttempt: attempt + 1))
+                    .networkError(endpoint: request.endpoint, reason: reason, delay: delay, nextAttempt: attempt + 1)
+                )
                 try await clock.sleep(for: delay)
                 continue
             }
@@ -83,12 +88,17 @@ public struct RetryingTransport: HTTPTransport {
             if response.status == 429 {
                 let retryAfter = parseRetryAfter(response[headerField: "Retry-After"], now: now())
                 let delay = max(
-                    retryAfter ?? policy.rateLimitFallback * (1 << min(attempt - 1, 20)), policy.minimumRateLimitWait)
+                    retryAfter ?? policy.rateLimitFallback * (1 << min(attempt - 1, 20)),
+                    policy.minimumRateLimitWait
+                )
                 let remaining = policy.rateLimitBudget - rateLimitWaited
                 guard delay <= remaining, attempt < policy.maxAttempts else {
                     let retryAt = now().addingTimeInterval(Double(delay.components.seconds) + 1)
                     throw SpotifyError.rateLimited(
-                        retryAfter: retryAfter, retryAt: retryAfter == nil ? nil : retryAt, endpoint: request.endpoint)
+                        retryAfter: retryAfter,
+                        retryAt: retryAfter == nil ? nil : retryAt,
+                        endpoint: request.endpoint
+                    )
                 }
                 rateLimitWaited += delay
                 report(.rateLimited(endpoint: request.endpoint, delay: delay, nextAttempt: attempt + 1))
@@ -98,7 +108,12 @@ public struct RetryingTransport: HTTPTransport {
                 let delay = policy.backoff(afterAttempt: attempt)
                 report(
                     .serverError(
-                        endpoint: request.endpoint, status: response.status, delay: delay, nextAttempt: attempt + 1))
+                        endpoint: request.endpoint,
+                        status: response.status,
+                        delay: delay,
+                        nextAttempt: attempt + 1
+                    )
+                )
                 try await clock.sleep(for: delay)
             }
         }

@@ -28,20 +28,26 @@ final class ChartCollector: NSObject, XMLParserDelegate {
     private var text = ""
 
     func parser(
-        _ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+        _ parser: XMLParser,
+        didStartElement name: String,
+        namespaceURI: String?,
+        qualifiedName: String?,
         attributes: [String: String] = [:]
     ) {
         elementCount += 1
         if name == "svg", let id = attributes["data-chart"] {
             charts.append(
                 Chart(
-                    id: id, role: attributes["role"],
-                    labelledBy: (attributes["aria-labelledby"] ?? "").split(separator: " ").map(String.init)))
+                    id: id,
+                    role: attributes["role"],
+                    labelledBy: (attributes["aria-labelledby"] ?? "").split(separator: " ").map(String.init)
+                )
+            )
             depthInChart = 0
         }
         guard !charts.isEmpty else { return }
         depthInChart += 1
-        if (name == "title" || name == "desc"), let id = attributes["id"] {
+        if name == "title" || name == "desc", let id = attributes["id"] {
             pendingTextID = id
             text = ""
         }
@@ -74,7 +80,8 @@ final class ChartCollector: NSObject, XMLParserDelegate {
         #expect(
             isWellFormed,
             "not well-formed XML: \(String(describing: collector.error ?? parser.parserError)) at line \(parser.lineNumber)",
-            sourceLocation: sourceLocation)
+            sourceLocation: sourceLocation
+        )
         return collector
     }
 }
@@ -84,7 +91,11 @@ struct MoodReportRenderingTests {
         try MoodReport(SmallLibrary.input(timeZone: "UTC", withRun: withRun))
     }
 
-    private func chart(_ id: String, in collector: ChartCollector, sourceLocation: SourceLocation = #_sourceLocation)
+    private func chart(
+        _ id: String,
+        in collector: ChartCollector,
+        sourceLocation: SourceLocation = #_sourceLocation
+    )
         throws -> ChartCollector.Chart
     {
         try #require(collector.charts.first { $0.id == id }, "no chart \(id)", sourceLocation: sourceLocation)
@@ -105,7 +116,8 @@ struct MoodReportRenderingTests {
         #expect(!html.contains("<script"))
         #expect(
             !html.contains("http://")
-                || html.components(separatedBy: "http://").dropFirst().allSatisfy { $0.hasPrefix("www.w3.org/") })
+                || html.components(separatedBy: "http://").dropFirst().allSatisfy { $0.hasPrefix("www.w3.org/") }
+        )
         #expect(!html.contains("https://"))
         #expect(html.contains("prefers-color-scheme: dark"))
         #expect(html.contains("name=\"viewport\""))
@@ -119,7 +131,8 @@ struct MoodReportRenderingTests {
             let histogram = try chart("histogram-\(distribution.feature)", in: collector)
             #expect(
                 histogram.marks.map { $0["data-value"] } == distribution.bins.map { String($0.count) },
-                "\(distribution.feature)")
+                "\(distribution.feature)"
+            )
         }
         #expect(!collector.charts.contains { $0.id == "histogram-tempo" })  // no tempo values in this library
 
@@ -140,7 +153,8 @@ struct MoodReportRenderingTests {
         #expect(monthBars.map { $0["data-label"] } == listening.byMonth.map(\.label))
         #expect(
             monthBars.compactMap { $0["data-value"].flatMap(Double.init) }.map { ($0 * 3_600_000).rounded() }
-                == listening.byMonth.map { Double($0.msPlayed) })
+                == listening.byMonth.map { Double($0.msPlayed) }
+        )
         let valenceDots = months.marks.filter { $0["data-series"] == "valence" }
         #expect(valenceDots.count == listening.byMonth.compactMap(\.valence).count)
         #expect(try chart("by-hour", in: collector).marks.filter { $0["data-series"] == nil }.count == 24)
@@ -160,7 +174,8 @@ struct MoodReportRenderingTests {
             #expect(profile.marks.map { $0["data-label"] } == profileFeatures.map { Optional($0) })
             #expect(
                 profile.marks.map { $0["data-value"].flatMap(Double.init) }
-                    == vibe.profile.filter { $0.feature != "time_signature" }.map { Optional($0.zScore) })
+                    == vibe.profile.filter { $0.feature != "time_signature" }.map { Optional($0.zScore) }
+            )
         }
         let versus = try chart("vibes-listened", in: collector)
         #expect(versus.marks.count == 2 * listening.vibes.count)
@@ -217,7 +232,8 @@ struct MoodReportRenderingTests {
             Set(object.keys) == [
                 "schema_version", "time_zone", "overview", "features", "mood_map", "vibes", "map", "listening",
                 "outliers",
-            ])
+            ]
+        )
         let listening = try #require(object["listening"] as? [String: Any])
         #expect(listening["skipped_ms"] as? Int == 30_000)
         let vibes = try #require(object["vibes"] as? [String: Any])
