@@ -62,7 +62,7 @@ struct JSONImporterTests {
 
     @Test func spotifyAPIResponsesImportFeaturesSavedTracksAndLocalFiles() throws {
         try withStore { store in
-            let features = try store.importFile(at: Fixtures.path("json/get-audio-features-several.json"))
+            let features = try store.importFile(at: Fixtures.path("spotify/get-audio-features-several.json"))
             #expect(features.format == .spotifyJSON)
             #expect(features.featuresWritten == 3)
             #expect(
@@ -71,7 +71,7 @@ struct JSONImporterTests {
                     "SELECT count(*) FROM audio_features WHERE source = 'file:spotify-json' AND time_signature = 3"
                 ) == 1
             )
-            let saved = try store.importFile(at: Fixtures.path("json/get-me-tracks.json"))
+            let saved = try store.importFile(at: Fixtures.path("spotify/get-me-tracks.json"))
             #expect(saved.savedTracks == 1)
             let local = try store.importFile(at: Fixtures.path("json/get-playlist-local-songs.json"))
             #expect(local.playlists == 1)
