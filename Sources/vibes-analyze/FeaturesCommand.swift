@@ -80,6 +80,10 @@ extension FeaturesCommand {
                 lines.append(
                     "  local files (no source)  \(String(missing.noSource).leftPadded(7))   no provider serves local files"
                 )
+                for source in status.notFound {
+                    let day = source.lastAsked.prefix(10)
+                    lines.append("  not found at \(source.source) (last asked \(day)): \(source.tracks)")
+                }
             }
             if !status.playlists.isEmpty {
                 lines.append("")

@@ -191,6 +191,8 @@ struct ReccoBeatsTests {
                 )
                 let status = try store.featureStatus()
                 #expect(status.missing.notFound == 2 && status.missing.pending == 0)
+                #expect(status.notFound.map(\.source) == ["reccobeats"] && status.notFound.first?.tracks == 2)
+                #expect(status.notFound.first?.lastAsked == clock.withLock { $0 }.formatted(.iso8601))
 
                 let second = try await chain.run()
                 #expect(second.providers[0].asked == 0 && second.providers[0].rememberedNotFound == 2)

@@ -73,6 +73,7 @@ struct FeaturesCommandTests {
                     #expect(decoded.missing.notFound == decoded.tracks - decoded.withFeatures)
                     let text = try await runTool(["features", "status"], environment: env)
                     #expect(text.stdout.contains("Road trip") && text.stdout.contains("not found at a provider"))
+                    #expect(text.stdout.contains("not found at reccobeats (last asked "))
 
                     let cluster = try await runTool(["cluster", "--k", "4", "--seed", "7"], environment: env)
                     #expect(cluster.exitCode == 0, "\(cluster.stderr)")

@@ -25,6 +25,21 @@ public struct FeatureStatus: Sendable, Hashable, Codable {
         }
     }
 
+    /// What one provider said it does not know, and when it was last asked.
+    public struct NotFound: Sendable, Hashable, Codable {
+        /// The provenance key, such as `reccobeats`.
+        public var source: String
+        /// Tracks without features this source does not know.
+        public var tracks: Int
+        /// When it was last asked, ISO 8601 UTC.
+        public var lastAsked: String
+
+        enum CodingKeys: String, CodingKey {
+            case source, tracks
+            case lastAsked = "last_asked"
+        }
+    }
+
     /// Why tracks lack features.
     public struct Missing: Sendable, Hashable, Codable {
         /// A provider was asked and does not know the track; it is asked again after a while.
@@ -51,6 +66,8 @@ public struct FeatureStatus: Sendable, Hashable, Codable {
     public var withFeatures = 0
     public var sources: [SourceCoverage] = []
     public var missing = Missing()
+    /// Per source, the tracks without features it said it does not know.
+    public var notFound: [NotFound] = []
     public var playlists: [PlaylistCoverage] = []
     /// The precedence in force, in its text form.
     public var precedence = FeatureSourcePrecedence.default.description
@@ -58,6 +75,7 @@ public struct FeatureStatus: Sendable, Hashable, Codable {
     enum CodingKeys: String, CodingKey {
         case tracks, sources, missing, playlists, precedence
         case withFeatures = "with_features"
+        case notFound = "not_found"
     }
 }
 
@@ -118,6 +136,16 @@ extension LibraryStore {
             status.missing.noID = missing?[1] ?? 0
             status.missing.notFound = missing?[2] ?? 0
             status.missing.pending = missing?[3] ?? 0
+            status.notFound = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT l.source, count(*) AS n, max(l.checked_at) AS last FROM feature_lookups l
+                    WHERE l.outcome = 'not_found' AND l.track_id IN (\(inScope))
+                      AND NOT EXISTS (SELECT 1 FROM audio_features f WHERE f.track_id = l.track_id)
+                    GROUP BY l.source ORDER BY n DESC, l.source
+                    """,
+                arguments: arguments
+            ).map { FeatureStatus.NotFound(source: $0["source"], tracks: $0["n"], lastAsked: $0["last"]) }
             status.playlists = try Row.fetchAll(
                 db,
                 sql: """
