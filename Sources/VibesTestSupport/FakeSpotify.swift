@@ -51,6 +51,9 @@ public enum FakeSpotifyFault: Sendable, Hashable {
     case status(Int, message: String?)
     /// The connection closes after part of the body.
     case dropConnection
+    /// The request is carried out, then the connection closes before the answer is whole: a write
+    /// whose client cannot know it landed.
+    case dropConnectionAfterApplying
     /// 200 with a body that is not valid JSON.
     case malformedJSON
     /// Every access token expires before the request is handled (so it answers 401).
@@ -218,9 +221,12 @@ public actor FakeSpotifyState {
         let matching = faults.indices.filter { request.path.hasPrefix(faults[$0].prefix) }
         let isSkipped = matching.contains { faults[$0].skip > 0 }
         for index in matching where faults[index].skip > 0 { faults[index].skip -= 1 }
+        var dropsAfterApplying = false
         if !isSkipped, let index = matching.first {
             let fault = faults.remove(at: index).fault
             switch fault {
+            case .dropConnectionAfterApplying:
+                dropsAfterApplying = true
             case .rateLimited(let retryAfter, let emptyBody):
                 let body =
                     emptyBody ? Data() : Data(#"{"error":{"status":429,"message":"API rate limit exceeded"}}"#.utf8)
@@ -239,6 +245,15 @@ public actor FakeSpotifyState {
                 validAccessTokens.removeAll()
             }
         }
+        if dropsAfterApplying {
+            var response = handleUnfaulted(request)
+            response.drops = true
+            return response
+        }
+        return handleUnfaulted(request)
+    }
+
+    private func handleUnfaulted(_ request: FakeSpotifyRequest) -> FakeResponse {
         if request.path.hasPrefix("/accounts/") { return handleAccounts(request) }
         guard request.path.hasPrefix("/v1/") else { return .error(404, message: "Not found") }
         guard let auth = request.authorization, auth.hasPrefix("Bearer "),
@@ -384,8 +399,12 @@ public actor FakeSpotifyState {
             let body = (try? JSONSerialization.jsonObject(with: request.body)) as? [String: Any] ?? [:]
             let uris = body["uris"] as? [String] ?? []
             if uris.count > 100 { return .error(400, message: "Too many tracks requested") }
-            if method == "PUT" { writtenItems[id] = [] }
+            if method == "PUT" {
+                writtenItems[id] = []
+                playlists[index].entries = []
+            }
             writtenItems[id, default: []] += uris
+            playlists[index].entries += uris.map { .written(uri: $0) }
             playlists[index].version += 1
             playlists[index].snapshotID = "snap-\(id)-\(playlists[index].version)"
             return .json(method == "POST" ? 201 : 200, Self.encode(["snapshot_id": playlists[index].snapshotID]))
@@ -523,6 +542,11 @@ public actor FakeSpotifyState {
             var item = items[0]
             item["track"] = NSNull()
             return item
+        case .written(let uri):
+            var item = items[0]
+            let id = String(uri.split(separator: ":").last ?? "")
+            item["track"] = trackObject(id: id, name: "Pushed \(id)")
+            return item
         }
     }
 
@@ -569,6 +593,8 @@ public struct FakePlaylist: Sendable, Hashable {
         case episode
         /// A track Spotify removed: `"track": null`.
         case removed
+        /// A track written through the API (`POST`/`PUT` items), by URI.
+        case written(uri: String)
     }
 
     public var id: String

@@ -55,12 +55,9 @@ struct PlaylistPush: AsyncParsableCommand {
                 )
                 throw ExitCode.failure
             }
-            let result = try await client.push(pushable, name: name, isPublic: `public`, createNew: new)
-            try store.recordPush(
-                of: pushable.rowID,
-                spotifyID: SpotifyID(result.spotifyID)!,
-                snapshotID: result.snapshotID
-            )
+            // Resumable: an unfinished push of this playlist is finished, never duplicated.
+            let result = try await SpotifyPlaylistPusher(client: client, store: store)
+                .push(pushable, name: name, isPublic: `public`, createNew: new)
             if play {
                 try await client.startPlayback(ofPlaylist: SpotifyID(result.spotifyID)!)
             }

@@ -103,6 +103,9 @@ func reportingSpotifyErrors<T>(_ body: () async throws -> T) async throws -> T {
     } catch let error as SpotifySyncInterruptedError {
         Console.diagnostic("Error: \(error)")
         throw ExitCode.failure
+    } catch let error as PlaylistPushInterruptedError {
+        Console.diagnostic("Error: \(error) Run the same `vibes-analyze playlist push` again.")
+        throw ExitCode.failure
     } catch let error as SpotifyConfigurationError {
         Console.diagnostic("Error: \(error)")
         throw ExitCode.failure
