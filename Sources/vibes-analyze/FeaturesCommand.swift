@@ -173,7 +173,7 @@ extension FeaturesCommand {
                 report = try await describingScope { try await chain.run(options) }
             } catch let error as SpotifyError {
                 bar.withLock { $0?.finish() }
-                Console.diagnostic("Error: \(error)")
+                Console.diagnostic("Error: " + SpotifyAdvice.message(for: error))
                 throw ExitCode.failure
             }
             bar.withLock { $0?.finish() }

@@ -93,15 +93,19 @@ struct SpotifyOptions: ParsableArguments {
     }
 }
 
-/// Runs `body` and turns a Spotify failure into its message on stderr and exit code 1.
+/// Runs `body` and turns a Spotify failure into its message, with what to do next, on stderr and
+/// exit code 1.
 func reportingSpotifyErrors<T>(_ body: () async throws -> T) async throws -> T {
     do {
         return try await body()
     } catch let error as SpotifyError {
-        Console.diagnostic("Error: \(error)")
+        Console.diagnostic("Error: " + SpotifyAdvice.message(for: error))
         throw ExitCode.failure
     } catch let error as SpotifySyncInterruptedError {
-        Console.diagnostic("Error: \(error)")
+        let advice = (error.underlying as? SpotifyError).flatMap(SpotifyAdvice.advice(for:))
+        Console.diagnostic(
+            "Error: \(error)" + (advice.map { " \($0)" } ?? " Run `vibes-analyze sync` again to continue.")
+        )
         throw ExitCode.failure
     } catch let error as PlaylistPushInterruptedError {
         Console.diagnostic("Error: \(error) Run the same `vibes-analyze playlist push` again.")
@@ -109,5 +113,35 @@ func reportingSpotifyErrors<T>(_ body: () async throws -> T) async throws -> T {
     } catch let error as SpotifyConfigurationError {
         Console.diagnostic("Error: \(error)")
         throw ExitCode.failure
+    }
+}
+
+/// What to run next after a Spotify failure: the command-line tool's advice, which the library's
+/// errors leave out.
+enum SpotifyAdvice {
+    /// The error's description followed by the advice, if any.
+    static func message(for error: SpotifyError) -> String {
+        advice(for: error).map { "\(error) \($0)" } ?? "\(error)"
+    }
+
+    static func advice(for error: SpotifyError) -> String? {
+        switch error {
+        case .http(let status, _, _):
+            switch status {
+            case 401: "Run `vibes-analyze auth login` again."
+            case 403: "`vibes-analyze auth status` shows the scopes granted."
+            case 404: "Check the ID."
+            case 500...: "Try again later."
+            default: nil
+            }
+        case .rateLimited: "A resumed `vibes-analyze sync` continues where this one stopped."
+        case .network: "Check the network connection and try again."
+        case .audioFeaturesForbidden: "`vibes-analyze sync` asks ReccoBeats; `vibes-analyze import FILE` reads a file."
+        case .notSignedIn: "Run `vibes-analyze auth login` first."
+        case .sessionRevoked: "Run `vibes-analyze auth login` again."
+        case .authorizationDenied: "Run `vibes-analyze auth login` to try again."
+        case .stateMismatch: "Start again with `vibes-analyze auth login`."
+        case .decoding, .tokenRequestFailed, .malformedRedirect, .callbackServerUnavailable, .missingClientID: nil
+        }
     }
 }

@@ -148,7 +148,8 @@ struct SpotifyClientTests {
             }
             #expect(error == .audioFeaturesForbidden(clientID: "fake-client-id"))
             let text = error?.description ?? ""
-            #expect(text.contains("Exportify") && text.contains("vibes-analyze import") && text.contains("2024-11-27"))
+            #expect(text.contains("Exportify") && text.contains("ReccoBeats") && text.contains("2024-11-27"))
+            #expect(!text.contains("vibes-analyze"))  // the library states facts; the tool gives advice
             #expect(await fake.state.requests(to: "/v1/audio-features").count == 1)
         }
     }

@@ -201,7 +201,7 @@ struct SpotifyFailureTests {
                 await fake.state.expireAccessTokens()
                 let error = await spotifyError { _ = try await signedIn.client.currentUser() }
                 #expect(error == .sessionRevoked(description: "Refresh token revoked"))
-                #expect(error?.description.contains("vibes-analyze auth login") == true)
+                #expect(error?.description.contains("revoked the stored sign-in") == true)
                 #expect(!FileManager.default.fileExists(atPath: path))
                 #expect(try await signedIn.tokens.session() == nil)
                 let next = await spotifyError { _ = try await signedIn.client.currentUser() }

@@ -3,8 +3,8 @@ import Foundation
 /// An error from the Spotify Web API or the Spotify accounts service, with the endpoint and
 /// Spotify's own message.
 ///
-/// Descriptions are written for the person at the terminal: they say what happened, where, and
-/// what to do next. They never contain tokens, codes or secrets; raw bodies pass through
+/// Descriptions say what happened and where; what to run next is the caller's to say (the
+/// command-line tool adds it). They never contain tokens, codes or secrets; raw bodies pass through
 /// ``Redaction`` first.
 public enum SpotifyError: Error, Sendable, Equatable {
     /// Spotify answered with an error status.
@@ -52,17 +52,13 @@ extension SpotifyError: CustomStringConvertible {
         switch self {
         case .http(let status, let message, let endpoint):
             let detail = message.map { ": \(Redaction.redact($0))" } ?? ""
-            let hint: String
+            let meaning: String
             switch status {
-            case 401: hint = " Run `vibes-analyze auth login` again."
-            case 403:
-                hint =
-                    " The account or this app lacks permission; `vibes-analyze auth status` shows the scopes granted."
-            case 404: hint = " Check the ID."
-            case 500...: hint = " Spotify is having trouble; try again later."
-            default: hint = ""
+            case 403: meaning = " The account or this app lacks permission."
+            case 500...: meaning = " Spotify is having trouble."
+            default: meaning = ""
             }
-            return "Spotify answered \(status) to \(endpoint)\(detail).\(hint)"
+            return "Spotify answered \(status) to \(endpoint)\(detail).\(meaning)"
         case .rateLimited(let retryAfter, let retryAt, let endpoint):
             var text = "Spotify's rate limit stopped \(endpoint)"
             if let retryAfter {
@@ -75,36 +71,35 @@ extension SpotifyError: CustomStringConvertible {
             } else {
                 text += ". Try again in a few minutes"
             }
-            return text + "; a resumed `vibes-analyze sync` continues where this one stopped."
+            return text + "."
         case .network(let reason, let attempts, let endpoint):
             return "Could not reach Spotify for \(endpoint) after \(attempts) attempt\(attempts == 1 ? "" : "s"): "
-                + "\(Redaction.redact(reason)). Check the network connection and try again."
+                + "\(Redaction.redact(reason))."
         case .decoding(let reason, let status, let body, let endpoint):
             return "Could not read Spotify's answer to \(endpoint) (status \(status)): \(reason). Body: \(body)"
         case .audioFeaturesForbidden(let clientID):
             return """
                 Spotify refused audio features (403) for client ID \(clientID): apps created after \
-                2024-11-27 have no access to /v1/audio-features. vibes-analyze will not ask again with \
-                this client ID. Import features from a file instead: an Exportify CSV \
-                (https://exportify.app), the Kaggle or tidytuesday Spotify datasets, with \
-                `vibes-analyze import <file>`.
+                2024-11-27 have no access to /v1/audio-features, and it is not asked again with this \
+                client ID. Features can come from ReccoBeats or from files: an Exportify CSV \
+                (https://exportify.app), the Kaggle or tidytuesday Spotify datasets.
                 """
         case .notSignedIn:
-            return "Not signed in to Spotify. Run `vibes-analyze auth login` first."
+            return "Not signed in to Spotify."
         case .sessionRevoked(let description):
             let detail = description.map { " (\(Redaction.redact($0)))" } ?? ""
             return
-                "Spotify revoked the stored sign-in\(detail), so it was removed. Run `vibes-analyze auth login` again."
+                "Spotify revoked the stored sign-in\(detail), so it was removed."
         case .tokenRequestFailed(let error, let description, let status):
             let detail = description.map { ": \(Redaction.redact($0))" } ?? ""
             let hint =
                 error == "invalid_client" ? " Check the client ID and secret (--client-id, $SPOTIFY_CLIENT_ID)." : ""
             return "Spotify's accounts service refused the token request (\(status) \(error)\(detail)).\(hint)"
         case .authorizationDenied(let error):
-            return "The Spotify sign-in was not completed (\(error)). Run `vibes-analyze auth login` to try again."
+            return "The Spotify sign-in was not completed (\(error))."
         case .stateMismatch:
             return
-                "The sign-in redirect carried the wrong `state`, so it was rejected. Start again with `vibes-analyze auth login`."
+                "The sign-in redirect carried the wrong `state`, so it was rejected."
         case .malformedRedirect(let reason):
             return
                 "The sign-in redirect could not be read: \(Redaction.redact(reason)). Paste the whole URL of the page the browser landed on."

@@ -624,7 +624,7 @@ public struct SpotifySyncInterruptedError: Error, CustomStringConvertible {
 
     public var description: String {
         "\(underlying) The sync made \(report.requests) requests before it stopped; what it fetched is saved, "
-            + "and the next `vibes-analyze sync` resumes from there."
+            + "and the next sync resumes from there."
     }
 }
 
