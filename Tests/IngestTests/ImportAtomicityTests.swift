@@ -155,3 +155,27 @@ struct ImportAtomicityTests {
         }
     }
 }
+
+struct StorePermissionTests {
+    @Test func aNewStoreAndItsNewFolderAreTheOwnersOnly() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory + "/new/library.sqlite"
+            let store = try LibraryStore(path: path)
+            _ = try store.importFile(at: Fixtures.path("csv/tidytuesday-excerpt.csv"))
+            let manager = FileManager.default
+            func mode(_ path: String) throws -> Int {
+                try #require(manager.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber).intValue
+            }
+            #expect(try mode(directory + "/new") == 0o700)
+            #expect(try mode(path) == 0o600)
+            #expect(try mode(path + "-wal") == 0o600)
+
+            // An existing folder keeps its mode.
+            try manager.createDirectory(atPath: directory + "/shared", withIntermediateDirectories: false)
+            try manager.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory + "/shared")
+            _ = try LibraryStore(path: directory + "/shared/library.sqlite")
+            #expect(try mode(directory + "/shared") == 0o755)
+            #expect(try mode(directory + "/shared/library.sqlite") == 0o600)
+        }
+    }
+}

@@ -20,16 +20,26 @@ public final class LibraryStore: Sendable {
     public init(path: String, logger: Logger = Logger(label: "vibes.store")) throws {
         self.path = path
         self.logger = logger
+        // The store holds listening history: a new folder is the owner's only (0700), a new file too
+        // (0600, which SQLite gives its -wal and -shm files). Existing folders keep their modes.
         let folder = (path as NSString).deletingLastPathComponent
-        if !folder.isEmpty {
+        if !folder.isEmpty && !FileManager.default.fileExists(atPath: folder) {
             do {
-                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+                try FileManager.default.createDirectory(
+                    atPath: folder,
+                    withIntermediateDirectories: true,
+                    attributes: [.posixPermissions: 0o700]
+                )
             } catch {
                 throw StoreError.cannotOpen(
                     path: path,
                     reason: "cannot create its folder: \(error.localizedDescription)"
                 )
             }
+        }
+        if !FileManager.default.fileExists(atPath: path) {
+            // An empty file is an empty SQLite database; creating it here sets its mode.
+            FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600])
         }
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
