@@ -51,9 +51,46 @@ public final class LibraryStore: Sendable {
         }
         do {
             database = try DatabasePool(path: path, configuration: configuration)
+            try database.read { db in try LibraryStore.checkIdentity(of: db, path: path) }
             try LibraryStore.migrator.migrate(database)
+            try database.write { db in
+                try db.execute(sql: "PRAGMA application_id = \(LibraryStore.applicationID)")
+            }
         } catch let error as DatabaseError {
             throw StoreError.cannotOpen(path: path, reason: error.message ?? "\(error.resultCode)")
+        }
+    }
+
+    /// The SQLite `application_id` of a vibes-analyze store: "VIBE" in ASCII.
+    static let applicationID: Int32 = 0x5649_4245
+
+    /// Refuses a file that is not a vibes-analyze store, or that a newer version wrote.
+    ///
+    /// A file with our `application_id` is ours. One without (the id is 0) is ours when it has no
+    /// tables yet (a new or empty file) or when it holds our first migration (a store written
+    /// before the id was set); anything else is another application's database and is not touched.
+    static func checkIdentity(of db: Database, path: String) throws {
+        let id = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
+        if id != applicationID {
+            guard id == 0 else { throw StoreError.foreignDatabase(path: path) }
+            let tables = try String.fetchAll(
+                db,
+                sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+            )
+            if !tables.isEmpty {
+                let hasOurFirstMigration =
+                    tables.contains("grdb_migrations")
+                    ? try Bool.fetchOne(
+                        db,
+                        sql: "SELECT EXISTS (SELECT 1 FROM grdb_migrations WHERE identifier = 'v1-library')"
+                    ) ?? false : false
+                guard hasOurFirstMigration else { throw StoreError.foreignDatabase(path: path) }
+            }
+        }
+        if try db.tableExists("grdb_migrations") {
+            let known = Set(migrator.migrations)
+            let unknown = try migrator.appliedIdentifiers(db).filter { !known.contains($0) }.sorted()
+            guard unknown.isEmpty else { throw StoreError.newerSchema(path: path, unknownMigrations: unknown) }
         }
     }
 
