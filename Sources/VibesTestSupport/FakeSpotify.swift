@@ -462,9 +462,33 @@ public actor FakeSpotifyState {
             return .json(200, Self.encode(["artists": artists]))
         }
         if method == "GET", match("search") != nil {
-            let items = [trackObject(id: Self.makeID(prefix: "Q", 1), name: request.query["q"] ?? "")]
-            let tracks = page(items, path: "/v1/search", offset: 0, limit: 10, total: 1)
-            return .json(200, Self.encode(["tracks": try! JSONSerialization.jsonObject(with: tracks)]))
+            let query = request.query["q"] ?? ""
+            let type = request.query["type"] ?? "track"
+            let items: [Any]
+            switch type {
+            case "artist": items = [artistObject(1)]
+            case "album":
+                items = [
+                    (Self.object("get-me-tracks.json")["items"] as! [[String: Any]])[0]["track"].flatMap {
+                        ($0 as! [String: Any])["album"]
+                    } as Any
+                ]
+            case "playlist":
+                items = [
+                    playlistObject(
+                        FakePlaylist(
+                            id: Self.makeID(prefix: "Y", 1),
+                            name: "Found \(query)",
+                            owner: "spotify",
+                            snapshotID: "s",
+                            entries: []
+                        )
+                    )
+                ]
+            default: items = [trackObject(id: Self.makeID(prefix: "Q", 1), name: query)]
+            }
+            let found = page(items, path: "/v1/search", offset: 0, limit: 10, total: 1)
+            return .json(200, Self.encode([type + "s": try! JSONSerialization.jsonObject(with: found)]))
         }
         if method == "PUT", match("me/player/play") != nil {
             return FakeResponse(status: 204, headers: [:], body: Data())

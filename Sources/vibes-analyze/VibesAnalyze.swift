@@ -9,7 +9,8 @@ struct VibesAnalyze: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             Import.self, Library.self, Cluster.self, Vibes.self, Recommend.self, PlaylistCommand.self, Report.self,
-            Eval.self, Auth.self, Sync.self, FeaturesCommand.self, Bench.self, BenchKMeans.self, BenchKNN.self,
+            Eval.self, Auth.self, Sync.self, FeaturesCommand.self, Now.self, Recent.self, Top.self, Search.self,
+            Bench.self, BenchKMeans.self, BenchKNN.self,
         ]
     )
 

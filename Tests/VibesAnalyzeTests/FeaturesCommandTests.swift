@@ -6,38 +6,38 @@ import VibesTestSupport
 
 @testable import vibes_analyze
 
+/// A signed-in session for the fake Spotify and the environment that points the tool at the fakes.
+func signedInToolEnvironment(
+    directory: String,
+    spotify: FakeSpotify,
+    reccoBeatsURL: URL
+) async throws -> [String: String] {
+    let (access, refresh) = await spotify.state.issueTokens()
+    try await TokenStore(path: directory + "/config/vibes-analyze/spotify-session.json", accounts: nil).save(
+        SpotifySession(
+            accessToken: access,
+            refreshToken: refresh,
+            expiresAt: Date().addingTimeInterval(3600),
+            scopes: ["user-library-read", "playlist-read-private"],
+            grant: .authorizationCodePKCE,
+            clientID: "fake-client-id",
+            userID: "wizzler",
+            userName: "JM Wizzler"
+        )
+    )
+    return [
+        "XDG_CONFIG_HOME": directory + "/config", "HOME": directory, "SPOTIFY_CLIENT_ID": "fake-client-id",
+        "VIBES_HTTP_TIMEOUT": String(loopbackTimeout),
+        "VIBES_SPOTIFY_API_URL": spotify.apiBaseURL.absoluteString,
+        "VIBES_SPOTIFY_ACCOUNTS_URL": spotify.accountsBaseURL.absoluteString,
+        "VIBES_RECCOBEATS_API_URL": reccoBeatsURL.absoluteString,
+        "VIBES_DB": directory + "/library.sqlite",
+    ]
+}
+
 /// The path a new user takes, through the built tool: a Spotify app that gets 403 on audio
 /// features, ReccoBeats beside it, one `sync`, then the analyses.
 struct FeaturesCommandTests {
-    /// A signed-in session for the fake Spotify and the environment that points the tool at the fakes.
-    private func environment(
-        directory: String,
-        spotify: FakeSpotify,
-        reccoBeatsURL: URL
-    ) async throws -> [String: String] {
-        let (access, refresh) = await spotify.state.issueTokens()
-        try await TokenStore(path: directory + "/config/vibes-analyze/spotify-session.json", accounts: nil).save(
-            SpotifySession(
-                accessToken: access,
-                refreshToken: refresh,
-                expiresAt: Date().addingTimeInterval(3600),
-                scopes: ["user-library-read", "playlist-read-private"],
-                grant: .authorizationCodePKCE,
-                clientID: "fake-client-id",
-                userID: "wizzler",
-                userName: "JM Wizzler"
-            )
-        )
-        return [
-            "XDG_CONFIG_HOME": directory + "/config", "HOME": directory, "SPOTIFY_CLIENT_ID": "fake-client-id",
-            "VIBES_HTTP_TIMEOUT": String(loopbackTimeout),
-            "VIBES_SPOTIFY_API_URL": spotify.apiBaseURL.absoluteString,
-            "VIBES_SPOTIFY_ACCOUNTS_URL": spotify.accountsBaseURL.absoluteString,
-            "VIBES_RECCOBEATS_API_URL": reccoBeatsURL.absoluteString,
-            "VIBES_DB": directory + "/library.sqlite",
-        ]
-    }
-
     private func count(_ sql: String, in path: String) throws -> Int {
         var configuration = Configuration()
         configuration.readonly = true
@@ -53,7 +53,7 @@ struct FeaturesCommandTests {
                     await spotify.state.addPlaylist(name: "Road trip", trackCount: 40)
                     await spotify.state.configure { $0.audioFeaturesForbidden = true }
                     await recco.state.configure { $0.knownPercent = 95 }
-                    let env = try await environment(
+                    let env = try await signedInToolEnvironment(
                         directory: directory,
                         spotify: spotify,
                         reccoBeatsURL: recco.baseURL
@@ -102,7 +102,7 @@ struct FeaturesCommandTests {
             try await FakeSpotify.withServer { spotify in
                 await spotify.state.setSavedTrackCount(45)
                 await spotify.state.configure { $0.audioFeaturesForbidden = true }
-                var env = try await environment(
+                var env = try await signedInToolEnvironment(
                     directory: directory,
                     spotify: spotify,
                     reccoBeatsURL: try FakeReccoBeats.unreachableBaseURL()
@@ -135,7 +135,7 @@ struct FeaturesCommandTests {
                         on: "/v1/me/top/artists",
                         times: 3
                     )
-                    let env = try await environment(
+                    let env = try await signedInToolEnvironment(
                         directory: directory,
                         spotify: spotify,
                         reccoBeatsURL: recco.baseURL
@@ -156,7 +156,7 @@ struct FeaturesCommandTests {
             try await FakeSpotify.withServer { spotify in
                 try await FakeReccoBeats.withServer { recco in
                     await spotify.state.setSavedTrackCount(200)
-                    let env = try await environment(
+                    let env = try await signedInToolEnvironment(
                         directory: directory,
                         spotify: spotify,
                         reccoBeatsURL: recco.baseURL

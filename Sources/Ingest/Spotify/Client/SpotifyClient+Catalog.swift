@@ -41,6 +41,20 @@ extension SpotifyClient {
         )
     }
 
+    /// Searches the catalogue (`GET /search`) for one kind of item; the results hold that kind's page.
+    ///
+    /// - Parameters:
+    ///   - query: Spotify's search syntax, such as `artist:Radiohead track:Reckoner`.
+    ///   - type: What to look for.
+    ///   - limit: 1 to 50. Defaults to 10.
+    public func search(_ query: String, type: SpotifySearchType, limit: Int = 10) async throws -> SpotifySearchResults {
+        try await decode(
+            SpotifySearchResults.self,
+            "search",
+            query: [("q", query), ("type", type.rawValue), ("limit", "\(limit)")]
+        )
+    }
+
     /// Searches the catalogue for tracks (`GET /search?type=track`).
     ///
     /// - Parameters:

@@ -95,8 +95,16 @@ public struct SpotifyCurrentlyPlayingObject: Codable, Hashable, Sendable {
 }
 
 /// The result of `/search?type=track`.
-struct SpotifySearchResults: Codable, Hashable, Sendable {
-    var tracks: SpotifyPagingObject<SpotifyTrackObject>?
+public struct SpotifySearchResults: Codable, Hashable, Sendable {
+    public var tracks: SpotifyPagingObject<SpotifyTrackObject>?
+    public var artists: SpotifyPagingObject<SpotifyFullArtistObject>?
+    public var albums: SpotifyPagingObject<SpotifyAlbumObject>?
+    public var playlists: SpotifyPagingObject<SpotifySimplifiedPlaylistObject>?
+}
+
+/// What `/search` looks for.
+public enum SpotifySearchType: String, Sendable, Hashable, CaseIterable, Codable {
+    case track, artist, album, playlist
 }
 
 /// The answer to a playlist write: the new snapshot.
