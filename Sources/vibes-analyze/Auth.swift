@@ -54,6 +54,12 @@ extension VibesAnalyze.Auth {
         @Option(name: .long, help: "Seconds to wait for the browser to come back. Defaults to 300.")
         var timeout = 300
 
+        @Flag(
+            name: .long,
+            help: "Show Spotify's consent page even if you approved before, to sign in as another account."
+        )
+        var showDialog = false
+
         func validate() throws {
             for name in scope where Scope(rawValue: name) == nil {
                 throw ValidationError(
@@ -80,7 +86,11 @@ extension VibesAnalyze.Auth {
                 if clientCredentials {
                     session = try await accounts.requestClientCredentials()
                 } else if noBrowser {
-                    session = try await accounts.logInByPasting(port: configuration.redirectPort, scopes: scopes) {
+                    session = try await accounts.logInByPasting(
+                        port: configuration.redirectPort,
+                        scopes: scopes,
+                        showDialog: showDialog
+                    ) {
                         url in
                         Console.diagnostic("Open this URL in a browser and allow access:\n\n  \(url.absoluteString)\n")
                         Console.diagnostic(
@@ -94,7 +104,8 @@ extension VibesAnalyze.Auth {
                     session = try await accounts.logIn(
                         port: configuration.redirectPort,
                         scopes: scopes,
-                        timeout: .seconds(timeout)
+                        timeout: .seconds(timeout),
+                        showDialog: showDialog
                     ) { url in
                         Console.diagnostic(
                             "Opening Spotify's sign-in page. If no browser opens, open this URL:\n\n  \(url.absoluteString)\n"

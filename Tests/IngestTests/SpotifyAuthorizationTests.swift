@@ -43,6 +43,16 @@ struct SpotifyAuthorizationTests {
         #expect(query["redirect_uri"] == "http://127.0.0.1:8977/callback")
         #expect(query["code_challenge_method"] == "S256" && query["code_challenge"] == "CH")
         #expect(query["state"] == "ST" && query["scope"] == "user-library-read user-top-read")
+        #expect(query["show_dialog"] == nil)
+
+        let switching = accounts.makeAuthorizationURL(
+            redirectURI: "http://127.0.0.1:8977/callback",
+            codeChallenge: "CH",
+            state: "ST",
+            scopes: [],
+            showDialog: true
+        )
+        #expect(switching.query?.contains("show_dialog=true") == true)
     }
 
     // MARK: - Redirects

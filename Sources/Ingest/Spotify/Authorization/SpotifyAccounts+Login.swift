@@ -8,12 +8,14 @@ extension SpotifyAccounts {
     ///   - port: The loopback port; its redirect URI must be registered for the app.
     ///   - scopes: The permissions to ask for.
     ///   - timeout: How long to wait for the user. Defaults to 5 minutes.
+    ///   - showDialog: Show Spotify's consent page even if the user approved before (to switch accounts).
     ///   - present: Shows the authorize URL: prints it and opens a browser.
     /// - Returns: The new session; its ``SpotifySession/userID`` is still `nil`.
     public func logIn(
         port: UInt16 = LoopbackCallbackServer.defaultPort,
         scopes: Set<Scope> = Scope.vibesDefault,
         timeout: Duration = .seconds(300),
+        showDialog: Bool = false,
         present: @escaping @Sendable (URL) async throws -> Void
     ) async throws -> SpotifySession {
         let verifier = credentials.clientSecret == nil ? PKCE.makeCodeVerifier() : nil
@@ -28,7 +30,8 @@ extension SpotifyAccounts {
                     redirectURI: redirectURI,
                     codeChallenge: verifier.map(PKCE.makeCodeChallenge(for:)),
                     state: state,
-                    scopes: scopes
+                    scopes: scopes,
+                    showDialog: showDialog
                 )
             )
         }
@@ -45,6 +48,7 @@ extension SpotifyAccounts {
     public func logInByPasting(
         port: UInt16 = LoopbackCallbackServer.defaultPort,
         scopes: Set<Scope> = Scope.vibesDefault,
+        showDialog: Bool = false,
         present: @Sendable (URL) async throws -> Void,
         readRedirect: @Sendable () async throws -> String
     ) async throws -> SpotifySession {
@@ -56,7 +60,8 @@ extension SpotifyAccounts {
                 redirectURI: redirectURI,
                 codeChallenge: verifier.map(PKCE.makeCodeChallenge(for:)),
                 state: state,
-                scopes: scopes
+                scopes: scopes,
+                showDialog: showDialog
             )
         )
         let code = try AuthorizationRedirect.code(fromPastedURL: try await readRedirect(), expectedState: state)

@@ -61,11 +61,14 @@ public struct SpotifyAccounts: Sendable {
     ///   - codeChallenge: The S256 challenge for PKCE, or `nil` with a client secret.
     ///   - state: A random value the redirect must carry back.
     ///   - scopes: The permissions to ask for.
+    ///   - showDialog: Ask Spotify to show its consent page even when the user approved before
+    ///     (`show_dialog=true`), so another account can sign in.
     public func makeAuthorizationURL(
         redirectURI: String,
         codeChallenge: String?,
         state: String,
-        scopes: Set<Scope>
+        scopes: Set<Scope>,
+        showDialog: Bool = false
     ) -> URL {
         var components = URLComponents(
             url: baseURL.appendingPathComponent("authorize"),
@@ -84,6 +87,7 @@ public struct SpotifyAccounts: Sendable {
                 URLQueryItem(name: "code_challenge", value: codeChallenge),
             ]
         }
+        if showDialog { items.append(URLQueryItem(name: "show_dialog", value: "true")) }
         components.queryItems = items
         return components.url!
     }
