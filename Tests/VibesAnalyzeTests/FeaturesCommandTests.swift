@@ -10,7 +10,8 @@ import VibesTestSupport
 func signedInToolEnvironment(
     directory: String,
     spotify: FakeSpotify,
-    reccoBeatsURL: URL
+    reccoBeatsURL: URL,
+    scopes: [String] = ["user-library-read", "playlist-read-private"]
 ) async throws -> [String: String] {
     let (access, refresh) = await spotify.state.issueTokens()
     try await TokenStore(path: directory + "/config/vibes-analyze/spotify-session.json", accounts: nil).save(
@@ -18,7 +19,7 @@ func signedInToolEnvironment(
             accessToken: access,
             refreshToken: refresh,
             expiresAt: Date().addingTimeInterval(3600),
-            scopes: ["user-library-read", "playlist-read-private"],
+            scopes: scopes,
             grant: .authorizationCodePKCE,
             clientID: "fake-client-id",
             userID: "wizzler",

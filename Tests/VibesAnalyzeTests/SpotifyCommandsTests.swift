@@ -127,27 +127,13 @@ struct SpotifyCommandsTests {
             try await FakeSpotify.withServer { fake in
                 await fake.state.setSavedTrackCount(60)
                 await fake.state.addPlaylist(name: "Road trip", trackCount: 12)
-                let (access, refresh) = await fake.state.issueTokens()
                 let sessionPath = directory + "/config/vibes-analyze/spotify-session.json"
-                try await TokenStore(path: sessionPath, accounts: nil).save(
-                    SpotifySession(
-                        accessToken: access,
-                        refreshToken: refresh,
-                        expiresAt: Date().addingTimeInterval(3600),
-                        scopes: ["playlist-modify-private", "user-library-read"],
-                        grant: .authorizationCodePKCE,
-                        clientID: "fake-client-id",
-                        userID: "wizzler",
-                        userName: "JM Wizzler"
-                    )
+                let environment = try await signedInToolEnvironment(
+                    directory: directory,
+                    spotify: fake,
+                    reccoBeatsURL: try FakeReccoBeats.unreachableBaseURL(),
+                    scopes: ["playlist-modify-private", "user-library-read"]
                 )
-                let environment = [
-                    "XDG_CONFIG_HOME": directory + "/config", "HOME": directory, "SPOTIFY_CLIENT_ID": "fake-client-id",
-                    "VIBES_HTTP_TIMEOUT": String(loopbackTimeout),
-                    "VIBES_SPOTIFY_API_URL": fake.apiBaseURL.absoluteString,
-                    "VIBES_SPOTIFY_ACCOUNTS_URL": fake.accountsBaseURL.absoluteString,
-                    "VIBES_DB": directory + "/library.sqlite",
-                ]
 
                 let status = try await runTool(["auth", "status"], environment: environment)
                 #expect(status.exitCode == 0)
