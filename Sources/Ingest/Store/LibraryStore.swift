@@ -51,10 +51,12 @@ public final class LibraryStore: Sendable {
         }
         do {
             database = try DatabasePool(path: path, configuration: configuration)
-            try database.read { db in try LibraryStore.checkIdentity(of: db, path: path) }
+            let isMarked = try database.read { db in try LibraryStore.checkIdentity(of: db, path: path) }
             try LibraryStore.migrator.migrate(database)
-            try database.write { db in
-                try db.execute(sql: "PRAGMA application_id = \(LibraryStore.applicationID)")
+            if !isMarked {
+                try database.write { db in
+                    try db.execute(sql: "PRAGMA application_id = \(LibraryStore.applicationID)")
+                }
             }
         } catch let error as DatabaseError {
             throw StoreError.cannotOpen(path: path, reason: error.message ?? "\(error.resultCode)")
@@ -69,7 +71,10 @@ public final class LibraryStore: Sendable {
     /// A file with our `application_id` is ours. One without (the id is 0) is ours when it has no
     /// tables yet (a new or empty file) or when it holds our first migration (a store written
     /// before the id was set); anything else is another application's database and is not touched.
-    static func checkIdentity(of db: Database, path: String) throws {
+    ///
+    /// - Returns: Whether the file already carries our `application_id`.
+    @discardableResult
+    static func checkIdentity(of db: Database, path: String) throws -> Bool {
         let id = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
         if id != applicationID {
             guard id == 0 else { throw StoreError.foreignDatabase(path: path) }
@@ -92,6 +97,7 @@ public final class LibraryStore: Sendable {
             let unknown = try migrator.appliedIdentifiers(db).filter { !known.contains($0) }.sorted()
             guard unknown.isEmpty else { throw StoreError.newerSchema(path: path, unknownMigrations: unknown) }
         }
+        return id == applicationID
     }
 
     /// The store location when none is given: `$VIBES_DB`, else
