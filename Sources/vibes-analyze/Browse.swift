@@ -110,19 +110,12 @@ extension VibesAnalyze {
         @OptionGroup var global: GlobalOptions
         @OptionGroup var spotify: SpotifyOptions
 
-        @Option(help: "How many plays, 1 to 50.")
-        var limit = 20
-
-        func validate() throws {
-            guard (1...50).contains(limit) else {
-                throw ValidationError("Please choose --limit from 1 to 50 (got \(limit)).")
-            }
-        }
+        @OptionGroup var count: LimitOption
 
         func run() async throws {
             try await reportingSpotifyErrors {
                 let (client, _) = try spotify.makeClient(quiet: global.quiet)
-                let plays = try await client.recentlyPlayed(limit: limit).items.compactMap { $0 }
+                let plays = try await client.recentlyPlayed(limit: count.limit).items.compactMap { $0 }
                 let items = plays.compactMap { play in play.track.map { BrowseItem(track: $0, playedAt: play.playedAt) }
                 }
                 try printItems(items, json: global.json, empty: "No recent plays.")
@@ -161,14 +154,7 @@ extension VibesAnalyze {
         @Option(name: .customLong("type"), help: "Tracks or artists.")
         var kind: Kind = .tracks
 
-        @Option(help: "How many, 1 to 50.")
-        var limit = 20
-
-        func validate() throws {
-            guard (1...50).contains(limit) else {
-                throw ValidationError("Please choose --limit from 1 to 50 (got \(limit)).")
-            }
-        }
+        @OptionGroup var count: LimitOption
 
         func run() async throws {
             try await reportingSpotifyErrors {
@@ -176,11 +162,15 @@ extension VibesAnalyze {
                 let items: [BrowseItem]
                 switch kind {
                 case .tracks:
-                    items = try await client.topTracks(over: range.timeRange, limit: limit).items.compactMap { $0 }
-                        .map { BrowseItem(track: $0) }
+                    items = try await client.topTracks(over: range.timeRange, limit: count.limit).items.compactMap {
+                        $0
+                    }
+                    .map { BrowseItem(track: $0) }
                 case .artists:
-                    items = try await client.topArtists(over: range.timeRange, limit: limit).items.compactMap { $0 }
-                        .map { BrowseItem(artist: $0) }
+                    items = try await client.topArtists(over: range.timeRange, limit: count.limit).items.compactMap {
+                        $0
+                    }
+                    .map { BrowseItem(artist: $0) }
                 }
                 try printItems(items, json: global.json, empty: "Spotify has no top \(kind.rawValue) for you yet.")
             }
@@ -203,13 +193,9 @@ extension VibesAnalyze {
         @Option(name: .customLong("type"), help: "What to find.")
         var type: SpotifySearchType = .track
 
-        @Option(help: "How many results, 1 to 50.")
-        var limit = 10
+        @OptionGroup var count: LimitOption
 
         func validate() throws {
-            guard (1...50).contains(limit) else {
-                throw ValidationError("Please choose --limit from 1 to 50 (got \(limit)).")
-            }
             guard !query.trimmingCharacters(in: .whitespaces).isEmpty else {
                 throw ValidationError("Please give something to search for.")
             }
@@ -218,7 +204,7 @@ extension VibesAnalyze {
         func run() async throws {
             try await reportingSpotifyErrors {
                 let (client, _) = try spotify.makeClient(quiet: global.quiet)
-                let results = try await client.search(query, type: type, limit: limit)
+                let results = try await client.search(query, type: type, limit: count.limit)
                 let items: [BrowseItem] =
                     switch type {
                     case .track: (results.tracks?.items ?? []).compactMap { $0 }.map { BrowseItem(track: $0) }
@@ -233,3 +219,15 @@ extension VibesAnalyze {
 }
 
 extension SpotifySearchType: ExpressibleByArgument {}
+
+/// `--limit`: how many items a browsing command prints, 1 to 50 (Spotify's page size).
+struct LimitOption: ParsableArguments {
+    @Option(help: "How many items, 1 to 50.")
+    var limit = 20
+
+    func validate() throws {
+        guard (1...50).contains(limit) else {
+            throw ValidationError("Please choose --limit from 1 to 50 (got \(limit)).")
+        }
+    }
+}
