@@ -39,8 +39,7 @@ func describingScope<T>(_ body: () throws -> T) throws -> T {
     do {
         return try body()
     } catch let error as TrackScopeError {
-        Console.diagnostic("Error: \(error) `vibes-analyze features status` lists the playlists.")
-        throw ExitCode.failure
+        throw failure(error)
     }
 }
 
@@ -49,7 +48,12 @@ func describingScope<T>(_ body: () async throws -> T) async throws -> T {
     do {
         return try await body()
     } catch let error as TrackScopeError {
-        Console.diagnostic("Error: \(error) `vibes-analyze features status` lists the playlists.")
-        throw ExitCode.failure
+        throw failure(error)
     }
+}
+
+/// Prints the scope error with what to run next; returns the exit status to throw.
+private func failure(_ error: TrackScopeError) -> ExitCode {
+    Console.diagnostic("Error: \(error) `vibes-analyze features status` lists the playlists.")
+    return ExitCode.failure
 }

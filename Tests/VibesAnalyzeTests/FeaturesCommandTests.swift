@@ -167,7 +167,7 @@ struct FeaturesCommandTests {
                     await recco.state.configure { $0.responseDelay = .milliseconds(400) }
 
                     let process = Process()
-                    process.executableURL = productsDirectory.appendingPathComponent("vibes-analyze")
+                    process.executableURL = URL(fileURLWithPath: CommandLineTool.executablePath)
                     process.arguments = ["features", "fetch", "--source", "reccobeats", "--quiet"]
                     process.environment = env
                     process.standardOutput = FileHandle.nullDevice

@@ -200,15 +200,3 @@ func runTool(
     )
     return ToolRun(exitCode: result.status, stdout: result.stdout, stderr: result.stderr)
 }
-
-/// The folder that holds the built products (argument-parser's test helpers find it the same way).
-var productsDirectory: URL {
-    #if os(macOS)
-    for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
-        return bundle.bundleURL.deletingLastPathComponent()
-    }
-    fatalError("couldn't find the products directory")
-    #else
-    return Bundle.main.bundleURL
-    #endif
-}

@@ -82,7 +82,9 @@ public struct FeatureChain: Sendable {
     ///   ``StoreError`` when the store fails. Provider failures are reported, not thrown.
     public func run(_ options: Options = Options(), runID: Int64? = nil) async throws -> FeatureFetchReport {
         var report = FeatureFetchReport()
-        report.candidates = try missingTracks(options).count
+        // Read once; each provider's finds are taken off before the next one is asked.
+        var stillMissing = try missingTracks(options)
+        report.candidates = stillMissing.count
         for provider in providers {
             try Task.checkCancellation()
             var outcome = FeatureFetchReport.ProviderOutcome(source: provider.source.key, name: provider.name)
@@ -92,7 +94,8 @@ public struct FeatureChain: Sendable {
                 report.providers.append(outcome)
                 continue
             }
-            let missing = try missingTracks(options).filter(provider.canLookUp)
+            let missing = stillMissing.filter(provider.canLookUp)
+            var found: Set<Int64> = []
             let remembered = options.refresh ? [] : try recentlyNotFound(by: provider.source, options: options)
             let asked = missing.filter { !remembered.contains($0.trackID) }
             outcome.rememberedNotFound = missing.count - asked.count
@@ -115,6 +118,7 @@ public struct FeatureChain: Sendable {
                     break
                 }
                 try await write(result, batch: batch, source: provider.source, runID: runID)
+                found.formUnion(result.found.keys)
                 outcome.found += result.found.count
                 outcome.notFound += result.notFound.count
                 outcome.matchedByISRC += result.matchedByISRC
@@ -124,8 +128,9 @@ public struct FeatureChain: Sendable {
             }
             outcome.requests = provider.requestCount - requestsBefore
             report.providers.append(outcome)
+            stillMissing.removeAll { found.contains($0.trackID) }
         }
-        report.remaining = try missingTracks(options).count
+        report.remaining = stillMissing.count
         return report
     }
 

@@ -27,7 +27,6 @@ public struct SpotifyPlaylistPusher: Sendable {
         var spotifyID: String
         /// Items confirmed written, a prefix of the list.
         var written: Int
-        var total: Int
         /// A fingerprint of the URIs being written, so a changed playlist is written afresh.
         var fingerprint: String
         var created: Bool
@@ -54,6 +53,12 @@ public struct SpotifyPlaylistPusher: Sendable {
         let start = client.requestCounter.value
         let key = "push.\(playlist.rowID)"
         let fingerprint = Self.fingerprint(playlist.uris)
+        func record(_ id: SpotifyID, written: Int, created: Bool) throws {
+            try save(
+                Progress(spotifyID: id.rawValue, written: written, fingerprint: fingerprint, created: created),
+                key: key
+            )
+        }
         let pending = try store.spotifySyncValue(forKey: key).flatMap {
             try? JSONDecoder().decode(Progress.self, from: Data($0.utf8))
         }
@@ -91,16 +96,7 @@ public struct SpotifyPlaylistPusher: Sendable {
             target = id
             created = true
             written = 0
-            try save(
-                Progress(
-                    spotifyID: id.rawValue,
-                    written: 0,
-                    total: playlist.uris.count,
-                    fingerprint: fingerprint,
-                    created: true
-                ),
-                key: key
-            )
+            try record(id, written: 0, created: true)
         }
         let id = target!
 
@@ -110,16 +106,7 @@ public struct SpotifyPlaylistPusher: Sendable {
                 let first = Array(playlist.uris.prefix(SpotifyClient.writeChunkSize))
                 snapshot = try await client.replaceItems(of: id, with: first)
                 written = first.count
-                try save(
-                    Progress(
-                        spotifyID: id.rawValue,
-                        written: written,
-                        total: playlist.uris.count,
-                        fingerprint: fingerprint,
-                        created: created
-                    ),
-                    key: key
-                )
+                try record(id, written: written, created: created)
             }
             while written < playlist.uris.count {
                 let chunk = Array(
@@ -127,16 +114,7 @@ public struct SpotifyPlaylistPusher: Sendable {
                 )
                 snapshot = try await client.addItems(chunk, to: id) ?? snapshot
                 written += chunk.count
-                try save(
-                    Progress(
-                        spotifyID: id.rawValue,
-                        written: written,
-                        total: playlist.uris.count,
-                        fingerprint: fingerprint,
-                        created: created
-                    ),
-                    key: key
-                )
+                try record(id, written: written, created: created)
             }
             let held = try await itemCount(of: id) ?? 0
             guard held == playlist.uris.count else {

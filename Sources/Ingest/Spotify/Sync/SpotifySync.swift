@@ -101,9 +101,6 @@ public struct SpotifySync: Sendable {
         }
     }
 
-    /// The capability key recorded for `/audio-features`.
-    public static let audioFeaturesCapability = "audio-features"
-
     let client: SpotifyClient
     let store: LibraryStore
     let featureProviders: [any FeatureProvider]
