@@ -4,7 +4,8 @@
 #               and writes the HTML mood report
 #   make test   checks the formatting (.swift-format) and runs the whole test suite
 SHELL := /bin/bash
-APT_PACKAGES := libopenblas-dev liblapacke-dev libsqlite3-dev pkg-config
+APT_PACKAGES := libopenblas-dev liblapacke-dev libsqlite3-dev pkg-config \
+	libavformat-dev libavcodec-dev libswresample-dev libavutil-dev libebur128-dev libaubio-dev
 DEMO_DIR := out/demo
 DEMO_DB := $(DEMO_DIR)/library.sqlite
 BIN := .build/release/vibes-analyze

@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "Features", targets: ["Features"]),
         .library(name: "Analytics", targets: ["Analytics"]),
         .library(name: "Ingest", targets: ["Ingest"]),
+        .library(name: "AudioAnalysis", targets: ["AudioAnalysis"]),
         .library(name: "VibesBenchmarking", targets: ["VibesBenchmarking"]),
         .executable(name: "vibes-analyze", targets: ["vibes-analyze"]),
     ],
@@ -43,13 +44,17 @@ let package = Package(
             ]
         ),
         .target(
+            name: "AudioAnalysis",
+            dependencies: ["Features", "CFFmpeg", "CEBUR128", "CAubio"]
+        ),
+        .target(
             name: "VibesBenchmarking",
             dependencies: ["Analytics", "Features", "CBLAS"]
         ),
         .executableTarget(
             name: "vibes-analyze",
             dependencies: [
-                "Analytics", "Features", "Ingest", "VibesBenchmarking",
+                "Analytics", "AudioAnalysis", "Features", "Ingest", "VibesBenchmarking",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -66,6 +71,21 @@ let package = Package(
             name: "CLAPACKE",
             pkgConfig: "lapacke",
             providers: [.apt(["liblapacke-dev"])]
+        ),
+        .systemLibrary(
+            name: "CFFmpeg",
+            pkgConfig: "libavformat",
+            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswresample-dev", "libavutil-dev"])]
+        ),
+        .systemLibrary(
+            name: "CEBUR128",
+            pkgConfig: "libebur128",
+            providers: [.apt(["libebur128-dev"])]
+        ),
+        .systemLibrary(
+            name: "CAubio",
+            pkgConfig: "aubio",
+            providers: [.apt(["libaubio-dev"])]
         ),
         .target(
             name: "VibesTestSupport",
@@ -101,6 +121,10 @@ let package = Package(
                 "VibesBenchmarking", "Analytics", "Features", "VibesTestSupport",
                 .product(name: "Numerics", package: "swift-numerics"),
             ]
+        ),
+        .testTarget(
+            name: "AudioAnalysisTests",
+            dependencies: ["AudioAnalysis", "Features", "VibesTestSupport"]
         ),
         .testTarget(
             name: "IngestTests",

@@ -42,6 +42,8 @@ public struct Playlist: Hashable, Sendable, Codable {
         public var features: AudioFeatures
         /// Whether the user pinned the track to its position.
         public var isLocked: Bool
+        /// The path of the track's audio file, for tracks analysed from local files.
+        public var filePath: String?
 
         public init(
             trackID: Int64,
@@ -72,6 +74,7 @@ public struct Playlist: Hashable, Sendable, Codable {
             case durationMS = "duration_ms"
             case popularity, features
             case isLocked = "locked"
+            case filePath = "file_path"
         }
     }
 

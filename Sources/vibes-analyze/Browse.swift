@@ -70,13 +70,10 @@ private func printItems(_ items: [BrowseItem], json: Bool, empty: String) throws
     } else if items.isEmpty {
         print(empty)
     } else {
-        for (index, item) in items.enumerated() { print("\(String(index + 1).leftPadded(3))  \(sanitized(item.line))") }
+        for (index, item) in items.enumerated() {
+            print("\(String(index + 1).leftPadded(3))  \(Console.sanitized(item.line))")
+        }
     }
-}
-
-/// Text from Spotify with control characters removed, so a name cannot drive the terminal.
-private func sanitized(_ text: String) -> String {
-    String(text.unicodeScalars.filter { $0.properties.generalCategory != .control }.map(Character.init))
 }
 
 extension VibesAnalyze {

@@ -72,6 +72,12 @@ enum Console {
         print(String(decoding: data, as: UTF8.self))
     }
 
+    /// `text` with control characters removed (ESC, BEL, CR, …), so that a name from a file, a tag
+    /// or Spotify cannot drive the terminal.
+    static func sanitized(_ text: String) -> String {
+        String(String.UnicodeScalarView(text.unicodeScalars.filter { $0.properties.generalCategory != .control }))
+    }
+
     /// Whether stderr is a terminal (progress is drawn only then).
     static var stderrIsTerminal: Bool { isatty(2) != 0 }
 }

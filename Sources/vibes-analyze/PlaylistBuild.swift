@@ -223,6 +223,8 @@ extension VibesAnalyze.PlaylistCommand {
                 case .none: nil
                 }
             if let ordering { entries = ordering.ordered(entries) }
+            let paths = try store.localFilePaths(for: entries.map(\.trackID))
+            for index in entries.indices { entries[index].filePath = paths[entries[index].trackID] }
             let score = PlaylistOrdering.transitionScore(of: entries)
             let orderNote = order == .arc ? "arc \(arc.rawValue)" : order.rawValue
             let playlist = Features.Playlist(

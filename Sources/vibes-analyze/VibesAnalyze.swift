@@ -8,7 +8,8 @@ struct VibesAnalyze: AsyncParsableCommand {
         abstract: "Turn a music library into vibes: import audio features, cluster, recommend and report.",
         version: "0.1.0",
         subcommands: [
-            Import.self, Library.self, Cluster.self, Vibes.self, Recommend.self, PlaylistCommand.self, Report.self,
+            Import.self, Analyze.self, Library.self, Cluster.self, Vibes.self, Recommend.self, PlaylistCommand.self,
+            Report.self,
             Eval.self, Auth.self, Sync.self, FeaturesCommand.self, Now.self, Recent.self, Top.self, Search.self,
             Bench.self, BenchKMeans.self, BenchKNN.self,
         ]

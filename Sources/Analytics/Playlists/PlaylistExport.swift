@@ -5,7 +5,8 @@ import Foundation
 public enum PlaylistExport {
     /// A file format for a playlist.
     public enum Format: String, CaseIterable, Sendable, Codable {
-        /// Extended M3U: `#EXTINF:<seconds>,<artist> - <title>` then the `spotify:track:` URI.
+        /// Extended M3U: `#EXTINF:<seconds>,<artist> - <title>` then the file's path for tracks
+        /// analysed from local files, else the `spotify:track:` URI.
         case m3u
         /// CSV with the columns of an Exportify export, so tools that read Exportify read it.
         case csv
@@ -31,8 +32,9 @@ public enum PlaylistExport {
         }
     }
 
-    /// Extended M3U with one `#EXTINF` line per track; local tracks (no Spotify ID) are written as
-    /// comments, since a player cannot resolve them.
+    /// Extended M3U with one `#EXTINF` line per track, then where to play it: the audio file's path
+    /// when the track was analysed from one (any local player plays the list), else its Spotify
+    /// URI; a track with neither is written as a comment, since a player cannot resolve it.
     static func m3u(_ playlist: Playlist) -> String {
         var lines = ["#EXTM3U", "#PLAYLIST:\(singleLine(playlist.name))"]
         if !playlist.description.isEmpty { lines.append("#EXTALB:\(singleLine(playlist.description))") }
@@ -40,7 +42,10 @@ public enum PlaylistExport {
             let seconds = entry.durationMS.map { Int(($0 + 500) / 1000) } ?? -1
             let title = (entry.artists.isEmpty ? "" : entry.artists.joined(separator: ", ") + " - ") + entry.name
             lines.append("#EXTINF:\(seconds),\(singleLine(title))")
-            lines.append(entry.spotifyID?.trackURI ?? "# local track \(entry.trackID): not on Spotify")
+            lines.append(
+                entry.filePath.map(singleLine) ?? entry.spotifyID?.trackURI
+                    ?? "# local track \(entry.trackID): not on Spotify"
+            )
         }
         return lines.joined(separator: "\n") + "\n"
     }

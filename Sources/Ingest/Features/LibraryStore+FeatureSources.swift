@@ -156,7 +156,8 @@ extension LibraryStore {
     /// Reads the current audio features of the tracks in `scope` that have any, in track-ID order.
     ///
     /// "Current" is the row of the source that ranks highest in the store's
-    /// ``FeatureSourcePrecedence``, the latest fetched among equals.
+    /// ``FeatureSourcePrecedence``, the latest fetched among equals. Values from local analysis
+    /// pass through the stored calibration (``calibrateLocalFeatures(at:)``) where there is one.
     ///
     /// - Complexity: One scan of `audio_features`; about a second per million tracks.
     public func featureTable(scope: TrackScope) throws -> FeatureTable {
@@ -164,19 +165,28 @@ extension LibraryStore {
             let (condition, arguments) = try condition(for: scope, in: db)
             var table = FeatureTable()
             let filter = scope == .all ? "" : "WHERE f.track_id IN (SELECT t.id FROM tracks t WHERE \(condition))"
+            let calibrations = try Self.localCalibrations(in: db)
             let rows = try Row.fetchCursor(
                 db,
                 sql: """
                     SELECT f.track_id, f.danceability, f.energy, f.key, f.loudness, f.mode, f.speechiness,
-                           f.acousticness, f.instrumentalness, f.liveness, f.valence, f.tempo, f.time_signature
+                           f.acousticness, f.instrumentalness, f.liveness, f.valence, f.tempo, f.time_signature,
+                           f.source LIKE 'local:%'
                     FROM current_features f \(filter) ORDER BY f.track_id
                     """,
                 arguments: arguments
             )
+            let isLocalColumn = AudioFeature.allCases.count + 1
             while let row = try rows.next() {
                 var features = AudioFeatures()
                 for (column, feature) in AudioFeature.allCases.enumerated() {
                     features[feature] = row[column + 1] as Double?
+                }
+                // Local estimates are mapped onto the user's Spotify scale where a calibration exists.
+                if !calibrations.isEmpty, row[isLocalColumn] as Bool {
+                    for (feature, map) in calibrations {
+                        if let value = features[feature] { features[feature] = map(value) }
+                    }
                 }
                 table.append(trackID: row[0], features: features)
             }

@@ -48,7 +48,7 @@ public struct FeatureStatus: Sendable, Hashable, Codable {
         public var pending = 0
         /// The track has neither a Spotify ID nor an ISRC, so no provider can look it up.
         public var noID = 0
-        /// A local file: no provider serves it; only analysing the file can.
+        /// A local Spotify file (no Spotify ID): no provider serves it; only analysing the file can.
         public var noSource = 0
 
         public var total: Int { notFound + pending + noID + noSource }
@@ -71,9 +71,11 @@ public struct FeatureStatus: Sendable, Hashable, Codable {
     public var playlists: [PlaylistCoverage] = []
     /// The precedence in force, in its text form.
     public var precedence = FeatureSourcePrecedence.default.description
+    /// How local analysis agrees with Spotify's values, when any track has local values.
+    public var calibration: CalibrationReport?
 
     enum CodingKeys: String, CodingKey {
-        case tracks, sources, missing, playlists, precedence
+        case tracks, sources, missing, playlists, precedence, calibration
         case withFeatures = "with_features"
         case notFound = "not_found"
     }
@@ -159,6 +161,9 @@ extension LibraryStore {
                     """,
                 arguments: arguments
             ).map { FeatureStatus.PlaylistCoverage(name: $0["name"], tracks: $0["n"], withFeatures: $0["covered"]) }
+            if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM local_files WHERE error IS NULL)") == true {
+                status.calibration = try Self.calibration(in: db).report
+            }
             return status
         }
     }

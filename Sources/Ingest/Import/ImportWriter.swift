@@ -202,6 +202,17 @@ public final class ImportWriter {
         return written
     }
 
+    /// Inserts `track` as a new track even when another has its artist and title (a local file
+    /// that matched no track by duration, say), and returns its ID.
+    func insertDistinctTrack(_ track: Track) throws -> Int64 {
+        bindTrack(track, matchKey: track.matchKey)
+        try insertTrack.execute()
+        let id = insertTrack.lastInsertedRowID
+        counts.tracksNew += 1
+        try writeArtists(track.artists, trackID: id, isNew: true)
+        return id
+    }
+
     private func bindTrack(_ track: Track, matchKey: String) {
         insertTrack.bind(1, track.spotifyID?.rawValue)
         insertTrack.bind(2, track.name)

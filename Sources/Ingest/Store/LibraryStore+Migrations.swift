@@ -10,6 +10,7 @@ extension LibraryStore {
         migrator.registerMigration("v3-spotify-sync", migrate: createSpotifySyncSchema)
         migrator.registerMigration("v4-built-playlists", migrate: addBuiltPlaylistColumns)
         migrator.registerMigration("v5-feature-sources", migrate: addFeatureSourceSchema)
+        migrator.registerMigration("v6-local-files", migrate: addLocalFilesSchema)
         return migrator
     }
 

@@ -96,9 +96,10 @@ extension LibraryStore {
             }
         guard let stored else { return nil }
         let summaries = try trackSummaries(for: stored.items.map(\.0))
+        let paths = try localFilePaths(for: stored.items.map(\.0))
         let entries = stored.items.compactMap { id, isLocked -> Playlist.Entry? in
             guard let summary = summaries[id] else { return nil }
-            return Playlist.Entry(
+            var entry = Playlist.Entry(
                 trackID: id,
                 spotifyID: summary.spotifyID.flatMap { SpotifyID($0) },
                 name: summary.name,
@@ -108,6 +109,8 @@ extension LibraryStore {
                 popularity: summary.popularity,
                 isLocked: isLocked
             )
+            entry.filePath = paths[id]
+            return entry
         }
         return Playlist(
             name: stored.name,

@@ -39,7 +39,7 @@ public final class LibraryStore: Sendable {
         }
         if !FileManager.default.fileExists(atPath: path) {
             // An empty file is an empty SQLite database; creating it here sets its mode.
-            FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600])
+            _ = FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600])
         }
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true

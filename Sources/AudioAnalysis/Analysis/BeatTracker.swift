@@ -1,0 +1,97 @@
+import CAubio
+import Foundation
+
+/// Beats, tempo and onsets of the mono analysis signal, with aubio's beat tracker and onset
+/// detector (spectral flux), fed a hop at a time.
+final class BeatTracker {
+    /// Samples between two analysis frames: 11.6 ms at 22,050 Hz.
+    static let hopSize = 256
+    /// The analysis window: 46 ms at 22,050 Hz.
+    static let windowSize = 1024
+
+    private let tempo: OpaquePointer
+    private let onset: OpaquePointer
+    private let input: UnsafeMutablePointer<fvec_t>
+    private let output: UnsafeMutablePointer<fvec_t>
+    private let onsetOutput: UnsafeMutablePointer<fvec_t>
+    private var filled = 0
+    private let sampleRate: Int
+    private var hops = 0
+
+    /// Beat times in seconds.
+    private(set) var beats: [Double] = []
+    /// The number of onsets detected.
+    private(set) var onsetCount = 0
+    /// Root-mean-square level of each hop: the envelope the modulation measures read.
+    private(set) var envelope: [Float] = []
+
+    init(sampleRate: Int) {
+        self.sampleRate = sampleRate
+        let (tempo, onset, input, output, onsetOutput) = AubioObjects.withCreationLock {
+            (
+                new_aubio_tempo("default", UInt32(Self.windowSize), UInt32(Self.hopSize), UInt32(sampleRate))!,
+                new_aubio_onset("specflux", UInt32(Self.windowSize), UInt32(Self.hopSize), UInt32(sampleRate))!,
+                new_fvec(UInt32(Self.hopSize))!, new_fvec(1)!, new_fvec(1)!
+            )
+        }
+        (self.tempo, self.onset, self.input, self.output, self.onsetOutput) = (tempo, onset, input, output, onsetOutput)
+        envelope.reserveCapacity(sampleRate / Self.hopSize * 600)
+    }
+
+    deinit {
+        del_aubio_tempo(tempo)
+        del_aubio_onset(onset)
+        del_fvec(input)
+        del_fvec(output)
+        del_fvec(onsetOutput)
+    }
+
+    /// Adds mono samples.
+    func add(_ samples: UnsafeBufferPointer<Float>) {
+        var index = 0
+        let data = input.pointee.data!
+        while index < samples.count {
+            let count = min(Self.hopSize - filled, samples.count - index)
+            for offset in 0..<count { data[filled + offset] = samples[index + offset] }
+            filled += count
+            index += count
+            if filled == Self.hopSize {
+                processHop()
+                filled = 0
+            }
+        }
+    }
+
+    private func processHop() {
+        let data = input.pointee.data!
+        var energy: Float = 0
+        for i in 0..<Self.hopSize { energy += data[i] * data[i] }
+        envelope.append((energy / Float(Self.hopSize)).squareRoot())
+        aubio_tempo_do(tempo, input, output)
+        if output.pointee.data[0] != 0 { beats.append(Double(aubio_tempo_get_last_s(tempo))) }
+        aubio_onset_do(onset, input, onsetOutput)
+        if onsetOutput.pointee.data[0] != 0 { onsetCount += 1 }
+        hops += 1
+    }
+
+    /// aubio's confidence in its current tempo estimate, 0 to about 1.
+    var confidence: Double { Double(aubio_tempo_get_confidence(tempo)) }
+
+    /// aubio's own running tempo estimate in BPM (0 when it has none).
+    var runningTempo: Double { Double(aubio_tempo_get_bpm(tempo)) }
+
+    /// Seconds of audio seen so far.
+    var seconds: Double { Double(hops * Self.hopSize) / Double(sampleRate) }
+}
+
+/// aubio creates FFTW plans when its objects are made, and FFTW's planner is not thread-safe: every
+/// aubio object in this module is made under one lock.
+enum AubioObjects {
+    private static let lock = NSLock()
+
+    static func withCreationLock<T>(_ body: () -> T) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return body()
+    }
+}

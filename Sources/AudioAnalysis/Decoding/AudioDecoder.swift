@@ -1,0 +1,295 @@
+import CFFmpeg
+import Foundation
+
+/// Decodes an audio file as a stream with FFmpeg's libavformat, libavcodec and libswresample.
+///
+/// The decoder hands out two views of the same audio as it goes, a block at a time, so memory
+/// stays bounded whatever the file's length: the signal at its own sample rate as interleaved
+/// `Float` (mono, or stereo with more channels mixed down), for loudness; and a mono signal at
+/// ``analysisSampleRate``, for rhythm, pitch and timbre.
+final class AudioDecoder {
+    /// The rate of the mono analysis signal: enough for pitch up to 5 kHz and for beat tracking.
+    static let analysisSampleRate = 22_050
+
+    /// What the container says about the file.
+    struct StreamInfo {
+        var codec: String
+        var sampleRate: Int
+        var channels: Int
+        /// The container's duration, when it states one.
+        var declaredDuration: Double?
+        /// Tags of the container and of the audio stream, lower-cased keys.
+        var tags: [String: String]
+    }
+
+    let url: URL
+    let info: StreamInfo
+
+    private var format: UnsafeMutablePointer<AVFormatContext>?
+    private var codec: UnsafeMutablePointer<AVCodecContext>?
+    private var nativeResampler: OpaquePointer?
+    private var analysisResampler: OpaquePointer?
+    private let streamIndex: Int32
+    /// Channels of the native-rate output: 1 or 2.
+    let outputChannels: Int
+
+    /// Opens `url` and finds its audio stream.
+    ///
+    /// - Throws: ``AudioAnalysisError`` when the file is empty, cannot be opened, holds no audio
+    ///   stream, or has a codec this FFmpeg cannot decode.
+    init(url: URL) throws {
+        self.url = url
+        Self.quietFFmpegLogging
+        let path = url.path
+        var context: UnsafeMutablePointer<AVFormatContext>?
+        var status = avformat_open_input(&context, path, nil, nil)
+        guard status >= 0, let context else {
+            throw AudioAnalysisError.unreadable(path: path, reason: Self.message(for: status))
+        }
+        format = context
+        status = avformat_find_stream_info(context, nil)
+        guard status >= 0 else {
+            avformat_close_input(&format)
+            throw AudioAnalysisError.unreadable(path: path, reason: Self.message(for: status))
+        }
+        var decoderPointer: UnsafePointer<AVCodec>?
+        let index = av_find_best_stream(context, AVMEDIA_TYPE_AUDIO, -1, -1, &decoderPointer, 0)
+        guard index >= 0, let decoder = decoderPointer, let stream = context.pointee.streams[Int(index)] else {
+            avformat_close_input(&format)
+            throw AudioAnalysisError.noAudioStream(path: path)
+        }
+        streamIndex = index
+        guard let codecContext = avcodec_alloc_context3(decoder) else {
+            avformat_close_input(&format)
+            throw AudioAnalysisError.unreadable(path: path, reason: "out of memory")
+        }
+        codec = codecContext
+        status = avcodec_parameters_to_context(codecContext, stream.pointee.codecpar)
+        if status >= 0 { status = avcodec_open2(codecContext, decoder, nil) }
+        guard status >= 0 else {
+            let name = String(cString: decoder.pointee.name)
+            Self.release(format: &format, codec: &codec)
+            throw AudioAnalysisError.unsupported(path: path, codec: name, reason: Self.message(for: status))
+        }
+        let channels = Int(codecContext.pointee.ch_layout.nb_channels)
+        let sampleRate = Int(codecContext.pointee.sample_rate)
+        guard channels > 0, sampleRate > 0 else {
+            Self.release(format: &format, codec: &codec)
+            throw AudioAnalysisError.unreadable(path: path, reason: "the audio stream states no channels or rate")
+        }
+        outputChannels = min(channels, 2)
+
+        var declared: Double?
+        if stream.pointee.duration > 0, stream.pointee.duration != vibes_av_nopts_value() {
+            declared = Double(stream.pointee.duration) * av_q2d(stream.pointee.time_base)
+        } else if context.pointee.duration > 0 {
+            declared = Double(context.pointee.duration) / Double(AV_TIME_BASE)
+        }
+        var tags = Self.tags(of: context.pointee.metadata)
+        for (key, value) in Self.tags(of: stream.pointee.metadata) where tags[key] == nil { tags[key] = value }
+        info = StreamInfo(
+            codec: String(cString: decoder.pointee.name),
+            sampleRate: sampleRate,
+            channels: channels,
+            declaredDuration: declared,
+            tags: tags
+        )
+    }
+
+    deinit {
+        swr_free(&nativeResampler)
+        swr_free(&analysisResampler)
+        Self.release(format: &format, codec: &codec)
+    }
+
+    /// Decodes the whole stream, calling `native` with interleaved blocks at the file's rate
+    /// (``outputChannels`` channels) and `analysis` with mono blocks at ``analysisSampleRate``.
+    ///
+    /// - Returns: The number of frames decoded at the native rate.
+    /// - Throws: ``AudioAnalysisError/decodeFailed(path:reason:)`` when the stream breaks off
+    ///   before any audio, or what the callbacks throw.
+    func decode(
+        native: (UnsafeBufferPointer<Float>) throws -> Void,
+        analysis: (UnsafeBufferPointer<Float>) throws -> Void
+    ) throws -> Int {
+        guard let format, let codec else { return 0 }
+        try makeResamplers(for: codec)
+        guard let packet = av_packet_alloc(), let frame = av_frame_alloc() else {
+            throw AudioAnalysisError.unreadable(path: url.path, reason: "out of memory")
+        }
+        var packetPointer: UnsafeMutablePointer<AVPacket>? = packet
+        var framePointer: UnsafeMutablePointer<AVFrame>? = frame
+        defer {
+            av_packet_free(&packetPointer)
+            av_frame_free(&framePointer)
+        }
+        var nativeBuffer = [Float]()
+        var analysisBuffer = [Float]()
+        var framesDecoded = 0
+        var decodeErrors = 0
+        var lastError: Int32 = 0
+
+        func drainFrames() throws {
+            while true {
+                let status = avcodec_receive_frame(codec, frame)
+                if status == vibes_averror_eagain() || status == vibes_averror_eof() { return }
+                if status < 0 {
+                    decodeErrors += 1
+                    lastError = status
+                    return
+                }
+                framesDecoded += Int(frame.pointee.nb_samples)
+                try convert(frame, with: nativeResampler, channels: outputChannels, into: &nativeBuffer, native)
+                try convert(frame, with: analysisResampler, channels: 1, into: &analysisBuffer, analysis)
+                av_frame_unref(frame)
+            }
+        }
+
+        while true {
+            let status = av_read_frame(format, packet)
+            if status < 0 {
+                if status != vibes_averror_eof() { lastError = status }
+                break
+            }
+            defer { av_packet_unref(packet) }
+            guard packet.pointee.stream_index == streamIndex else { continue }
+            let sent = avcodec_send_packet(codec, packet)
+            if sent < 0, sent != vibes_averror_eagain() {
+                decodeErrors += 1
+                lastError = sent
+                continue
+            }
+            try drainFrames()
+        }
+        avcodec_send_packet(codec, nil)
+        try drainFrames()
+        try flush(nativeResampler, channels: outputChannels, into: &nativeBuffer, native)
+        try flush(analysisResampler, channels: 1, into: &analysisBuffer, analysis)
+        if framesDecoded == 0 {
+            let reason = lastError < 0 ? Self.message(for: lastError) : "the stream holds no audio"
+            throw AudioAnalysisError.decodeFailed(path: url.path, reason: reason)
+        }
+        return framesDecoded
+    }
+
+    // MARK: - Resampling
+
+    private func makeResamplers(for codec: UnsafeMutablePointer<AVCodecContext>) throws {
+        var inputLayout = codec.pointee.ch_layout
+        if inputLayout.order == AV_CHANNEL_ORDER_UNSPEC {
+            av_channel_layout_default(&inputLayout, inputLayout.nb_channels)
+        }
+        var stereo = AVChannelLayout()
+        av_channel_layout_default(&stereo, Int32(outputChannels))
+        var mono = AVChannelLayout()
+        av_channel_layout_default(&mono, 1)
+        let rate = codec.pointee.sample_rate
+        let sampleFormat = codec.pointee.sample_fmt
+        var status = swr_alloc_set_opts2(
+            &nativeResampler,
+            &stereo,
+            AV_SAMPLE_FMT_FLT,
+            rate,
+            &inputLayout,
+            sampleFormat,
+            rate,
+            0,
+            nil
+        )
+        if status >= 0 { status = swr_init(nativeResampler) }
+        if status >= 0 {
+            status = swr_alloc_set_opts2(
+                &analysisResampler,
+                &mono,
+                AV_SAMPLE_FMT_FLT,
+                Int32(Self.analysisSampleRate),
+                &inputLayout,
+                sampleFormat,
+                rate,
+                0,
+                nil
+            )
+        }
+        if status >= 0 { status = swr_init(analysisResampler) }
+        guard status >= 0 else {
+            throw AudioAnalysisError.decodeFailed(path: url.path, reason: Self.message(for: status))
+        }
+    }
+
+    private func convert(
+        _ frame: UnsafeMutablePointer<AVFrame>,
+        with resampler: OpaquePointer?,
+        channels: Int,
+        into buffer: inout [Float],
+        _ consume: (UnsafeBufferPointer<Float>) throws -> Void
+    ) throws {
+        let capacity = Int(swr_get_out_samples(resampler, frame.pointee.nb_samples))
+        guard capacity > 0 else { return }
+        if buffer.count < capacity * channels { buffer = [Float](repeating: 0, count: capacity * channels) }
+        let converted = buffer.withUnsafeMutableBytes { raw -> Int32 in
+            var output: UnsafeMutablePointer<UInt8>? = raw.baseAddress?.assumingMemoryBound(to: UInt8.self)
+            return withUnsafeMutablePointer(to: &output) { outputs in
+                frame.withMemoryRebound(to: AVFrame.self, capacity: 1) { frame in
+                    let inputs = UnsafeMutableRawPointer(frame.pointee.extended_data)!
+                        .assumingMemoryBound(to: UnsafePointer<UInt8>?.self)
+                    return swr_convert(resampler, outputs, Int32(capacity), inputs, frame.pointee.nb_samples)
+                }
+            }
+        }
+        guard converted > 0 else { return }
+        try buffer.withUnsafeBufferPointer {
+            try consume(UnsafeBufferPointer(rebasing: $0[0..<Int(converted) * channels]))
+        }
+    }
+
+    private func flush(
+        _ resampler: OpaquePointer?,
+        channels: Int,
+        into buffer: inout [Float],
+        _ consume: (UnsafeBufferPointer<Float>) throws -> Void
+    ) throws {
+        let capacity = 8192
+        if buffer.count < capacity * channels { buffer = [Float](repeating: 0, count: capacity * channels) }
+        while true {
+            let converted = buffer.withUnsafeMutableBytes { raw -> Int32 in
+                var output: UnsafeMutablePointer<UInt8>? = raw.baseAddress?.assumingMemoryBound(to: UInt8.self)
+                return swr_convert(resampler, &output, Int32(capacity), nil, 0)
+            }
+            guard converted > 0 else { return }
+            try buffer.withUnsafeBufferPointer {
+                try consume(UnsafeBufferPointer(rebasing: $0[0..<Int(converted) * channels]))
+            }
+        }
+    }
+
+    // MARK: - Helpers
+
+    /// FFmpeg logs decoder warnings to stderr by default; the caller reports errors itself.
+    private static let quietFFmpegLogging: Void = av_log_set_level(AV_LOG_QUIET)
+
+    private static func release(
+        format: inout UnsafeMutablePointer<AVFormatContext>?,
+        codec: inout UnsafeMutablePointer<AVCodecContext>?
+    ) {
+        avcodec_free_context(&codec)
+        avformat_close_input(&format)
+    }
+
+    private static func tags(of dictionary: OpaquePointer?) -> [String: String] {
+        var tags: [String: String] = [:]
+        var entry: UnsafeMutablePointer<AVDictionaryEntry>?
+        while let next = av_dict_get(dictionary, "", entry, AV_DICT_IGNORE_SUFFIX) {
+            entry = next
+            guard let key = next.pointee.key, let value = next.pointee.value else { continue }
+            tags[String(cString: key).lowercased()] = String(cString: value)
+        }
+        return tags
+    }
+
+    /// FFmpeg's text for an error code.
+    static func message(for code: Int32) -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        av_strerror(code, &buffer, buffer.count)
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}

@@ -1,0 +1,1 @@
+#include <aubio/aubio.h>
