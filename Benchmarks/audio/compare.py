@@ -206,7 +206,8 @@ def main():
     tempo_rows = {}
     for name in names:
         row = usable[name]
-        essentia, librosa, value = number(row["essentia_bpm"]), number(row.get("librosa_bpm")), ours_value(name, "tempo")
+        essentia, librosa = number(row["essentia_bpm"]), number(row.get("librosa_bpm"))
+        value = ours_value(name, "tempo")
         tempo_rows[name] = {
             "essentia": essentia, "librosa": librosa, "ours": value,
             "vs_essentia": tempo_relation(value, essentia),
@@ -334,7 +335,8 @@ def main():
     nl = len(deltas)
     within_1 = sum(1 for d in measured if abs(d) <= 1.0)
     within_05 = sum(1 for d in measured if abs(d) <= 0.5)
-    print("| songs | within 0.5 LU | within 1 LU | median abs Δ | max abs Δ | mean Δ (ours − Essentia) | missing |")
+    print("| songs | within 0.5 LU | within 1 LU | median abs Δ | max abs Δ | mean Δ (ours − Essentia) "
+          "| missing |")
     print("|---|---|---|---|---|---|---|")
     if measured:
         absolute = [abs(d) for d in measured]
@@ -399,10 +401,13 @@ def main():
               f"{librosa_sum / len(librosa_rows):.3f} | {audio_s * args.jobs / librosa_sum:.0f}x |")
     print()
     if essentia_cpu and essentia_sum > 1.2 * essentia_cpu:
-        print(f"In the TSV, Essentia took {essentia_sum / total:.2f} s of wall time per song but {essentia_cpu / total:.2f} s "
+        print(f"In the TSV, Essentia took {essentia_sum / total:.2f} s of wall time per song but "
+              f"{essentia_cpu / total:.2f} s "
               "of CPU: the machine was busy with other work while the reference was computed, so the estimates "
               "above use CPU time.\n")
-    speedup = essentia_wall / ours_wall if ours_wall else None
+    # Compare throughput (audio seconds per wall second), so runs over different file sets stay comparable.
+    essentia_audio = essentia_run["audio_s"] if essentia_run else audio_s
+    speedup = (audio_s / ours_wall) / (essentia_audio / essentia_wall) if ours_wall and essentia_wall else None
     if speedup:
         print(f"Ours vs Essentia (tempo+key+loudness, {essentia_how}): {speedup:.2f}x faster.")
     if run["rss_mb"] is not None:

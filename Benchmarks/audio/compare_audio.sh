@@ -14,21 +14,23 @@
 # `make build`) analyses CORPUS_DIR/files on 2 tasks with a fresh database, under /usr/bin/time -v.
 # The whole report goes to stdout and to Benchmarks/results/audio-analysis.txt.
 set -euo pipefail
+HERE_FROM=$PWD  # paths given on the command line are relative to where the script was started
 cd "$(dirname "$0")/../.."
+absolute() { case "$1" in /*) echo "$1" ;; *) echo "$HERE_FROM/$1" ;; esac; }
 
-usage() { echo "usage: $(sed -n '4p' "$0" | sed 's/^# *//')" >&2; exit 64; }
+usage() { echo "usage: $(sed -n '5p' "$0" | sed 's/^# *//')" >&2; exit 64; }
 CORPUS=out/audio-corpus
 BIN=.build/release/vibes-analyze
 ESSENTIA=1
 JOBS=2
 while [ $# -gt 0 ]; do
     case "$1" in
-        --bin) [ $# -ge 2 ] || usage; BIN=$2; shift 2 ;;
-        --bin=*) BIN=${1#--bin=}; shift ;;
+        --bin) [ $# -ge 2 ] || usage; BIN=$(absolute "$2"); shift 2 ;;
+        --bin=*) BIN=$(absolute "${1#--bin=}"); shift ;;
         --no-essentia) ESSENTIA=0; shift ;;
         -h|--help) usage ;;
         -*) echo "unknown option: $1" >&2; usage ;;
-        *) CORPUS=$1; shift ;;
+        *) CORPUS=$(absolute "$1"); shift ;;
     esac
 done
 MAKE_CORPUS=${MAKE_CORPUS:-../shared/audio-corpus/make_corpus.sh}
@@ -47,7 +49,10 @@ corpus_size() { ls "$CORPUS/files" 2>/dev/null | wc -l; }
 expected=57
 [ -f "$(dirname "$MAKE_CORPUS")/corpus.tsv" ] && expected=$(($(wc -l < "$(dirname "$MAKE_CORPUS")/corpus.tsv") - 1))
 if [ "$(corpus_size)" -lt "$expected" ]; then
-    [ -f "$MAKE_CORPUS" ] || { echo "The corpus is missing and $MAKE_CORPUS was not found (set MAKE_CORPUS)." >&2; exit 1; }
+    if [ ! -f "$MAKE_CORPUS" ]; then
+        echo "The corpus is missing and $MAKE_CORPUS was not found (set MAKE_CORPUS)." >&2
+        exit 1
+    fi
     echo "Building the audio corpus in $CORPUS (about 1 GB of downloads, 1 minute) ..." >&2
     sh "$MAKE_CORPUS" "$CORPUS" >&2
     rm -rf "$CORPUS/debs"
@@ -85,7 +90,9 @@ if [ "$need_reference" = 1 ] || [ "$ESSENTIA" = 1 ]; then
 fi
 if [ "$need_reference" = 1 ]; then
     REFERENCE=$CORPUS/reference.tsv
-    [ -f "$REFERENCE" ] || cp "$CACHED" "$REFERENCE"  # reference.py skips the rows it already has
+    if [ ! -f "$REFERENCE" ] && [ -f "$CACHED" ]; then
+        cp "$CACHED" "$REFERENCE"  # reference.py skips the rows it already has
+    fi
     echo "Computing the reference for files $CACHED does not cover (log: $CORPUS/reference.log) ..." >&2
     "$VENV/bin/python" "$HERE/reference.py" "$FILES" "$REFERENCE" --jobs "$JOBS" > "$CORPUS/reference.log" 2>&1
 fi
@@ -100,7 +107,25 @@ if [ "$ESSENTIA" = 1 ]; then
 fi
 echo "Running $BIN analyze --json --jobs $JOBS ..." >&2
 status=0
-/usr/bin/time -v -o "$WORK/time.txt" "$BIN" analyze --json --jobs "$JOBS" --db "$WORK/library.sqlite" "$FILES" \
+timed() {  # GNU time's -v report in $WORK/time.txt; without the `time` package, the same lines from Python
+    if [ -x /usr/bin/time ]; then
+        /usr/bin/time -v -o "$WORK/time.txt" "$@"
+    else
+        python3 - "$WORK/time.txt" "$@" <<'PY'
+import resource, subprocess, sys, time
+start = time.perf_counter()
+status = subprocess.call(sys.argv[2:])
+wall = time.perf_counter() - start
+usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+with open(sys.argv[1], "w") as f:
+    f.write(f"\tUser time (seconds): {usage.ru_utime:.2f}\n\tSystem time (seconds): {usage.ru_stime:.2f}\n"
+            f"\tElapsed (wall clock) time (h:mm:ss or m:ss): {int(wall // 60)}:{wall % 60:05.2f}\n"
+            f"\tMaximum resident set size (kbytes): {usage.ru_maxrss}\n\tExit status: {status}\n")
+sys.exit(status)
+PY
+    fi
+}
+timed "$BIN" analyze --json --jobs "$JOBS" --db "$WORK/library.sqlite" "$FILES" \
     > "$WORK/ours.json" 2> "$WORK/ours.log" || status=$?
 load_end=$(cut -d' ' -f1-3 /proc/loadavg)
 if [ "$status" != 0 ]; then
@@ -116,9 +141,11 @@ fi
 mkdir -p "$(dirname "$RESULT")"
 {
     echo "command: Benchmarks/audio/compare_audio.sh $CORPUS --bin $BIN$([ "$ESSENTIA" = 1 ] || echo ' --no-essentia')"
-    echo "date: $(date -u '+%Y-%m-%d %H:%M UTC'); commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- Sources Package.swift || echo ' + uncommitted changes')"
+    dirty=$(git diff --quiet HEAD -- Sources Package.swift || echo ' + uncommitted changes')
+    echo "date: $(date -u '+%Y-%m-%d %H:%M UTC'); commit $(git rev-parse --short HEAD)$dirty"
     echo "binary: $BIN, built $(date -u -r "$BIN" '+%Y-%m-%d %H:%M UTC'); analyze exit status $status"
-    echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'); load average $load_start at the start, $load_end at the end"
+    cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
+    echo "machine: $(nproc) CPUs, $cpu; load average $load_start at the start, $load_end at the end"
     echo "reference: $REFERENCE"
     if [ "$ESSENTIA" = 1 ]; then echo "essentia speed run: $(cat "$WORK/essentia.json")"; fi
     echo
