@@ -76,17 +76,18 @@ public struct AudioAnalyzer: Sendable {
         }
 
         let hopSeconds = Double(BeatTracker.hopSize) / Double(analysisRate)
-        let tempo = RhythmDescriptors.tempo(beats: beats.beats)
-        let regularity = RhythmDescriptors.regularity(beats: beats.beats)
-        if let tempo {
-            features.tempo = tempo
-            measured(.tempo, confidence: 0.5 * regularity + 0.5 * min(1, beats.confidence / 0.3))
-        }
-        if let (signature, signatureConfidence) = RhythmDescriptors.timeSignature(
-            beats: beats.beats,
+        let tempoEstimate = TempoEstimator.estimate(
+            strength: beats.onsetStrength,
             envelope: beats.envelope,
-            hopSeconds: hopSeconds
-        ) {
+            framesPerSecond: 1 / hopSeconds
+        )
+        let tempo = tempoEstimate?.bpm
+        let regularity = RhythmDescriptors.regularity(beats: beats.beats)
+        if let tempoEstimate {
+            features.tempo = tempoEstimate.bpm
+            measured(.tempo, confidence: tempoEstimate.confidence)
+        }
+        if let (signature, signatureConfidence) = tempoEstimate?.timeSignature {
             features.timeSignature = signature
             measured(.timeSignature, confidence: signatureConfidence)
         }
@@ -117,7 +118,8 @@ public struct AudioAnalyzer: Sendable {
             keyCorrelation: key?.correlation ?? 0,
             tuningCents: spectrum.tuningCents(),
             silentShare: spectrum.frameCount > 0
-                ? Double(spectrum.silentFrameCount) / Double(spectrum.frameCount) : 1
+                ? Double(spectrum.silentFrameCount) / Double(spectrum.frameCount) : 1,
+            pitchClassProfile: profile.map { ($0 * 10_000).rounded() / 10_000 }
         )
 
         // Estimates need sound: a silent file gets none rather than numbers made of nothing.

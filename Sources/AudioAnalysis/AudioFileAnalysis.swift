@@ -108,6 +108,8 @@ public struct AudioDescriptors: Hashable, Sendable, Codable {
     public var tuningCents: Double
     /// Share of the analysis frames that were silent.
     public var silentShare: Double
+    /// The 12-bin pitch-class profile the key was read from, C first, scaled to a maximum of 1.
+    public var pitchClassProfile: [Double]
 
     enum CodingKeys: String, CodingKey {
         case integratedLoudness = "integrated_loudness"
@@ -123,5 +125,6 @@ public struct AudioDescriptors: Hashable, Sendable, Codable {
         case keyCorrelation = "key_correlation"
         case tuningCents = "tuning_cents"
         case silentShare = "silent_share"
+        case pitchClassProfile = "pitch_class_profile"
     }
 }

@@ -111,4 +111,6 @@ public struct FeatureSpace: Sendable {
     public var excludedTrackCount: Int
     /// For each schema feature, how many tracks of the table miss it.
     public var missingCounts: [AudioFeature: Int]
+    /// For each imputed feature, how many included tracks took the column's mean for it.
+    public var imputedCounts: [AudioFeature: Int] = [:]
 }

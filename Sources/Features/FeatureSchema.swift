@@ -38,6 +38,9 @@ public struct FeatureSchema: Hashable, Sendable, Codable {
     public private(set) var entries: [Entry]
     /// The scaling fitted on the library.
     public var scaling: Scaling
+    /// Features a track may lack and still be placed: a missing value takes the column's mean.
+    /// Key is never imputed.
+    public var imputedFeatures: Set<AudioFeature>
 
     /// The features clustered when none are named: the perceptual features, loudness, tempo and mode.
     ///
@@ -51,6 +54,11 @@ public struct FeatureSchema: Hashable, Sendable, Codable {
     /// The weights the command line gives when none is asked for: mode counts half, because a
     /// binary column that is z-scored otherwise splits every vibe into a major and a minor twin.
     public static let defaultWeights: [AudioFeature: Double] = [.mode: 0.5]
+
+    /// The features that some sources never provide, filled in rather than left out: local audio
+    /// analysis has no liveness. A track missing only these takes the library's mean for them (0
+    /// in z-scores), so it is placed by the features it has.
+    public static let defaultImputedFeatures: Set<AudioFeature> = [.liveness]
 
     /// The default schema: ``defaultFeatures`` with ``defaultWeights``, z-score scaling.
     public static let `default` = try! FeatureSchema(weights: defaultWeights)
@@ -66,7 +74,8 @@ public struct FeatureSchema: Hashable, Sendable, Codable {
     public init(
         features: [AudioFeature] = FeatureSchema.defaultFeatures,
         weights: [AudioFeature: Double] = [:],
-        scaling: Scaling = .zScore
+        scaling: Scaling = .zScore,
+        imputing imputed: Set<AudioFeature> = FeatureSchema.defaultImputedFeatures
     ) throws {
         guard !features.isEmpty else { throw FeatureSchemaError.noFeatures }
         var seen: Set<AudioFeature> = []
@@ -79,6 +88,7 @@ public struct FeatureSchema: Hashable, Sendable, Codable {
         }
         entries = features.map { Entry(feature: $0, weight: weights[$0] ?? 1) }
         self.scaling = scaling
+        imputedFeatures = imputed.intersection(features).subtracting([.key])
     }
 
     /// The features, in column order.
@@ -135,5 +145,30 @@ public enum FeatureSchemaError: Error, Hashable, CustomStringConvertible {
             "'\(name)' is not an audio feature; choose from "
                 + AudioFeature.allCases.map(\.rawValue).joined(separator: ", ") + "."
         }
+    }
+}
+
+// MARK: - Codable
+
+extension FeatureSchema {
+    enum CodingKeys: String, CodingKey {
+        case entries, scaling
+        case imputedFeatures = "imputed_features"
+    }
+
+    /// Decodes a schema; one saved before imputation existed imputes nothing, as it was fitted.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        entries = try container.decode([Entry].self, forKey: .entries)
+        scaling = try container.decode(Scaling.self, forKey: .scaling)
+        imputedFeatures = Set(try container.decodeIfPresent([AudioFeature].self, forKey: .imputedFeatures) ?? [])
+    }
+
+    /// Encodes the imputed features sorted, so the same schema always encodes to the same bytes.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(entries, forKey: .entries)
+        try container.encode(scaling, forKey: .scaling)
+        try container.encode(imputedFeatures.sorted { $0.rawValue < $1.rawValue }, forKey: .imputedFeatures)
     }
 }

@@ -2,19 +2,21 @@ import Foundation
 
 /// Audio signals made in a test, with known tempo, key and level, and a WAV writer for them.
 public enum TestSignals {
-    /// A click track: a 5 ms burst of a decaying 2 kHz tone on every beat, accented on the first
-    /// of each bar of 4.
-    public static func clicks(bpm: Double, seconds: Double, sampleRate: Int = 44_100) -> [Float] {
+    /// A click track: a 5 ms burst of a decaying 2 kHz tone on every beat, accented (louder and an
+    /// octave lower) on the first of each bar.
+    public static func clicks(bpm: Double, seconds: Double, beatsPerBar: Int = 4, sampleRate: Int = 44_100) -> [Float] {
         var samples = [Float](repeating: 0, count: Int(seconds * Double(sampleRate)))
         let period = 60 / bpm
         var beat = 0
         var time = 0.1
         while time < seconds {
             let start = Int(time * Double(sampleRate))
-            let level: Float = beat % 4 == 0 ? 0.9 : 0.6
+            let isDownbeat = beat % beatsPerBar == 0
+            let level: Float = isDownbeat ? 0.9 : 0.5
+            let hz = isDownbeat ? 1000.0 : 2000.0
             for i in 0..<Int(0.03 * Double(sampleRate)) where start + i < samples.count {
                 let t = Double(i) / Double(sampleRate)
-                samples[start + i] += level * Float(exp(-t * 150) * sin(2 * .pi * 2000 * t))
+                samples[start + i] += level * Float(exp(-t * 150) * sin(2 * .pi * hz * t))
             }
             beat += 1
             time += period

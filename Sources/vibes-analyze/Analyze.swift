@@ -259,10 +259,6 @@ extension LocalFileAnalysis {
     init(_ analysis: AudioFileAnalysis, fingerprint: LocalFileFingerprint, contentHash: String) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        struct Details: Encodable {
-            var descriptors: AudioDescriptors
-            var stream: AudioStreamFormat
-        }
         let details =
             (try? encoder.encode(Details(descriptors: analysis.descriptors, stream: analysis.stream)))
             .map { String(decoding: $0, as: UTF8.self) } ?? "{}"
@@ -288,6 +284,12 @@ extension LocalFileAnalysis {
 
 // MARK: - JSON
 
+/// What the store keeps of an analysis beside the features.
+struct AnalysisDetails: Codable {
+    var descriptors: AudioDescriptors
+    var stream: AudioStreamFormat
+}
+
 /// One file in `analyze --json`: Spotify's feature names at the top level.
 struct AnalyzedFileJSON: Encodable {
     var path: String
@@ -298,6 +300,7 @@ struct AnalyzedFileJSON: Encodable {
     var features: AudioFeatures
     var confidence: [String: Double]
     var provenance: Provenance?
+    var details: AnalysisDetails?
     var error: String?
 
     struct Provenance: Encodable {
@@ -323,10 +326,11 @@ struct AnalyzedFileJSON: Encodable {
             measured: stored.provenance.filter { $0.value == "measured" }.keys.sorted(),
             estimated: stored.provenance.filter { $0.value == "estimated" }.keys.sorted()
         )
+        details = stored.detailsJSON.flatMap { try? JSONDecoder().decode(AnalysisDetails.self, from: Data($0.utf8)) }
     }
 
     enum CodingKeys: String, CodingKey {
-        case path, status, confidence, provenance, error
+        case path, status, confidence, provenance, error, details
         case trackID = "track_id"
         case matchedBy = "matched_by"
         case durationMS = "duration_ms"
@@ -342,6 +346,7 @@ struct AnalyzedFileJSON: Encodable {
         try container.encode(confidence, forKey: .confidence)
         try container.encode(provenance, forKey: .provenance)
         try container.encode(error, forKey: .error)
+        try container.encodeIfPresent(details, forKey: .details)
         var fields = encoder.container(keyedBy: FeatureKey.self)
         for feature in AudioFeature.allCases where feature != .liveness {
             let value = features[feature]

@@ -149,11 +149,18 @@ extension VibesAnalyze {
             let space = try makeSchema().makeSpace(from: table)
             timings["matrix"] = (clock.now - start).milliseconds
             if space.excludedTrackCount > 0 && !global.quiet {
-                let missing = space.missingCounts.filter { $0.value > 0 }.sorted { $0.key.rawValue < $1.key.rawValue }
+                let imputed = space.scaling.schema.imputedFeatures
+                let missing = space.missingCounts.filter { $0.value > 0 && !imputed.contains($0.key) }
+                    .sorted { $0.key.rawValue < $1.key.rawValue }
                     .map { "\($0.key.rawValue) \($0.value)" }.joined(separator: ", ")
                 Console.diagnostic(
                     "Left out \(space.excludedTrackCount) tracks that miss a clustered feature (\(missing))."
                 )
+            }
+            if !space.imputedCounts.isEmpty && !global.quiet {
+                let filled = space.imputedCounts.sorted { $0.key.rawValue < $1.key.rawValue }
+                    .map { "\($0.key.rawValue) for \($0.value) tracks" }.joined(separator: ", ")
+                Console.diagnostic("Filled in the library's mean \(filled) (no source measures it for them).")
             }
 
             var options = KMeans.Options()

@@ -24,6 +24,14 @@ import VibesTestSupport
         #expect(analysis.features.timeSignature == 4)
     }
 
+    @Test func waltzClickTrackIsInThree() throws {
+        let analysis = try analyze(TestSignals.clicks(bpm: 150, seconds: 30, beatsPerBar: 3))
+        let tempo = try #require(analysis.features.tempo)
+        #expect(abs(tempo - 150) / 150 < 0.04)
+        #expect(analysis.features.timeSignature == 3)
+        #expect((analysis.confidence[.timeSignature] ?? 0) > 0.3)
+    }
+
     @Test(arguments: [(0, true), (9, false), (3, true), (7, false), (6, true)])
     func cadenceKey(tonic: Int, isMajor: Bool) throws {
         let analysis = try analyze(TestSignals.cadence(tonic: tonic, isMajor: isMajor))

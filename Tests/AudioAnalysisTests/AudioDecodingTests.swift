@@ -11,7 +11,7 @@ import VibesTestSupport
         "clip.mp3", "clip.m4a", "clip-alac.m4a", "clip.flac", "clip.wav", "clip.aiff", "clip.ogg", "clip.opus",
     ]
 
-    private func analyze(_ name: String) throws -> AudioFileAnalysis {
+    private func analyze(_ name: String) throws(AudioAnalysisError) -> AudioFileAnalysis {
         try AudioAnalyzer().analyze(fileAt: URL(fileURLWithPath: Fixtures.path("audio/" + name)))
     }
 

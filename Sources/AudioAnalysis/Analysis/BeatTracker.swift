@@ -1,8 +1,9 @@
 import CAubio
 import Foundation
 
-/// Beats, tempo and onsets of the mono analysis signal, with aubio's beat tracker and onset
-/// detector (spectral flux), fed a hop at a time.
+/// Beats and onsets of the mono analysis signal, with aubio's beat tracker and onset detector
+/// (complex-domain), fed a hop at a time; the onset detection function is kept for
+/// ``TempoEstimator``.
 final class BeatTracker {
     /// Samples between two analysis frames: 11.6 ms at 22,050 Hz.
     static let hopSize = 256
@@ -24,18 +25,21 @@ final class BeatTracker {
     private(set) var onsetCount = 0
     /// Root-mean-square level of each hop: the envelope the modulation measures read.
     private(set) var envelope: [Float] = []
+    /// The onset detection function, one value per hop: how much new sound starts there.
+    private(set) var onsetStrength: [Float] = []
 
     init(sampleRate: Int) {
         self.sampleRate = sampleRate
         let (tempo, onset, input, output, onsetOutput) = AubioObjects.withCreationLock {
             (
                 new_aubio_tempo("default", UInt32(Self.windowSize), UInt32(Self.hopSize), UInt32(sampleRate))!,
-                new_aubio_onset("specflux", UInt32(Self.windowSize), UInt32(Self.hopSize), UInt32(sampleRate))!,
+                new_aubio_onset("complex", UInt32(Self.windowSize), UInt32(Self.hopSize), UInt32(sampleRate))!,
                 new_fvec(UInt32(Self.hopSize))!, new_fvec(1)!, new_fvec(1)!
             )
         }
         (self.tempo, self.onset, self.input, self.output, self.onsetOutput) = (tempo, onset, input, output, onsetOutput)
         envelope.reserveCapacity(sampleRate / Self.hopSize * 600)
+        onsetStrength.reserveCapacity(sampleRate / Self.hopSize * 600)
     }
 
     deinit {
@@ -71,14 +75,12 @@ final class BeatTracker {
         if output.pointee.data[0] != 0 { beats.append(Double(aubio_tempo_get_last_s(tempo))) }
         aubio_onset_do(onset, input, onsetOutput)
         if onsetOutput.pointee.data[0] != 0 { onsetCount += 1 }
+        onsetStrength.append(aubio_onset_get_descriptor(onset))
         hops += 1
     }
 
     /// aubio's confidence in its current tempo estimate, 0 to about 1.
     var confidence: Double { Double(aubio_tempo_get_confidence(tempo)) }
-
-    /// aubio's own running tempo estimate in BPM (0 when it has none).
-    var runningTempo: Double { Double(aubio_tempo_get_bpm(tempo)) }
 
     /// Seconds of audio seen so far.
     var seconds: Double { Double(hops * Self.hopSize) / Double(sampleRate) }

@@ -1,17 +1,8 @@
 import Foundation
 
-/// What the beat list and the level envelope say about rhythm: tempo, its regularity, the metre,
-/// and how much the level moves at the rate of syllables.
+/// What the beat list and the level envelope say about rhythm: the regularity of the beats and
+/// how much the level moves at the rate of syllables.
 enum RhythmDescriptors {
-    /// Tempo in BPM from the beats: 60 over the median interval between beats after the first
-    /// five seconds (where the tracker is still settling), or `nil` with fewer than 8 beats.
-    static func tempo(beats: [Double]) -> Double? {
-        let intervals = Self.intervals(beats)
-        guard intervals.count >= 7 else { return nil }
-        let median = intervals.sorted()[intervals.count / 2]
-        return median > 0 ? 60 / median : nil
-    }
-
     /// 1 for a metronome, falling to 0 as the spread of the beat intervals reaches 25 % of their mean.
     static func regularity(beats: [Double]) -> Double {
         let intervals = Self.intervals(beats)
@@ -25,40 +16,6 @@ enum RhythmDescriptors {
         let settled = beats.filter { $0 >= 5 }
         let usable = settled.count >= 8 ? settled : beats
         return zip(usable.dropFirst(), usable).map { $0 - $1 }.filter { $0 > 0.2 && $0 < 2 }
-    }
-
-    /// Beats per bar, 3 or 4, with a confidence from 0 to 1, from the accents on the beats: the
-    /// rise of the level envelope at each beat, averaged per position in a bar of 3 and of 4. The
-    /// bar whose strongest position stands out most wins; 4 unless 3 stands out clearly more, since
-    /// most music is in 4. `nil` with fewer than 24 beats.
-    static func timeSignature(beats: [Double], envelope: [Float], hopSeconds: Double) -> (Int, Double)? {
-        guard beats.count >= 24, !envelope.isEmpty else { return nil }
-        let accents: [Double] = beats.map { time in
-            let index = Int(time / hopSeconds)
-            guard index >= 4, index + 4 < envelope.count else { return 0 }
-            let after = envelope[index...(index + 3)].max() ?? 0
-            let before = envelope[(index - 4)..<index].reduce(0, +) / 4
-            return Double(max(0, after - before))
-        }
-        func contrast(_ metre: Int) -> Double {
-            var sums = [Double](repeating: 0, count: metre)
-            var counts = [Double](repeating: 0, count: metre)
-            for (index, accent) in accents.enumerated() {
-                sums[index % metre] += accent
-                counts[index % metre] += 1
-            }
-            let means = zip(sums, counts).map { $1 > 0 ? $0 / $1 : 0 }
-            let overall = accents.reduce(0, +) / Double(accents.count)
-            guard overall > 0, let strongest = means.max() else { return 0 }
-            let others = (means.reduce(0, +) - strongest) / Double(metre - 1)
-            return (strongest - others) / overall
-        }
-        let three = contrast(3)
-        let four = contrast(4)
-        if three > four * 1.5, three > 0.3 {
-            return (3, min(0.8, (three - four) / three))
-        }
-        return (4, min(0.8, max(0.2, four)))
     }
 
     /// The share of the level envelope's modulation (0.5–10 Hz) that lies between 3 and 6 Hz, the

@@ -26,6 +26,9 @@ extension LibraryStore {
                 CREATE INDEX local_files_content ON local_files(content_hash);
                 CREATE INDEX local_files_track ON local_files(track_id);
                 CREATE INDEX tracks_isrc ON tracks(isrc) WHERE isrc IS NOT NULL;
+                -- The stable ID of a track made from a local file: `local:` and the start of its SHA-256.
+                ALTER TABLE tracks ADD COLUMN local_id TEXT;
+                CREATE UNIQUE INDEX tracks_local_id ON tracks(local_id) WHERE local_id IS NOT NULL;
 
                 -- A monotone map from one source kind's values of a feature onto the reference scale.
                 CREATE TABLE feature_calibrations (
@@ -49,7 +52,7 @@ extension LibraryStore {
                 let row = try Row.fetchOne(
                     db,
                     sql: """
-                        SELECT l.track_id, l.content_hash, t.spotify_id FROM local_files l
+                        SELECT l.track_id, l.content_hash, coalesce(t.spotify_id, t.local_id) FROM local_files l
                         LEFT JOIN tracks t ON t.id = l.track_id
                         WHERE l.path = ? AND l.size = ? AND l.modified_ns = ? AND l.analyzer = ? AND l.error IS NULL
                         """,
@@ -75,7 +78,8 @@ extension LibraryStore {
                 let row = try Row.fetchOne(
                     db,
                     sql: """
-                        SELECT l.track_id, l.matched_by, l.duration_ms, l.provenance, l.confidence, l.details, t.spotify_id
+                        SELECT l.track_id, l.matched_by, l.duration_ms, l.provenance, l.confidence, l.details,
+                               coalesce(t.spotify_id, t.local_id)
                         FROM local_files l JOIN tracks t ON t.id = l.track_id
                         WHERE l.content_hash = ? AND l.analyzer = ? AND l.error IS NULL LIMIT 1
                         """,
@@ -224,6 +228,12 @@ extension LibraryStore {
             isrc: analysis.isrc,
             isLocal: true
         )
+        // The same bytes made a track before (analysed again with --force, or a copy).
+        let localID = LocalFileAnalysis.localTrackID(contentHash: analysis.contentHash)
+        if let existing = try Int64.fetchOne(db, sql: "SELECT id FROM tracks WHERE local_id = ?", arguments: [localID])
+        {
+            return (existing, .newTrack)
+        }
         // The same path analysed before (the file was edited): keep its track, with the new tags.
         if let previous = try Int64.fetchOne(
             db,
@@ -239,7 +249,12 @@ extension LibraryStore {
             )
             return (previous, .newTrack)
         }
-        return (try writer.insertDistinctTrack(track), .newTrack)
+        let id = try writer.insertDistinctTrack(track)
+        try db.execute(
+            sql: "UPDATE tracks SET local_id = ? WHERE id = ?",
+            arguments: [localID, id]
+        )
+        return (id, .newTrack)
     }
 
     private func upsertLocalFile(
@@ -315,6 +330,8 @@ public struct StoredLocalFile: Sendable, Hashable {
     public var analyzer: String
     /// Why the analysis failed, or `nil`.
     public var error: String?
+    /// What the analysis kept beside the features (descriptors, stream format), as JSON.
+    public var detailsJSON: String?
 }
 
 extension LibraryStore {
@@ -326,8 +343,8 @@ extension LibraryStore {
                 let row = try Row.fetchOne(
                     db,
                     sql: """
-                        SELECT l.path, l.track_id, t.spotify_id, l.content_hash, l.matched_by, l.duration_ms,
-                               l.provenance, l.confidence, l.analyzer, l.error, \(columns)
+                        SELECT l.path, l.track_id, coalesce(t.spotify_id, t.local_id), l.content_hash, l.matched_by, l.duration_ms,
+                               l.provenance, l.confidence, l.analyzer, l.error, \(columns), l.details
                         FROM local_files l
                         LEFT JOIN tracks t ON t.id = l.track_id
                         LEFT JOIN audio_features f ON f.track_id = l.track_id AND f.source = 'local:' || l.analyzer
@@ -357,7 +374,8 @@ extension LibraryStore {
                     try? decoder.decode([String: Double].self, from: Data($0.utf8))
                 } ?? [:],
                 analyzer: row[8],
-                error: row[9]
+                error: row[9],
+                detailsJSON: row["details"]
             )
         }
     }
