@@ -260,7 +260,7 @@ extension LocalFileAnalysis {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let details =
-            (try? encoder.encode(Details(descriptors: analysis.descriptors, stream: analysis.stream)))
+            (try? encoder.encode(AnalysisDetails(descriptors: analysis.descriptors, stream: analysis.stream)))
             .map { String(decoding: $0, as: UTF8.self) } ?? "{}"
         self.init(
             fingerprint: fingerprint,
