@@ -9,9 +9,9 @@ import Foundation
 /// ```
 ///
 /// The file is decoded as a stream (FFmpeg), so memory stays bounded whatever its length. Measured:
-/// tempo (aubio's beat tracker), key and mode (``KeyEstimator``), loudness (EBU R128 integrated,
+/// tempo (`TempoEstimator`, over aubio's onset detection function), key and mode (`KeyEstimator`), loudness (EBU R128 integrated,
 /// libebur128), duration and time signature. Estimated: energy, danceability, valence,
-/// acousticness, instrumentalness and speechiness (``FeatureEstimator``). Liveness is never
+/// acousticness, instrumentalness and speechiness (`FeatureEstimator`). Liveness is never
 /// produced. An analyzer holds no state: one instance can analyse files on several threads at once.
 public struct AudioAnalyzer: Sendable {
     /// The version stored with every value this analyser produces (the source `local:<version>`).

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Testing
 import VibesTestSupport
 
@@ -117,6 +118,45 @@ import VibesTestSupport
             #expect(missing.status == 1)
             #expect(missing.stderr.contains("nope"))
             #expect(!missing.stderr.contains("USAGE"))
+        }
+    }
+
+    @Test func ctrlCKeepsEveryFinishedFileAndARerunResumes() async throws {
+        try await withTemporaryDirectory { directory in
+            let folder = directory + "/Music"
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            let count = 40
+            for index in 0..<count {
+                try TestSignals.writeWAV(
+                    TestSignals.clicks(bpm: 80 + Double(index) * 2, seconds: 12),
+                    to: folder + "/\(index).wav"
+                )
+            }
+            let db = directory + "/library.sqlite"
+            let (process, _, _) = try CommandLineTool.start(["analyze", "--db", db, "--jobs", "1", folder])
+            let queue = try DatabaseQueue(path: db)
+            func analysed() throws -> Int {
+                (try? queue.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM local_files WHERE error IS NULL") })
+                    ?? 0
+            }
+            // A blocking wait: a Task.sleep could wake late on a busy pool, after the run ended.
+            var waited = 0
+            while try analysed() < 3 && waited < 120_000 && process.isRunning {
+                usleep(50_000)
+                waited += 50
+            }
+            try #require(process.isRunning, "analyze finished before it could be interrupted; add files")
+            kill(process.processIdentifier, SIGINT)
+            process.waitUntilExit()
+            #expect(process.terminationReason == .uncaughtSignal)
+            let kept = try analysed()
+            #expect(kept >= 3 && kept < count)
+
+            let resumed = try await CommandLineTool.run(["analyze", "--db", db, folder])
+            #expect(resumed.status == 0, "stderr: \(resumed.stderr)")
+            #expect(resumed.stdout.contains("Analysed \(count - kept) of \(count) files"), "\(resumed.stdout)")
+            #expect(resumed.stdout.contains("\(kept) unchanged"))
+            #expect(try analysed() == count)
         }
     }
 }

@@ -2,12 +2,16 @@ import Foundation
 
 /// Key and mode from a 12-bin pitch-class profile, by correlation with key profiles.
 ///
-/// Each of the 24 keys is scored with the Pearson correlation between the song's profile and the
-/// key's profile rotated to its tonic; the best score wins. The profile is an average of two
-/// published ones, Temperley's (Kostka–Payne corpus, 2001) and Krumhansl–Kessler's (1982): the
-/// first separates relative keys better, the second fifths. The confidence is the margin between
-/// the best key and the best other key, scaled so that a margin of 0.15 or more (a clear winner) is
-/// 1, and 0 when the profile is flat (no tonal content).
+/// The song's profile is square-rooted first (so the loudest pitch classes do not drown the rest),
+/// then each of the 24 keys is scored with the Pearson correlation between it and the key's
+/// profile rotated to its tonic; the best score wins. The key profiles are Krumhansl and Kessler's
+/// (1982), adjusted for popular and electronic music: the tonic, the major third and the major
+/// seventh degree weigh a little more, and in minor the flat seventh (the Aeolian and Dorian minor of
+/// pop) much more than in the classical minor. On the 57-song test corpus this agrees with
+/// Essentia's `edma` key on 74 % of songs, against 68 % for the unadjusted profiles
+/// (`Benchmarks/RESULTS.md`). The confidence is the margin between the best key and the best other
+/// key, scaled so that a margin of 0.15 or more (a clear winner) is 1, times the winning
+/// correlation over 0.5 (capped at 1); 0 when the profile is flat (no tonal content).
 enum KeyEstimator {
     struct Estimate: Hashable {
         /// Pitch class of the tonic, 0 = C.
@@ -20,19 +24,16 @@ enum KeyEstimator {
         var confidence: Double
     }
 
-    static let majorProfile: [Double] = zip(
-        [5.0, 2.0, 3.5, 2.0, 4.5, 4.0, 2.0, 4.5, 2.0, 3.5, 1.5, 4.0],
-        [6.35, 2.23, 3.48, 2.33, 4.38, 4.09, 2.52, 5.19, 2.39, 3.66, 2.29, 2.88]
-    ).map { $0 / 5.0 + $1 / 6.35 }
+    /// Major-key weights from the tonic up, by semitone.
+    static let majorProfile: [Double] = [6.6, 2.0, 3.5, 2.3, 4.6, 4.0, 2.5, 5.2, 2.4, 3.7, 2.3, 3.4]
 
-    static let minorProfile: [Double] = zip(
-        [5.0, 2.0, 3.5, 4.5, 2.0, 4.0, 2.0, 4.5, 3.5, 2.0, 1.5, 4.0],
-        [6.33, 2.68, 3.52, 5.38, 2.60, 3.53, 2.54, 4.75, 3.98, 2.69, 3.34, 3.17]
-    ).map { $0 / 5.0 + $1 / 6.33 }
+    /// Minor-key weights from the tonic up, by semitone.
+    static let minorProfile: [Double] = [6.5, 2.7, 3.5, 5.4, 2.6, 3.5, 2.5, 5.2, 4.0, 2.7, 4.3, 3.2]
 
     /// The key of `profile`, or `nil` when it is flat or empty.
     static func estimate(from profile: [Double]) -> Estimate? {
         precondition(profile.count == 12)
+        let profile = profile.map { max(0, $0).squareRoot() }
         let mean = profile.reduce(0, +) / 12
         let spread = profile.reduce(0) { $0 + ($1 - mean) * ($1 - mean) }
         guard spread > 1e-9 else { return nil }
