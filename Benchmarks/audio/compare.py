@@ -323,6 +323,16 @@ def main():
         score = sum(MIREX_WEIGHT.get(r, 0.0) for r in rel) / n if n else 0.0
         print(f"| {profile} vs edma (references) | {n} | {share(c['exact'], n)} | {c['relative']} | {c['fifth']} | "
               f"{c['parallel']} | {c['other']} | {c['missing']} | {score:.3f} |")
+    key_confidences = {"hit": [], "miss": []}
+    for name in names:
+        conf = ((ours.get(name) or {}).get("confidence") or {})
+        value = number(conf.get("key")) if isinstance(conf, dict) else None
+        if value is not None and key_rows[name]["relation"] != "n/a":
+            key_confidences["hit" if key_rows[name]["relation"] == "exact" else "miss"].append(value)
+    if key_confidences["hit"] or key_confidences["miss"]:
+        mean = lambda xs: f"{statistics.fmean(xs):.2f} (n={len(xs)})" if xs else "n/a"
+        print(f"\nMean `confidence.key`: {mean(key_confidences['hit'])} on exact matches with edma, "
+              f"{mean(key_confidences['miss'])} on the rest.")
     any_profile = sum(1 for n in names if key_rows[n]["ours"] is not None and any(
         key_rows[n]["ours"] == key_rows[n][p] for p in ("edma", "bgate", "temperley", "krumhansl")))
     print(f"\nOurs matches at least one of the four profiles exactly on {share(any_profile, total)}. "

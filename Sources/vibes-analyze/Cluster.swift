@@ -129,12 +129,16 @@ extension VibesAnalyze {
         }
 
         func run() async throws {
+            var timer = PhaseTimer(isEnabled: global.timings)
+            defer { timer.report() }
             let store = try global.openStore()
+            timer.lap("open")
             let clock = ContinuousClock()
             var timings: [String: Double] = [:]
             var start = clock.now
             let table = try describingScope { try store.featureTable(scope: scope.scope(from: pool)) }
             timings["load"] = (clock.now - start).milliseconds
+            timer.lap("load")
             if table.rowCount == 0 {
                 let reference = try store.summary().referenceTracks
                 Console.diagnostic(
@@ -148,6 +152,7 @@ extension VibesAnalyze {
             start = clock.now
             let space = try makeSchema().makeSpace(from: table)
             timings["matrix"] = (clock.now - start).milliseconds
+            timer.lap("matrix")
             if space.excludedTrackCount > 0 && !global.quiet {
                 let imputed = space.scaling.schema.imputedFeatures
                 let missing = space.missingCounts.filter { $0.value > 0 && !imputed.contains($0.key) }
@@ -196,6 +201,7 @@ extension VibesAnalyze {
                 quality = ClusterQuality.evaluate(model, on: data, using: &rng)
             }
             timings["clustering"] = (clock.now - start).milliseconds
+            timer.lap("k-means")
             timings["seeding"] = model.timings.seeding.milliseconds
             timings["iterations"] = model.timings.iterations.milliseconds
             quality.inertia = model.inertia
@@ -253,6 +259,7 @@ extension VibesAnalyze {
                 distances: model.squaredDistances.map { $0.squareRoot() }
             )
             let saving = (clock.now - start).milliseconds
+            timer.lap("names and save")
 
             let report = try VibesReport(store: store, runID: runID, exampleCount: examples)
             if global.json {
@@ -260,6 +267,7 @@ extension VibesAnalyze {
             } else {
                 print(report.renderedTable(), terminator: "")
             }
+            timer.lap("render")
             if !global.quiet {
                 Console.diagnostic(
                     "Saved run \(runID). Times: load \(format(timings["load"]!)), matrix \(format(timings["matrix"]!)), "

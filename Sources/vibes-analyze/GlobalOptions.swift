@@ -22,6 +22,9 @@ struct GlobalOptions: ParsableArguments {
     @Flag(name: .shortAndLong, help: "Print diagnostics while working.")
     var verbose = false
 
+    @Flag(help: "Print how long each phase took (open, load, compute, save, render) to stderr.")
+    var timings = false
+
     func validate() throws {
         if quiet && verbose {
             throw ValidationError("Please choose either --quiet or --verbose, not both.")

@@ -11,13 +11,18 @@ extension VibesAnalyze {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
+            var timer = PhaseTimer(isEnabled: global.timings)
             let store = try global.openStore()
+            timer.lap("open")
             let summary = try store.summary()
+            timer.lap("load")
             if global.json {
                 try Console.printJSON(summary)
             } else {
                 print(Library.describe(summary))
             }
+            timer.lap("render")
+            timer.report()
         }
 
         static func describe(_ summary: LibrarySummary) -> String {

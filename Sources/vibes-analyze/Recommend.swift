@@ -53,21 +53,32 @@ extension VibesAnalyze {
         }
 
         func run() async throws {
+            var timer = PhaseTimer(isEnabled: global.timings)
             let store = try global.openStore()
-            let report = try makeReport(store: store)
+            timer.lap("open")
+            let report = try makeReport(store: store, timer: &timer)
             if global.json {
                 try Console.printJSON(report)
             } else {
                 if !global.quiet { report.notes.forEach(Console.diagnostic) }
                 print(report.table())
             }
+            timer.lap("render")
+            timer.report()
         }
 
         /// Resolves the seeds, runs the query and describes the result.
         func makeReport(store: LibraryStore) throws -> RecommendReport {
+            var timer = PhaseTimer(isEnabled: false)
+            return try makeReport(store: store, timer: &timer)
+        }
+
+        /// Resolves the seeds, runs the query and describes the result, timing the phases.
+        func makeReport(store: LibraryStore, timer: inout PhaseTimer) throws -> RecommendReport {
             let clock = ContinuousClock()
             let start = clock.now
             let library = try LoadedLibrary(store: store, scope: candidates.scope)
+            timer.lap("load")
             let resolved = try seeds.resolve(in: store)
             var query = RecommendationQuery(
                 seeds: resolved.seeds,
@@ -86,6 +97,7 @@ extension VibesAnalyze {
                 throw ValidationError(error.description)
             }
             let elapsed = clock.now - start
+            timer.lap("compute")
             var notes = resolved.notes
             notes.append(
                 "pool: \(result.pool.candidates) candidates, \(result.pool.afterFilters) after filters, \(result.pool.returned) returned"

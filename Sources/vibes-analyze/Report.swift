@@ -72,12 +72,17 @@ extension VibesAnalyze {
         }
 
         func run() async throws {
+            var timer = PhaseTimer(isEnabled: global.timings)
+            defer { timer.report() }
             let store = try global.openStore()
+            timer.lap("open")
             let (input, notes) = try describingScope {
                 try MoodReport.Input.read(from: store, runID: run, timeZone: zone, scope: scope.scope())
             }
+            timer.lap("load")
             if !global.quiet { notes.forEach(Console.diagnostic) }
             let report = try MoodReport(input)
+            timer.lap("compute")
             let chosen: Format = global.json ? .json : format
             let text: String
             switch chosen {
@@ -91,6 +96,7 @@ extension VibesAnalyze {
             case .json: text = try report.renderedJSON()
             case .html: text = report.renderedHTML()
             }
+            timer.lap("render")
             if let out {
                 let url = URL(fileURLWithPath: out)
                 do {

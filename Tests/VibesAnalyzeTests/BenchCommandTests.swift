@@ -160,6 +160,8 @@ struct BenchCommandTests {
               --json                  Print results as JSON for scripts.
               -q, --quiet             Print only results and errors, no progress.
               -v, --verbose           Print diagnostics while working.
+              --timings               Print how long each phase took (open, load, compute,
+                                      save, render) to stderr.
               --n <counts>            The row counts N, comma-separated, such as 1e5,1e6,
                                       250000, 100k or 1m. Default: 1e5,1e6; with --data
                                       library, the whole library (a given N draws that many

@@ -195,6 +195,8 @@ struct ClusterCommandTests {
               --json                  Print results as JSON for scripts.
               -q, --quiet             Print only results and errors, no progress.
               -v, --verbose           Print diagnostics while working.
+              --timings               Print how long each phase took (open, load, compute,
+                                      save, render) to stderr.
               --from <from>           Cluster your library (the default), or the library
                                       and the reference pool (all). (values: library, all;
                                       default: library)

@@ -11,6 +11,7 @@ extension LibraryStore {
         migrator.registerMigration("v4-built-playlists", migrate: addBuiltPlaylistColumns)
         migrator.registerMigration("v5-feature-sources", migrate: addFeatureSourceSchema)
         migrator.registerMigration("v6-local-files", migrate: addLocalFilesSchema)
+        migrator.registerMigration("v7-packed-assignments", migrate: packClusterAssignments)
         return migrator
     }
 

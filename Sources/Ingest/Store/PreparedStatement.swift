@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 import GRDBSQLite
 
@@ -85,6 +86,59 @@ final class PreparedStatement {
             case SQLITE_TEXT: String(cString: sqlite3_column_text(handle, column)).databaseValue
             default: .null
             }
+        }
+    }
+
+    /// Binds `arguments` (GRDB's, positional or named) for the next run.
+    func bind(_ arguments: StatementArguments) throws {
+        try statement.setArguments(arguments)
+    }
+
+    /// Steps through every row, calling `body` with a reader of the current row's columns.
+    func forEachRow(_ body: (borrowing RowReader) throws -> Void) throws {
+        defer { sqlite3_reset(handle) }
+        while true {
+            let code = sqlite3_step(handle)
+            if code == SQLITE_DONE { return }
+            guard code == SQLITE_ROW else { throw failure(code) }
+            try body(RowReader(handle: handle))
+        }
+    }
+
+    /// The columns of the row a statement stands on, read without conversion through `DatabaseValue`:
+    /// a million rows of 14 columns read in a fraction of the time `Row` takes.
+    struct RowReader: ~Copyable {
+        let handle: OpaquePointer?
+
+        func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+        func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+        func double(_ column: Int32) -> Double { sqlite3_column_double(handle, column) }
+        func optionalDouble(_ column: Int32) -> Double? { isNull(column) ? nil : double(column) }
+
+        /// The column's text compared with `text` byte by byte, without making a `String`.
+        func text(_ column: Int32, equals text: StaticString) -> Bool {
+            guard let pointer = sqlite3_column_text(handle, column) else { return false }
+            let count = Int(sqlite3_column_bytes(handle, column))
+            return count == text.utf8CodeUnitCount && memcmp(pointer, text.utf8Start, count) == 0
+        }
+
+        /// The column's bytes (its text as UTF-8), empty when NULL.
+        func bytes(_ column: Int32) -> [UInt8] {
+            guard let pointer = sqlite3_column_text(handle, column) else { return [] }
+            return Array(UnsafeBufferPointer(start: pointer, count: Int(sqlite3_column_bytes(handle, column))))
+        }
+
+        /// Whether the column's text starts with `prefix`.
+        func hasPrefix(_ column: Int32, _ prefix: StaticString) -> Bool {
+            guard let pointer = sqlite3_column_text(handle, column) else { return false }
+            let count = prefix.utf8CodeUnitCount
+            return Int(sqlite3_column_bytes(handle, column)) >= count && memcmp(pointer, prefix.utf8Start, count) == 0
+        }
+
+        /// The column as a `String`, or `nil` when it is NULL.
+        func string(_ column: Int32) -> String? {
+            guard let pointer = sqlite3_column_text(handle, column) else { return nil }
+            return String(cString: pointer)
         }
     }
 
