@@ -3,7 +3,7 @@
 
     python3 Benchmarks/compare/compare_commands.py --bin .build/release/vibes-analyze --rows 1000000 \
         [--repeats 3] [--work DIR] [--out Benchmarks/results/commands.txt] [--seed 42] [--source CSV] \
-        [--python PY] [--timeout 3600] [--no-timings]
+        [--python PY] [--timeout 1800] [--no-timings]
 
 The script itself needs only the Python 3.11 standard library; the Python peer runs under --python
 (default: $VIBES_BENCH_PYTHON, else Benchmarks/.venv/bin/python, else ../venv-bench/bin/python beside
@@ -349,7 +349,7 @@ def main():
     parser.add_argument("--seed", type=int, default=42, help="make_library.py's ID seed")
     parser.add_argument("--source", help="the CSV make_library.py resamples (default: tidytuesday, else the sample)")
     parser.add_argument("--python", help="the interpreter for python_cluster.py (needs numpy, scikit-learn)")
-    parser.add_argument("--timeout", type=float, default=3600, help="seconds before one process is killed")
+    parser.add_argument("--timeout", type=float, default=1800, help="seconds before one process is killed")
     parser.add_argument("--no-timings", action="store_true", help="skip the extra --timings runs")
     args = parser.parse_args()
     if args.repeats < 1:
@@ -495,13 +495,13 @@ def main():
             log(f"[timings] {sub}")
             out_path, err_path = os.path.join(logs, f"{sub}-timings.out"), os.path.join(logs, f"{sub}-timings.err")
             sample = run_process(argv + ["--timings"], out_path, err_path, timeout)
+            # Phases go to stderr; stdout lines count only when they start like a timings line.
             lines = []
-            for path, only_timing_like in ((err_path, False), (out_path, True)):
+            for path, timing_lines_only in ((err_path, False), (out_path, True)):
                 with open(path, encoding="utf-8", errors="replace") as f:
                     for line in f:
                         line = line.rstrip()
-                        if line and (not only_timing_like
-                                     or re.search(r"(?i)timing|phase|\d\s*(ms|s)\b", line)):
+                        if line and (not timing_lines_only or re.match(r"(?i)\s*(timings?|phases?)\b", line)):
                             lines.append(line)
             timings.append((sub, sample, lines[-40:]))
         remove_store(os.path.join(work, "timings.sqlite"))
@@ -618,7 +618,7 @@ def main():
             say("")
             say(f"`{sub} --timings`: {sample.wall:.3f} s wall, exit {sample.status}")
             say("```")
-            lines.extend(phase_lines or ["(no output)"])
+            lines.extend(phase_lines or ["(nothing printed on stderr, no timings line on stdout)"])
             say("```")
     elif not args.no_timings:
         say("")
