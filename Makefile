@@ -1,7 +1,7 @@
 # vibes-analyze: two commands for a newcomer.
 #   make demo   installs what is missing, builds in release, imports the bundled sample library
-#               into a fresh SQLite file, clusters it into vibes, recommends, builds a playlist
-#               and writes the HTML mood report
+#               into a fresh SQLite file, analyses a bundled audio clip, clusters the library into
+#               vibes, recommends, builds a playlist and writes the HTML mood report
 #   make test   checks the formatting (.swift-format) and runs the whole test suite
 SHELL := /bin/bash
 APT_PACKAGES := libopenblas-dev liblapacke-dev libsqlite3-dev pkg-config \
@@ -30,11 +30,13 @@ deps:
 
 build: deps
 	swift build -c release --product vibes-analyze $(CPU_FLAGS)
+	swift build -c release --product vibes-analyze-audio $(CPU_FLAGS)
 
 demo: build
 	@rm -rf $(DEMO_DIR) && mkdir -p $(DEMO_DIR)
 	$(BIN) import --db $(DEMO_DB) samples/tidytuesday-sample.csv
 	$(BIN) library --db $(DEMO_DB)
+	$(BIN) analyze --db $(DEMO_DB) Sources/VibesTestSupport/Fixtures/audio/clip.flac
 	$(BIN) features status --db $(DEMO_DB)
 	$(BIN) cluster --db $(DEMO_DB) --k 6 --seed 42
 	$(BIN) recommend --db $(DEMO_DB) --mood chill -n 10

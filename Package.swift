@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "AudioAnalysis", targets: ["AudioAnalysis"]),
         .library(name: "VibesBenchmarking", targets: ["VibesBenchmarking"]),
         .executable(name: "vibes-analyze", targets: ["vibes-analyze"]),
+        .executable(name: "vibes-analyze-audio", targets: ["vibes-analyze-audio"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -54,9 +55,17 @@ let package = Package(
         .executableTarget(
             name: "vibes-analyze",
             dependencies: [
-                "Analytics", "AudioAnalysis", "Features", "Ingest", "VibesBenchmarking",
+                "Analytics", "Features", "Ingest", "VibesBenchmarking", "VibesCommandSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Its own program, so that only it links FFmpeg and aubio: `vibes-analyze analyze` runs it.
+        .executableTarget(
+            name: "vibes-analyze-audio",
+            dependencies: [
+                "AudioAnalysis", "Features", "Ingest", "VibesCommandSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
 
@@ -86,6 +95,14 @@ let package = Package(
             name: "CAubio",
             pkgConfig: "aubio",
             providers: [.apt(["libaubio-dev"])]
+        ),
+        .target(
+            name: "VibesCommandSupport",
+            dependencies: [
+                "Ingest",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .target(
             name: "VibesTestSupport",
@@ -137,7 +154,8 @@ let package = Package(
         .testTarget(
             name: "VibesAnalyzeTests",
             dependencies: [
-                "vibes-analyze", "Analytics", "Features", "Ingest", "VibesTestSupport",
+                "vibes-analyze", "vibes-analyze-audio", "Analytics", "Features", "Ingest", "VibesCommandSupport",
+                "VibesTestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]

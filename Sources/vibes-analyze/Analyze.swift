@@ -1,369 +1,56 @@
 import ArgumentParser
-import AudioAnalysis
-import Dispatch
-import Features
 import Foundation
-import Ingest
-import Synchronization
+import VibesCommandSupport
 
 extension VibesAnalyze {
-    struct Analyze: AsyncParsableCommand {
+    /// `vibes-analyze analyze`: hands the command line to `vibes-analyze-audio`, installed beside
+    /// this program, which links the audio libraries this one does not.
+    struct Analyze: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Analyse your audio files into features: tempo, key, loudness, energy, …",
-            discussion: """
-                Decodes each file (MP3, AAC/M4A, ALAC, FLAC, WAV, AIFF, Ogg Vorbis, Opus, …) and measures \
-                tempo, key and mode, loudness (EBU R128) and duration; energy, danceability, valence, \
-                acousticness, instrumentalness and speechiness are estimated from the sound, and liveness \
-                is left out. Every value is stored with its provenance (measured or estimated, and the \
-                analyser's version) and a confidence.
-
-                A file is matched to a library track by its ISRC tag, then a Spotify link in its tags, then \
-                artist and title with a duration within 2 s; otherwise it becomes a track of its own, which \
-                playlists export to M3U as its file path. Values from Spotify or ReccoBeats take precedence \
-                over local ones (`features precedence`). Once 50 or more tracks have both, local estimates \
-                are calibrated to your Spotify scale; `features status` shows the agreement.
-
-                Files already analysed (same path, size and modification time, or the same content under \
-                another name) are skipped unless --force is given. One file's failure is reported and never \
-                stops the others; the exit status is 1 if any file failed. Ctrl-C keeps every finished file.
-
-                Example: vibes-analyze analyze ~/Music --jobs 2
-                """
+            abstract: AnalyzeOptions.abstract,
+            discussion: AnalyzeOptions.discussion
         )
 
         @OptionGroup var global: GlobalOptions
+        @OptionGroup var options: AnalyzeOptions
 
-        @Option(help: "Files analysed at once. Defaults to the number of cores.")
-        var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
-
-        @Flag(help: "Analyse every file again, even if unchanged.")
-        var force = false
-
-        @Argument(help: "Audio files, or folders to search recursively.", completion: .file())
-        var paths: [String]
-
-        func validate() throws {
-            if paths.isEmpty { throw ValidationError("Please name at least one audio file or folder.") }
-            if jobs < 1 { throw ValidationError("--jobs must be at least 1 (got \(jobs)).") }
-        }
-
-        func run() async throws {
-            let store = try global.openStore()
-            let listing = AudioFiles.find(in: paths)
-            for path in listing.missing { Console.diagnostic("error: \(path): no such file or folder") }
-            if listing.files.isEmpty {
+        func run() throws {
+            guard let analyzer = Self.companionPath() else {
                 Console.diagnostic(
-                    "error: no audio files found in \(paths.joined(separator: ", ")) (looked for \(AudioFiles.extensions.sorted().joined(separator: ", ")))."
+                    "Error: vibes-analyze-audio, the program that analyses audio files, is not beside vibes-analyze"
+                        + " (\(Self.executableDirectory ?? "?")) nor on PATH. `make build` builds both; `make install` installs both."
                 )
                 throw ExitCode.failure
             }
-            let run = AnalysisRun(store: store, files: listing.files, force: force, quiet: global.quiet || global.json)
-            let started = ContinuousClock.now
-            let results = await run.perform(jobs: min(jobs, listing.files.count)) { result in
-                if !global.json { print(Self.line(for: result)) }
-            }
-            let seconds = ProgressBar.seconds(ContinuousClock.now - started)
-            let calibration = try store.calibrateLocalFeatures()
-
-            if global.json {
-                try Console.printJSON(try results.map { try AnalyzedFileJSON(result: $0, store: store) })
-            } else {
-                for line in Self.summary(results, seconds: seconds, jobs: min(jobs, listing.files.count)) {
-                    print(line)
-                }
-                for line in FeaturesCommand.Status.describe(calibration) { print(line) }
-            }
-            if !listing.missing.isEmpty || results.contains(where: { $0.failure != nil }) { throw ExitCode.failure }
+            let arguments = Array(CommandLine.arguments.drop { $0 != "analyze" }.dropFirst())
+            let argv = ([analyzer] + arguments).map { strdup($0) } + [nil]
+            execv(analyzer, argv)
+            Console.diagnostic("Error: could not start \(analyzer): \(String(cString: strerror(errno)))")
+            throw ExitCode.failure
         }
 
-        static func line(for result: FileResult) -> String {
-            let path = Console.sanitized(result.path)
-            if let failure = result.failure { return "✗ \(path): \(Console.sanitized(failure))" }
-            switch result.status {
-            case .unchanged: return "= \(path): unchanged"
-            case .sameContent: return "= \(path): same content as a file analysed before"
-            case .analyzed, .failed:
-                guard let analysis = result.analysis else { return "✓ \(path)" }
-                var parts: [String] = []
-                let f = analysis.features
-                if let tempo = f.tempo { parts.append(String(format: "%.1f BPM", tempo)) }
-                if let key = f.key, key >= 0 {
-                    parts.append(AudioFeature.pitchClassName(of: Double(key)) + (f.mode == 1 ? " major" : " minor"))
-                }
-                if let loudness = f.loudness { parts.append(String(format: "%.1f LUFS", loudness)) }
-                if let energy = f.energy { parts.append(String(format: "energy %.2f", energy)) }
-                let match = result.outcome.map { " (\(Self.describe($0.match)))" } ?? ""
-                return "✓ \(path): " + parts.joined(separator: ", ") + match
-            }
+        /// The folder of the running executable, symbolic links resolved.
+        static var executableDirectory: String? {
+            let path =
+                (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+                ?? Bundle.main.executablePath
+            return path.map { URL(fileURLWithPath: $0).resolvingSymlinksInPath().deletingLastPathComponent().path }
         }
 
-        static func describe(_ match: LocalFileMatch) -> String {
-            switch match {
-            case .isrc: "matched by ISRC"
-            case .spotifyID: "matched by Spotify link"
-            case .artistTitle: "matched by artist and title"
-            case .newTrack: "new track"
-            }
-        }
-
-        static func summary(_ results: [FileResult], seconds: Double, jobs: Int) -> [String] {
-            let analyzed = results.filter { $0.status == .analyzed }
-            let audioSeconds = analyzed.compactMap { $0.analysis.map { Double($0.durationMS) / 1000 } }.reduce(0, +)
-            var line = "Analysed \(analyzed.count) of \(results.count) files"
-            if audioSeconds > 0 {
-                line += String(
-                    format: " (%.1f min of audio) in %.1f s, %.0f× real time on %d jobs",
-                    audioSeconds / 60,
-                    seconds,
-                    audioSeconds / max(seconds, 1e-3),
-                    jobs
-                )
-            }
-            var notes: [String] = []
-            let unchanged = results.filter { $0.status == .unchanged || $0.status == .sameContent }.count
-            if unchanged > 0 { notes.append("\(unchanged) unchanged (--force analyses them again)") }
-            let failed = results.filter { $0.failure != nil }.count
-            if failed > 0 { notes.append("\(failed) failed") }
-            let new = analyzed.filter { $0.outcome?.match == .newTrack }.count
-            if new > 0 { notes.append("\(new) new tracks") }
-            return [line + (notes.isEmpty ? "." : "; " + notes.joined(separator: ", ") + ".")]
-        }
-    }
-}
-
-// MARK: - Running
-
-/// What happened to one file.
-struct FileResult: Sendable {
-    enum Status: String, Sendable {
-        case analyzed
-        case unchanged
-        case sameContent = "same-content"
-        case failed
-    }
-
-    var index: Int
-    var path: String
-    var status: Status
-    var analysis: AudioFileAnalysis?
-    var outcome: LocalFileOutcome?
-    var failure: String?
-}
-
-/// Analyses files on `jobs` threads, writing each to the store as it finishes.
-struct AnalysisRun: Sendable {
-    let store: LibraryStore
-    let files: [URL]
-    let force: Bool
-    let quiet: Bool
-
-    /// Analyses every file; `report` is called for each as it finishes, in finishing order, on one
-    /// thread at a time. Returns the results in the order of `files`.
-    func perform(jobs: Int, report: @escaping @Sendable (FileResult) -> Void) async -> [FileResult] {
-        let state = Mutex((next: 0, results: [FileResult?](repeating: nil, count: files.count), audio: 0.0))
-        let progress = ProgressBar(label: "Analysing", quiet: quiet)
-        let total = files.count
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            DispatchQueue.global().async {
-                DispatchQueue.concurrentPerform(iterations: jobs) { _ in
-                    while true {
-                        let index = state.withLock { state -> Int? in
-                            guard state.next < total else { return nil }
-                            defer { state.next += 1 }
-                            return state.next
-                        }
-                        guard let index else { return }
-                        let result = process(index: index)
-                        state.withLock { state in
-                            state.results[index] = result
-                            state.audio += result.analysis.map { Double($0.durationMS) / 1000 } ?? 0
-                            progress.finishLine()
-                            report(result)
-                            let done = state.results.lazy.filter { $0 != nil }.count
-                            progress.update(done: done, total: total, audioSeconds: state.audio)
-                        }
-                    }
-                }
-                progress.finish()
-                continuation.resume()
-            }
-        }
-        return state.withLock { $0.results.compactMap { $0 } }
-    }
-
-    private func process(index: Int) -> FileResult {
-        let url = files[index]
-        let path = url.path
-        var result = FileResult(index: index, path: path, status: .failed)
-        do {
-            let fingerprint = try LocalFileFingerprint(path: path)
-            if !force, case .unchanged = try store.localFileState(of: fingerprint, analyzer: AudioAnalyzer.version) {
-                result.status = .unchanged
-                return result
-            }
-            let hash = try fingerprint.contentHash()
-            if !force,
-                let outcome = try store.recordLocalCopy(
-                    of: fingerprint,
-                    contentHash: hash,
-                    analyzer: AudioAnalyzer.version
-                )
+        /// `$VIBES_AUDIO_ANALYZER`, else `vibes-analyze-audio` beside this executable, else on `PATH`.
+        static func companionPath() -> String? {
+            let manager = FileManager.default
+            if let path = ProcessInfo.processInfo.environment["VIBES_AUDIO_ANALYZER"],
+                manager.isExecutableFile(atPath: path)
             {
-                result.status = .sameContent
-                result.outcome = outcome
-                return result
+                return path
             }
-            do {
-                let analysis = try AudioAnalyzer().analyze(fileAt: url)
-                result.outcome = try store.recordLocalAnalysis(
-                    LocalFileAnalysis(analysis, fingerprint: fingerprint, contentHash: hash)
-                )
-                result.analysis = analysis
-                result.status = .analyzed
-            } catch let error as AudioAnalysisError {
-                result.failure = error.reason
-                try store.recordLocalFailure(of: fingerprint, analyzer: AudioAnalyzer.version, reason: error.reason)
+            var candidates: [String] = []
+            if let folder = executableDirectory { candidates.append(folder + "/vibes-analyze-audio") }
+            for folder in (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":") {
+                candidates.append(folder + "/vibes-analyze-audio")
             }
-        } catch {
-            result.failure = String(describing: error)
+            return candidates.first { manager.isExecutableFile(atPath: $0) }
         }
-        return result
-    }
-}
-
-extension ProgressBar {
-    /// Clears the bar so that a result line can be printed in its place.
-    func finishLine() { finish() }
-
-    /// Redraws the line with files done and hours of audio analysed.
-    func update(done: Int, total: Int, audioSeconds: Double) {
-        guard isEnabled else { return }
-        let elapsed = Self.seconds(ContinuousClock.now - started)
-        let rate = elapsed > 0 ? audioSeconds / elapsed : 0
-        let eta = done > 0 ? elapsed / Double(done) * Double(total - done) : 0
-        let line = String(
-            format: "%@ %d/%d files, %.2f h of audio, %.0f× real time, ETA %@",
-            label,
-            done,
-            total,
-            audioSeconds / 3600,
-            rate,
-            Self.format(eta)
-        )
-        FileHandle.standardError.write(Data("\r\u{1B}[K\(line)".utf8))
-    }
-}
-
-extension LocalFileAnalysis {
-    /// The store's record of `analysis`.
-    init(_ analysis: AudioFileAnalysis, fingerprint: LocalFileFingerprint, contentHash: String) {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        let details =
-            (try? encoder.encode(AnalysisDetails(descriptors: analysis.descriptors, stream: analysis.stream)))
-            .map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-        self.init(
-            fingerprint: fingerprint,
-            contentHash: contentHash,
-            analyzer: analysis.analyzer,
-            durationMS: analysis.durationMS,
-            features: analysis.features,
-            provenance: Dictionary(
-                uniqueKeysWithValues: analysis.provenance.map { ($0.key.rawValue, $0.value.rawValue) }
-            ),
-            confidence: Dictionary(uniqueKeysWithValues: analysis.confidence.map { ($0.key.rawValue, $0.value) }),
-            title: analysis.tags.title,
-            artist: analysis.tags.artist,
-            album: analysis.tags.album,
-            isrc: analysis.tags.isrc,
-            spotifyID: analysis.tags.spotifyID,
-            detailsJSON: details
-        )
-    }
-}
-
-// MARK: - JSON
-
-/// What the store keeps of an analysis beside the features.
-struct AnalysisDetails: Codable {
-    var descriptors: AudioDescriptors
-    var stream: AudioStreamFormat
-}
-
-/// One file in `analyze --json`: Spotify's feature names at the top level.
-struct AnalyzedFileJSON: Encodable {
-    var path: String
-    var status: String
-    var trackID: String?
-    var matchedBy: String?
-    var durationMS: Int?
-    var features: AudioFeatures
-    var confidence: [String: Double]
-    var provenance: Provenance?
-    var details: AnalysisDetails?
-    var error: String?
-
-    struct Provenance: Encodable {
-        var analyzer: String
-        var measured: [String]
-        var estimated: [String]
-    }
-
-    init(result: FileResult, store: LibraryStore) throws {
-        path = result.path
-        status = result.status.rawValue
-        error = result.failure
-        features = AudioFeatures()
-        confidence = [:]
-        guard result.failure == nil, let stored = try store.storedLocalFile(path: result.path) else { return }
-        trackID = stored.stableID
-        matchedBy = stored.match?.rawValue
-        durationMS = stored.durationMS
-        features = stored.features
-        confidence = stored.confidence.mapValues { ($0 * 1000).rounded() / 1000 }
-        provenance = Provenance(
-            analyzer: stored.analyzer,
-            measured: stored.provenance.filter { $0.value == "measured" }.keys.sorted(),
-            estimated: stored.provenance.filter { $0.value == "estimated" }.keys.sorted()
-        )
-        details = stored.detailsJSON.flatMap { try? JSONDecoder().decode(AnalysisDetails.self, from: Data($0.utf8)) }
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case path, status, confidence, provenance, error, details
-        case trackID = "track_id"
-        case matchedBy = "matched_by"
-        case durationMS = "duration_ms"
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(path, forKey: .path)
-        try container.encode(status, forKey: .status)
-        try container.encode(trackID, forKey: .trackID)
-        try container.encode(matchedBy, forKey: .matchedBy)
-        try container.encode(durationMS, forKey: .durationMS)
-        try container.encode(confidence, forKey: .confidence)
-        try container.encode(provenance, forKey: .provenance)
-        try container.encode(error, forKey: .error)
-        try container.encodeIfPresent(details, forKey: .details)
-        var fields = encoder.container(keyedBy: FeatureKey.self)
-        for feature in AudioFeature.allCases where feature != .liveness {
-            let value = features[feature]
-            switch feature {
-            case .key, .mode, .timeSignature: try fields.encode(value.map { Int($0) }, forKey: FeatureKey(feature))
-            case .tempo, .loudness:
-                try fields.encode(value.map { ($0 * 1000).rounded() / 1000 }, forKey: FeatureKey(feature))
-            default: try fields.encode(value.map { ($0 * 10000).rounded() / 10000 }, forKey: FeatureKey(feature))
-            }
-        }
-    }
-
-    struct FeatureKey: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(_ feature: AudioFeature) { stringValue = feature.rawValue }
-        init?(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Ingest
+import VibesCommandSupport
 
 extension VibesAnalyze {
     /// `vibes-analyze auth login|status|logout`.

@@ -4,6 +4,7 @@ import Features
 import Foundation
 import Ingest
 import VibesBenchmarking
+import VibesCommandSupport
 
 extension VibesAnalyze {
     /// `vibes-analyze bench`: how fast clustering and similarity search run on this machine.

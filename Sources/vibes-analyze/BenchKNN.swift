@@ -3,6 +3,7 @@ import ArgumentParser
 import Features
 import Foundation
 import VibesBenchmarking
+import VibesCommandSupport
 
 extension VibesAnalyze {
     /// Times exact cosine top-k on raw float32 files, for `Benchmarks/compare/compare_knn.py`.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Ingest
+import VibesCommandSupport
 
 /// A track, artist, album or playlist as the browsing commands print it.
 struct BrowseItem: Codable, Hashable {

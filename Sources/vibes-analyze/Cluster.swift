@@ -3,6 +3,7 @@ import ArgumentParser
 import Features
 import Foundation
 import Ingest
+import VibesCommandSupport
 
 extension VibesAnalyze {
     /// `vibes-analyze cluster`: finds the vibes of the library with k-means and saves the run.

@@ -2,6 +2,7 @@ import Analytics
 import ArgumentParser
 import Features
 import Ingest
+import VibesCommandSupport
 
 extension VibesAnalyze {
     /// `vibes-analyze eval`: how well neighbours and clusters agree with labels the user already has.

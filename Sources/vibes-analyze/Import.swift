@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Ingest
+import VibesCommandSupport
 
 extension ImportFormat: ExpressibleByArgument {}
 extension FeatureScale: ExpressibleByArgument {}

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Ingest
+import VibesCommandSupport
 
 extension VibesAnalyze {
     struct Library: AsyncParsableCommand {

@@ -3,6 +3,7 @@ import ArgumentParser
 import Features
 import Foundation
 import Ingest
+import VibesCommandSupport
 
 extension VibesAnalyze {
     /// `vibes-analyze playlist …`: build (and, with the Spotify issue, push) playlists.

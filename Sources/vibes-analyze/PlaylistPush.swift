@@ -2,6 +2,7 @@ import ArgumentParser
 import Features
 import Foundation
 import Ingest
+import VibesCommandSupport
 
 /// `vibes-analyze playlist push`: write a playlist from the store to Spotify.
 ///

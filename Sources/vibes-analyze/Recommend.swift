@@ -2,6 +2,7 @@ import Analytics
 import ArgumentParser
 import Features
 import Ingest
+import VibesCommandSupport
 
 extension VibesAnalyze {
     /// `vibes-analyze recommend`: Spotify's retired `/v1/recommendations`, over the library.

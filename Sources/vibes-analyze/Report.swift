@@ -3,6 +3,7 @@ import ArgumentParser
 import Features
 import Foundation
 import Ingest
+import VibesCommandSupport
 
 extension VibesAnalyze {
     /// `vibes-analyze report`: the mood report of the library, its vibes and its listening history.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Ingest
+import VibesCommandSupport
 
 /// Where an analysis draws its tracks from.
 enum CandidatePool: String, ExpressibleByArgument, CaseIterable {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Ingest
 import Logging
+import VibesCommandSupport
 
 /// Options every Spotify command takes: the app's credentials and where the session lives.
 struct SpotifyOptions: ParsableArguments {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Ingest
 import Synchronization
+import VibesCommandSupport
 
 extension VibesAnalyze {
     /// `vibes-analyze sync`: copy the Spotify library into the store.

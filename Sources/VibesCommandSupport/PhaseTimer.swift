@@ -2,45 +2,45 @@ import Foundation
 
 /// `--timings`: how long each phase of a command took (open, load, compute, save, render), printed
 /// to stderr when the command ends, with the time since the process started.
-struct PhaseTimer {
-    let isEnabled: Bool
+package struct PhaseTimer {
+    package let isEnabled: Bool
     private var phases: [(name: String, duration: Duration)] = []
     private var last = ContinuousClock.now
 
-    init(isEnabled: Bool) {
+    package init(isEnabled: Bool) {
         self.isEnabled = isEnabled
     }
 
     /// Ends the current phase, naming it.
-    mutating func lap(_ name: String) {
+    package mutating func lap(_ name: String) {
         let now = ContinuousClock.now
         phases.append((name, now - last))
         last = now
     }
 
     /// The milliseconds of `name`, when that phase was timed.
-    func milliseconds(of name: String) -> Double? {
+    package func milliseconds(of name: String) -> Double? {
         phases.first { $0.name == name }.map { Self.milliseconds($0.duration) }
     }
 
     /// Writes `timings: open 2 ms, load 80 ms, … (process 140 ms)` to stderr, when enabled.
-    func report() {
+    package func report() {
         guard isEnabled else { return }
         var parts = phases.map { "\($0.name) \(Self.format(Self.milliseconds($0.duration)))" }
         if let age = Self.processAgeMilliseconds() { parts.append("since process start \(Self.format(age))") }
         Console.diagnostic("timings: " + parts.joined(separator: ", "))
     }
 
-    static func milliseconds(_ duration: Duration) -> Double {
+    package static func milliseconds(_ duration: Duration) -> Double {
         Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
     }
 
-    static func format(_ milliseconds: Double) -> String {
+    package static func format(_ milliseconds: Double) -> String {
         milliseconds < 10 ? String(format: "%.1f ms", milliseconds) : String(format: "%.0f ms", milliseconds)
     }
 
     /// How long ago the process started, from `/proc` (Linux; 10 ms resolution), or `nil` elsewhere.
-    static func processAgeMilliseconds() -> Double? {
+    package static func processAgeMilliseconds() -> Double? {
         guard let stat = try? String(contentsOfFile: "/proc/self/stat", encoding: .utf8),
             let uptimeText = try? String(contentsOfFile: "/proc/uptime", encoding: .utf8),
             let uptime = Double(uptimeText.split(separator: " ").first ?? ""),

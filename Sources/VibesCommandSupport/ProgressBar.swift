@@ -2,18 +2,18 @@ import Foundation
 
 /// A one-line progress bar on stderr, drawn only when stderr is a terminal and output is not quiet:
 /// `ReccoBeats [#######.....] 280/400  93.1/s  ETA 2 s`.
-struct ProgressBar: Sendable {
-    let label: String
-    let isEnabled: Bool
-    let started = ContinuousClock.now
+package struct ProgressBar: Sendable {
+    package let label: String
+    package let isEnabled: Bool
+    package let started = ContinuousClock.now
 
-    init(label: String, quiet: Bool) {
+    package init(label: String, quiet: Bool) {
         self.label = label
         self.isEnabled = !quiet && Console.stderrIsTerminal
     }
 
     /// Redraws the line for `done` of `total`.
-    func update(done: Int, total: Int) {
+    package func update(done: Int, total: Int) {
         guard isEnabled else { return }
         let elapsed = Self.seconds(ContinuousClock.now - started)
         let rate = elapsed > 0 ? Double(done) / elapsed : 0
@@ -26,16 +26,16 @@ struct ProgressBar: Sendable {
     }
 
     /// Clears the line.
-    func finish() {
+    package func finish() {
         guard isEnabled else { return }
         FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
     }
 
-    static func seconds(_ duration: Duration) -> Double {
+    package static func seconds(_ duration: Duration) -> Double {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
-    static func format(_ seconds: Double) -> String {
+    package static func format(_ seconds: Double) -> String {
         let whole = Int(seconds.rounded())
         if whole < 60 { return "\(whole) s" }
         if whole < 3600 { return "\(whole / 60) min \(whole % 60) s" }

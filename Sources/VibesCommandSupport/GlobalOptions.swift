@@ -5,50 +5,52 @@ import Logging
 import Synchronization
 
 /// Options every subcommand takes: where the store is, how much to say, and how to print.
-struct GlobalOptions: ParsableArguments {
+package struct GlobalOptions: ParsableArguments {
+    package init() {}
+
     @Option(
         name: .long,
         help:
             "The library database file. Defaults to $VIBES_DB, else $XDG_DATA_HOME/vibes-analyze/library.sqlite, else ~/.local/share/vibes-analyze/library.sqlite."
     )
-    var db: String?
+    package var db: String?
 
     @Flag(name: .long, help: "Print results as JSON for scripts.")
-    var json = false
+    package var json = false
 
     @Flag(name: .shortAndLong, help: "Print only results and errors, no progress.")
-    var quiet = false
+    package var quiet = false
 
     @Flag(name: .shortAndLong, help: "Print diagnostics while working.")
-    var verbose = false
+    package var verbose = false
 
     @Flag(help: "Print how long each phase took (open, load, compute, save, render) to stderr.")
-    var timings = false
+    package var timings = false
 
-    func validate() throws {
+    package func validate() throws {
         if quiet && verbose {
             throw ValidationError("Please choose either --quiet or --verbose, not both.")
         }
     }
 
     /// The database path these options select.
-    var databasePath: String {
+    package var databasePath: String {
         db ?? LibraryStore.defaultPath()
     }
 
     /// Opens the store, bootstrapping logging first.
-    func openStore() throws -> LibraryStore {
+    package func openStore() throws -> LibraryStore {
         Console.bootstrapLogging(verbose: verbose)
         return try LibraryStore(path: databasePath, logger: Logger(label: "vibes.store"))
     }
 }
 
 /// Writing to the terminal: results to stdout, diagnostics and progress to stderr.
-enum Console {
+package enum Console {
     private static let isBootstrapped = Mutex(false)
 
     /// Sets up swift-log once per process: stderr, `info` or `debug` with `--verbose`.
-    static func bootstrapLogging(verbose: Bool) {
+    package static func bootstrapLogging(verbose: Bool) {
         let first = isBootstrapped.withLock { done in
             defer { done = true }
             return !done
@@ -62,12 +64,12 @@ enum Console {
     }
 
     /// Writes a line of diagnostics to stderr.
-    static func diagnostic(_ text: String) {
+    package static func diagnostic(_ text: String) {
         FileHandle.standardError.write(Data((text + "\n").utf8))
     }
 
     /// Writes a value as pretty-printed JSON with sorted keys to stdout.
-    static func printJSON(_ value: some Encodable) throws {
+    package static func printJSON(_ value: some Encodable) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601
@@ -77,10 +79,10 @@ enum Console {
 
     /// `text` with control characters removed (ESC, BEL, CR, …), so that a name from a file, a tag
     /// or Spotify cannot drive the terminal.
-    static func sanitized(_ text: String) -> String {
+    package static func sanitized(_ text: String) -> String {
         String(String.UnicodeScalarView(text.unicodeScalars.filter { $0.properties.generalCategory != .control }))
     }
 
     /// Whether stderr is a terminal (progress is drawn only then).
-    static var stderrIsTerminal: Bool { isatty(2) != 0 }
+    package static var stderrIsTerminal: Bool { isatty(2) != 0 }
 }
