@@ -199,14 +199,15 @@ extension VibesAnalyze.PlaylistCommand {
                 throw ValidationError(error.description)
             }
 
-            var entries = ids.map { makeEntry($0, library: library, isLocked: false) }
+            let summaries = try library.summaries(of: ids)
+            var entries = ids.map { makeEntry($0, library: library, summary: summaries[$0], isLocked: false) }
             for text in lock {
                 let (position, reference) = try Build.parseLock(text)
                 let (id, note) = try SeedOptions.resolveTrack(reference, in: store)
                 notes.append("lock \(position): " + note)
                 entries.removeAll { $0.trackID == id }
                 entries.insert(
-                    makeEntry(id, library: library, isLocked: true),
+                    makeEntry(id, library: library, summary: try library.summaries(of: [id])[id], isLocked: true),
                     at: Swift.min(position - 1, entries.count)
                 )
                 if case .trackCount(let n) = length, entries.count > n,
@@ -248,9 +249,13 @@ extension VibesAnalyze.PlaylistCommand {
             return (playlist, notes)
         }
 
-        func makeEntry(_ id: Int64, library: LoadedLibrary, isLocked: Bool) -> Features.Playlist.Entry {
-            let summary = library.summaries[id]
-            return Features.Playlist.Entry(
+        func makeEntry(
+            _ id: Int64,
+            library: LoadedLibrary,
+            summary: TrackSummary?,
+            isLocked: Bool
+        ) -> Features.Playlist.Entry {
+            Features.Playlist.Entry(
                 trackID: id,
                 spotifyID: summary?.spotifyID.flatMap { SpotifyID($0) },
                 name: summary?.name ?? "track \(id)",

@@ -104,12 +104,13 @@ extension VibesAnalyze {
                 "pool: \(result.pool.candidates) candidates, \(result.pool.afterFilters) after filters, \(result.pool.returned) returned"
                     + " (\(elapsed.wholeMilliseconds) ms)"
             )
+            let summaries = try library.summaries(of: result.recommendations.map(\.trackID))
             return RecommendReport(
                 notes: notes,
                 pool: result.pool,
                 seeds: result.seeds,
                 tracks: result.recommendations.enumerated().map { rank, recommendation in
-                    let summary = library.summaries[recommendation.trackID]
+                    let summary = summaries[recommendation.trackID]
                     return RecommendReport.Track(
                         rank: rank + 1,
                         trackID: recommendation.trackID,

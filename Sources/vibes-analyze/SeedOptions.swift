@@ -153,39 +153,43 @@ extension SeedCombination: ExpressibleByArgument {}
 /// The library loaded for similarity work: the recommender and the track metadata.
 struct LoadedLibrary {
     var recommender: Recommender
-    var summaries: [Int64: TrackSummary]
+    let store: LibraryStore
 
-    /// Reads the features of the tracks in `scope` and the track summaries, and builds the
-    /// similarity space.
+    /// Reads the features of the tracks in `scope` and what recommendations filter by (artists,
+    /// duration, popularity), and builds the similarity space. Display details are read later, for
+    /// the few tracks shown (``summaries(of:)``).
     ///
     /// - Throws: `ValidationError` when the scope has no tracks with features.
     init(store: LibraryStore, scope: TrackScope = .all) throws {
+        self.store = store
         let table = try describingScope { try store.featureTable(scope: scope) }
         guard table.rowCount > 0 else {
             throw ValidationError(
                 "The library at \(store.path) has no tracks with audio features; run `vibes-analyze import FILE` first."
             )
         }
-        summaries = try store.allTrackSummaries()
-        var attributes: [Int64: TrackAttributes] = [:]
-        for (id, summary) in summaries {
+        let facts = try store.trackFacts(for: table.trackIDs)
+        let attributes = facts.map { fact in
             // Versions of one song (remixes, remasters, live takes) share a key, so recommendations
             // and playlists hold at most one of them.
-            let songKey =
-                summary.name.isEmpty ? nil : Track.songKey(artist: summary.artists.first ?? "", title: summary.name)
-            attributes[id] = TrackAttributes(
-                artists: summary.artists,
-                songKey: songKey,
-                durationMS: summary.durationMS,
-                popularity: summary.popularity
+            TrackAttributes(
+                artists: fact.artists,
+                songKey: fact.name.isEmpty ? nil : Track.songKey(artist: fact.artists.first ?? "", title: fact.name),
+                durationMS: fact.durationMS,
+                popularity: fact.popularity
             )
         }
-        recommender = Recommender(table: table, attributes: attributes)
+        recommender = Recommender(table: table, attributesByRow: attributes)
+    }
+
+    /// The display summaries of `trackIDs`, by ID.
+    func summaries(of trackIDs: some Collection<Int64>) throws -> [Int64: TrackSummary] {
+        try store.trackSummaries(for: trackIDs)
     }
 
     /// "Artist – Title" for display.
     func title(of trackID: Int64) -> String {
-        guard let summary = summaries[trackID] else { return "track \(trackID)" }
+        guard let summary = try? store.trackSummaries(for: [trackID])[trackID] else { return "track \(trackID)" }
         let artist = summary.artists.first.map { "\($0) – " } ?? ""
         return artist + summary.name
     }

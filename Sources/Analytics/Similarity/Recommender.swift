@@ -47,25 +47,38 @@ public struct Recommender: Sendable {
     ///     no artist and fail every duration or popularity bound.
     /// - Complexity: O(*n* · *d*).
     public init(table: FeatureTable, schema: FeatureSchema = .default, attributes: [Int64: TrackAttributes] = [:]) {
+        self.init(
+            table: table,
+            schema: schema,
+            attributesByRow: table.trackIDs.map { attributes[$0] ?? TrackAttributes() }
+        )
+    }
+
+    /// Builds the similarity space over `table`, with the attributes of each table row given in
+    /// row order: no dictionary of a million entries to build and free.
+    ///
+    /// - Parameters:
+    ///   - table: The raw features of the library, in ascending track ID order (as the store reads it).
+    ///   - schema: The features, weights and scaling of the similarity space.
+    ///   - attributesByRow: One entry per row of `table`.
+    /// - Complexity: O(*n* · *d*).
+    public init(table: FeatureTable, schema: FeatureSchema = .default, attributesByRow: [TrackAttributes]) {
+        precondition(attributesByRow.count == table.rowCount, "one attribute entry per table row")
         let space = schema.makeSpace(from: table)
-        var tableRows: [Int64: Int] = [:]
-        tableRows.reserveCapacity(table.rowCount)
-        for (row, id) in table.trackIDs.enumerated() { tableRows[id] = row }
         var values: [Float] = []
         values.reserveCapacity(space.matrix.rowCount * FeatureTable.columnCount)
-        for id in space.matrix.trackIDs {
-            let row = tableRows[id]!
+        for row in space.tableRows.lazy.map(Int.init) {
             values.append(
                 contentsOf: table.values[row * FeatureTable.columnCount..<(row + 1) * FeatureTable.columnCount]
             )
         }
-        let table = FeatureTable(trackIDs: space.matrix.trackIDs, values: values)
-        self.table = table
+        let included = FeatureTable(trackIDs: space.matrix.trackIDs, values: values)
+        self.table = included
         scaling = space.scaling
         excludedTrackCount = space.excludedTrackCount
         features = space.matrix
         index = CosineIndex(features)
-        self.attributes = table.trackIDs.map { attributes[$0] ?? TrackAttributes() }
+        self.attributes = space.tableRows.map { attributesByRow[Int($0)] }
         // A store match key already starts with the folded main artist; fold only when it is absent.
         artistKeys = self.attributes.map { attributes in
             if let key = attributes.songKey, let separator = key.firstIndex(of: "\u{1F}") {
@@ -75,13 +88,15 @@ public struct Recommender: Sendable {
         }
         songKeys = self.attributes.map { $0.songKey ?? "" }
         var rows: [Int64: Int] = [:]
-        rows.reserveCapacity(table.rowCount)
-        for (row, id) in table.trackIDs.enumerated() { rows[id] = row }
+        rows.reserveCapacity(included.rowCount)
+        for (row, id) in included.trackIDs.enumerated() { rows[id] = row }
         rowsByTrackID = rows
         var means: [Double] = []
         var deviations: [Double] = []
         for feature in AudioFeature.allCases {
-            let values = (0..<table.rowCount).compactMap { table.value(row: $0, feature: feature) }.map(Double.init)
+            let values = (0..<included.rowCount).compactMap { included.value(row: $0, feature: feature) }.map(
+                Double.init
+            )
             let mean = values.isEmpty ? 0 : values.reduce(0, +) / Double(values.count)
             let variance =
                 values.isEmpty ? 0 : values.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(values.count)
@@ -141,40 +156,46 @@ public struct Recommender: Sendable {
         let fits: [Double]? =
             targets.isEmpty
             ? nil : (0..<trackCount).map { targetFit(row: $0, targets: targets, tempoOctave: query.tempoOctave) }
-        let poolSize = Swift.max(200, query.count * 20)
-        var pools: [[Candidate]] = []
-        for lane in lanes {
-            let similarities =
-                lane.hasDirection ? index.similarities(to: lane.query) : [Float](repeating: 0, count: trackCount)
-            var selection = TopKCandidates(capacity: poolSize)
-            for row in 0..<trackCount where isCandidate[row] {
-                let similarity = Double(similarities[row])
-                let score: Double
-                if let fits {
-                    score = lane.hasDirection ? 0.5 * similarity + 0.5 * fits[row] : fits[row]
-                } else {
-                    score = similarity
-                }
-                selection.insert(
-                    Candidate(row: row, trackID: table.trackIDs[row], similarity: similarity, score: score)
-                )
-            }
-            pools.append(selection.candidates)
-        }
-
         var seedSongs = Set<String>()
         for seed in query.seeds + query.negativeSeeds {
             if case .track(let id) = seed, let row = row(of: id), !songKeys[row].isEmpty {
                 seedSongs.insert(songKeys[row])
             }
         }
-        let picks = select(
-            from: pools,
-            count: query.count,
-            diversity: query.diversity,
-            maximumPerArtist: query.maximumPerArtist,
-            excludingSongs: seedSongs
-        )
+        let similaritiesByLane = lanes.map { $0.hasDirection ? index.similarities(to: $0.query) : nil }
+        // Each lane keeps its best candidates; when de-duplication and the artist limit leave
+        // fewer than asked for (a library holding many releases of each song), the pools grow and
+        // the selection runs again, until the count is met or every candidate was in a pool.
+        var poolSize = Swift.max(200, query.count * 20)
+        var picks: [Pick]
+        while true {
+            var pools: [[Candidate]] = []
+            for (laneIndex, lane) in lanes.enumerated() {
+                var selection = TopKCandidates(capacity: poolSize)
+                for row in 0..<trackCount where isCandidate[row] {
+                    let similarity = similaritiesByLane[laneIndex].map { Double($0[row]) } ?? 0
+                    let score: Double
+                    if let fits {
+                        score = lane.hasDirection ? 0.5 * similarity + 0.5 * fits[row] : fits[row]
+                    } else {
+                        score = similarity
+                    }
+                    selection.insert(
+                        Candidate(row: row, trackID: table.trackIDs[row], similarity: similarity, score: score)
+                    )
+                }
+                pools.append(selection.candidates)
+            }
+            picks = select(
+                from: pools,
+                count: query.count,
+                diversity: query.diversity,
+                maximumPerArtist: query.maximumPerArtist,
+                excludingSongs: seedSongs
+            )
+            if picks.count >= query.count || poolSize >= afterFilters { break }
+            poolSize = Swift.min(afterFilters, poolSize * 8)
+        }
         let recommendations = picks.map { pick in
             let lane = lanes[pick.lane]
             return Recommendation(

@@ -199,3 +199,45 @@ struct RecommenderTests {
         }
     }
 }
+
+/// A library holding many releases of every song (singles, albums, compilations) still gets the
+/// count it asks for: the candidate pools grow until de-duplication leaves enough.
+@Suite struct RecommenderDuplicateReleasesTests {
+    @Test func manyReleasesOfEachSongStillFillTheCount() throws {
+        var table = FeatureTable()
+        var attributes: [TrackAttributes] = []
+        var rng = SplitMix64(seed: 3)
+        let songs = 40
+        let releases = 300
+        var id: Int64 = 1
+        for song in 0..<songs {
+            let base = AudioFeatures(
+                danceability: rng.nextUnitInterval(),
+                energy: rng.nextUnitInterval(),
+                loudness: -8,
+                mode: 1,
+                speechiness: 0.05,
+                acousticness: rng.nextUnitInterval(),
+                instrumentalness: 0.01,
+                liveness: 0.1,
+                valence: rng.nextUnitInterval(),
+                tempo: 100 + Double(song)
+            )
+            for release in 0..<releases {
+                var features = base
+                features.energy = (base.energy ?? 0) + Double(release) * 1e-6
+                table.append(trackID: id, features: features)
+                attributes.append(
+                    TrackAttributes(artists: ["Artist \(song)"], songKey: "artist \(song)\u{1F}song \(song)")
+                )
+                id += 1
+            }
+        }
+        let recommender = Recommender(table: table, attributesByRow: attributes)
+        let result = try recommender.recommend(RecommendationQuery(seeds: [.track(1)], count: 10))
+        #expect(result.recommendations.count == 10)
+        let songKeys = Set(result.recommendations.map { ($0.trackID - 1) / Int64(releases) })
+        #expect(songKeys.count == 10)
+        #expect(!songKeys.contains(0), "the seed's own song is never recommended")
+    }
+}
