@@ -38,4 +38,19 @@ struct TrackTests {
     @Test func theMatchKeyStillTellsVersionsApart() {
         #expect(Track.matchKey(artist: "A", title: "Song - Remix") != Track.matchKey(artist: "A", title: "Song"))
     }
+
+    @Test(arguments: [
+        ("One More Time", "daft punk\u{1F}one more time"),
+        ("One More Time (Radio Edit)", "daft punk\u{1F}one more time"),
+        ("One More Time - Remastered 2021", "daft punk\u{1F}one more time"),
+        ("One More Time [Live] (Edit) - 2001 Mix", "daft punk\u{1F}one more time"),
+        ("(Intro)", "daft punk\u{1F}intro"),
+        ("Harder, Better, Faster, Stronger", "daft punk\u{1F}harder better faster stronger"),
+    ])
+    func songKeyDropsVersionsInBracketsAndAfterADash(title: String, expected: String) {
+        #expect(Track.songKey(artist: "Daft Punk", title: title) == expected)
+        // The same title with one accented letter takes the general path and agrees.
+        let accented = title.replacingOccurrences(of: "e", with: "é")
+        #expect(Track.songKey(artist: "Daft Punk", title: accented) == expected)
+    }
 }

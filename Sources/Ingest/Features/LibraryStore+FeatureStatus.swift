@@ -90,34 +90,18 @@ extension LibraryStore {
             status.precedence = try Self.precedence(in: db).description
             let inScope = "SELECT t.id FROM tracks t WHERE \(condition)"
             status.tracks = try Int.fetchOne(db, sql: "SELECT count(*) FROM (\(inScope))", arguments: arguments) ?? 0
-            status.withFeatures =
-                try Int.fetchOne(
-                    db,
-                    sql: "SELECT count(*) FROM current_features WHERE track_id IN (\(inScope))",
-                    arguments: arguments
-                )
-                ?? 0
-            let preferred = Dictionary(
-                try Row.fetchAll(
-                    db,
-                    sql:
-                        "SELECT source, count(*) AS n FROM current_features WHERE track_id IN (\(inScope)) GROUP BY source",
-                    arguments: arguments
-                ).map { ($0["source"] as String, $0["n"] as Int) },
-                uniquingKeysWith: +
+            // One ordered pass over the scope's feature rows, as `library` does, rather than two
+            // sorts through the `current_features` view.
+            let current = try Self.currentFeatureStatistics(
+                in: db,
+                condition: scope == .all ? nil : (condition, arguments)
             )
-            status.sources = try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT source, count(*) AS n FROM audio_features WHERE track_id IN (\(inScope))
-                    GROUP BY source ORDER BY n DESC, source
-                    """,
-                arguments: arguments
-            ).map {
+            status.withFeatures = current.preferred.values.reduce(0, +)
+            status.sources = current.rows.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.map {
                 FeatureStatus.SourceCoverage(
-                    source: $0["source"],
-                    tracks: $0["n"],
-                    preferred: preferred[$0["source"]] ?? 0
+                    source: $0.key,
+                    tracks: $0.value,
+                    preferred: current.preferred[$0.key] ?? 0
                 )
             }
             let missing = try Row.fetchOne(

@@ -111,8 +111,13 @@ extension LibraryStore {
     /// What the `current_features` view would say, counted in one pass over `audio_features` in
     /// its primary-key order (the view's window function sorts every row, three times for the
     /// summary: 19 s of `library` on a million tracks).
+    ///
+    /// - Parameters:
+    ///   - condition: An SQL condition on `t` (the tracks) that limits the tracks counted, with its
+    ///     arguments; every track when `nil`.
     static func currentFeatureStatistics(
-        in db: Database
+        in db: Database,
+        condition: (sql: String, arguments: StatementArguments)? = nil
     ) throws -> (coverage: [Int], outOfRangeFlags: [Int], preferred: [String: Int], rows: [String: Int]) {
         let featureCount = AudioFeature.allCases.count
         var coverage = [Int](repeating: 0, count: featureCount)
@@ -138,14 +143,17 @@ extension LibraryStore {
             if bestFlags != 0 { flagsList.append(bestFlags) }
             preferred[name(of: bestSource), default: 0] += 1
         }
-        let columns = AudioFeature.allCases.map { "\($0.rawValue) IS NOT NULL" }.joined(separator: ", ")
-        try PreparedStatement(
+        let columns = AudioFeature.allCases.map { "f.\($0.rawValue) IS NOT NULL" }.joined(separator: ", ")
+        let join = condition.map { "JOIN tracks t ON t.id = f.track_id WHERE \($0.sql)" } ?? ""
+        let statement = try PreparedStatement(
             db,
             sql: """
-                SELECT track_id, priority, fetched_at, source, out_of_range, \(columns)
-                FROM audio_features ORDER BY track_id
+                SELECT f.track_id, f.priority, f.fetched_at, f.source, f.out_of_range, \(columns)
+                FROM audio_features f \(join) ORDER BY f.track_id
                 """
-        ).forEachRow { row in
+        )
+        if let condition { try statement.bind(condition.arguments) }
+        try statement.forEachRow { row in
             let track = row.int64(0)
             let priority = row.int64(1)
             let fetched = row.bytes(2)
