@@ -80,7 +80,8 @@ public struct Track: Hashable, Sendable, Codable {
     /// "Travesuras [Remastered 2019]" all give the key of "Travesuras". A title that is nothing
     /// but such parts keeps its full text.
     public static func songKey(artist: some StringProtocol, title: some StringProtocol) -> String {
-        if let key = asciiSongKey(artist: artist, title: title) { return key }
+        // Concrete `String`s from here: a generic body runs unspecialised for callers in other modules.
+        if let key = asciiSongKey(artist: String(artist), title: String(title)) { return key }
         var core = ""
         var depth = 0
         for character in title {
@@ -97,18 +98,23 @@ public struct Track: Hashable, Sendable, Codable {
 
     /// ``songKey(artist:title:)`` for an ASCII title, on bytes: a million keys took 3 s through
     /// `Character`s, most of a `recommend` on a million tracks. `nil` for other titles.
-    private static func asciiSongKey(artist: some StringProtocol, title: some StringProtocol) -> String? {
+    private static func asciiSongKey(artist: String, title: String) -> String? {
+        var title = title
         var core: [UInt8] = []
-        core.reserveCapacity(title.utf8.count)
-        var depth = 0
-        for byte in title.utf8 {
-            guard byte < 0x80 else { return nil }
-            switch byte {
-            case UInt8(ascii: "("), UInt8(ascii: "["), UInt8(ascii: "{"): depth += 1
-            case UInt8(ascii: ")"), UInt8(ascii: "]"), UInt8(ascii: "}"): depth = Swift.max(0, depth - 1)
-            default: if depth == 0 { core.append(byte) }
+        let isASCII = title.withUTF8 { bytes -> Bool in
+            core.reserveCapacity(bytes.count)
+            var depth = 0
+            for byte in bytes {
+                guard byte < 0x80 else { return false }
+                switch byte {
+                case UInt8(ascii: "("), UInt8(ascii: "["), UInt8(ascii: "{"): depth += 1
+                case UInt8(ascii: ")"), UInt8(ascii: "]"), UInt8(ascii: "}"): depth = Swift.max(0, depth - 1)
+                default: if depth == 0 { core.append(byte) }
+                }
             }
+            return true
         }
+        guard isASCII else { return nil }
         if core.count >= 3 {
             for index in 0...(core.count - 3)
             where core[index] == 0x20 && core[index + 1] == UInt8(ascii: "-") && core[index + 2] == 0x20 {

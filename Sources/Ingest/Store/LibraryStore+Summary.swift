@@ -108,9 +108,8 @@ extension LibraryStore {
 }
 
 extension LibraryStore {
-    /// What the `current_features` view would say, counted in one pass over `audio_features` in
-    /// its primary-key order (the view's window function sorts every row, three times for the
-    /// summary: 19 s of `library` on a million tracks).
+    /// What the `current_features` view would say, counted in one pass
+    /// (``scanCurrentFeatures(in:condition:_:)``).
     ///
     /// - Parameters:
     ///   - condition: An SQL condition on `t` (the tracks) that limits the tracks counted, with its
@@ -119,62 +118,25 @@ extension LibraryStore {
         in db: Database,
         condition: (sql: String, arguments: StatementArguments)? = nil
     ) throws -> (coverage: [Int], outOfRangeFlags: [Int], preferred: [String: Int], rows: [String: Int]) {
-        let featureCount = AudioFeature.allCases.count
-        var coverage = [Int](repeating: 0, count: featureCount)
+        var coverage = [Int](repeating: 0, count: AudioFeature.allCases.count)
         var flagsList: [Int] = []
-        var preferred: [String: Int] = [:]
-        var rows: [String: Int] = [:]
-        var sourceNames: [[UInt8]: String] = [:]
-        var bestTrack: Int64 = -1
-        var bestPriority: Int64 = .min
-        var bestFetched: [UInt8] = []
-        var bestSource: [UInt8] = []
-        var bestFlags = 0
-        var bestPresent = [Bool](repeating: false, count: featureCount)
-        func name(of source: [UInt8]) -> String {
-            if let known = sourceNames[source] { return known }
-            let text = String(decoding: source, as: UTF8.self)
-            sourceNames[source] = text
-            return text
+        var preferred: [[UInt8]: Int] = [:]
+        try scanCurrentFeatures(in: db, condition: condition) { row in
+            for (index, value) in row.values.enumerated() where value != nil { coverage[index] += 1 }
+            if row.outOfRangeFlags != 0 { flagsList.append(row.outOfRangeFlags) }
+            preferred[row.source, default: 0] += 1
         }
-        func flush() {
-            guard bestTrack >= 0 else { return }
-            for index in 0..<featureCount where bestPresent[index] { coverage[index] += 1 }
-            if bestFlags != 0 { flagsList.append(bestFlags) }
-            preferred[name(of: bestSource), default: 0] += 1
-        }
-        let columns = AudioFeature.allCases.map { "f.\($0.rawValue) IS NOT NULL" }.joined(separator: ", ")
         let join = condition.map { "JOIN tracks t ON t.id = f.track_id WHERE \($0.sql)" } ?? ""
-        let statement = try PreparedStatement(
+        let rows = try Row.fetchAll(
             db,
-            sql: """
-                SELECT f.track_id, f.priority, f.fetched_at, f.source, f.out_of_range, \(columns)
-                FROM audio_features f \(join) ORDER BY f.track_id
-                """
+            sql: "SELECT f.source, count(*) FROM audio_features f \(join) GROUP BY f.source",
+            arguments: condition?.arguments ?? []
         )
-        if let condition { try statement.bind(condition.arguments) }
-        try statement.forEachRow { row in
-            let track = row.int64(0)
-            let priority = row.int64(1)
-            let fetched = row.bytes(2)
-            let source = row.bytes(3)
-            rows[name(of: source), default: 0] += 1
-            if track == bestTrack {
-                guard
-                    priority > bestPriority
-                        || (priority == bestPriority && bestFetched.lexicographicallyPrecedes(fetched))
-                else { return }
-            } else {
-                flush()
-                bestTrack = track
-            }
-            bestPriority = priority
-            bestFetched = fetched
-            bestSource = source
-            bestFlags = Int(row.int64(4))
-            for index in 0..<featureCount { bestPresent[index] = row.int64(Int32(5 + index)) != 0 }
-        }
-        flush()
-        return (coverage, flagsList, preferred, rows)
+        return (
+            coverage,
+            flagsList,
+            Dictionary(uniqueKeysWithValues: preferred.map { (String(decoding: $0.key, as: UTF8.self), $0.value) }),
+            Dictionary(uniqueKeysWithValues: rows.map { ($0[0] as String, $0[1] as Int) })
+        )
     }
 }
