@@ -96,13 +96,14 @@ struct AnalyzeAudio: AsyncParsableCommand {
         let audioSeconds = analyzed.compactMap { $0.analysis.map { Double($0.durationMS) / 1000 } }.reduce(0, +)
         var line = "Analysed \(analyzed.count) of \(results.count) files"
         if audioSeconds > 0 {
-            line += String(
-                format: " (%.1f min of audio) in %.1f s, %.0f× real time on %d jobs",
-                audioSeconds / 60,
-                seconds,
-                audioSeconds / max(seconds, 1e-3),
-                jobs
-            )
+            line +=
+                String(
+                    format: " (%.1f min of audio) in %.1f s, %.0f× real time on %d ",
+                    audioSeconds / 60,
+                    seconds,
+                    audioSeconds / max(seconds, 1e-3),
+                    jobs
+                ) + (jobs == 1 ? "job" : "jobs")
         }
         var notes: [String] = []
         let unchanged = results.filter { $0.status == .unchanged || $0.status == .sameContent }.count
@@ -110,7 +111,7 @@ struct AnalyzeAudio: AsyncParsableCommand {
         let failed = results.filter { $0.failure != nil }.count
         if failed > 0 { notes.append("\(failed) failed") }
         let new = analyzed.filter { $0.outcome?.match == .newTrack }.count
-        if new > 0 { notes.append("\(new) new tracks") }
+        if new > 0 { notes.append(new == 1 ? "1 new track" : "\(new) new tracks") }
         return [line + (notes.isEmpty ? "." : "; " + notes.joined(separator: ", ") + ".")]
     }
 }
