@@ -145,7 +145,9 @@ struct AnalysisRun: Sendable {
     /// Analyses every file; `report` is called for each as it finishes, in finishing order, on one
     /// thread at a time. Returns the results in the order of `files`.
     func perform(jobs: Int, report: @escaping @Sendable (FileResult) -> Void) async -> [FileResult] {
-        let state = Mutex((next: 0, results: [FileResult?](repeating: nil, count: files.count), audio: 0.0))
+        let state = Mutex(
+            (next: 0, done: 0, results: [FileResult?](repeating: nil, count: files.count), audio: 0.0)
+        )
         let progress = ProgressBar(label: "Analysing", quiet: quiet)
         let total = files.count
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
@@ -161,11 +163,11 @@ struct AnalysisRun: Sendable {
                         let result = process(index: index)
                         state.withLock { state in
                             state.results[index] = result
+                            state.done += 1
                             state.audio += result.analysis.map { Double($0.durationMS) / 1000 } ?? 0
-                            progress.finishLine()
+                            progress.finish()  // clears the bar, so the result line takes its place
                             report(result)
-                            let done = state.results.lazy.filter { $0 != nil }.count
-                            progress.update(done: done, total: total, audioSeconds: state.audio)
+                            progress.update(done: state.done, total: total, audioSeconds: state.audio)
                         }
                     }
                 }
@@ -217,9 +219,6 @@ struct AnalysisRun: Sendable {
 }
 
 extension ProgressBar {
-    /// Clears the bar so that a result line can be printed in its place.
-    func finishLine() { finish() }
-
     /// Redraws the line with files done and hours of audio analysed.
     func update(done: Int, total: Int, audioSeconds: Double) {
         guard isEnabled else { return }

@@ -115,24 +115,10 @@ final class PreparedStatement {
         func double(_ column: Int32) -> Double { sqlite3_column_double(handle, column) }
         func optionalDouble(_ column: Int32) -> Double? { isNull(column) ? nil : double(column) }
 
-        /// The column's text compared with `text` byte by byte, without making a `String`.
-        func text(_ column: Int32, equals text: StaticString) -> Bool {
-            guard let pointer = sqlite3_column_text(handle, column) else { return false }
-            let count = Int(sqlite3_column_bytes(handle, column))
-            return count == text.utf8CodeUnitCount && memcmp(pointer, text.utf8Start, count) == 0
-        }
-
         /// The column's bytes (its text as UTF-8), empty when NULL.
         func bytes(_ column: Int32) -> [UInt8] {
             guard let pointer = sqlite3_column_text(handle, column) else { return [] }
             return Array(UnsafeBufferPointer(start: pointer, count: Int(sqlite3_column_bytes(handle, column))))
-        }
-
-        /// Whether the column's text starts with `prefix`.
-        func hasPrefix(_ column: Int32, _ prefix: StaticString) -> Bool {
-            guard let pointer = sqlite3_column_text(handle, column) else { return false }
-            let count = prefix.utf8CodeUnitCount
-            return Int(sqlite3_column_bytes(handle, column)) >= count && memcmp(pointer, prefix.utf8Start, count) == 0
         }
 
         /// The column as a `String`, or `nil` when it is NULL.
