@@ -46,6 +46,46 @@ extension AudioFeature {
         }
     }
 
+    /// The range a value must lie in to be stored at all, wider than ``documentedRange`` because
+    /// real data strays outside that (loudness of +1.3 dB, tempo 0, time signature 0 or 1).
+    ///
+    /// A value outside it (or not finite, or not whole for a discrete feature) is not a measurement:
+    /// importers refuse it with its place in the file, or keep it as missing with `--skip-invalid`;
+    /// the feature table reads it as missing. The bounds:
+    ///
+    /// | feature | valid range |
+    /// |---|---|
+    /// | danceability, energy, speechiness, acousticness, instrumentalness, liveness, valence | 0 … 1 |
+    /// | key | −1 … 11, whole |
+    /// | mode | 0 … 1, whole |
+    /// | loudness | −100 … 20 dB |
+    /// | tempo | 0 … 1000 BPM |
+    /// | time_signature | 0 … 16, whole |
+    public var validRange: ClosedRange<Double> {
+        switch self {
+        case .key: -1...11
+        case .loudness: -100...20
+        case .mode: 0...1
+        case .tempo: 0...1000
+        case .timeSignature: 0...16
+        default: 0...1
+        }
+    }
+
+    /// Whether `value` may be stored for this feature: finite, inside ``validRange``, and whole
+    /// for a discrete feature.
+    @inlinable
+    public func isValid(_ value: Double) -> Bool {
+        validRange.contains(value) && (!isDiscrete || value == value.rounded())
+    }
+
+    /// The valid range as text for messages, such as `0 to 1` or `-1 to 11 (whole numbers)`.
+    public var validRangeDescription: String {
+        func text(_ bound: Double) -> String { bound == bound.rounded() ? String(Int(bound)) : String(bound) }
+        return "\(text(validRange.lowerBound)) to \(text(validRange.upperBound))"
+            + (isDiscrete ? " (whole numbers)" : unit == "0–1" ? "" : " \(unit)")
+    }
+
     /// The unit of the feature's values, for display.
     public var unit: String {
         switch self {

@@ -77,18 +77,24 @@ extension AudioFeatures {
             switch feature {
             case .danceability: danceability = newValue
             case .energy: energy = newValue
-            case .key: key = newValue.map { Int($0.rounded()) }
+            case .key: key = newValue.flatMap(AudioFeatures.wholeNumber)
             case .loudness: loudness = newValue
-            case .mode: mode = newValue.map { Int($0.rounded()) }
+            case .mode: mode = newValue.flatMap(AudioFeatures.wholeNumber)
             case .speechiness: speechiness = newValue
             case .acousticness: acousticness = newValue
             case .instrumentalness: instrumentalness = newValue
             case .liveness: liveness = newValue
             case .valence: valence = newValue
             case .tempo: tempo = newValue
-            case .timeSignature: timeSignature = newValue.map { Int($0.rounded()) }
+            case .timeSignature: timeSignature = newValue.flatMap(AudioFeatures.wholeNumber)
             }
         }
+    }
+
+    /// `value` rounded to an `Int`, or `nil` when it has no `Int` (infinite, NaN or beyond ±2⁶³):
+    /// setting a discrete feature never traps.
+    static func wholeNumber(_ value: Double) -> Int? {
+        Int(exactly: value.rounded())
     }
 
     /// Whether no feature has a value.
@@ -116,6 +122,21 @@ extension AudioFeatures {
             if let value = self[feature], !feature.documentedRange.contains(value) { flags |= 1 << bit }
         }
         return flags
+    }
+
+    /// The features whose values are not valid at all: not finite, outside
+    /// ``AudioFeature/validRange``, or not whole for a discrete feature. The store never holds such
+    /// a value; importers refuse it or keep it as missing.
+    public var invalidFeatures: [AudioFeature] {
+        AudioFeature.all.filter { feature in self[feature].map { !feature.isValid($0) } ?? false }
+    }
+
+    /// These features without the invalid values (see ``invalidFeatures``), and the features dropped.
+    public func removingInvalidValues() -> (features: AudioFeatures, dropped: [AudioFeature]) {
+        let dropped = invalidFeatures
+        var result = self
+        for feature in dropped { result[feature] = nil }
+        return (result, dropped)
     }
 
     /// The features named by a bit set made by ``outOfRangeFlags``.

@@ -2,13 +2,15 @@
 /// ``AudioFeature`` in `AudioFeature.all` order, in original units, `NaN` where missing.
 ///
 /// Sentinels that mean "not measured" (key −1, tempo 0) are stored as `NaN` too, so that no
-/// analysis mistakes them for measurements. A ``FeatureSchema`` turns a table into a scaled
-/// ``FeatureMatrix``.
+/// analysis mistakes them for measurements, and so is any value that is not valid for its feature
+/// (``AudioFeature/isValid(_:)``: infinite, 1e300, a key of 7.5): whatever a caller or an old store
+/// hands in, every analysis sees only finite values in range. A ``FeatureSchema`` turns a table
+/// into a scaled ``FeatureMatrix``.
 public struct FeatureTable: Sendable {
     /// The store's track ID of each row.
     public var trackIDs: [Int64]
-    /// Row-major values, `trackIDs.count × AudioFeature.all.count`.
-    public var values: [Float]
+    /// Row-major values, `trackIDs.count × AudioFeature.all.count`: valid measurements or `NaN`.
+    public private(set) var values: [Float]
 
     /// The number of columns, one per audio feature.
     public static let columnCount = AudioFeature.allCases.count
@@ -17,6 +19,23 @@ public struct FeatureTable: Sendable {
         precondition(values.count == trackIDs.count * FeatureTable.columnCount, "The table is not rectangular.")
         self.trackIDs = trackIDs
         self.values = values
+        let width = FeatureTable.columnCount
+        self.values.withUnsafeMutableBufferPointer { buffer in
+            for (column, feature) in AudioFeature.all.enumerated() {
+                var index = column
+                while index < buffer.count {
+                    let value = buffer[index]
+                    if !value.isNaN, !FeatureTable.accepts(Double(value), feature) { buffer[index] = .nan }
+                    index += width
+                }
+            }
+        }
+    }
+
+    /// Whether `value` is kept as a measurement of `feature`: valid, and not a sentinel.
+    @inline(__always)
+    static func accepts(_ value: Double, _ feature: AudioFeature) -> Bool {
+        feature.isValid(value) && !feature.isMissingSentinel(value)
     }
 
     /// The number of tracks.
@@ -33,11 +52,11 @@ public struct FeatureTable: Sendable {
         AudioFeature.all.firstIndex(of: feature)!
     }
 
-    /// Appends one track's features, storing missing values and sentinels as `NaN`.
+    /// Appends one track's features, storing missing values, sentinels and invalid values as `NaN`.
     public mutating func append(trackID: Int64, features: AudioFeatures) {
         trackIDs.append(trackID)
         for feature in AudioFeature.all {
-            if let value = features[feature], !feature.isMissingSentinel(value) {
+            if let value = features[feature], FeatureTable.accepts(Double(Float(value)), feature) {
                 values.append(Float(value))
             } else {
                 values.append(.nan)

@@ -13,7 +13,7 @@ public struct Track: Hashable, Sendable, Codable {
     public var album: String?
     public var albumID: SpotifyID?
     public var releaseDate: ReleaseDate?
-    /// The duration in milliseconds.
+    /// The duration in milliseconds; importers keep it within ``validDurationMS``.
     public var durationMS: Int?
     /// The International Standard Recording Code, when the source provides it.
     public var isrc: String?
@@ -173,5 +173,19 @@ public struct Track: Hashable, Sendable, Codable {
             }
         }
         return String(decoding: output, as: UTF8.self)
+    }
+}
+
+// MARK: - Valid durations
+
+extension Track {
+    /// The durations, in milliseconds, that a track or a play may have: 0 to 100 hours. Importers
+    /// refuse anything else (or keep it as missing with `--skip-invalid`), and analyses ignore it,
+    /// so sums of durations cannot overflow.
+    public static let validDurationMS: ClosedRange<Int> = 0...360_000_000
+
+    /// `durationMS` when it is within ``validDurationMS``, else `nil`.
+    public var validDurationMS: Int? {
+        durationMS.flatMap { Track.validDurationMS.contains($0) ? $0 : nil }
     }
 }

@@ -74,7 +74,8 @@ public struct PlaylistBuilder: Sendable {
         switch length {
         case .trackCount(let count): steps = count
         case .duration(let milliseconds):
-            steps = Swift.max(1, Int((Double(milliseconds) / Double(Swift.max(1, medianDuration()))).rounded()))
+            let tracks = (Double(milliseconds) / Double(Swift.max(1, medianDuration()))).rounded()
+            steps = Swift.max(1, Int(Swift.min(tracks, Double(PlaylistBuilder.maximumTrackCount))))
         }
         let d = recommender.features.columnCount
         let values = recommender.features.values.elements

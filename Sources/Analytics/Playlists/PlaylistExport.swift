@@ -39,7 +39,8 @@ public enum PlaylistExport {
         var lines = ["#EXTM3U", "#PLAYLIST:\(singleLine(playlist.name))"]
         if !playlist.description.isEmpty { lines.append("#EXTALB:\(singleLine(playlist.description))") }
         for entry in playlist.entries {
-            let seconds = entry.durationMS.map { Int(($0 + 500) / 1000) } ?? -1
+            let seconds =
+                entry.durationMS.flatMap { Track.validDurationMS.contains($0) ? ($0 + 500) / 1000 : nil } ?? -1
             let title = (entry.artists.isEmpty ? "" : entry.artists.joined(separator: ", ") + " - ") + entry.name
             lines.append("#EXTINF:\(seconds),\(singleLine(title))")
             lines.append(

@@ -42,6 +42,14 @@ public struct PlaylistOrdering: Sendable {
     public func ordered(_ entries: [Playlist.Entry]) -> [Playlist.Entry] {
         let n = entries.count
         guard n > 2 else { return entries }
+        // Costs are computed from valid values only; an infinite tempo or a key of 10⁹ counts as
+        // missing, so no cost is NaN and no index leaves its table.
+        let original = entries
+        let entries = entries.map { entry in
+            var entry = entry
+            entry.features = entry.features.removingInvalidValues().features
+            return entry
+        }
         let targets = arcTargets(for: entries)
         var slots = [Int?](repeating: nil, count: n)
         var free: [Int] = []
@@ -93,7 +101,7 @@ public struct PlaylistOrdering: Sendable {
             }
             if !improved { break }
         }
-        return order.map { entries[$0] }
+        return order.map { original[$0] }
     }
 
     // MARK: - Costs

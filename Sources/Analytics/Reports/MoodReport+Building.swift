@@ -10,6 +10,10 @@ extension MoodReport {
     /// - Complexity: O(*n* · *d*² + *p*) for *n* tracks of *d* features and *p* plays, plus
     ///   O(*n* log *n*) for medians.
     public init(_ input: Input) throws {
+        // A play whose duration is outside 0…100 hours is no measurement (and summing such values
+        // could overflow); it is left out like a play with no time.
+        var input = input
+        input.plays.removeAll { !Track.validDurationMS.contains($0.msPlayed) }
         let statistics = LibraryStatistics(table: input.table)
         schemaVersion = MoodReport.currentSchemaVersion
         // Foundation on Linux names UTC "GMT"; say UTC, as --utc does.

@@ -226,16 +226,21 @@ public struct TrackAttributes: Hashable, Sendable {
     /// A key equal for every release of one song (single, album, compilation), such as the store's
     /// folded "artist␟title" match key; such tracks are returned at most once.
     public var songKey: String?
-    /// The duration in milliseconds.
-    public var durationMS: Int?
-    /// Spotify's popularity, 0…100.
-    public var popularity: Int?
+    /// The duration in milliseconds, within ``Features/Track/validDurationMS`` (anything else is
+    /// kept as missing, so that sums of durations cannot overflow).
+    public var durationMS: Int? {
+        didSet { if let durationMS, !Track.validDurationMS.contains(durationMS) { self.durationMS = nil } }
+    }
+    /// Spotify's popularity, 0…100 (anything else is kept as missing).
+    public var popularity: Int? {
+        didSet { if let popularity, !(0...100).contains(popularity) { self.popularity = nil } }
+    }
 
     public init(artists: [String] = [], songKey: String? = nil, durationMS: Int? = nil, popularity: Int? = nil) {
         self.artists = artists
         self.songKey = songKey
-        self.durationMS = durationMS
-        self.popularity = popularity
+        self.durationMS = durationMS.flatMap { Track.validDurationMS.contains($0) ? $0 : nil }
+        self.popularity = popularity.flatMap { (0...100).contains($0) ? $0 : nil }
     }
 }
 
