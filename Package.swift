@@ -99,7 +99,8 @@ let package = Package(
         .target(
             name: "VibesCommandSupport",
             dependencies: [
-                "Ingest",
+                "Features", "Ingest",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -61,7 +61,7 @@ public struct Playlist: Hashable, Sendable, Codable {
             self.name = name
             self.artists = artists
             self.album = album
-            self.durationMS = durationMS
+            self.durationMS = durationMS.flatMap { Track.validDurationMS.contains($0) ? $0 : nil }
             self.popularity = popularity
             self.features = features
             self.isLocked = isLocked
@@ -94,8 +94,11 @@ extension Playlist {
         entries.compactMap { $0.spotifyID?.trackURI }
     }
 
-    /// The total duration in milliseconds of the tracks whose duration is known.
+    /// The total duration in milliseconds of the tracks whose duration is known and valid
+    /// (``Track/validDurationMS``; anything else counts as unknown, so the sum cannot overflow).
     public var totalDurationMS: Int {
-        entries.reduce(0) { $0 + ($1.durationMS ?? 0) }
+        entries.reduce(0) { total, entry in
+            total + (entry.durationMS.flatMap { Track.validDurationMS.contains($0) ? $0 : nil } ?? 0)
+        }
     }
 }

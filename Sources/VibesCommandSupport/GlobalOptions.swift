@@ -1,5 +1,7 @@
 import ArgumentParser
+import Features
 import Foundation
+import GRDB
 import Ingest
 import Logging
 import Synchronization
@@ -27,9 +29,27 @@ package struct GlobalOptions: ParsableArguments {
     @Flag(help: "Print how long each phase took (open, load, compute, save, render) to stderr.")
     package var timings = false
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "How long a write waits while another vibes-analyze writes to the library (default: as long as it takes).",
+            valueName: "seconds"
+        )
+    )
+    package var wait: Double?
+
+    @Flag(name: .long, help: "Fail at once instead of waiting when another program is writing to the library.")
+    package var noWait = false
+
     package func validate() throws {
         if quiet && verbose {
             throw ValidationError("Please choose either --quiet or --verbose, not both.")
+        }
+        if let wait, !(wait >= 0 && wait <= 31_536_000) {
+            throw ValidationError("Please give --wait a number of seconds from 0 to 31536000 (got \(wait)).")
+        }
+        if noWait && wait != nil {
+            throw ValidationError("Please choose either --wait or --no-wait, not both.")
         }
     }
 
@@ -39,15 +59,50 @@ package struct GlobalOptions: ParsableArguments {
     }
 
     /// Opens the store, bootstrapping logging first.
-    package func openStore() throws -> LibraryStore {
+    ///
+    /// - Parameter activity: What this command does (`import`), named to other programs that wait
+    ///   for the store while it writes.
+    package func openStore(activity: String = "vibes-analyze") throws -> LibraryStore {
         Console.bootstrapLogging(verbose: verbose)
-        return try LibraryStore(path: databasePath, logger: Logger(label: "vibes.store"))
+        Console.storePath = databasePath
+        let quiet = quiet
+        let options = LibraryStore.Options(
+            writeWait: noWait ? .zero : wait.map { .milliseconds(Int64(($0 * 1000).rounded())) },
+            onWait: { wait in
+                guard !quiet else { return }
+                let holder =
+                    wait.holder.map { "another vibes-analyze (\($0.activity), pid \($0.processID))" }
+                    ?? "another program"
+                Console.diagnostic(
+                    "Waiting for \(holder) to finish writing to the library (\(Int(wait.seconds)) s so far; "
+                        + "Ctrl-C stops, --wait SECONDS limits) …"
+                )
+            },
+            activity: activity
+        )
+        return try LibraryStore(path: databasePath, logger: Logger(label: "vibes.store"), options: options)
+    }
+}
+
+/// A runtime failure of a command, said in one line (exit 1, no usage).
+package struct CommandFailure: Error, CustomStringConvertible {
+    package var description: String
+
+    package init(_ description: String) {
+        self.description = description
     }
 }
 
 /// Writing to the terminal: results to stdout, diagnostics and progress to stderr.
 package enum Console {
     private static let isBootstrapped = Mutex(false)
+    private static let openedStorePath = Mutex<String?>(nil)
+
+    /// The store this process opened, named in errors that come from SQLite.
+    package static var storePath: String? {
+        get { openedStorePath.withLock { $0 } }
+        set { openedStorePath.withLock { $0 = newValue } }
+    }
 
     /// Sets up swift-log once per process: stderr, `info` or `debug` with `--verbose`.
     package static func bootstrapLogging(verbose: Bool) {
@@ -63,9 +118,48 @@ package enum Console {
         }
     }
 
-    /// Writes a line of diagnostics to stderr.
+    /// The one-line message of a failure, naming the store for SQLite's errors and never showing
+    /// Foundation's raw `Error Domain=…` text.
+    package static func message(for error: any Error) -> String {
+        let text: String
+        switch error {
+        case let error as DatabaseError:
+            return message(for: StoreError(error, path: storePath ?? "?"))
+        case let error as StoreError:
+            switch error {
+            case .busy: text = error.description + " Try again when it has finished, or give --wait SECONDS."
+            case .cannotOpen: text = error.description + " Check the path (--db or $VIBES_DB) and its permissions."
+            case .newerSchema: text = error.description + " Use the newer version of vibes-analyze."
+            case .sqlite(_, let code, _, _) where code & 0xFF == 11 || code & 0xFF == 26:
+                text =
+                    error.description
+                    + ". The file is damaged: restore it from a backup, or move it aside and import your files again."
+            default: text = error.description
+            }
+        case let error as CocoaError:
+            text = error.localizedDescription
+        case let error where type(of: error) is NSError.Type:
+            text = (error as NSError).localizedDescription
+        case let error as CustomStringConvertible:
+            text = error.description
+        default:
+            text = "\(error)"
+        }
+        var line = sanitized(text)
+        if line.count > 2_000 { line = String(line.prefix(1_999)) + "…" }
+        return line
+    }
+
+    /// Writes a line of diagnostics to stderr, terminal-safe (``TerminalText/safe(_:keepingStyles:)``).
     package static func diagnostic(_ text: String) {
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+        FileHandle.standardError.write(Data((TerminalText.safe(text) + "\n").utf8))
+    }
+
+    /// Writes results to stdout, terminal-safe: every `print` of the command-line tools comes here.
+    /// `keepingStyles` keeps the colour sequences of a styled report, whose names were made
+    /// single-line and safe before styling.
+    package static func write(_ text: String, terminator: String = "\n", keepingStyles: Bool = false) {
+        Swift.print(TerminalText.safe(text, keepingStyles: keepingStyles), terminator: terminator)
     }
 
     /// Writes a value as pretty-printed JSON with sorted keys to stdout.
@@ -80,7 +174,7 @@ package enum Console {
     /// `text` with control characters removed (ESC, BEL, CR, …), so that a name from a file, a tag
     /// or Spotify cannot drive the terminal.
     package static func sanitized(_ text: String) -> String {
-        String(String.UnicodeScalarView(text.unicodeScalars.filter { $0.properties.generalCategory != .control }))
+        TerminalText.singleLine(text)
     }
 
     /// Whether stderr is a terminal (progress is drawn only then).

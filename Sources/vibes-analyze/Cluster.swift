@@ -129,11 +129,54 @@ extension VibesAnalyze {
             }
         }
 
+        @Option(
+            help: ArgumentHelp(
+                "Save a run that was kept in a file because the library was busy, then show it.",
+                valueName: "file"
+            )
+        )
+        var restore: String?
+
+        /// Writes a run that could not be saved to `unsaved-run-<time>-<pid>.json` beside the store
+        /// (mode 0600), or in the temporary folder when that folder cannot be written.
+        static func keep(_ unsaved: UnsavedClusteringRun, beside storePath: String) throws -> String {
+            let data = try unsaved.encoded()
+            let stamp = Date().formatted(.iso8601.year().month().day().time(includingFractionalSeconds: false))
+                .replacingOccurrences(of: ":", with: "")
+            let name = "unsaved-run-\(stamp)-\(ProcessInfo.processInfo.processIdentifier).json"
+            let folder = (storePath as NSString).deletingLastPathComponent
+            for directory in [folder.isEmpty ? "." : folder, NSTemporaryDirectory()] {
+                let path = (directory as NSString).appendingPathComponent(name)
+                if FileManager.default.createFile(atPath: path, contents: data, attributes: [.posixPermissions: 0o600])
+                {
+                    return path
+                }
+            }
+            throw CocoaError(.fileWriteUnknown)
+        }
+
         func run() async throws {
             var timer = PhaseTimer(isEnabled: global.timings)
             defer { timer.report() }
-            let store = try global.openStore()
+            let store = try global.openStore(activity: "cluster")
             timer.lap("open")
+            if let restore {
+                guard let data = FileManager.default.contents(atPath: restore) else {
+                    throw CommandFailure("\(restore): no such file (expected a run kept by `vibes-analyze cluster`).")
+                }
+                let unsaved: UnsavedClusteringRun
+                do {
+                    unsaved = try UnsavedClusteringRun(json: data)
+                } catch {
+                    throw CommandFailure("\(restore) is not a run kept by `vibes-analyze cluster`.")
+                }
+                let runID = try store.saveClusteringRun(unsaved)
+                try? FileManager.default.removeItem(atPath: restore)
+                let report = try VibesReport(store: store, runID: runID, exampleCount: examples)
+                if global.json { try Console.printJSON(report) } else { print(report.renderedTable(), terminator: "") }
+                if !global.quiet { Console.diagnostic("Saved run \(runID) from \(restore).") }
+                return
+            }
             let clock = ContinuousClock()
             var timings: [String: Double] = [:]
             var start = clock.now
@@ -252,13 +295,25 @@ extension VibesAnalyze {
                 )
             }
             start = clock.now
-            let runID = try store.saveClusteringRun(
-                runRecord,
+            let unsaved = UnsavedClusteringRun(
+                run: runRecord,
                 clusters: clusters,
                 trackIDs: space.matrix.trackIDs,
                 labels: model.labels,
                 distances: model.squaredDistances.map { $0.squareRoot() }
             )
+            let runID: Int64
+            do {
+                runID = try store.saveClusteringRun(unsaved)
+            } catch let error as StoreError {
+                // The work is done: keep it in a file rather than lose it.
+                let file = try Self.keep(unsaved, beside: store.path)
+                Console.diagnostic(
+                    "Error: the run could not be saved. \(Console.message(for: error)) It was kept in \(file); "
+                        + "save it with `vibes-analyze cluster --restore \(file)`."
+                )
+                throw ExitCode.failure
+            }
             let saving = (clock.now - start).milliseconds
             timer.lap("names and save")
 

@@ -40,7 +40,7 @@ extension FeaturesCommand {
         init() {}
 
         func run() async throws {
-            let store = try global.openStore()
+            let store = try global.openStore(activity: "features")
             let status = try describingScope { try store.featureStatus(scope: scope.scope(from: pool)) }
             if global.json {
                 try Console.printJSON(status)
@@ -140,7 +140,7 @@ extension FeaturesCommand {
         init() {}
 
         func run() async throws {
-            let store = try global.openStore()
+            let store = try global.openStore(activity: "features")
             let quiet = global.quiet
             let chosen = source.isEmpty ? SourceChoice.allCases : source
             var providers: [any FeatureProvider] = []
@@ -257,7 +257,7 @@ extension FeaturesCommand {
         }
 
         func run() async throws {
-            let store = try global.openStore()
+            let store = try global.openStore(activity: "features")
             if reset {
                 try store.setFeatureSourcePrecedence(.default)
             } else if let order {

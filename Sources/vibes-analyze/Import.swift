@@ -1,4 +1,5 @@
 import ArgumentParser
+import Features
 import Foundation
 import Ingest
 import VibesCommandSupport
@@ -51,7 +52,7 @@ extension VibesAnalyze {
         }
 
         func run() async throws {
-            let store = try global.openStore()
+            let store = try global.openStore(activity: "import")
             var summaries: [ImportSummary] = []
             var failures = 0
             for file in files {
@@ -65,7 +66,7 @@ extension VibesAnalyze {
                 if !global.quiet && Console.stderrIsTerminal {
                     options.progress = { read, total in
                         let percent = total > 0 ? read * 100 / total : 0
-                        FileHandle.standardError.write(Data("\r\(file): \(percent)%".utf8))
+                        FileHandle.standardError.write(Data("\r\(TerminalText.singleLine(file)): \(percent)%".utf8))
                     }
                 }
                 do {
@@ -114,6 +115,12 @@ extension VibesAnalyze {
                 if !summary.outOfRange.isEmpty {
                     let list = summary.outOfRange.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
                     lines.append("  kept but flagged outside the documented range: " + list.joined(separator: ", "))
+                }
+                if !summary.invalidKeptAsMissing.isEmpty {
+                    let list = summary.invalidKeptAsMissing.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
+                    lines.append(
+                        "  warning: invalid values kept as missing (--skip-invalid): " + list.joined(separator: ", ")
+                    )
                 }
             }
             for note in summary.notes { lines.append("  note: \(note)") }

@@ -114,7 +114,7 @@ extension VibesAnalyze.PlaylistCommand {
         }
 
         func run() async throws {
-            let store = try global.openStore()
+            let store = try global.openStore(activity: "playlist build")
             let report = try makePlaylist(store: store)
             if !global.quiet { report.notes.forEach(Console.diagnostic) }
             if let export {

@@ -42,7 +42,7 @@ struct PlaylistPush: AsyncParsableCommand {
     func run() async throws {
         try await reportingSpotifyErrors {
             let (client, _) = try spotify.makeClient(quiet: global.quiet)
-            let store = try global.openStore()
+            let store = try global.openStore(activity: "playlist push")
             let pushable: PushablePlaylist
             do {
                 pushable = try store.pushablePlaylist(matching: playlist)

@@ -77,21 +77,25 @@ extension VibesAnalyze {
             defer { timer.report() }
             let store = try global.openStore()
             timer.lap("open")
-            let (input, notes) = try describingScope {
+            var (input, notes) = try describingScope {
                 try MoodReport.Input.read(from: store, runID: run, timeZone: zone, scope: scope.scope())
             }
             timer.lap("load")
             if !global.quiet { notes.forEach(Console.diagnostic) }
+            let chosen: Format = global.json ? .json : format
+            let style = Report.textStyle(
+                isTerminal: out == nil && isatty(1) != 0,
+                environment: ProcessInfo.processInfo.environment
+            )
+            if chosen == .text && style == .color {
+                // Colour sequences survive printing, so names are made safe before they are styled.
+                input.makeNamesTerminalSafe()
+            }
             let report = try MoodReport(input)
             timer.lap("compute")
-            let chosen: Format = global.json ? .json : format
             let text: String
             switch chosen {
             case .text:
-                let style = Report.textStyle(
-                    isTerminal: out == nil && isatty(1) != 0,
-                    environment: ProcessInfo.processInfo.environment
-                )
                 text = report.renderedText(style: style)
             case .markdown: text = report.renderedMarkdown()
             case .json: text = try report.renderedJSON()
@@ -111,8 +115,29 @@ extension VibesAnalyze {
                 }
                 if !global.quiet { Console.diagnostic("Wrote the \(chosen.rawValue) report to \(out).") }
             } else {
-                print(text, terminator: "")
+                Console.write(text, terminator: "", keepingStyles: chosen == .text && style == .color)
             }
+        }
+    }
+}
+
+extension MoodReport.Input {
+    /// Track, artist and vibe names on one line and without control characters.
+    mutating func makeNamesTerminalSafe() {
+        for (id, track) in tracks {
+            tracks[id] = ReportTrack(
+                id: track.id,
+                name: TerminalText.singleLine(track.name),
+                artists: track.artists.map(TerminalText.singleLine)
+            )
+        }
+        if var run {
+            run.vibes = run.vibes.map { vibe in
+                var vibe = vibe
+                vibe.name = TerminalText.singleLine(vibe.name)
+                return vibe
+            }
+            self.run = run
         }
     }
 }

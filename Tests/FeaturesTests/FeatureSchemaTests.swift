@@ -104,7 +104,7 @@ struct FeatureSchemaTests {
     }
 
     @Test func constantFeatureBecomesZerosNotNaN() throws {
-        let table = makeTable((0..<5).map { [.mode: 1, .energy: Double($0)] })
+        let table = makeTable((0..<5).map { [.mode: 1, .energy: Double($0) / 5] })
         let space = try FeatureSchema(features: [.mode, .energy]).makeSpace(from: table)
         #expect((0..<5).allSatisfy { space.matrix.values[$0, 0] == 0 })
         #expect(space.scaling.columns[0].scale == 1)

@@ -101,7 +101,7 @@ struct JSONImporterTests {
             let syntax = try #require(throws: ImportError.self) {
                 try store.importFile(at: truncated, options: ImportOptions(format: .streamingHistory))
             }
-            #expect(syntax.message.hasPrefix("the file is not valid JSON"))
+            #expect(syntax.message.hasPrefix("the JSON is truncated at byte 75 (it ends inside an object)"))
         }
     }
 }

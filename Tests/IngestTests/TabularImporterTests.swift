@@ -113,15 +113,24 @@ struct TabularImporterTests {
         }
     }
 
-    @Test func keepsPercentValuesWhenTheUserSaysUnit() throws {
+    @Test func refusesPercentValuesWhenTheUserSaysUnit() throws {
         try withStore { store in
+            // 0–100 values read as 0–1 are not valid: the file is refused at the first one…
+            let error = try #require(throws: ImportError.self) {
+                try store.importFile(at: Fixtures.path("csv/top50-excerpt.csv"), options: ImportOptions(scale: .unit))
+            }
+            #expect(error.line == 2 && error.field == "Energy", "\(error)")
+            #expect(error.message.hasPrefix("expected energy from 0 to 1, found \"55\""), "\(error)")
+            #expect(try count(store, "SELECT count(*) FROM tracks") == 0)
+            // …or, with --skip-invalid, each such value is kept as missing and counted.
             let summary = try store.importFile(
                 at: Fixtures.path("csv/top50-excerpt.csv"),
-                options: ImportOptions(scale: .unit)
+                options: ImportOptions(scale: .unit, skipInvalid: true)
             )
             #expect(summary.scale == "unit (as given by --scale)")
-            // 0–100 values read as 0–1 are out of range: kept and flagged.
-            #expect((summary.outOfRange["energy"] ?? 0) == 15)
+            #expect(summary.rowsRejected == 0)
+            #expect(summary.invalidKeptAsMissing["Energy"] == 15)
+            #expect(try count(store, "SELECT count(*) FROM audio_features WHERE energy IS NOT NULL") == 0)
         }
     }
 

@@ -162,6 +162,10 @@ struct BenchCommandTests {
               -v, --verbose           Print diagnostics while working.
               --timings               Print how long each phase took (open, load, compute,
                                       save, render) to stderr.
+              --wait <seconds>        How long a write waits while another vibes-analyze
+                                      writes to the library (default: as long as it takes).
+              --no-wait               Fail at once instead of waiting when another program
+                                      is writing to the library.
               --n <counts>            The row counts N, comma-separated, such as 1e5,1e6,
                                       250000, 100k or 1m. Default: 1e5,1e6; with --data
                                       library, the whole library (a given N draws that many

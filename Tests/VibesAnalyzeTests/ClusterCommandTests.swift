@@ -197,6 +197,10 @@ struct ClusterCommandTests {
               -v, --verbose           Print diagnostics while working.
               --timings               Print how long each phase took (open, load, compute,
                                       save, render) to stderr.
+              --wait <seconds>        How long a write waits while another vibes-analyze
+                                      writes to the library (default: as long as it takes).
+              --no-wait               Fail at once instead of waiting when another program
+                                      is writing to the library.
               --from <from>           Cluster your library (the default), or the library
                                       and the reference pool (all). (values: library, all;
                                       default: library)
@@ -227,6 +231,8 @@ struct ClusterCommandTests {
               --threads <threads>     The number of threads. (default: 2)
               --examples <examples>   The number of representative tracks shown per vibe.
                                       (default: 3)
+              --restore <file>        Save a run that was kept in a file because the
+                                      library was busy, then show it.
               --version               Show the version.
               -h, --help              Show help information.
             """#

@@ -9,6 +9,8 @@ final class ImportContext {
     private(set) var rejectedCount = 0
     private(set) var rejections: [ImportError] = []
     var notes: [String] = []
+    /// Values outside their valid range kept as missing under `--skip-invalid`, per field.
+    private(set) var invalidKeptAsMissing: [String: Int] = [:]
     private var lastProgress = 0
 
     init(file: String, options: ImportOptions, writer: ImportWriter, totalBytes: Int) {
@@ -34,6 +36,11 @@ final class ImportContext {
             lastProgress = bytesRead
             progress(bytesRead, totalBytes)
         }
+    }
+
+    /// Counts a value outside its valid range that was kept as missing (`--skip-invalid`).
+    func invalidValueKeptAsMissing(field: String) {
+        invalidKeptAsMissing[field, default: 0] += 1
     }
 
     /// An error at a place in this file.

@@ -22,12 +22,18 @@ public struct ImportError: Error, Hashable, Sendable, Codable, CustomStringConve
         self.message = message
     }
 
+    /// `text` in quotes for a message, shortened to 60 characters with "…" so that one huge field
+    /// cannot make a huge message.
+    static func quoted(_ text: String) -> String {
+        "\"" + (text.count > 60 ? String(text.prefix(59)) + "…" : text) + "\""
+    }
+
     public var description: String {
         var location = file
         if let line {
             location += ":\(line)"
             if let column { location += ":\(column)" }
         }
-        return location + ": " + (field.map { "field \"\($0)\": " } ?? "") + message
+        return location + ": " + (field.map { "field \(ImportError.quoted($0)): " } ?? "") + message
     }
 }

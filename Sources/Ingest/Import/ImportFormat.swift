@@ -109,6 +109,9 @@ public struct ImportSummary: Codable, Sendable {
     public var savedTracks = 0
     /// How many stored feature rows lie outside their documented range, per feature.
     public var outOfRange: [String: Int] = [:]
+    /// How many values outside their valid range were kept as missing (`--skip-invalid`), per
+    /// field; without `--skip-invalid` such a value rejects the file.
+    public var invalidKeptAsMissing: [String: Int] = [:]
     /// Remarks worth reading: ignored columns, skipped podcast plays, detected scale.
     public var notes: [String] = []
     /// The first rejected rows, with reasons (all are counted in ``rowsRejected``).
@@ -130,5 +133,6 @@ public struct ImportSummary: Codable, Sendable {
         case playlists
         case savedTracks = "saved_tracks"
         case outOfRange = "out_of_range"
+        case invalidKeptAsMissing = "invalid_kept_as_missing"
     }
 }

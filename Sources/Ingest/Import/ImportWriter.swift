@@ -17,6 +17,10 @@ public final class ImportWriter {
         public var playlists = 0
         public var savedTracks = 0
         public var outOfRange: [AudioFeature: Int] = [:]
+        /// Values dropped because they were not valid (see ``AudioFeature/isValid(_:)``), per feature.
+        public var invalidDropped: [AudioFeature: Int] = [:]
+        /// Plays dropped because their duration was outside ``Track/validDurationMS``.
+        public var invalidPlaysDropped = 0
     }
 
     /// A track as written: its store ID and whether the write created it.
@@ -165,6 +169,8 @@ public final class ImportWriter {
     /// matched on its normalised artist and title, preferring a track that has an ID.
     @discardableResult
     public func write(_ track: Track) throws -> WrittenTrack {
+        var track = track
+        if track.durationMS != nil && track.validDurationMS == nil { track.durationMS = nil }
         let matchKey = track.matchKey
         if let spotifyID = track.spotifyID?.rawValue {
             if let id = trackIDsBySpotifyID[spotifyID] { return WrittenTrack(id: id, isNew: false) }
@@ -316,6 +322,15 @@ public final class ImportWriter {
     @discardableResult
     public func write(_ features: AudioFeatures, trackID: Int64, source: FeatureSource) throws -> Bool {
         guard tracksWithFeatures.insert(trackID).inserted else { return false }
+        // The last door: importers refuse invalid values with their place in the file, but a
+        // network source (ReccoBeats, Spotify) or a caller may hand one in; it is never stored.
+        var features = features
+        for feature in AudioFeature.all {
+            if let value = features[feature], !feature.isValid(value) {
+                features[feature] = nil
+                counts.invalidDropped[feature, default: 0] += 1
+            }
+        }
         let flags = features.outOfRangeFlags
         // Statements with OR IGNORE need no statement journal; an upsert would copy every page it
         // touches into one, per row.
@@ -546,6 +561,11 @@ public final class ImportWriter {
 
     /// Records a play, linked to `trackID` when known (else matched later by artist and title).
     public func write(_ play: Play, trackID: Int64?, source: String) throws {
+        // Importers refuse such plays with their place in the file; this is the last door.
+        guard Track.validDurationMS.contains(play.msPlayed) else {
+            counts.invalidPlaysDropped += 1
+            return
+        }
         insertPlay.bind(1, play.endedAt)
         insertPlay.bind(2, play.msPlayed)
         insertPlay.bind(3, trackID)

@@ -57,21 +57,47 @@ struct JSONImporter {
         return nil
     }
 
+    /// Checks the syntax, decodes the file and imports it.
+    ///
+    /// `JSONDecoder` refuses a number that does not fit an `Int` field (1e30, 9223372036854775808,
+    /// 1.5) with no place at all; such a failure is followed by a search for the number, which is
+    /// refused with its field and range, or with `--skip-invalid` kept as missing.
     func run() throws {
-        let decoder = JSONDecoder()
         do {
-            switch format {
-            case .streamingHistory: try importStreamingHistory(decoder.decode([AccountPlay].self, from: data))
-            case .extendedHistory: try importExtendedHistory(decoder.decode([ExtendedPlay].self, from: data))
-            case .yourLibrary: try importYourLibrary(decoder.decode(YourLibrary.self, from: data))
-            case .accountPlaylists: try importAccountPlaylists(decoder.decode(AccountPlaylists.self, from: data))
-            case .spotifyJSON: try importSpotifyJSON(decoder)
-            case .reccoBeatsJSON:
-                try importReccoBeats(decoder.decode(ReccoBeatsContent<ReccoBeatsAudioFeaturesObject>.self, from: data))
-            case .featuresCSV, .exportify: preconditionFailure("CSV formats are not JSON")
-            }
+            try JSONSyntax.check(data)
+        } catch {
+            throw context.error(line: error.line, column: error.column, error.message)
+        }
+        do {
+            try decodeAndImport()
         } catch let error as DecodingError {
-            throw describe(error)
+            guard case .dataCorrupted(let corruption) = error, corruption.codingPath.isEmpty else {
+                throw describe(error)
+            }
+            guard let repaired = try withUnreadableWholeNumbersRemoved() else {
+                throw context.error(
+                    "a number does not fit where \(format.summary) files have one; expected whole numbers in whole-number fields and numbers within ±1.8e308"
+                )
+            }
+            do {
+                try JSONImporter(format: format, context: context, data: repaired).decodeAndImport()
+            } catch let error as DecodingError {
+                throw describe(error)
+            }
+        }
+    }
+
+    private func decodeAndImport() throws {
+        let decoder = JSONDecoder()
+        switch format {
+        case .streamingHistory: try importStreamingHistory(decoder.decode([AccountPlay].self, from: data))
+        case .extendedHistory: try importExtendedHistory(decoder.decode([ExtendedPlay].self, from: data))
+        case .yourLibrary: try importYourLibrary(decoder.decode(YourLibrary.self, from: data))
+        case .accountPlaylists: try importAccountPlaylists(decoder.decode(AccountPlaylists.self, from: data))
+        case .spotifyJSON: try importSpotifyJSON(decoder)
+        case .reccoBeatsJSON:
+            try importReccoBeats(decoder.decode(ReccoBeatsContent<ReccoBeatsAudioFeaturesObject>.self, from: data))
+        case .featuresCSV, .exportify: preconditionFailure("CSV formats are not JSON")
         }
     }
 
@@ -81,7 +107,7 @@ struct JSONImporter {
         var endTime: String
         var artistName: String
         var trackName: String
-        var msPlayed: Int
+        var msPlayed: Milliseconds
     }
 
     private func importStreamingHistory(_ plays: [AccountPlay]) throws {
@@ -93,16 +119,13 @@ struct JSONImporter {
                         "expected a time as \"YYYY-MM-DD HH:MM\" (UTC), found \"\(play.endTime)\""
                     )
                 }
-                guard play.msPlayed >= 0 else {
-                    throw context.error(
-                        field: "[\(index)].msPlayed",
-                        "expected a non-negative duration, found \(play.msPlayed)"
-                    )
+                guard let msPlayed = play.msPlayed.value else {
+                    throw context.error(field: "[\(index)].msPlayed", play.msPlayed.problem)
                 }
                 try context.writer.write(
                     ImportWriter.Play(
                         endedAt: endedAt,
-                        msPlayed: play.msPlayed,
+                        msPlayed: msPlayed,
                         trackName: play.trackName,
                         artistName: play.artistName
                     ),
@@ -126,7 +149,7 @@ struct JSONImporter {
 
     struct ExtendedPlay: Decodable {
         var ts: String
-        var msPlayed: Int
+        var msPlayed: Milliseconds
         var platform: String?
         var trackName: String?
         var artistName: String?
@@ -155,7 +178,7 @@ struct JSONImporter {
         init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             ts = try container.decode(String.self, forKey: .ts)
-            msPlayed = try container.decode(Int.self, forKey: .msPlayed)
+            msPlayed = try container.decode(Milliseconds.self, forKey: .msPlayed)
             platform = try container.decodeIfPresent(String.self, forKey: .platform)
             trackName = try container.decodeIfPresent(String.self, forKey: .trackName)
             artistName = try container.decodeIfPresent(String.self, forKey: .artistName)
@@ -189,11 +212,8 @@ struct JSONImporter {
                         "expected an ISO 8601 UTC time such as 2023-08-07T21:07:25Z, found \"\(play.ts)\""
                     )
                 }
-                guard play.msPlayed >= 0 else {
-                    throw context.error(
-                        field: "[\(index)].ms_played",
-                        "expected a non-negative duration, found \(play.msPlayed)"
-                    )
+                guard let msPlayed = play.msPlayed.value else {
+                    throw context.error(field: "[\(index)].ms_played", play.msPlayed.problem)
                 }
                 var trackID: Int64?
                 if let uri = play.trackURI, let id = SpotifyID(uri: uri, category: "track") {
@@ -204,7 +224,7 @@ struct JSONImporter {
                 try context.writer.write(
                     ImportWriter.Play(
                         endedAt: play.ts,
-                        msPlayed: play.msPlayed,
+                        msPlayed: msPlayed,
                         trackName: trackName,
                         artistName: artistName,
                         albumName: play.albumName,
@@ -368,7 +388,8 @@ struct JSONImporter {
                     Track(spotifyID: id, name: "", artists: [], isrc: ReccoBeatsProvider.normalizedISRC(item.isrc))
                 )
                 if written.isNew { nameless += 1 }
-                try context.writer.write(item.features, trackID: written.id, source: .reccoBeats)
+                let features = try validFeatures(item.features, field: "content[\(index)].")
+                try context.writer.write(features, trackID: written.id, source: .reccoBeats)
             }
         }
         if nameless > 0 {
@@ -381,7 +402,11 @@ struct JSONImporter {
     // MARK: - Spotify Web API JSON
 
     private func importSpotifyJSON(_ decoder: JSONDecoder) throws {
-        let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
+        // The syntax was checked, so this cannot fail; if it did, Foundation's text stays out.
+        guard let parsed = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) else {
+            throw context.error("cannot read the file as \(format.summary)")
+        }
+        let object = parsed as? [String: Any] ?? [:]
         let source = FeatureSource.file(format: format.rawValue)
         if object["audio_features"] != nil || object["danceability"] != nil {
             let list: [SpotifyAudioFeaturesObject?] =
@@ -392,14 +417,17 @@ struct JSONImporter {
             for (index, item) in list.enumerated() {
                 try context.row(bytesRead: 0) {
                     guard let item else { return }  // Spotify answers null for unknown IDs
+                    let field = object["audio_features"] != nil ? "audio_features[\(index)]." : ""
                     guard let id = (item.id ?? item.uri).flatMap({ SpotifyID(uri: $0, category: "track") }) else {
-                        throw context.error(field: "audio_features[\(index)].id", "expected a Spotify track ID")
+                        throw context.error(field: field + "id", "expected a Spotify track ID")
                     }
+                    let features = try validFeatures(item.features, field: field)
+                    let durationMS = try validDuration(item.durationMS, field: field + "duration_ms")
                     let written = try context.writer.write(
-                        Track(spotifyID: id, name: "", artists: [], durationMS: item.durationMS)
+                        Track(spotifyID: id, name: "", artists: [], durationMS: durationMS)
                     )
                     if written.isNew { nameless += 1 }
-                    try context.writer.write(item.features, trackID: written.id, source: source)
+                    try context.writer.write(features, trackID: written.id, source: source)
                 }
             }
             if nameless > 0 {
@@ -412,8 +440,9 @@ struct JSONImporter {
         if object["snapshot_id"] != nil || (object["tracks"] is [String: Any]) {
             let playlist = try decoder.decode(SpotifyPlaylistObject.self, from: data)
             let entries = try writeItems(
-                (playlist.items?.items ?? playlist.tracks?.items ?? []).compactMap { $0 },
-                save: false
+                playlist.items?.items ?? playlist.tracks?.items ?? [],
+                save: false,
+                field: playlist.items != nil ? "items.items" : "tracks.items"
             )
             let name = playlist.name ?? "Spotify playlist"
             try context.writer.writePlaylist(
@@ -430,12 +459,14 @@ struct JSONImporter {
         }
         if object["tracks"] is [Any] {
             let tracks = try decoder.decode([String: [SpotifyTrackObject?]].self, from: data)["tracks"] ?? []
-            for item in tracks { try context.row(bytesRead: 0) { try writeTrackObject(item) } }
+            for (index, item) in tracks.enumerated() {
+                try context.row(bytesRead: 0) { try writeTrackObject(item, field: "tracks[\(index)].") }
+            }
             return
         }
         if object["type"] as? String == "track" {
             try context.row(bytesRead: 0) {
-                try writeTrackObject(try decoder.decode(SpotifyTrackObject.self, from: data))
+                try writeTrackObject(try decoder.decode(SpotifyTrackObject.self, from: data), field: "")
             }
             return
         }
@@ -443,10 +474,11 @@ struct JSONImporter {
         let first = items.first { $0 is [String: Any] } as? [String: Any] ?? [:]
         if first["played_at"] != nil {
             let page = try decoder.decode(SpotifyPagingObject<SpotifyPlayHistoryObject>.self, from: data)
-            for item in page.items {
+            for (index, item) in page.items.enumerated() {
                 try context.row(bytesRead: 0) {
-                    guard let item, let object = item.track, let track = object.track, let playedAt = item.playedAt
+                    guard let item, let object = item.track, var track = object.track, let playedAt = item.playedAt
                     else { return }
+                    track.durationMS = try validDuration(track.durationMS, field: "items[\(index)].track.duration_ms")
                     let written = try context.writer.write(track)
                     try context.writer.write(
                         ImportWriter.Play(
@@ -465,7 +497,7 @@ struct JSONImporter {
         } else if first["track"] != nil || first["item"] != nil {
             let page = try decoder.decode(SpotifyPagingObject<SpotifyTrackItemObject>.self, from: data)
             let isSaved = page.href?.contains("/me/tracks") ?? (first["added_by"] == nil)
-            _ = try writeItems(page.items.compactMap { $0 }, save: isSaved)
+            _ = try writeItems(page.items, save: isSaved, field: "items")
             if !isSaved {
                 context.notes.append(
                     "a playlist-items page names no playlist: its tracks were imported, not the playlist"
@@ -473,12 +505,15 @@ struct JSONImporter {
             }
         } else {
             let page = try decoder.decode(SpotifyPagingObject<SpotifyTrackObject>.self, from: data)
-            for item in page.items { try context.row(bytesRead: 0) { try writeTrackObject(item) } }
+            for (index, item) in page.items.enumerated() {
+                try context.row(bytesRead: 0) { try writeTrackObject(item, field: "items[\(index)].") }
+            }
         }
     }
 
-    private func writeTrackObject(_ object: SpotifyTrackObject?) throws {
-        guard let object, let track = object.track else { return }
+    private func writeTrackObject(_ object: SpotifyTrackObject?, field: String) throws {
+        guard let object, var track = object.track else { return }
+        track.durationMS = try validDuration(track.durationMS, field: field + "duration_ms")
         let written = try context.writer.write(track)
         for artist in object.artists ?? [] {
             for genre in artist.genres ?? [] {
@@ -488,15 +523,24 @@ struct JSONImporter {
     }
 
     /// Writes saved-track or playlist items; removed tracks (`null`) and episodes are counted in notes.
-    private func writeItems(_ items: [SpotifyTrackItemObject], save: Bool) throws -> [ImportWriter.PlaylistEntry] {
+    ///
+    /// - Parameter field: The path of the items array, for messages, such as `items` or `tracks.items`.
+    private func writeItems(
+        _ items: [SpotifyTrackItemObject?],
+        save: Bool,
+        field: String
+    ) throws -> [ImportWriter.PlaylistEntry] {
         var entries: [ImportWriter.PlaylistEntry] = []
         var skipped = 0
-        for item in items {
+        for (index, item) in items.enumerated() {
+            guard let item else { continue }
             try context.row(bytesRead: 0) {
-                guard let track = item.object?.track else {
+                guard var track = item.object?.track else {
                     skipped += 1
                     return
                 }
+                let objectField = "\(field)[\(index)].\(item.track != nil ? "track" : "item")"
+                track.durationMS = try validDuration(track.durationMS, field: objectField + ".duration_ms")
                 let written = try context.writer.write(track)
                 if save { try context.writer.save(trackID: written.id, addedAt: item.addedAt, source: format.source) }
                 entries.append(.init(trackID: written.id, addedAt: item.addedAt, addedBy: item.addedBy?.id))
@@ -508,12 +552,155 @@ struct JSONImporter {
         return entries
     }
 
+    // MARK: - Invalid values
+
+    /// A JSON number that should be whole milliseconds of a play, read whatever it is, so that a
+    /// bad one (−5, 1.5, 1e30, 9223372036854775808) is refused with its field rather than failing
+    /// the decoding of the whole file.
+    struct Milliseconds: Decodable, Hashable {
+        /// The number, when it is whole and within `Track.validDurationMS`.
+        var value: Int?
+        /// The number as read, for messages.
+        var found: String
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if let whole = try? container.decode(Int.self) {
+                found = String(whole)
+                value = Track.validDurationMS.contains(whole) ? whole : nil
+            } else {
+                let number = try container.decode(Double.self)
+                found = JSONImporter.text(number)
+                value = Int(exactly: number).flatMap { Track.validDurationMS.contains($0) ? $0 : nil }
+            }
+        }
+
+        /// What was expected and what was found, for an error naming the field.
+        var problem: String {
+            JSONImporter.expectedMilliseconds + ", found \(found)"
+        }
+    }
+
+    static let expectedMilliseconds =
+        "expected a whole number of milliseconds from \(Track.validDurationMS.lowerBound) to \(Track.validDurationMS.upperBound) (100 hours)"
+
+    /// `features` if every value is valid (see `AudioFeature.isValid(_:)`); otherwise an error
+    /// naming the first invalid one and its valid range, or with `--skip-invalid` the features
+    /// without the invalid values, which are counted as kept missing.
+    ///
+    /// - Parameter field: The path of the object holding the features, ending in `.`, or empty.
+    private func validFeatures(_ features: AudioFeatures, field: String) throws -> AudioFeatures {
+        guard let first = features.invalidFeatures.first else { return features }
+        guard context.options.skipInvalid else {
+            throw context.error(
+                field: field + first.rawValue,
+                "expected \(first.validRangeDescription), found \(JSONImporter.text(features[first] ?? .nan))"
+            )
+        }
+        let (valid, dropped) = features.removingInvalidValues()
+        for feature in dropped { context.invalidValueKeptAsMissing(field: feature.rawValue) }
+        return valid
+    }
+
+    /// `durationMS` if it is missing or within `Track.validDurationMS`; otherwise an error naming
+    /// `field`, or with `--skip-invalid` `nil`, counted as kept missing.
+    private func validDuration(_ durationMS: Int?, field: String) throws -> Int? {
+        guard let durationMS, !Track.validDurationMS.contains(durationMS) else { return durationMS }
+        guard context.options.skipInvalid else {
+            throw context.error(field: field, JSONImporter.expectedMilliseconds + ", found \(durationMS)")
+        }
+        context.invalidValueKeptAsMissing(field: "duration_ms")
+        return nil
+    }
+
+    /// The keys whose values the decoded types read as `Int`, and what each expects.
+    private static let wholeNumberKeys: [String: String] = {
+        var keys = [
+            "duration_ms": expectedMilliseconds,
+            "popularity": "expected a whole number from 0 to 100",
+            "limit": "expected a whole number",
+            "offset": "expected a whole number",
+            "total": "expected a whole number",
+        ]
+        for feature in AudioFeature.all where feature.isDiscrete {
+            keys[feature.rawValue] = "expected \(feature.validRangeDescription)"
+        }
+        return keys
+    }()
+
+    /// The file with every number that `JSONDecoder` cannot read as an `Int` removed (made
+    /// `null`) where an `Int` is read, each counted as kept missing; `nil` when there is none.
+    ///
+    /// - Throws: Without `--skip-invalid`, an ``ImportError`` naming the first such number's field
+    ///   and what was expected there.
+    private func withUnreadableWholeNumbersRemoved() throws -> Data? {
+        guard let tree = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) else {
+            return nil
+        }
+        var found: [(field: String, key: String, value: String)] = []
+        let repaired = JSONImporter.removingUnreadableWholeNumbers(from: tree, path: "", found: &found)
+        guard let first = found.first else { return nil }
+        guard context.options.skipInvalid else {
+            throw context.error(
+                field: first.field,
+                (JSONImporter.wholeNumberKeys[first.key] ?? "expected a whole number") + ", found \(first.value)"
+            )
+        }
+        for problem in found { context.invalidValueKeptAsMissing(field: problem.key) }
+        return try? JSONSerialization.data(withJSONObject: repaired, options: [.fragmentsAllowed])
+    }
+
+    private static func removingUnreadableWholeNumbers(
+        from value: Any,
+        path: String,
+        found: inout [(field: String, key: String, value: String)]
+    ) -> Any {
+        if let array = value as? [Any] {
+            return array.enumerated().map { index, element in
+                removingUnreadableWholeNumbers(from: element, path: path + "[\(index)]", found: &found)
+            }
+        }
+        guard var object = value as? [String: Any] else { return value }
+        for key in object.keys.sorted() {
+            let field = path.isEmpty ? key : path + "." + key
+            if wholeNumberKeys[key] != nil, let number = object[key] as? NSNumber, !(object[key] is Bool),
+                !isReadableAsInt(number)
+            {
+                found.append((field, key, text(number.doubleValue)))
+                object[key] = NSNull()
+            } else if let child = object[key] {
+                object[key] = removingUnreadableWholeNumbers(from: child, path: field, found: &found)
+            }
+        }
+        return object
+    }
+
+    /// Whether `JSONDecoder` reads the number `JSONSerialization` made `number` as an `Int`:
+    /// 64-bit integers, and whole floating-point values below 2⁵³ (`7.0`, `1e3`). A larger
+    /// floating-point value may have been written as an integer just past `Int`'s range.
+    private static func isReadableAsInt(_ number: NSNumber) -> Bool {
+        switch String(cString: number.objCType) {
+        case "c", "C", "s", "S", "i", "I", "l", "L", "q": return true
+        case "Q": return number.uint64Value <= UInt64(Int.max)
+        default:
+            let value = number.doubleValue
+            return value == value.rounded() && abs(value) < 0x1p53
+        }
+    }
+
+    /// A number for a message: whole numbers without `.0`, others as Swift prints them (`1e+30`).
+    static func text(_ number: Double) -> String {
+        number == number.rounded() && abs(number) < 1e15 ? String(Int(number)) : "\(number)"
+    }
+
     // MARK: - Errors
 
     private func describe(_ error: DecodingError) -> ImportError {
-        func path(_ codingPath: [any CodingKey]) -> String {
-            codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined().trimmingPrefix(".")
-                .description
+        func path(_ codingPath: [any CodingKey]) -> String? {
+            codingPath.isEmpty
+                ? nil
+                : codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined().trimmingPrefix(".")
+                    .description
         }
         switch error {
         case .typeMismatch(let type, let context), .valueNotFound(let type, let context):
@@ -527,9 +714,10 @@ struct JSONImporter {
                 "expected this key, which \(format.summary) files have"
             )
         case .dataCorrupted(let context):
+            // Foundation's text ("The given data was not valid JSON.") says neither where nor what.
             return self.context.error(
-                field: context.codingPath.isEmpty ? nil : path(context.codingPath),
-                "the file is not valid JSON: \(context.underlyingError.map { "\($0)" } ?? context.debugDescription)"
+                field: path(context.codingPath),
+                "expected a value that \(format.summary) files have here"
             )
         @unknown default:
             return context.error("cannot read the file as \(format.summary)")
@@ -541,6 +729,8 @@ struct JSONImporter {
         case is String.Type: "text"
         case is Int.Type, is Double.Type: "a number"
         case is Bool.Type: "true or false"
+        case is [Any].Type: "an array ([…])"
+        case is [String: Any].Type: "an object ({…})"
         default: "\(type)"
         }
     }

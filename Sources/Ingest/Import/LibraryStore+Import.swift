@@ -67,74 +67,78 @@ extension LibraryStore {
         }
         do {
             try database.write { db in
-                try db.execute(
-                    sql:
-                        "INSERT INTO import_runs (path, format, sha256, started_at, finished_at) VALUES (?, ?, ?, ?, ?)",
-                    arguments: [path, format.rawValue, sha256, fetchedAt, fetchedAt]
-                )
-                let runID = db.lastInsertedRowID
-                let writer = try ImportWriter(
-                    db,
-                    runID: runID,
-                    fetchedAt: fetchedAt,
-                    isReference: options.isReference
-                )
-                let context = ImportContext(
-                    file: path,
-                    options: options,
-                    writer: writer,
-                    totalBytes: decoded.bytes.count
-                )
-                switch format {
-                case .featuresCSV, .exportify:
-                    var importer = TabularImporter(
-                        format: format,
-                        context: context,
-                        reader: CSVReader(bytes: decoded.bytes)
+                try withWriterNote {
+                    try db.execute(
+                        sql:
+                            "INSERT INTO import_runs (path, format, sha256, started_at, finished_at) VALUES (?, ?, ?, ?, ?)",
+                        arguments: [path, format.rawValue, sha256, fetchedAt, fetchedAt]
                     )
-                    summary.scale = try importer.run(fileName: fileName)
-                    if summary.scale?.hasPrefix("percent (detected") == true {
-                        summary.notes.append("scale: " + summary.scale!)
+                    let runID = db.lastInsertedRowID
+                    let writer = try ImportWriter(
+                        db,
+                        runID: runID,
+                        fetchedAt: fetchedAt,
+                        isReference: options.isReference
+                    )
+                    let context = ImportContext(
+                        file: path,
+                        options: options,
+                        writer: writer,
+                        totalBytes: decoded.bytes.count
+                    )
+                    switch format {
+                    case .featuresCSV, .exportify:
+                        var importer = TabularImporter(
+                            format: format,
+                            context: context,
+                            reader: CSVReader(bytes: decoded.bytes)
+                        )
+                        summary.scale = try importer.run(fileName: fileName)
+                        if summary.scale?.hasPrefix("percent (detected") == true {
+                            summary.notes.append("scale: " + summary.scale!)
+                        }
+                    default:
+                        let utf8 = decoded.encoding == .windows1252 ? Data(decoded.bytes) : data
+                        try JSONImporter(format: format, context: context, data: utf8).run()
                     }
-                default:
-                    let utf8 = decoded.encoding == .windows1252 ? Data(decoded.bytes) : data
-                    try JSONImporter(format: format, context: context, data: utf8).run()
+                    summary.playsMatched = try writer.matchUnlinkedPlays()
+                    summary.rowsRead = context.rowsRead
+                    summary.rowsImported = context.rowsImported
+                    summary.rowsRejected = context.rejectedCount
+                    summary.rejections = Array(context.rejections.prefix(options.listedRejectionLimit))
+                    summary.notes += context.notes
+                    summary.invalidKeptAsMissing = context.invalidKeptAsMissing
+                    let counts = writer.counts
+                    summary.tracksNew = counts.tracksNew
+                    summary.tracksUpdated = counts.tracksUpdated
+                    summary.featuresWritten = counts.featuresWritten
+                    summary.tracksWithoutFeatures = counts.tracksWithoutFeatures
+                    summary.playsNew = counts.playsNew
+                    summary.playlists = counts.playlists
+                    summary.savedTracks = counts.savedTracks
+                    summary.outOfRange = Dictionary(
+                        uniqueKeysWithValues: counts.outOfRange.map { ($0.key.rawValue, $0.value) }
+                    )
+                    summary.runID = runID
+                    let rejections = String(decoding: try JSONEncoder().encode(context.rejections), as: UTF8.self)
+                    try db.execute(
+                        sql: """
+                            UPDATE import_runs SET scale = ?, rows_read = ?, rows_imported = ?, rows_rejected = ?,
+                                tracks_new = ?, tracks_updated = ?, features_written = ?, plays_new = ?, rejections = ?,
+                                finished_at = ?
+                            WHERE id = ?
+                            """,
+                        arguments: [
+                            summary.scale, summary.rowsRead, summary.rowsImported, summary.rowsRejected,
+                            summary.tracksNew,
+                            summary.tracksUpdated, summary.featuresWritten, summary.playsNew, rejections,
+                            LibraryStore.timestamp(Date()), runID,
+                        ]
+                    )
                 }
-                summary.playsMatched = try writer.matchUnlinkedPlays()
-                summary.rowsRead = context.rowsRead
-                summary.rowsImported = context.rowsImported
-                summary.rowsRejected = context.rejectedCount
-                summary.rejections = Array(context.rejections.prefix(options.listedRejectionLimit))
-                summary.notes += context.notes
-                let counts = writer.counts
-                summary.tracksNew = counts.tracksNew
-                summary.tracksUpdated = counts.tracksUpdated
-                summary.featuresWritten = counts.featuresWritten
-                summary.tracksWithoutFeatures = counts.tracksWithoutFeatures
-                summary.playsNew = counts.playsNew
-                summary.playlists = counts.playlists
-                summary.savedTracks = counts.savedTracks
-                summary.outOfRange = Dictionary(
-                    uniqueKeysWithValues: counts.outOfRange.map { ($0.key.rawValue, $0.value) }
-                )
-                summary.runID = runID
-                let rejections = String(decoding: try JSONEncoder().encode(context.rejections), as: UTF8.self)
-                try db.execute(
-                    sql: """
-                        UPDATE import_runs SET scale = ?, rows_read = ?, rows_imported = ?, rows_rejected = ?,
-                            tracks_new = ?, tracks_updated = ?, features_written = ?, plays_new = ?, rejections = ?,
-                            finished_at = ?
-                        WHERE id = ?
-                        """,
-                    arguments: [
-                        summary.scale, summary.rowsRead, summary.rowsImported, summary.rowsRejected, summary.tracksNew,
-                        summary.tracksUpdated, summary.featuresWritten, summary.playsNew, rejections,
-                        LibraryStore.timestamp(Date()), runID,
-                    ]
-                )
             }
         } catch let error as DatabaseError {
-            throw StoreError(error)
+            throw StoreError(error, path: path)
         }
         summary.seconds = (clock.now - started).seconds
         return summary
@@ -144,8 +148,16 @@ extension LibraryStore {
     func detectFormat(path: String, bytes: [UInt8]) throws -> ImportFormat {
         let firstByte = bytes.first { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }
         if firstByte == UInt8(ascii: "[") || firstByte == UInt8(ascii: "{") {
-            guard let format = JSONImporter.detectFormat(Data(bytes)) else {
-                if let kind = JSONImporter.unimportableKind(Data(bytes)) {
+            // Checked first so that a truncated or broken file is reported at its place, not as
+            // an unknown format (Foundation's parser says neither where nor what).
+            do {
+                try JSONSyntax.check(bytes)
+            } catch {
+                throw ImportError(file: path, line: error.line, column: error.column, message: error.message)
+            }
+            let data = Data(bytes)
+            guard let format = JSONImporter.detectFormat(data) else {
+                if let kind = JSONImporter.unimportableKind(data) {
                     throw ImportError(
                         file: path,
                         message: "this is \(kind), which holds no tracks, plays or playlists to import"

@@ -8,7 +8,7 @@ import Foundation
 /// `Beats.Per.Minute`, …); columns it does not know are ignored and named in the summary.
 struct TabularImporter {
     /// What a column holds.
-    enum Role: Equatable {
+    enum Role: Hashable {
         case spotifyID, alternateID, uri, name, artists, album, albumID, releaseDate, durationMS, durationSeconds
         case popularity, explicit, isrc, addedAt, addedBy
         case feature(AudioFeature)
@@ -80,28 +80,28 @@ struct TabularImporter {
         }
         let header = (0..<record.count).map { reader.string(record, $0) }
         var roles: [Role] = []
-        var seen: [Role] = []
+        var seen: Set<Role> = []
         var ignored: [String] = []
         for name in header {
-            var role = TabularImporter.roles[TabularImporter.normalizedHeader(name)] ?? .ignored
-            if TabularImporter.roles[TabularImporter.normalizedHeader(name)] == nil { ignored.append(name) }
+            let known = TabularImporter.roles[TabularImporter.normalizedHeader(name)]
+            var role = known ?? .ignored
+            if known == nil { ignored.append(name) }
             switch role {
             case .tag, .ignored: break
             // The first column of a role wins.
-            default: if seen.contains(role) { role = .ignored }
+            default: if !seen.insert(role).inserted { role = .ignored }
             }
-            seen.append(role)
             roles.append(role)
         }
         if !ignored.isEmpty {
-            context.notes.append("ignored columns: " + ignored.map { "\"\($0)\"" }.joined(separator: ", "))
+            context.notes.append("ignored columns: " + TabularImporter.summarized(ignored))
         }
         guard
             roles.contains(.name) || roles.contains(.spotifyID) || roles.contains(.alternateID) || roles.contains(.uri)
         else {
             throw context.error(
                 line: 1,
-                "the header names no track column; expected one of track_id, id, uri, Track URI or track_name (found: \(header.joined(separator: ", ")))"
+                "the header names no track column; expected one of track_id, id, uri, Track URI or track_name (found: \(TabularImporter.summarized(header)))"
             )
         }
         let featureColumns = roles.enumerated().compactMap { index, role -> (Int, AudioFeature)? in
@@ -227,6 +227,12 @@ struct TabularImporter {
                 message
             )
         }
+        // A number outside its valid range rejects the file, or with --skip-invalid is kept as
+        // missing (the rest of the row stays) and counted.
+        func invalid(_ index: Int, _ message: String) throws {
+            guard context.options.skipInvalid else { throw fail(index, message) }
+            context.invalidValueKeptAsMissing(field: header[index])
+        }
         func text(_ index: Int) -> String? {
             reader.isBlank(row, index) || reader.isNA(row, index) ? nil : reader.string(row, index)
         }
@@ -238,7 +244,7 @@ struct TabularImporter {
                 // `id` repeats `track_id` in the 2024 Kaggle set, and is empty where `track_id` is not.
                 guard let value = text(index), role == .spotifyID || track.spotifyID == nil else { continue }
                 guard let id = SpotifyID(uri: value, category: "track") else {
-                    throw fail(index, "expected a 22-character Spotify track ID, found \"\(value)\"")
+                    throw fail(index, "expected a 22-character Spotify track ID, found \(ImportError.quoted(value))")
                 }
                 track.spotifyID = id
             case .uri:
@@ -254,7 +260,7 @@ struct TabularImporter {
                 } else {
                     throw fail(
                         index,
-                        "expected a Spotify track URI (spotify:track:<22 characters>), found \"\(value)\""
+                        "expected a Spotify track URI (spotify:track:<22 characters>), found \(ImportError.quoted(value))"
                     )
                 }
             case .name:
@@ -272,19 +278,36 @@ struct TabularImporter {
             case .releaseDate:
                 guard let value = text(index) else { continue }
                 guard let date = ReleaseDate(value) else {
-                    throw fail(index, "expected a release date as YYYY, YYYY-MM or YYYY-MM-DD, found \"\(value)\"")
+                    throw fail(
+                        index,
+                        "expected a release date as YYYY, YYYY-MM or YYYY-MM-DD, found \(ImportError.quoted(value))"
+                    )
                 }
                 track.releaseDate = date
             case .durationMS, .durationSeconds:
                 guard !reader.isBlank(row, index) else { continue }
-                guard let value = reader.double(row, index), value >= 0 else {
-                    throw fail(index, "expected a non-negative duration, found \"\(reader.string(row, index))\"")
+                guard let value = reader.double(row, index) else {
+                    throw fail(index, "expected a duration, found \(ImportError.quoted(reader.string(row, index)))")
                 }
-                track.durationMS = Int((role == .durationSeconds ? value * 1000 : value).rounded())
+                let milliseconds = (role == .durationSeconds ? value * 1000 : value).rounded()
+                guard milliseconds.isFinite, let valid = Int(exactly: milliseconds),
+                    Track.validDurationMS.contains(valid)
+                else {
+                    let range = role == .durationSeconds ? "0 to 360000 seconds" : "0 to 360000000 ms"
+                    try invalid(
+                        index,
+                        "expected a duration from \(range) (100 hours), found \(ImportError.quoted(reader.string(row, index)))"
+                    )
+                    continue
+                }
+                track.durationMS = valid
             case .popularity:
                 guard !reader.isBlank(row, index) else { continue }
                 guard let value = reader.double(row, index), value == value.rounded(), (0...100).contains(value) else {
-                    throw fail(index, "expected a popularity from 0 to 100, found \"\(reader.string(row, index))\"")
+                    throw fail(
+                        index,
+                        "expected a popularity from 0 to 100, found \(ImportError.quoted(reader.string(row, index)))"
+                    )
                 }
                 track.popularity = Int(value)
             case .explicit:
@@ -292,7 +315,7 @@ struct TabularImporter {
                 switch value {
                 case "true", "1", "yes": track.isExplicit = true
                 case "false", "0", "no": track.isExplicit = false
-                default: throw fail(index, "expected true or false, found \"\(value)\"")
+                default: throw fail(index, "expected true or false, found \(ImportError.quoted(value))")
                 }
             case .isrc:
                 track.isrc = text(index)
@@ -314,16 +337,26 @@ struct TabularImporter {
                 guard var value = reader.double(row, index), value.isFinite else {
                     throw fail(
                         index,
-                        "expected a number for \(feature.rawValue) (\(feature.unit)), found \"\(reader.string(row, index))\""
+                        "expected a number for \(feature.rawValue) (\(feature.unit)), found \(ImportError.quoted(reader.string(row, index)))"
                     )
                 }
                 if feature.isDiscrete && value != value.rounded() {
                     throw fail(
                         index,
-                        "expected a whole number for \(feature.rawValue), found \"\(reader.string(row, index))\""
+                        "expected a whole number for \(feature.rawValue), found \(ImportError.quoted(reader.string(row, index)))"
                     )
                 }
                 if isPercent && AudioFeature.unitIntervalFeatures.contains(feature) { value /= 100 }
+                guard feature.validRange.contains(value) else {
+                    try invalid(
+                        index,
+                        "expected \(feature.rawValue) from \(feature.validRangeDescription)"
+                            + (isPercent && AudioFeature.unitIntervalFeatures.contains(feature)
+                                ? " (after dividing by 100)" : "")
+                            + ", found \(ImportError.quoted(reader.string(row, index)))"
+                    )
+                    continue
+                }
                 features[feature] = value
             }
         }
@@ -333,6 +366,16 @@ struct TabularImporter {
         parsed.track = track
         parsed.features = features.isEmpty ? nil : features
         return parsed
+    }
+
+    /// Column names for a message: the first ten, quoted and shortened to 40 characters, then how
+    /// many more (a header of a million columns makes a one-line message, not megabytes).
+    static func summarized(_ names: [String]) -> String {
+        let shown = names.prefix(10).map { name in
+            "\"" + (name.count > 40 ? String(name.prefix(39)) + "…" : name) + "\""
+        }
+        let rest = names.count - shown.count
+        return shown.joined(separator: ", ") + (rest > 0 ? " and \(rest) more" : "")
     }
 
     /// Splits a list of artists: `;` (Exportify) or `, ` (Kaggle).
@@ -390,6 +433,10 @@ struct LocalTrackURI {
         artists = artist.isEmpty ? [] : [artist]
         album = decode(parts[3])
         title = decode(parts[4])
-        durationMS = Int(parts[5]).map { $0 * 1000 }
+        // Seconds; a number beyond 100 hours (or beyond Int) is no duration.
+        durationMS = Int(parts[5]).flatMap { seconds in
+            let (milliseconds, overflow) = seconds.multipliedReportingOverflow(by: 1000)
+            return !overflow && Track.validDurationMS.contains(milliseconds) ? milliseconds : nil
+        }
     }
 }

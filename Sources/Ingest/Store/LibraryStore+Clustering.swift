@@ -308,8 +308,26 @@ extension LibraryStore {
                 return runID
             }
         } catch let error as DatabaseError {
-            throw StoreError(error)
+            throw StoreError(error, path: path)
         }
+    }
+
+    /// Saves a run kept in a file because it could not be saved when it was made.
+    ///
+    /// - Returns: The new run's ID.
+    /// - Throws: As ``saveClusteringRun(_:clusters:trackIDs:labels:distances:)``.
+    @discardableResult
+    public func saveClusteringRun(_ unsaved: UnsavedClusteringRun) throws -> Int64 {
+        guard unsaved.trackIDs.count == unsaved.labels.count && unsaved.labels.count == unsaved.distances.count else {
+            throw StoreError.notFound(what: "A consistent set of assignments (track_ids, labels, distances)")
+        }
+        return try saveClusteringRun(
+            unsaved.run,
+            clusters: unsaved.clusters,
+            trackIDs: unsaved.trackIDs,
+            labels: unsaved.labels,
+            distances: unsaved.distances
+        )
     }
 
     /// The saved run with `id`, or the latest run when `id` is `nil`; `nil` when there is none.
@@ -369,7 +387,7 @@ extension LibraryStore {
         do {
             return try database.write { db in try ClusteringRunRecord.deleteOne(db, key: runID) }
         } catch let error as DatabaseError {
-            throw StoreError(error)
+            throw StoreError(error, path: path)
         }
     }
 
@@ -377,7 +395,7 @@ extension LibraryStore {
         do {
             return try database.read(body)
         } catch let error as DatabaseError {
-            throw StoreError(error)
+            throw StoreError(error, path: path)
         }
     }
 }
@@ -500,5 +518,57 @@ extension LibraryStore {
                 CREATE INDEX clustering_assignments_cluster ON clustering_assignments(run_id, cluster, distance);
                 """
         )
+    }
+}
+
+/// A finished clustering run with everything ``LibraryStore/saveClusteringRun(_:)`` needs, for
+/// keeping a run in a file when the store cannot take it (another program held it too long, the
+/// disk was full): finished work is never lost.
+public struct UnsavedClusteringRun: Codable, Sendable {
+    public var run: ClusteringRunRecord
+    public var clusters: [ClusterRecord]
+    public var trackIDs: [Int64]
+    public var labels: [Int32]
+    public var distances: [Float]
+
+    public init(
+        run: ClusteringRunRecord,
+        clusters: [ClusterRecord],
+        trackIDs: [Int64],
+        labels: [Int32],
+        distances: [Float]
+    ) {
+        self.run = run
+        self.clusters = clusters
+        self.trackIDs = trackIDs
+        self.labels = labels
+        self.distances = distances
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case run, clusters, labels, distances
+        case trackIDs = "track_ids"
+    }
+
+    /// The run as JSON (non-finite numbers written as strings, so that any run can be kept).
+    public func encoded() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(
+            positiveInfinity: "inf",
+            negativeInfinity: "-inf",
+            nan: "nan"
+        )
+        return try encoder.encode(self)
+    }
+
+    /// Reads a run written by ``encoded()``.
+    public init(json: Data) throws {
+        let decoder = JSONDecoder()
+        decoder.nonConformingFloatDecodingStrategy = .convertFromString(
+            positiveInfinity: "inf",
+            negativeInfinity: "-inf",
+            nan: "nan"
+        )
+        self = try decoder.decode(UnsavedClusteringRun.self, from: json)
     }
 }

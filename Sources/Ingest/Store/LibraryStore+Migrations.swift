@@ -1,3 +1,4 @@
+import Features
 import GRDB
 
 extension LibraryStore {
@@ -12,6 +13,7 @@ extension LibraryStore {
         migrator.registerMigration("v5-feature-sources", migrate: addFeatureSourceSchema)
         migrator.registerMigration("v6-local-files", migrate: addLocalFilesSchema)
         migrator.registerMigration("v7-packed-assignments", migrate: packClusterAssignments)
+        migrator.registerMigration("v8-invalid-values", migrate: removeInvalidValues)
         return migrator
     }
 
@@ -162,6 +164,32 @@ extension LibraryStore {
                 );
                 CREATE INDEX plays_track ON plays(track_id);
                 CREATE INDEX plays_unmatched ON plays(match_key) WHERE track_id IS NULL;
+                """
+        )
+    }
+
+    /// Turns values that are not valid (``AudioFeature/isValid(_:)``, ``Track/validDurationMS``)
+    /// into missing ones. Versions before this one stored whatever a file held, such as a tempo of
+    /// 1e300 or a duration of 1e30 ms, and one such value made reports hang. Plays keep their rows:
+    /// readers skip a play whose duration is not valid.
+    static func removeInvalidValues(_ db: Database) throws {
+        for (bit, feature) in AudioFeature.all.enumerated() {
+            let column = feature.rawValue
+            let range = feature.validRange
+            let whole = feature.isDiscrete ? " AND \(column) = round(\(column))" : ""
+            try db.execute(
+                sql: """
+                    UPDATE audio_features SET \(column) = NULL, out_of_range = out_of_range & ~\(1 << bit)
+                    WHERE \(column) IS NOT NULL AND NOT (typeof(\(column)) IN ('integer', 'real')
+                        AND \(column) BETWEEN \(range.lowerBound) AND \(range.upperBound)\(whole))
+                    """
+            )
+        }
+        try db.execute(
+            sql: """
+                UPDATE tracks SET duration_ms = NULL
+                WHERE duration_ms IS NOT NULL AND NOT (typeof(duration_ms) = 'integer'
+                    AND duration_ms BETWEEN \(Track.validDurationMS.lowerBound) AND \(Track.validDurationMS.upperBound))
                 """
         )
     }

@@ -57,7 +57,7 @@ extension LibraryStore {
             if error.resultCode == .SQLITE_CONSTRAINT {
                 throw StoreError.notFound(what: "A track of playlist \"\(playlist.name)\"")
             }
-            throw StoreError(error)
+            throw StoreError(error, path: path)
         }
     }
 

@@ -1,3 +1,4 @@
+import Features
 import Foundation
 import GRDB
 
@@ -27,7 +28,8 @@ extension LibraryStore {
     /// Reads every play of the listening history, oldest first.
     ///
     /// - Returns: The plays, and how many rows were left out because `played_at` is not an
-    ///   ISO 8601 UTC time (`YYYY-MM-DDTHH:MM[:SS[.fff]]Z`).
+    ///   ISO 8601 UTC time (`YYYY-MM-DDTHH:MM[:SS[.fff]]Z`) or `ms_played` is outside
+    ///   ``Track/validDurationMS``.
     /// - Throws: ``StoreError`` when the read fails.
     /// - Complexity: One scan of `plays`.
     public func playHistory() throws -> (plays: [PlayRecord], unreadable: Int) {
@@ -39,12 +41,23 @@ extension LibraryStore {
                 sql: "SELECT played_at, ms_played, track_id, skipped, reason_end FROM plays ORDER BY played_at, id"
             )
             while let row = try rows.next() {
-                guard let endedAt = LibraryStore.utcDate(fromISO: row[0]) else {
+                // A duration outside 0…100 hours (stored by versions that checked no range) is no
+                // measurement, and summing it could overflow: the play is left out as unreadable.
+                guard let endedAt = LibraryStore.utcDate(fromISO: row[0]),
+                    let msPlayed = Int.fromDatabaseValue(row[1] as DatabaseValue),
+                    Track.validDurationMS.contains(msPlayed)
+                else {
                     unreadable += 1
                     continue
                 }
                 plays.append(
-                    PlayRecord(endedAt: endedAt, msPlayed: row[1], trackID: row[2], skipped: row[3], reasonEnd: row[4])
+                    PlayRecord(
+                        endedAt: endedAt,
+                        msPlayed: msPlayed,
+                        trackID: row[2],
+                        skipped: row[3],
+                        reasonEnd: row[4]
+                    )
                 )
             }
             return (plays, unreadable)
@@ -115,7 +128,7 @@ extension LibraryStore {
         do {
             return try database.read(body)
         } catch let error as DatabaseError {
-            throw StoreError(error)
+            throw StoreError(error, path: path)
         }
     }
 }

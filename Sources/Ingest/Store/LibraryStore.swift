@@ -2,6 +2,12 @@ import Foundation
 import GRDB
 import Logging
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The SQLite file that holds a person's library: tracks, artists, audio features with their
 /// provenance, playlists, listening history and the record of every import.
 ///
@@ -14,36 +20,68 @@ public final class LibraryStore: Sendable {
     public let database: DatabasePool
     let logger: Logger
 
+    /// How a store waits for other programs and what it tells them.
+    public struct Options: Sendable {
+        /// How long a write waits while another program (another `vibes-analyze import`, say) holds
+        /// the store's write lock: `nil` waits as long as it takes, `.zero` not at all. When the
+        /// time is up the write fails with SQLite's "database is locked" (``StoreError/busy(path:holder:)``).
+        public var writeWait: Duration?
+        /// Called on the waiting thread once a write has waited about a second, then about every
+        /// ten seconds, with the time waited and who holds the store when it is known.
+        public var onWait: (@Sendable (StoreWait) -> Void)?
+        /// What this program is doing, recorded beside the store while it holds a long write
+        /// (an import) so that a waiting program can say whom it waits for.
+        public var activity: String
+
+        public init(
+            writeWait: Duration? = .seconds(10),
+            onWait: (@Sendable (StoreWait) -> Void)? = nil,
+            activity: String = "vibes-analyze"
+        ) {
+            self.writeWait = writeWait
+            self.onWait = onWait
+            self.activity = activity
+        }
+    }
+
+    /// Options of this store.
+    public let options: Options
+
     /// Opens the store at `path`, creating the file and its folder if needed, and migrates it.
     ///
-    /// - Throws: ``StoreError`` when the file cannot be created, opened or migrated.
-    public init(path: String, logger: Logger = Logger(label: "vibes.store")) throws {
+    /// Creating and migrating are serialised between processes by an exclusive `flock(2)` on the
+    /// store's folder, so many first opens at once make one schema (an open that finds the schema
+    /// current takes no lock). A new folder is created 0700 and a new file 0600; existing ones keep
+    /// their modes.
+    ///
+    /// - Throws: ``StoreError`` when the file cannot be created, opened or migrated, is another
+    ///   application's database, or was written by a newer version.
+    public init(path: String, logger: Logger = Logger(label: "vibes.store"), options: Options = Options()) throws {
         self.path = path
         self.logger = logger
+        self.options = options
         // The store holds listening history: a new folder is the owner's only (0700), a new file too
         // (0600, which SQLite gives its -wal and -shm files). Existing folders keep their modes.
         let folder = (path as NSString).deletingLastPathComponent
-        if !folder.isEmpty && !FileManager.default.fileExists(atPath: folder) {
-            do {
-                try FileManager.default.createDirectory(
-                    atPath: folder,
-                    withIntermediateDirectories: true,
-                    attributes: [.posixPermissions: 0o700]
-                )
-            } catch {
-                throw StoreError.cannotOpen(
-                    path: path,
-                    reason: "cannot create its folder: \(error.localizedDescription)"
-                )
-            }
+        if !folder.isEmpty {
+            try Self.createFolders(folder, path: path)
         }
+        var lock = FolderLock(folder: folder.isEmpty ? "." : folder)
+        defer { lock.release() }
         if !FileManager.default.fileExists(atPath: path) {
-            // An empty file is an empty SQLite database; creating it here sets its mode.
-            _ = FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600])
+            try lock.acquire(path: path)
+            // O_EXCL: of several processes creating the store at once, one creates it; nobody
+            // replaces a file another has begun to write.
+            let descriptor = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
+            if descriptor >= 0 {
+                close(descriptor)
+            } else if errno != EEXIST {
+                throw StoreError.cannotOpen(path: path, reason: String(cString: strerror(errno)))
+            }
         }
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
-        configuration.busyMode = .timeout(10)
+        configuration.busyMode = .callback(Self.busyCallback(options: options, path: path))
         configuration.prepareDatabase { db in
             // NORMAL is durable across application crashes in WAL mode. A large page cache keeps the
             // indexes of a million-row import in memory (SQLite's default is 2 MB).
@@ -51,15 +89,94 @@ public final class LibraryStore: Sendable {
         }
         do {
             database = try DatabasePool(path: path, configuration: configuration)
-            let isMarked = try database.read { db in try LibraryStore.checkIdentity(of: db, path: path) }
-            try LibraryStore.migrator.migrate(database)
-            if !isMarked {
-                try database.write { db in
-                    try db.execute(sql: "PRAGMA application_id = \(LibraryStore.applicationID)")
+            // Unlocked, a store another process is creating can look foreign (its first table
+            // exists, its id is not set yet): any doubt is settled under the lock.
+            var isMarked = (try? database.read { db in try LibraryStore.checkIdentity(of: db, path: path) }) ?? false
+            let isCurrent =
+                isMarked ? try database.read { db in try LibraryStore.migrator.hasCompletedMigrations(db) } : false
+            if !isMarked || !isCurrent {
+                try lock.acquire(path: path)
+                // Read again under the lock: another process may have migrated meanwhile.
+                isMarked = try database.read { db in try LibraryStore.checkIdentity(of: db, path: path) }
+                try LibraryStore.migrator.migrate(database)
+                if !isMarked {
+                    try database.write { db in
+                        try db.execute(sql: "PRAGMA application_id = \(LibraryStore.applicationID)")
+                    }
                 }
             }
         } catch let error as DatabaseError {
-            throw StoreError.cannotOpen(path: path, reason: error.message ?? "\(error.resultCode)")
+            let wrapped = StoreError(error, path: path)
+            if case .busy = wrapped { throw wrapped }
+            throw StoreError.cannotOpen(path: path, reason: wrapped.reason)
+        }
+    }
+
+    /// An exclusive `flock(2)` on a folder, taken only when needed and released once.
+    private struct FolderLock {
+        let folder: String
+        var descriptor: Int32 = -1
+
+        init(folder: String) { self.folder = folder }
+
+        mutating func acquire(path: String) throws {
+            guard descriptor < 0 else { return }
+            descriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            guard descriptor >= 0 else {
+                throw StoreError.cannotOpen(
+                    path: path,
+                    reason: "cannot open its folder to lock it (\(String(cString: strerror(errno))))"
+                )
+            }
+            while flock(descriptor, LOCK_EX) != 0 {
+                guard errno == EINTR else {
+                    throw StoreError.cannotOpen(
+                        path: path,
+                        reason: "cannot lock its folder (\(String(cString: strerror(errno))))"
+                    )
+                }
+            }
+        }
+
+        mutating func release() {
+            guard descriptor >= 0 else { return }
+            close(descriptor)  // closing drops the flock
+            descriptor = -1
+        }
+    }
+
+    /// SQLite's busy handler: sleeps 20 ms at a time for the first second, then 100 ms, tells
+    /// `options.onWait` after a second and every ten seconds, and gives up after `writeWait`.
+    private static func busyCallback(options: Options, path: String) -> Database.BusyCallback {
+        let limit = options.writeWait.map { Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 }
+        return { tries in
+            let waited = tries < 50 ? Double(tries) * 0.02 : 1 + Double(tries - 50) * 0.1
+            if let limit, waited >= limit { return false }
+            if let onWait = options.onWait, tries == 50 || (tries > 50 && (tries - 50) % 100 == 0) {
+                onWait(StoreWait(seconds: waited, holder: LibraryStore.writer(of: path)))
+            }
+            usleep(tries < 50 ? 20_000 : 100_000)
+            return true
+        }
+    }
+
+    /// Creates `folder` and its missing parents with mode 0700 (`mkdir -p`), leaving existing ones
+    /// as they are.
+    private static func createFolders(_ folder: String, path: String) throws {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue else {
+                throw StoreError.cannotOpen(path: path, reason: "\(folder) is a file, not a folder")
+            }
+            return
+        }
+        let parent = (folder as NSString).deletingLastPathComponent
+        if !parent.isEmpty && parent != folder { try createFolders(parent, path: path) }
+        guard mkdir(folder, 0o700) == 0 || errno == EEXIST else {
+            throw StoreError.cannotOpen(
+                path: path,
+                reason: "cannot create the folder \(folder) (\(String(cString: strerror(errno))))"
+            )
         }
     }
 
@@ -115,4 +232,61 @@ public final class LibraryStore: Sendable {
     public func appliedMigrations() throws -> [String] {
         try database.read { db in try LibraryStore.migrator.appliedMigrations(db) }
     }
+
+    // MARK: - Who holds the store
+
+    /// The note beside the store naming the program that holds a long write.
+    var writerNotePath: String { path + "-writer" }
+
+    /// Runs `body`, a long write that already holds the write lock, with a note beside the store
+    /// (`<store>-writer`, mode 0600) saying who writes, so that other programs waiting for the store
+    /// can name it. The note is removed afterwards; one left by a killed process names a process
+    /// that no longer runs and is ignored.
+    func withWriterNote<T>(_ body: () throws -> T) rethrows -> T {
+        let note = StoreWriter(activity: options.activity, processID: getpid())
+        if let data = try? JSONEncoder().encode(note) {
+            let descriptor = open(writerNotePath, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0o600)
+            if descriptor >= 0 {
+                _ = data.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+                close(descriptor)
+            }
+        }
+        defer { unlink(writerNotePath) }
+        return try body()
+    }
+
+    /// The program holding a long write on the store at `path`, when its note names one that runs.
+    public static func writer(of path: String) -> StoreWriter? {
+        guard let data = FileManager.default.contents(atPath: path + "-writer"),
+            let note = try? JSONDecoder().decode(StoreWriter.self, from: data),
+            note.processID > 0, kill(note.processID, 0) == 0 || errno == EPERM
+        else { return nil }
+        return note
+    }
+}
+
+/// A program holding a long write on a store, from the note it leaves beside the store.
+public struct StoreWriter: Codable, Hashable, Sendable {
+    /// What it does, such as `import`.
+    public var activity: String
+    /// Its process ID.
+    public var processID: Int32
+
+    public init(activity: String, processID: Int32) {
+        self.activity = activity
+        self.processID = processID
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case activity
+        case processID = "pid"
+    }
+}
+
+/// A write waiting for another program to finish its write.
+public struct StoreWait: Sendable {
+    /// How long the write has waited so far.
+    public var seconds: Double
+    /// Who holds the store, when it left a note.
+    public var holder: StoreWriter?
 }

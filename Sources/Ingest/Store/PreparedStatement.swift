@@ -133,6 +133,7 @@ final class PreparedStatement {
 
     private func failure(_ code: Int32) -> StoreError {
         let message = connection.map { String(cString: sqlite3_errmsg($0)) } ?? "unknown error"
-        return .sqlite(code: code, message: message, sql: statement.sql)
+        let path = connection.flatMap { sqlite3_db_filename($0, "main") }.map { String(cString: $0) } ?? "?"
+        return .sqlite(path: path, code: code, message: message, sql: statement.sql)
     }
 }

@@ -5,7 +5,9 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     /// The database file cannot be created, opened or migrated.
     case cannotOpen(path: String, reason: String)
     /// A statement failed; `sql` is the statement text, without its arguments.
-    case sqlite(code: Int32, message: String, sql: String?)
+    case sqlite(path: String, code: Int32, message: String, sql: String?)
+    /// Another program held the store's write lock for longer than this one would wait.
+    case busy(path: String, holder: StoreWriter?)
     /// Something the caller named does not exist in the store.
     case notFound(what: String)
     /// The file is another application's SQLite database; it was left untouched.
@@ -17,25 +19,43 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .cannotOpen(let path, let reason):
-            "Cannot open the library store at \(path): \(reason). Check the path (--db or $VIBES_DB) and its permissions."
-        case .sqlite(let code, let message, let sql):
-            "The library store failed (SQLite code \(code)): \(message)" + (sql.map { " in `\($0)`" } ?? "")
+            "Cannot open the library store at \(path): \(reason)."
+        case .sqlite(let path, let code, let message, let sql):
+            "The library store \(path) failed (SQLite code \(code)): \(message)" + (sql.map { " in `\($0)`" } ?? "")
+        case .busy(let path, let holder):
+            "The library store \(path) is busy: "
+                + (holder.map { "another vibes-analyze (\($0.activity), pid \($0.processID))" } ?? "another program")
+                + " is writing to it."
         case .notFound(let what):
             "\(what) is not in the library store."
         case .foreignDatabase(let path):
             "\(path) is another application's SQLite database, not a vibes-analyze library; it was left as it was."
         case .newerSchema(let path, let unknown):
             "The library at \(path) was written by a newer version of vibes-analyze (schema steps this one does not "
-                + "know: \(unknown.joined(separator: ", "))); it was left as it was. Use the newer version."
+                + "know: \(unknown.joined(separator: ", "))); it was left as it was."
         }
     }
 
-    /// Wraps a GRDB error, keeping the SQL text but never its arguments.
-    init(_ error: DatabaseError) {
-        self = .sqlite(
-            code: error.extendedResultCode.rawValue,
-            message: error.message ?? "unknown error",
-            sql: error.sql
-        )
+    /// The SQLite cause in words, for ``cannotOpen(path:reason:)``.
+    var reason: String {
+        switch self {
+        case .sqlite(_, let code, let message, _): "\(message) (SQLite code \(code))"
+        default: description
+        }
+    }
+
+    /// Wraps a GRDB error, keeping the SQL text but never its arguments; a lock held past the wait
+    /// becomes ``busy(path:holder:)``.
+    public init(_ error: DatabaseError, path: String) {
+        if error.resultCode == .SQLITE_BUSY {
+            self = .busy(path: path, holder: LibraryStore.writer(of: path))
+        } else {
+            self = .sqlite(
+                path: path,
+                code: error.extendedResultCode.rawValue,
+                message: error.message ?? "unknown error",
+                sql: error.sql
+            )
+        }
     }
 }

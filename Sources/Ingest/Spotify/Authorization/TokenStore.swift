@@ -11,7 +11,8 @@ public protocol AccessTokenProvider: Sendable {
 
 /// The signed-in session, kept in a file only the owner can read, and refreshed before it expires.
 ///
-/// The file is JSON, mode 0600, in a folder of mode 0700; by default
+/// The file is JSON, mode 0600, in a folder created with mode 0700 when missing (an existing
+/// folder keeps its mode, with a warning when others may write to it); by default
 /// `$XDG_CONFIG_HOME/vibes-analyze/spotify-session.json` (see ``defaultPath(environment:)``).
 /// A store without a file keeps the session in memory (Client Credentials, tests).
 ///
@@ -78,7 +79,7 @@ public actor TokenStore: AccessTokenProvider {
     public func save(_ session: SpotifySession) throws {
         cached = .some(session)
         guard let path else { return }
-        try Self.writeOwnerOnly(JSONEncoder.session.encode(session), to: path)
+        try Self.writeOwnerOnly(JSONEncoder.session.encode(session), to: path, logger: logger)
     }
 
     /// Removes the stored session (sign out). Removing nothing is not an error.
@@ -108,9 +109,13 @@ public actor TokenStore: AccessTokenProvider {
         }
     }
 
-    /// Writes `data` to `path` with mode 0600, creating the folder with mode 0700, atomically
-    /// (a temporary file in the same folder, then a rename).
-    static func writeOwnerOnly(_ data: Data, to path: String) throws {
+    /// Writes `data` to `path` with mode 0600, atomically: a new file in the same folder, then
+    /// `rename(2)` over the old one, so a reader sees the old session or the new one, never a part.
+    ///
+    /// A missing folder is created with mode 0700. An existing folder keeps its mode: it may be
+    /// shared on purpose (`/tmp` is 1777), and the file alone holds the secret. When others may
+    /// write to it, a warning says so, since they could remove or replace the session file.
+    static func writeOwnerOnly(_ data: Data, to path: String, logger: Logger) throws {
         let folder = (path as NSString).deletingLastPathComponent
         let manager = FileManager.default
         if !folder.isEmpty {
@@ -120,20 +125,28 @@ public actor TokenStore: AccessTokenProvider {
                     withIntermediateDirectories: true,
                     attributes: [.posixPermissions: 0o700]
                 )
+            } else if let mode = (try? manager.attributesOfItem(atPath: folder))?[.posixPermissions] as? NSNumber,
+                mode.intValue & 0o022 != 0
+            {
+                logger.warning(
+                    "The folder \(folder) of the Spotify session file is writable by others (mode \(String(mode.intValue & 0o7777, radix: 8))): they could remove or replace the session. The file itself is readable only by you; choose a private folder with VIBES_SPOTIFY_SESSION or XDG_CONFIG_HOME."
+                )
             }
-            try manager.setAttributes([.posixPermissions: 0o700], ofItemAtPath: folder)
         }
+        // O_EXCL and O_NOFOLLOW: never write through a file or link someone else put there.
         let temporary = path + ".tmp-\(UUID().uuidString)"
-        guard manager.createFile(atPath: temporary, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
             throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: temporary])
         }
-        try manager.setAttributes([.posixPermissions: 0o600], ofItemAtPath: temporary)
         do {
-            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: temporary))
+            let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
             try handle.write(contentsOf: data)
+            try handle.synchronize()
             try handle.close()
-            if manager.fileExists(atPath: path) { try manager.removeItem(atPath: path) }
-            try manager.moveItem(atPath: temporary, toPath: path)
+            guard rename(temporary, path) == 0 else {
+                throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
+            }
         } catch {
             try? manager.removeItem(atPath: temporary)
             throw error
