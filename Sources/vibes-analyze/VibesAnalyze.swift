@@ -1,6 +1,7 @@
 import Analytics
 import ArgumentParser
 import Foundation
+import Ingest
 import VibesCommandSupport
 
 @main
@@ -8,7 +9,7 @@ struct VibesAnalyze: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "vibes-analyze",
         abstract: "Turn a music library into vibes: import audio features, cluster, recommend and report.",
-        version: "0.1.0",
+        version: LibraryStore.softwareVersion,
         subcommands: [
             Import.self, Analyze.self, Library.self, Cluster.self, Vibes.self, Recommend.self, PlaylistCommand.self,
             Report.self,

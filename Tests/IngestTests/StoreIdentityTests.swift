@@ -63,12 +63,40 @@ struct StoreIdentityTests {
             _ = try LibraryStore(path: path)
             try DatabaseQueue(path: path).write { db in
                 try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v99-from-the-future')")
+                try db.execute(sql: "UPDATE store_about SET value = '9.9.0' WHERE key = 'written_by'")
             }
             let before = try tables(path)
-            #expect(throws: StoreError.newerSchema(path: path, unknownMigrations: ["v99-from-the-future"])) {
-                try LibraryStore(path: path)
-            }
+            let error = StoreError.newerSchema(
+                path: path,
+                writtenBy: "9.9.0",
+                schema: LibraryStore.schemaVersion + 1,
+                unknownMigrations: ["v99-from-the-future"]
+            )
+            #expect(throws: error) { try LibraryStore(path: path) }
+            #expect(error.description.contains("was written by vibes-analyze 9.9.0"))
+            #expect(error.description.contains("this is vibes-analyze \(LibraryStore.softwareVersion)"))
             #expect(try tables(path) == before)
+        }
+    }
+
+    @Test func aNewerSchemaVersionAloneIsRefused() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/library.sqlite"
+            _ = try LibraryStore(path: path)
+            try DatabaseQueue(path: path).write { db in
+                try db.execute(sql: "PRAGMA user_version = \(LibraryStore.schemaVersion + 3)")
+            }
+            #expect(throws: StoreError.self) { try LibraryStore(path: path) }
+            // A current store records its schema and who wrote it, and reopening writes nothing.
+            let other = directory + "/other.sqlite"
+            _ = try LibraryStore(path: other)
+            let (version, writer) = try DatabaseQueue(path: other).read { db in
+                (
+                    try Int.fetchOne(db, sql: "PRAGMA user_version"),
+                    try String.fetchOne(db, sql: "SELECT value FROM store_about WHERE key = 'written_by'")
+                )
+            }
+            #expect(version == LibraryStore.schemaVersion && writer == LibraryStore.softwareVersion)
         }
     }
 }

@@ -303,11 +303,15 @@ struct TabularImporter {
                 track.durationMS = valid
             case .popularity:
                 guard !reader.isBlank(row, index) else { continue }
-                guard let value = reader.double(row, index), value == value.rounded(), (0...100).contains(value) else {
-                    throw fail(
+                guard let value = reader.double(row, index) else {
+                    throw fail(index, "expected a popularity, found \(ImportError.quoted(reader.string(row, index)))")
+                }
+                guard value == value.rounded(), (0...100).contains(value) else {
+                    try invalid(
                         index,
-                        "expected a popularity from 0 to 100, found \(ImportError.quoted(reader.string(row, index)))"
+                        "expected a popularity from 0 to 100 (whole numbers), found \(ImportError.quoted(reader.string(row, index)))"
                     )
+                    continue
                 }
                 track.popularity = Int(value)
             case .explicit:

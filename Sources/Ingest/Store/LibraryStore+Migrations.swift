@@ -14,6 +14,9 @@ extension LibraryStore {
         migrator.registerMigration("v6-local-files", migrate: addLocalFilesSchema)
         migrator.registerMigration("v7-packed-assignments", migrate: packClusterAssignments)
         migrator.registerMigration("v8-invalid-values", migrate: removeInvalidValues)
+        migrator.registerMigration("v9-store-about") { db in
+            try db.execute(sql: "CREATE TABLE store_about (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        }
         return migrator
     }
 

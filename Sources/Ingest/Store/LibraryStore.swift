@@ -99,10 +99,14 @@ public final class LibraryStore: Sendable {
                 // Read again under the lock: another process may have migrated meanwhile.
                 isMarked = try database.read { db in try LibraryStore.checkIdentity(of: db, path: path) }
                 try LibraryStore.migrator.migrate(database)
-                if !isMarked {
-                    try database.write { db in
-                        try db.execute(sql: "PRAGMA application_id = \(LibraryStore.applicationID)")
-                    }
+                try database.write { db in
+                    // Which version wrote the schema, for an older version's refusal to name.
+                    try db.execute(
+                        sql: "INSERT OR REPLACE INTO store_about (key, value) VALUES ('written_by', ?)",
+                        arguments: [LibraryStore.softwareVersion]
+                    )
+                    try db.execute(sql: "PRAGMA user_version = \(LibraryStore.schemaVersion)")
+                    if !isMarked { try db.execute(sql: "PRAGMA application_id = \(LibraryStore.applicationID)") }
                 }
             }
         } catch let error as DatabaseError {
@@ -180,6 +184,12 @@ public final class LibraryStore: Sendable {
         }
     }
 
+    /// The version of vibes-analyze, recorded in the stores it migrates.
+    public static let softwareVersion = "0.1.0"
+
+    /// The schema version, kept in the store's `PRAGMA user_version`: the number of migrations.
+    public static let schemaVersion = migrator.migrations.count
+
     /// The SQLite `application_id` of a vibes-analyze store: "VIBE" in ASCII.
     static let applicationID: Int32 = 0x5649_4245
 
@@ -212,7 +222,18 @@ public final class LibraryStore: Sendable {
         if try db.tableExists("grdb_migrations") {
             let known = Set(migrator.migrations)
             let unknown = try migrator.appliedIdentifiers(db).filter { !known.contains($0) }.sorted()
-            guard unknown.isEmpty else { throw StoreError.newerSchema(path: path, unknownMigrations: unknown) }
+            let schema = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
+            guard unknown.isEmpty && schema <= schemaVersion else {
+                let writtenBy =
+                    try db.tableExists("store_about")
+                    ? try String.fetchOne(db, sql: "SELECT value FROM store_about WHERE key = 'written_by'") : nil
+                throw StoreError.newerSchema(
+                    path: path,
+                    writtenBy: writtenBy,
+                    schema: Swift.max(schema, schemaVersion + unknown.count),
+                    unknownMigrations: unknown
+                )
+            }
         }
         return id == applicationID
     }

@@ -12,9 +12,9 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     case notFound(what: String)
     /// The file is another application's SQLite database; it was left untouched.
     case foreignDatabase(path: String)
-    /// The store was written by a newer version, with migrations this one does not know; it was
-    /// left untouched.
-    case newerSchema(path: String, unknownMigrations: [String])
+    /// The store was written by a newer version (`writtenBy`, when it said), with a schema this
+    /// one does not know; it was left untouched.
+    case newerSchema(path: String, writtenBy: String?, schema: Int, unknownMigrations: [String])
 
     public var description: String {
         switch self {
@@ -30,9 +30,11 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
             "\(what) is not in the library store."
         case .foreignDatabase(let path):
             "\(path) is another application's SQLite database, not a vibes-analyze library; it was left as it was."
-        case .newerSchema(let path, let unknown):
-            "The library at \(path) was written by a newer version of vibes-analyze (schema steps this one does not "
-                + "know: \(unknown.joined(separator: ", "))); it was left as it was."
+        case .newerSchema(let path, let writtenBy, let schema, let unknown):
+            "The library at \(path) was written by "
+                + (writtenBy.map { "vibes-analyze \($0)" } ?? "a newer vibes-analyze")
+                + " (schema \(schema)\(unknown.isEmpty ? "" : ": " + unknown.joined(separator: ", "))); this is "
+                + "vibes-analyze \(LibraryStore.softwareVersion) (schema \(LibraryStore.schemaVersion)). It was left as it was."
         }
     }
 
