@@ -180,6 +180,15 @@ struct StoreSafetyCommandTests {
             let clustering = Task {
                 try await CommandLineTool.run(["cluster", "--db", db, "--k", "3"], outputBase: base)
             }
+            // A second import and a saved playlist wait their turn too.
+            let importing = Task {
+                try await CommandLineTool.run(["import", "--db", db, Fixtures.path("exportify/Liked_Songs.csv")])
+            }
+            let saving = Task {
+                try await CommandLineTool.run([
+                    "playlist", "build", "--db", db, "--mood", "chill", "-n", "5", "--name", "Waited", "--save",
+                ])
+            }
             var said = ""
             for _ in 0..<200 {
                 said = String(decoding: FileManager.default.contents(atPath: base + ".err") ?? Data(), as: UTF8.self)
@@ -190,8 +199,13 @@ struct StoreSafetyCommandTests {
             try holder.release()
             let result = try await clustering.value
             #expect(result.status == 0, "\(result.stderr)")
-            let runs = try StoreSafetyCommandTests.count(db, "SELECT count(*) FROM clustering_runs")
-            #expect(runs == 1)
+            let imported = try await importing.value
+            #expect(imported.status == 0, "\(imported.stderr)")
+            let saved = try await saving.value
+            #expect(saved.status == 0, "\(saved.stderr)")
+            #expect(try StoreSafetyCommandTests.count(db, "SELECT count(*) FROM clustering_runs") == 1)
+            #expect(try StoreSafetyCommandTests.count(db, "SELECT count(*) FROM playlists WHERE name = 'Waited'") == 1)
+            #expect(try StoreSafetyCommandTests.count(db, "SELECT count(*) FROM import_runs") == 2)
         }
     }
 

@@ -66,6 +66,13 @@ public final class LibraryStore: Sendable {
         if !folder.isEmpty {
             try Self.createFolders(folder, path: path)
         }
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw StoreError.cannotOpen(
+                path: path,
+                reason: "it is a folder; name a library file such as library.sqlite"
+            )
+        }
         var lock = FolderLock(folder: folder.isEmpty ? "." : folder)
         defer { lock.release() }
         if !FileManager.default.fileExists(atPath: path) {
