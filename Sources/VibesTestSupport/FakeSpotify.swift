@@ -92,6 +92,17 @@ public actor FakeSpotifyState {
     /// The lifetime of issued access tokens, in seconds.
     public var tokenLifetime = 3600
 
+    // MARK: Player
+
+    /// The devices `/me/player/devices` lists; the first is active, as when Spotify is open.
+    public var devices: [FakeDevice] = [
+        FakeDevice(id: "d-laptop", name: "Fake Laptop", type: "Computer", isActive: true)
+    ]
+    /// Whether the account is Premium; player commands answer 403 `PREMIUM_REQUIRED` when not.
+    public var isPremium = true
+    /// What the player does, changed by the player commands.
+    public private(set) var player = FakePlayer()
+
     // MARK: Tokens and log
 
     public private(set) var validAccessTokens: Set<String> = []
@@ -381,6 +392,12 @@ public actor FakeSpotifyState {
             let created = addPlaylist(name: body["name"] as? String ?? "?", trackCount: 0)
             return .json(201, Self.encode(playlistObject(created)))
         }
+        if method == "GET", let wildcards = match("playlists/*") {
+            guard let playlist = playlists.first(where: { $0.id == wildcards[0] }) else {
+                return .error(404, message: "Not found")
+            }
+            return .json(200, Self.encode(playlistObject(playlist)))
+        }
         if let wildcards = match("playlists/*/*"), wildcards[1] == "items" || wildcards[1] == "tracks" {
             let (id, kind) = (wildcards[0], wildcards[1])
             if kind == "items" && itemsPathMissing { return .error(404, message: "Not found") }
@@ -490,10 +507,73 @@ public actor FakeSpotifyState {
             let found = page(items, path: "/v1/search", offset: 0, limit: 10, total: 1)
             return .json(200, Self.encode([type + "s": try! JSONSerialization.jsonObject(with: found)]))
         }
-        if method == "PUT", match("me/player/play") != nil {
-            return FakeResponse(status: 204, headers: [:], body: Data())
+        if method == "GET", match("me/player/devices") != nil {
+            return .json(200, Self.encode(["devices": devices.map(\.object)]))
+        }
+        if parts.count == 3, parts[0] == "me", parts[1] == "player",
+            ["play", "pause", "next", "previous", "seek", "shuffle"].contains(parts[2])
+        {
+            return player(command: parts[2], request: request)
         }
         return .error(404, message: "Service not found")
+    }
+
+    // MARK: - Player
+
+    /// A player command as Spotify answers it: 403 `PREMIUM_REQUIRED` for a free account, 404
+    /// `NO_ACTIVE_DEVICE` when no device is named or active, 404 for an unknown device, else 204.
+    private func player(command: String, request: FakeSpotifyRequest) -> FakeResponse {
+        let method = request.method
+        guard method == (["next", "previous"].contains(command) ? "POST" : "PUT") else {
+            return .error(405, message: "Method not allowed")
+        }
+        func refusal(_ status: Int, _ message: String, _ reason: String) -> FakeResponse {
+            .json(status, Self.encode(["error": ["status": status, "message": message, "reason": reason]]))
+        }
+        guard isPremium else { return refusal(403, "Player command failed: Premium required", "PREMIUM_REQUIRED") }
+        let target: Int
+        if let id = request.query["device_id"] {
+            guard let index = devices.firstIndex(where: { $0.id == id }) else {
+                return .error(404, message: "Device not found")
+            }
+            target = index
+        } else {
+            guard let index = devices.firstIndex(where: \.isActive) else {
+                return refusal(404, "Player command failed: No active device found", "NO_ACTIVE_DEVICE")
+            }
+            target = index
+        }
+        for index in devices.indices { devices[index].isActive = index == target }
+        player.deviceID = devices[target].id
+        switch command {
+        case "play":
+            let body = (try? JSONSerialization.jsonObject(with: request.body)) as? [String: Any]
+            if let context = body?["context_uri"] as? String {
+                player.contextURI = context
+                player.uris = []
+                player.trackIndex = 0
+            } else if let uris = body?["uris"] as? [String] {
+                player.contextURI = nil
+                player.uris = uris
+                player.trackIndex = 0
+            }
+            player.isPlaying = true
+        case "pause": player.isPlaying = false
+        case "next": player.trackIndex += 1
+        case "previous": player.trackIndex = max(0, player.trackIndex - 1)
+        case "seek":
+            guard let position = Int(request.query["position_ms"] ?? ""), position >= 0 else {
+                return .error(400, message: "Bad position_ms")
+            }
+            player.positionMS = position
+        case "shuffle":
+            guard let state = request.query["state"], ["true", "false"].contains(state) else {
+                return .error(400, message: "Bad state")
+            }
+            player.isShuffled = state == "true"
+        default: break
+        }
+        return FakeResponse(status: 204, headers: [:], body: Data())
     }
 
     // MARK: - Bodies from the fixtures
@@ -704,4 +784,40 @@ private struct TruncatedBody: AsyncBufferedSequence {
             return bytes
         }
     }
+}
+
+/// A device of the fake player.
+public struct FakeDevice: Sendable, Hashable {
+    public var id: String
+    public var name: String
+    public var type: String
+    public var isActive: Bool
+    public var isRestricted = false
+
+    public init(id: String, name: String, type: String, isActive: Bool, isRestricted: Bool = false) {
+        self.id = id
+        self.name = name
+        self.type = type
+        self.isActive = isActive
+        self.isRestricted = isRestricted
+    }
+
+    /// Spotify's device object.
+    var object: [String: Any] {
+        [
+            "id": id, "name": name, "type": type, "is_active": isActive, "is_restricted": isRestricted,
+            "is_private_session": false, "volume_percent": 60, "supports_volume": true,
+        ]
+    }
+}
+
+/// What the fake player is doing.
+public struct FakePlayer: Sendable, Hashable {
+    public var deviceID: String?
+    public var isPlaying = false
+    public var contextURI: String?
+    public var uris: [String] = []
+    public var trackIndex = 0
+    public var positionMS = 0
+    public var isShuffled = false
 }

@@ -11,7 +11,7 @@ extension VibesAnalyze {
         static let configuration = CommandConfiguration(
             commandName: "playlist",
             abstract: "Build vibe-matched playlists that flow, and push them to Spotify.",
-            subcommands: [Build.self, PlaylistPush.self]
+            subcommands: [Build.self, PlaylistPush.self, Reorder.self]
         )
     }
 }

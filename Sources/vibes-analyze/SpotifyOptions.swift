@@ -142,6 +142,10 @@ enum SpotifyAdvice {
         case .sessionRevoked: "Run `vibes-analyze auth login` again."
         case .authorizationDenied: "Run `vibes-analyze auth login` to try again."
         case .stateMismatch: "Start again with `vibes-analyze auth login`."
+        case .playerRefused(let reason, _, _):
+            reason == "NO_ACTIVE_DEVICE"
+                ? "Open Spotify on a phone, computer or speaker, or name one with --device (`vibes-analyze devices` lists them)."
+                : "Playback control works only with a Premium account; everything else works without."
         case .decoding, .tokenRequestFailed, .malformedRedirect, .callbackServerUnavailable, .missingClientID: nil
         }
     }

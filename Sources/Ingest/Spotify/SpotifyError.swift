@@ -43,6 +43,12 @@ public enum SpotifyError: Error, Sendable, Equatable {
     case missingClientID
     /// The loopback server for the sign-in redirect could not listen on `port`.
     case callbackServerUnavailable(port: UInt16, reason: String)
+    /// A player command was refused for a reason Spotify names: `NO_ACTIVE_DEVICE` (nothing is
+    /// playing anywhere and no device was named) or `PREMIUM_REQUIRED`.
+    case playerRefused(reason: String, message: String?, endpoint: String)
+
+    /// The player reasons that become ``playerRefused(reason:message:endpoint:)``.
+    static let playerReasons: Set<String> = ["NO_ACTIVE_DEVICE", "PREMIUM_REQUIRED"]
 }
 
 // MARK: - Descriptions
@@ -103,6 +109,14 @@ extension SpotifyError: CustomStringConvertible {
         case .malformedRedirect(let reason):
             return
                 "The sign-in redirect could not be read: \(Redaction.redact(reason)). Paste the whole URL of the page the browser landed on."
+        case .playerRefused(let reason, let message, let endpoint):
+            let meaning =
+                switch reason {
+                case "NO_ACTIVE_DEVICE": "no device is active"
+                case "PREMIUM_REQUIRED": "controlling playback needs Spotify Premium"
+                default: reason
+                }
+            return "Spotify refused \(endpoint): \(meaning) (\(reason)\(message.map { ": " + $0 } ?? ""))."
         case .callbackServerUnavailable(let port, let reason):
             return """
                 Cannot listen on 127.0.0.1:\(port) for the sign-in redirect (\(reason)). Another program may \

@@ -17,6 +17,23 @@ extension LibraryStore {
         migrator.registerMigration("v9-store-about") { db in
             try db.execute(sql: "CREATE TABLE store_about (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
         }
+        migrator.registerMigration("v10-playlist-reorders") { db in
+            // The order a Spotify playlist had before `playlist reorder`, for `--undo`.
+            try db.execute(
+                sql: """
+                    CREATE TABLE playlist_reorders (
+                        id INTEGER PRIMARY KEY,
+                        spotify_id TEXT NOT NULL,
+                        original_uris TEXT NOT NULL, -- JSON array, in the original order
+                        snapshot_before TEXT NOT NULL,
+                        snapshot_after TEXT, -- set once the new order is written
+                        created_at TEXT NOT NULL,
+                        undone_at TEXT
+                    );
+                    CREATE INDEX playlist_reorders_playlist ON playlist_reorders(spotify_id, id);
+                    """
+            )
+        }
         return migrator
     }
 

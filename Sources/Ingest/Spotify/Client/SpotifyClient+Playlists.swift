@@ -56,6 +56,15 @@ extension SpotifyClient {
         }
     }
 
+    /// A playlist's details, without its items (`GET /playlists/{id}`).
+    public func playlist(_ playlistID: SpotifyID) async throws -> SpotifySimplifiedPlaylistObject {
+        try await decode(
+            SpotifySimplifiedPlaylistObject.self,
+            "playlists/\(playlistID)",
+            query: [("fields", "id,name,snapshot_id,owner(id,display_name),items(total),tracks(total)")]
+        )
+    }
+
     /// Creates a playlist owned by the signed-in user (`POST /me/playlists`).
     ///
     /// - Parameters:
@@ -108,19 +117,6 @@ extension SpotifyClient {
             snapshot = last
         }
         return snapshot
-    }
-
-    /// Starts playing a playlist on the user's active device (`PUT /me/player/play`; Premium only).
-    public func startPlayback(ofPlaylist playlistID: SpotifyID) async throws {
-        struct Body: Encodable {
-            var contextURI: String
-            enum CodingKeys: String, CodingKey { case contextURI = "context_uri" }
-        }
-        _ = try await perform(
-            .put,
-            "me/player/play",
-            json: Self.jsonBody(Body(contextURI: "spotify:playlist:\(playlistID)"))
-        )
     }
 
     private func writeItems(

@@ -101,6 +101,13 @@ public final class SpotifyClient: Sendable {
                 throw SpotifyError.rateLimited(retryAfter: nil, retryAt: nil, endpoint: request.endpoint)
             }
             let envelope = try? JSONDecoder().decode(SpotifyErrorEnvelope.self, from: data)
+            if let reason = envelope?.error.reason, SpotifyError.playerReasons.contains(reason) {
+                throw SpotifyError.playerRefused(
+                    reason: reason,
+                    message: envelope?.error.message.map(Redaction.redact),
+                    endpoint: request.endpoint
+                )
+            }
             throw SpotifyError.http(
                 status: response.status,
                 message: envelope?.error.message.map(Redaction.redact),

@@ -121,6 +121,8 @@ struct SpotifyErrorEnvelope: Decodable {
     struct Body: Decodable {
         var status: Int?
         var message: String?
+        /// The player endpoints' reason, such as `NO_ACTIVE_DEVICE` or `PREMIUM_REQUIRED`.
+        var reason: String?
     }
 
     var error: Body
