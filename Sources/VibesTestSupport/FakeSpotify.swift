@@ -175,6 +175,9 @@ public actor FakeSpotifyState {
         for _ in 0..<times { faults.append((prefix, fault, after)) }
     }
 
+    /// Removes every injected fault that has not fired.
+    public func clearFaults() { faults.removeAll() }
+
     /// Deletes a playlist, as the user might in the Spotify app.
     public func deletePlaylist(_ id: String) {
         playlists.removeAll { $0.id == id }

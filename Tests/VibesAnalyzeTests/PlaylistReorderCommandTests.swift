@@ -136,4 +136,37 @@ struct PlaylistReorderCommandTests {
             }
         }
     }
+
+    @Test func aReorderThatFailsPartWayCanBeUndone() async throws {
+        try await withTemporaryDirectory { directory in
+            try await FakeSpotify.withServer { fake in
+                let playlist = await fake.state.addPlaylist(name: "Long", trackCount: 150)
+                let environment = try await signedInToolEnvironment(
+                    directory: directory,
+                    spotify: fake,
+                    reccoBeatsURL: try FakeReccoBeats.unreachableBaseURL(),
+                    scopes: ["playlist-read-private", "playlist-modify-private"]
+                )
+                _ = try await runTool(["sync", "--playlists"], environment: environment)
+                let original = (0..<150).map { "spotify:track:" + Self.listedID(10_000 + $0) }
+                // The second write (the POST of items 101–150) fails every time.
+                await fake.state.inject(
+                    .status(502, message: "Bad gateway"),
+                    on: "/v1/playlists/\(playlist.id)/",
+                    times: 20,
+                    after: 3
+                )
+                let failed = try await runTool(
+                    ["playlist", "reorder", "Long", "--order", "path"],
+                    environment: environment
+                )
+                #expect(failed.exitCode == 1, "\(failed.stdout)")
+                #expect(await (fake.state.writtenItems[playlist.id] ?? []).count == 100)
+                await fake.state.clearFaults()
+                let undo = try await runTool(["playlist", "reorder", "Long", "--undo"], environment: environment)
+                #expect(undo.exitCode == 0, "\(undo.stderr)")
+                #expect(await fake.state.writtenItems[playlist.id] == original)
+            }
+        }
+    }
 }

@@ -40,6 +40,8 @@ public enum PlaylistReorderError: Error, Sendable, Equatable, CustomStringConver
     case nothingToUndo(name: String)
     /// The order handed in is not a permutation of the playlist's items.
     case notAPermutation
+    /// After the write, Spotify counts another number of items than were written.
+    case countMismatch(name: String, written: Int, found: Int)
 
     public var description: String {
         switch self {
@@ -50,6 +52,8 @@ public enum PlaylistReorderError: Error, Sendable, Equatable, CustomStringConver
                 + "cannot write back; nothing was written."
         case .nothingToUndo(let name): "\(name) has no reorder to undo."
         case .notAPermutation: "The new order does not hold each item of the playlist exactly once."
+        case .countMismatch(let name, let written, let found):
+            "\(name) holds \(found) items on Spotify after \(written) were written; its earlier order is kept in the library."
         }
     }
 }
@@ -132,6 +136,7 @@ extension LibraryStore {
         }
         let uris = order.map { playlist.uris[$0] }
         let snapshot = try await client.replaceItems(of: playlist.spotifyID, with: uris)
+        try await Self.checkCount(of: playlist.spotifyID, name: playlist.name, written: uris.count, using: client)
         try await database.write { db in
             try db.execute(
                 sql: "UPDATE playlist_reorders SET snapshot_after = ? WHERE id = ?",
@@ -178,6 +183,7 @@ extension LibraryStore {
             throw PlaylistReorderError.changedSince(name: name, expected: after, found: current)
         }
         let snapshot = try await client.replaceItems(of: playlistID, with: record.uris)
+        try await Self.checkCount(of: playlistID, name: name, written: record.uris.count, using: client)
         try await database.write { db in
             try db.execute(
                 sql: "UPDATE playlist_reorders SET undone_at = ? WHERE id = ?",
@@ -190,5 +196,18 @@ extension LibraryStore {
             moved: 0,
             snapshotID: snapshot
         )
+    }
+
+    /// Reads the playlist's item count back and compares it with what was written.
+    private static func checkCount(
+        of playlistID: SpotifyID,
+        name: String,
+        written: Int,
+        using client: SpotifyClient
+    ) async throws {
+        let found = try await client.playlist(playlistID).itemCount ?? written
+        guard found == written else {
+            throw PlaylistReorderError.countMismatch(name: name, written: written, found: found)
+        }
     }
 }
