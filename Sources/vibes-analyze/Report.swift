@@ -128,7 +128,8 @@ extension MoodReport.Input {
             tracks[id] = ReportTrack(
                 id: track.id,
                 name: TerminalText.singleLine(track.name),
-                artists: track.artists.map(TerminalText.singleLine)
+                artists: track.artists.map(TerminalText.singleLine),
+                genres: track.genres.map(TerminalText.singleLine)
             )
         }
         if var run {
@@ -195,7 +196,9 @@ extension MoodReport.Input {
                 "The library has no tracks with audio features yet; import a features CSV (`vibes-analyze import FILE`) for moods and vibes."
             )
         }
-        let tracks = try store.trackCredits().mapValues { ReportTrack(id: $0.id, name: $0.name, artists: $0.artists) }
+        let tracks = try store.trackCredits().mapValues {
+            ReportTrack(id: $0.id, name: $0.name, artists: $0.artists, genres: $0.genres)
+        }
 
         var run: ReportRun?
         if let record = try store.clusteringRun(id: runID), let id = record.id {

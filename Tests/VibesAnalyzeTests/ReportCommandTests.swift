@@ -54,6 +54,15 @@ struct ReportCommandTests {
             let vibes = try #require(report.vibes)
             #expect(vibes.runID == 1 && vibes.vibes.count == 3)
             #expect(vibes.vibes.map(\.size).reduce(0, +) == vibes.tracks)
+            // Genres come from the file's playlist_genre column; each vibe counts its members'.
+            let genreCounts = vibes.vibes.flatMap { $0.topGenres ?? [] }
+            #expect(!genreCounts.isEmpty)
+            for vibe in vibes.vibes {
+                for genre in vibe.topGenres ?? [] { #expect(genre.tracks <= vibe.size) }
+            }
+            #expect(Set(genreCounts.map(\.genre)).isSubset(of: ["edm", "latin", "pop", "r&b", "rap", "rock"]))
+            let plainText = try await run(["report", "--db", db, "--utc"]).stdout
+            #expect(plainText.contains("Top genres: "))
             let map = try #require(report.map)
             #expect(map.trackCount == vibes.tracks && map.groups == vibes.vibes.map(\.name))
 

@@ -222,6 +222,14 @@ extension MoodReport {
             }
             let topArtists = artistCounts.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
                 .prefix(input.topArtistCount).map { VibesSection.ArtistCount(artist: $0.key, tracks: $0.value) }
+            var genreCounts: [String: Int] = [:]
+            for track in tracks {
+                for genre in Set(input.tracks[track.id]?.genres ?? []) where !genre.isEmpty {
+                    genreCounts[genre, default: 0] += 1
+                }
+            }
+            let topGenres = genreCounts.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
+                .prefix(input.topArtistCount).map { VibesSection.GenreCount(genre: $0.key, tracks: $0.value) }
             let profileValues = VibeNames.profiledFeatures.compactMap { feature -> FeatureValue? in
                 guard let mean = profile.means[feature.rawValue] else { return nil }
                 return FeatureValue(
@@ -239,7 +247,8 @@ extension MoodReport {
                 listenedShare: totalListened > 0 ? Double(listened[profile.cluster] ?? 0) / Double(totalListened) : nil,
                 profile: profileValues,
                 representatives: nearest.map { reference($0.id, in: input.tracks) },
-                topArtists: Array(topArtists)
+                topArtists: Array(topArtists),
+                topGenres: topGenres.isEmpty ? nil : Array(topGenres)
             )
         }
         return VibesSection(

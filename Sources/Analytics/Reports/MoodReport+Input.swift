@@ -7,11 +7,14 @@ public struct ReportTrack: Hashable, Sendable {
     public var name: String
     /// The credited artists, main artist first.
     public var artists: [String]
+    /// Its genres (the artists' genres as Spotify tags them), if known.
+    public var genres: [String]
 
-    public init(id: Int64, name: String, artists: [String]) {
+    public init(id: Int64, name: String, artists: [String], genres: [String] = []) {
         self.id = id
         self.name = name
         self.artists = artists
+        self.genres = genres
     }
 }
 

@@ -214,6 +214,14 @@ extension MoodReport {
             public var representatives: [TrackReference]
             /// The artists credited first on most of the vibe's tracks.
             public var topArtists: [ArtistCount]
+            /// The genres most of the vibe's tracks carry, or `nil` when no track has a genre.
+            public var topGenres: [GenreCount]?
+        }
+
+        /// A genre and how many of a vibe's tracks carry it.
+        public struct GenreCount: Hashable, Sendable, Codable {
+            public var genre: String
+            public var tracks: Int
         }
 
         /// The run number.

@@ -22,6 +22,9 @@ public struct TrackCredit: Hashable, Sendable {
     public var name: String
     /// The credited artists, main artist first.
     public var artists: [String]
+    /// Its genres: the `artist-genre` tags (from Spotify or an Exportify export), else `genre`
+    /// tags (a dataset's playlist genre), most specific first as stored.
+    public var genres: [String] = []
 }
 
 extension LibraryStore {
@@ -64,7 +67,7 @@ extension LibraryStore {
         }
     }
 
-    /// Reads the name and credited artists of every track, keyed by track ID.
+    /// Reads the name, credited artists and genres of every track, keyed by track ID.
     ///
     /// - Complexity: One scan of `tracks` and `track_artists`.
     public func trackCredits() throws -> [Int64: TrackCredit] {
@@ -85,6 +88,24 @@ extension LibraryStore {
             while let row = try credits.next() {
                 result[row[0]]?.artists.append(row[1])
             }
+            var datasetGenres: [Int64: [String]] = [:]
+            let genres = try Row.fetchCursor(
+                db,
+                sql: """
+                    SELECT tt.track_id, t.kind, t.value FROM track_tags tt JOIN tags t ON t.id = tt.tag_id
+                    WHERE t.kind IN ('artist-genre', 'genre') ORDER BY tt.track_id, t.id
+                    """
+            )
+            while let row = try genres.next() {
+                let id: Int64 = row[0]
+                let kind: String = row[1]
+                if kind == "artist-genre" {
+                    result[id]?.genres.append(row[2])
+                } else {
+                    datasetGenres[id, default: []].append(row[2])
+                }
+            }
+            for (id, genres) in datasetGenres where result[id]?.genres.isEmpty == true { result[id]?.genres = genres }
             return result
         }
     }

@@ -42,6 +42,8 @@ enum SmallLibrary {
             }
         )
         tracks[99] = ReportTrack(id: 99, name: "Podcast", artists: ["Talker"])
+        tracks[1]?.genres = ["french house", "disco"]
+        tracks[2]?.genres = ["french house", "french house"]
         return tracks
     }
 
@@ -279,6 +281,12 @@ struct MoodReportTests {
         #expect(section.vibes[1].representatives.map(\.id) == [3, 4])
         #expect(section.vibes[0].topArtists.map(\.artist) == ["A", "B", "C"])
         #expect(section.vibes[0].topArtists.map(\.tracks) == [2, 1, 1])
+        // Tracks 1 and 2 (Loud) carry genres; a genre named twice on one track counts once.
+        let genres = try #require(section.vibes[0].topGenres)
+        #expect(genres.map(\.genre) == ["french house", "disco"] && genres.map(\.tracks) == [2, 1])
+        #expect(section.vibes[1].topGenres == nil)
+        #expect(report.renderedText().contains("Top genres: french house (2), disco (1)"))
+        #expect(report.renderedHTML().contains("<strong>Top genres:</strong> french house (2), disco (1)"))
         // 480 000 ms on track 1 (Loud) and 480 000 ms on track 4 (Quiet); the skips of 6 do not count.
         approx(section.vibes[0].listenedShare, 0.5)
         let listening = try #require(report.listening)

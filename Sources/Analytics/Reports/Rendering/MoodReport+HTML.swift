@@ -222,6 +222,11 @@ extension MoodReport {
                     + SVGChart.escape(vibe.topArtists.map { "\($0.artist) (\($0.tracks))" }.joined(separator: ", "))
                     + "</p>"
             }
+            if let genres = vibe.topGenres {
+                html +=
+                    "<p><strong>Top genres:</strong> "
+                    + SVGChart.escape(genres.map { "\($0.genre) (\($0.tracks))" }.joined(separator: ", ")) + "</p>"
+            }
             if !vibe.representatives.isEmpty {
                 html +=
                     "<p><strong>Sounds like:</strong></p><ul>"

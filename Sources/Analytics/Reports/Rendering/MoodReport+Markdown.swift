@@ -57,15 +57,17 @@ extension MoodReport {
                 "\(section.vibes.count) vibes over \(section.tracks) tracks; \(section.scaling) over \(section.features.joined(separator: ", "))."
             )
             lines.append("")
-            lines.append("| # | Vibe | Mood | Tracks | Library | Listening | Stands out | Top artists |")
-            lines.append("|---:|---|---|---:|---:|---:|---|---|")
+            lines.append("| # | Vibe | Mood | Tracks | Library | Listening | Stands out | Top artists | Top genres |")
+            lines.append("|---:|---|---|---:|---:|---:|---|---|---|")
             for (index, vibe) in section.vibes.enumerated() {
                 let standsOut = vibe.profile.sorted { abs($0.zScore) > abs($1.zScore) }.prefix(3)
                     .map { "\($0.feature) \(ReportFormatting.sigma($0.zScore))" }.joined(separator: ", ")
                 lines.append(
                     "| \(index + 1) | \(cell(vibe.name)) | \(vibe.mood) | \(vibe.size) | \(ReportFormatting.percent(vibe.share)) | "
                         + "\(vibe.listenedShare.map(ReportFormatting.percent) ?? "–") | \(standsOut) | "
-                        + cell(vibe.topArtists.map { "\($0.artist) (\($0.tracks))" }.joined(separator: ", ")) + " |"
+                        + cell(vibe.topArtists.map { "\($0.artist) (\($0.tracks))" }.joined(separator: ", ")) + " | "
+                        + cell((vibe.topGenres ?? []).map { "\($0.genre) (\($0.tracks))" }.joined(separator: ", "))
+                        + " |"
                 )
             }
             for vibe in section.vibes where !vibe.representatives.isEmpty {

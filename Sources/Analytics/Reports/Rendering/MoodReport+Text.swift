@@ -114,6 +114,9 @@ extension MoodReport {
                     "     Top artists: " + vibe.topArtists.map { "\($0.artist) (\($0.tracks))" }.joined(separator: ", ")
                 )
             }
+            if let genres = vibe.topGenres {
+                writer.line("     Top genres: " + genres.map { "\($0.genre) (\($0.tracks))" }.joined(separator: ", "))
+            }
             for track in vibe.representatives { writer.line("     · " + ReportFormatting.label(track)) }
         }
     }
