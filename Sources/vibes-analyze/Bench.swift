@@ -145,7 +145,7 @@ extension VibesAnalyze {
                 libraryPath = store.path
                 let table = try store.featureTable()
                 guard table.rowCount > 0 else {
-                    throw ValidationError(
+                    throw CommandFailure(
                         "The library at \(store.path) has no tracks with audio features; run `vibes-analyze import FILE` first, or benchmark on synthetic data (the default)."
                     )
                 }
@@ -156,11 +156,11 @@ extension VibesAnalyze {
                 try benchmark.validate()
             } catch AnalyticsError.tooFewSamples(let required, let available, _) where data == .library {
                 if rowCounts == nil {
-                    throw ValidationError(
+                    throw CommandFailure(
                         "--k \(required) needs at least \(required) tracks with all the benchmark features (the default features and key), but the library at \(libraryPath) has \(available); choose a smaller --k, or give --n to draw that many tracks from the library."
                     )
                 }
-                throw ValidationError(
+                throw CommandFailure(
                     "The library at \(libraryPath) has no tracks with all the benchmark features (the default features and key); import a features CSV, or benchmark on synthetic data (the default)."
                 )
             }

@@ -103,18 +103,18 @@ extension VibesAnalyze {
         /// Reads a raw float32 file straight into the matrix storage, without an intermediate
         /// copy, so that peak memory is the matrix itself.
         static func readMatrix(path: String, columns: Int) throws -> Matrix {
-            guard let file = fopen(path, "rb") else { throw ValidationError("Cannot read \(path).") }
+            guard let file = fopen(path, "rb") else { throw CommandFailure("Cannot read \(path).") }
             defer { fclose(file) }
             fseek(file, 0, SEEK_END)
             let byteCount = ftell(file)
             fseek(file, 0, SEEK_SET)
             guard byteCount > 0, byteCount % (4 * columns) == 0 else {
-                throw ValidationError("\(path) holds \(byteCount) bytes, not a whole number of \(columns)-float rows.")
+                throw CommandFailure("\(path) holds \(byteCount) bytes, not a whole number of \(columns)-float rows.")
             }
             var elements = [Float](repeating: 0, count: byteCount / 4)
             let read = elements.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, file) }
             guard read == byteCount else {
-                throw ValidationError("Could read only \(read) of \(byteCount) bytes of \(path).")
+                throw CommandFailure("Could read only \(read) of \(byteCount) bytes of \(path).")
             }
             return Matrix(rowCount: elements.count / columns, columnCount: columns, elements: elements)
         }

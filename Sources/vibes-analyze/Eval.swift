@@ -72,7 +72,7 @@ extension VibesAnalyze {
             let features = library.recommender.features
             let labelled = features.trackIDs.filter { labels[$0] != nil }.count
             guard labelled > neighbors else {
-                throw ValidationError(
+                throw CommandFailure(
                     "Only \(labelled) tracks with features have a \(label) label; import a file with \(label) labels (such as tidytuesday's playlist_genre) first."
                 )
             }

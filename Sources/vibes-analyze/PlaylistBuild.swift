@@ -196,7 +196,7 @@ extension VibesAnalyze.PlaylistCommand {
                             : library.recommender.describe(seeds: resolved.seeds, titles: library.title(of:)))
                 }
             } catch let error as RecommendationError {
-                throw ValidationError(error.description)
+                throw CommandFailure(error.description)
             }
 
             let summaries = try library.summaries(of: ids)

@@ -95,7 +95,7 @@ extension VibesAnalyze {
             do {
                 result = try library.recommender.recommend(query)
             } catch let error as RecommendationError {
-                throw ValidationError(error.description)
+                throw CommandFailure(error.description)
             }
             let elapsed = clock.now - start
             timer.lap("compute")

@@ -2,6 +2,7 @@ import Analytics
 import ArgumentParser
 import Features
 import Ingest
+import VibesCommandSupport
 
 /// The seeds of `recommend` and `playlist build`: tracks, artists, moods, and what to avoid.
 struct SeedOptions: ParsableArguments {
@@ -76,7 +77,7 @@ struct SeedOptions: ParsableArguments {
         }
         func artist(_ text: String) throws -> RecommendationSeed {
             guard let match = try store.searchArtist(matching: text) else {
-                throw ValidationError("No artist in the library resembles \"\(text)\"; check the spelling.")
+                throw CommandFailure("No artist in the library resembles \"\(text)\"; check the spelling.")
             }
             notes.append(
                 "seed artist \"\(text)\" → \(match.name), \(match.trackIDs.count) tracks (match \(match.score.formatted(digits: 2)))"
@@ -103,14 +104,14 @@ extension SeedOptions {
     static func resolveTrack(_ text: String, in store: LibraryStore) throws -> (Int64, String) {
         if let id = SpotifyID(uri: text, category: "track") {
             guard let trackID = try store.trackID(spotifyID: id) else {
-                throw ValidationError(
+                throw CommandFailure(
                     "The track \(id.trackURI) is not in the library; import it first or search by title."
                 )
             }
             return (trackID, "track \(text) → store ID \(trackID)")
         }
         guard let match = try store.searchTracks(matching: text, limit: 1).first else {
-            throw ValidationError(
+            throw CommandFailure(
                 "No track in the library resembles \"\(text)\"; check the spelling or give a Spotify ID."
             )
         }
@@ -130,7 +131,7 @@ extension SeedOptions {
     /// - Throws: `ValidationError` when there is no run or no such vibe.
     static func vibeMembers(_ number: Int, run: Int64?, in store: LibraryStore) throws -> ([Int64], String) {
         guard let record = try store.clusteringRun(id: run), let id = record.id else {
-            throw ValidationError(
+            throw CommandFailure(
                 run.map { "There is no clustering run \($0); list the runs with `vibes-analyze vibes --list`." }
                     ?? "There are no vibes yet; find them with `vibes-analyze cluster` first."
             )
@@ -139,7 +140,7 @@ extension SeedOptions {
             $0.size != $1.size ? $0.size > $1.size : $0.cluster < $1.cluster
         }
         guard (1...Swift.max(1, clusters.count)).contains(number), !clusters.isEmpty else {
-            throw ValidationError("Run \(id) has vibes 1 to \(clusters.count); --vibe \(number) is not one of them.")
+            throw CommandFailure("Run \(id) has vibes 1 to \(clusters.count); --vibe \(number) is not one of them.")
         }
         let cluster = clusters[number - 1]
         let members = try store.assignments(ofRun: id).filter { $0.cluster == cluster.cluster }.map(\.trackID)
@@ -164,7 +165,7 @@ struct LoadedLibrary {
         self.store = store
         let table = try describingScope { try store.featureTable(scope: scope) }
         guard table.rowCount > 0 else {
-            throw ValidationError(
+            throw CommandFailure(
                 "The library at \(store.path) has no tracks with audio features; run `vibes-analyze import FILE` first."
             )
         }

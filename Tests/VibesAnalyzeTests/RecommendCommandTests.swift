@@ -76,7 +76,8 @@ struct RecommendCommandTests {
             #expect {
                 try command.makeReport(store: store)
             } throws: { error in
-                VibesAnalyze.exitCode(for: error) == .validationFailure && "\(error)".contains("not in the library")
+                // A seed the library lacks is a runtime failure (exit 1), not a usage error.
+                VibesAnalyze.exitCode(for: error) == .failure && "\(error)".contains("not in the library")
             }
         }
     }
@@ -190,6 +191,8 @@ struct RecommendCommandTests {
                                           mood path, ordered for flow.
                   push                    Write a playlist from the store to your Spotify
                                           account.
+                  reorder                 Reorder a Spotify playlist in place so it flows;
+                                          --undo puts the old order back.
 
                   See 'vibes-analyze help playlist <subcommand>' for detailed help.
                 """

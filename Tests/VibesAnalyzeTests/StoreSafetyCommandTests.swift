@@ -334,6 +334,15 @@ struct StoreSafetyCommandTests {
             ])
             #expect(failure.status == 1)
             #expect(failure.stderr == "Error: x.json: no such file (expected a run kept by `vibes-analyze cluster`).\n")
+            // Commands on an empty library fail at run time: exit 1, one line, no usage.
+            for arguments in [
+                ["recommend", "--mood", "chill"], ["eval", "--label", "genre"],
+                ["playlist", "build", "--mood", "chill"],
+            ] {
+                let result = try await CommandLineTool.run(arguments + ["--db", folder + "/library.sqlite"])
+                #expect(result.status == 1, "\(arguments): \(result.stderr)")
+                #expect(!result.stderr.contains("Usage"), "\(arguments)")
+            }
         }
     }
 }
