@@ -148,6 +148,7 @@ let package = Package(
             name: "IngestTests",
             dependencies: [
                 "Ingest", "Features", "VibesTestSupport",
+                .product(name: "FlyingFox", package: "FlyingFox"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]

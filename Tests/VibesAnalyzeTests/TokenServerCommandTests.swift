@@ -1,0 +1,320 @@
+import ArgumentParser
+import Foundation
+import Ingest
+import Synchronization
+import Testing
+import VibesTestSupport
+
+@testable import vibes_analyze
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// `vibes-analyze token-server`, run as a user runs it, against the fake Spotify.
+struct TokenServerCommandTests {
+    // MARK: - Parsing
+
+    @Test func theServerNeedsASecretARedirectURIAndAKey() throws {
+        #expect(throws: (any Error).self) { try VibesAnalyze.parseAsRoot(["token-server"]) }
+        let message = VibesAnalyze.message(for: parseError(["token-server", "--redirect-uri", "app://cb"]))
+        #expect(message.contains("--client-secret-file FILE") && message.contains("--key-file FILE"))
+        #expect(message.contains("--new-key"))
+        let command = try #require(
+            try VibesAnalyze.parseAsRoot([
+                "token-server", "--client-secret-file", "s", "--redirect-uri", "app://cb", "--key-file", "k",
+            ]) as? VibesAnalyze.TokenServerCommand
+        )
+        #expect(command.port == 8080 && command.bind == "127.0.0.1" && command.requestsPerMinute == 30)
+        #expect(try VibesAnalyze.parseAsRoot(["token-server", "--new-key", "k"]) is VibesAnalyze.TokenServerCommand)
+    }
+
+    @Test func helpIsStable() {
+        let usage =
+            "USAGE: vibes-analyze token-server [--port <port>] [--bind <address>] [--client-id <id>] "
+            + "[--client-secret-file <file>] [--redirect-uri <uri>] [--key-file <file>] [--new-key <file>] "
+            + "[--requests-per-minute <count>] [--trust-forwarded-for]"
+        let help = VibesAnalyze.helpMessage(for: VibesAnalyze.TokenServerCommand.self, columns: 80)
+        #expect(
+            help == """
+                OVERVIEW: Serve the token swap and refresh endpoints that Spotify's iOS and
+                Android SDKs call.
+
+                Your app signs in with Spotify and sends the authorization code to POST /swap;
+                the server exchanges it with your client secret, which never leaves the server,
+                and returns Spotify's answer with the refresh token encrypted. POST /refresh
+                takes that encrypted token. Make the key once with --new-key FILE. The server
+                listens on 127.0.0.1: put a TLS proxy in front of it. Each request is logged to
+                stderr without tokens, codes or secrets. Ctrl-C stops it.
+
+                \(usage)
+
+                OPTIONS:
+                  --port <port>           The TCP port; 0 picks a free one. (default: 8080)
+                  --bind <address>        The IPv4 or IPv6 address to listen on: 127.0.0.1 for
+                                          a proxy on this machine, 0.0.0.0 for every interface.
+                                          (default: 127.0.0.1)
+                  --client-id <id>        The Spotify app's client ID. Defaults to
+                                          $SPOTIFY_CLIENT_ID, else client_id in the config file.
+                  --client-secret-file <file>
+                                          A file holding the app's client secret on one line,
+                                          readable only by you (chmod 600).
+                  --redirect-uri <uri>    The redirect URI your app uses and registered in the
+                                          Spotify dashboard, such as
+                                          myapp://spotify-login-callback.
+                  --key-file <file>       The key that encrypts refresh tokens: a file with 64
+                                          hexadecimal characters, made by --new-key.
+                  --new-key <file>        Write a new random key to a new file (mode 0600) and
+                                          exit.
+                  --requests-per-minute <count>
+                                          How many requests a minute one client address may
+                                          send, in bursts of as many. (default: 30)
+                  --trust-forwarded-for   Take the client address from the last X-Forwarded-For
+                                          entry, which the proxy in front sets. Use only behind
+                                          a proxy.
+                  --version               Show the version.
+                  -h, --help              Show help information.
+
+                """
+        )
+    }
+
+    @Test func aRedirectURIWithoutASchemeIsRefused() {
+        let message = VibesAnalyze.message(
+            for: parseError([
+                "token-server", "--client-secret-file", "s", "--redirect-uri", "callback", "--key-file", "k",
+            ])
+        )
+        #expect(message.contains("with its scheme"))
+    }
+
+    // MARK: - Keys and files
+
+    @Test func newKeyWritesAPrivateFileAndNeverOverwritesIt() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory + "/token-key"
+            let made = try await CommandLineTool.run(["token-server", "--new-key", path])
+            #expect(made.status == 0, "stderr: \(made.stderr)")
+            #expect(made.stdout.contains("Wrote a new 256-bit key to \(path) (mode 0600)"))
+            let attributes = try FileManager.default.attributesOfItem(atPath: path)
+            #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+            let key = try String(contentsOfFile: path, encoding: .utf8)
+            #expect(key.count == 65 && key.hasSuffix("\n"))
+            #expect(key.dropLast().allSatisfy { "0123456789abcdef".contains($0) })
+
+            let again = try await CommandLineTool.run(["token-server", "--new-key", path])
+            #expect(again.status == 1)
+            #expect(again.stderr.contains("already exists"))
+            #expect(!again.stderr.contains(String(key.prefix(16))))
+            #expect(try String(contentsOfFile: path, encoding: .utf8) == key)
+        }
+    }
+
+    @Test func aSecretFileOthersCanReadIsRefused() async throws {
+        try await withTemporaryDirectory { directory in
+            let key = directory + "/token-key"
+            _ = try await CommandLineTool.run(["token-server", "--new-key", key])
+            let secret = directory + "/client-secret"
+            try Data("s3cret-value\n".utf8).write(to: URL(fileURLWithPath: secret))
+            try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: secret)
+            let result = try await CommandLineTool.run(
+                [
+                    "token-server", "--client-id", "fake-client-id", "--client-secret-file", secret,
+                    "--redirect-uri", "vibesapp://cb", "--key-file", key, "--port", "0",
+                ],
+                environment: ["XDG_CONFIG_HOME": directory]
+            )
+            #expect(result.status == 1)
+            #expect(result.stderr.contains("mode 644") && result.stderr.contains("chmod 600 \(secret)"))
+            #expect(!result.stderr.contains("s3cret-value") && result.stdout.isEmpty)
+        }
+    }
+
+    @Test func aKeyFileThatIsNotAKeyIsRefused() async throws {
+        try await withTemporaryDirectory { directory in
+            let secret = directory + "/client-secret"
+            let key = directory + "/token-key"
+            for (path, text) in [(secret, "s3cret-value\n"), (key, "not a key\n")] {
+                try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+                try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
+            }
+            let result = try await CommandLineTool.run(
+                [
+                    "token-server", "--client-id", "fake-client-id", "--client-secret-file", secret,
+                    "--redirect-uri", "vibesapp://cb", "--key-file", key, "--port", "0",
+                ],
+                environment: ["XDG_CONFIG_HOME": directory]
+            )
+            #expect(result.status == 1)
+            #expect(result.stderr.contains("--new-key FILE"), "\(result.stderr)")
+        }
+    }
+
+    // MARK: - Serving
+
+    @Test func swapAndRefreshOverHTTPWithTheSecretKeptOnTheServer() async throws {
+        try await FakeSpotify.withServer { fake in
+            try await withTemporaryDirectory { directory in
+                let key = directory + "/token-key"
+                #expect(try await CommandLineTool.run(["token-server", "--new-key", key]).status == 0)
+                let secret = directory + "/client-secret"
+                try Data("s3cret-value\n".utf8).write(to: URL(fileURLWithPath: secret))
+                try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: secret)
+                let redirectURI = "vibesapp://spotify-login-callback"
+
+                let (process, out, err) = try CommandLineTool.start(
+                    [
+                        "token-server", "--client-id", "fake-client-id", "--client-secret-file", secret,
+                        "--redirect-uri", redirectURI, "--key-file", key, "--port", "0",
+                    ],
+                    environment: [
+                        "VIBES_SPOTIFY_ACCOUNTS_URL": fake.accountsBaseURL.absoluteString,
+                        "XDG_CONFIG_HOME": directory,
+                    ]
+                )
+                defer { if process.isRunning { process.terminate() } }
+                let line = try #require(await firstLine(of: out, process: process))
+                let urls = line.split(separator: " ").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: ",")) }
+                #expect(line.hasPrefix("Token server listening: swap http://127.0.0.1:"))
+                let swapURL = try #require(urls.first { $0.hasSuffix("/swap") }.flatMap(URL.init(string:)))
+                let refreshURL = try #require(urls.first { $0.hasSuffix("/refresh") }.flatMap(URL.init(string:)))
+
+                // The app signs in with PKCE and sends the code and its verifier to the server.
+                let verifier = PKCE.makeCodeVerifier()
+                let code = try await authorizationCode(
+                    fake: fake,
+                    redirectURI: redirectURI,
+                    challenge: PKCE.makeCodeChallenge(for: verifier)
+                )
+                let swapped = try await postForm(swapURL, ["code": code, "code_verifier": verifier])
+                #expect(swapped.status == 200, "\(swapped.text)")
+                let sealed = try #require(swapped.json["refresh_token"] as? String)
+                #expect(sealed.hasPrefix("v1."))
+                #expect(swapped.json["access_token"] as? String != nil)
+                let exchange = try #require(await fake.state.requests(to: "/accounts/api/token").last)
+                #expect(
+                    exchange.authorization == "Basic " + Data("fake-client-id:s3cret-value".utf8).base64EncodedString()
+                )
+
+                let refreshed = try await postForm(refreshURL, ["refresh_token": sealed])
+                #expect(refreshed.status == 200, "\(refreshed.text)")
+                let rotated = try #require(refreshed.json["refresh_token"] as? String)
+                #expect(rotated.hasPrefix("v1.") && rotated != sealed)
+
+                let issued = await fake.state.issuedTokens
+                #expect(issued.count == 4)  // two access and two refresh tokens
+                for token in issued where token.hasPrefix("AQ-") {
+                    #expect(!swapped.text.contains(token) && !refreshed.text.contains(token))
+                }
+
+                kill(process.processIdentifier, SIGINT)
+                process.waitUntilExit()
+                let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                let log = stderr.split(separator: "\n")
+                #expect(log.count == 2, "\(stderr)")
+                #expect(log.first?.contains(" 127.0.0.1 POST /swap 200 ") == true)
+                #expect(log.last?.contains(" 127.0.0.1 POST /refresh 200 ") == true)
+                for secretText in [code, verifier, sealed, rotated, "s3cret-value"] + issued {
+                    #expect(!stderr.contains(secretText))
+                }
+            }
+        }
+    }
+
+    // MARK: - Helpers
+
+    /// The first line the process writes to `pipe`, or `nil` when it ends first.
+    private func firstLine(of pipe: Pipe, process: Process) async -> String? {
+        let (chunks, continuation) = AsyncStream<Data>.makeStream()
+        pipe.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            if data.isEmpty {
+                handle.readabilityHandler = nil
+                continuation.finish()
+            } else {
+                continuation.yield(data)
+            }
+        }
+        // A process that never listens must not hang the test.
+        let watchdog = Task {
+            try await Task.sleep(for: .seconds(120))
+            if process.isRunning { process.terminate() }
+        }
+        defer { watchdog.cancel() }
+        var text = ""
+        for await chunk in chunks {
+            text += String(decoding: chunk, as: UTF8.self)
+            if let end = text.firstIndex(of: "\n") {
+                pipe.fileHandleForReading.readabilityHandler = nil
+                return String(text[..<end])
+            }
+        }
+        return nil
+    }
+
+    /// Signs in at the fake as a browser would, and returns the code from its redirect.
+    private func authorizationCode(fake: FakeSpotify, redirectURI: String, challenge: String) async throws -> String {
+        let accounts = SpotifyAccounts(
+            credentials: SpotifyAppCredentials(clientID: "fake-client-id"),
+            baseURL: fake.accountsBaseURL,
+            transport: URLSessionTransport(timeout: loopbackTimeout)
+        )
+        let url = accounts.makeAuthorizationURL(
+            redirectURI: redirectURI,
+            codeChallenge: challenge,
+            state: "state-1",
+            scopes: [.userLibraryRead]
+        )
+        final class StopRedirects: NSObject, URLSessionTaskDelegate, Sendable {
+            func urlSession(
+                _ session: URLSession,
+                task: URLSessionTask,
+                willPerformHTTPRedirection response: HTTPURLResponse,
+                newRequest request: URLRequest,
+                completionHandler: @escaping @Sendable (URLRequest?) -> Void
+            ) {
+                completionHandler(nil)
+            }
+        }
+        let session = URLSession(configuration: .ephemeral, delegate: StopRedirects(), delegateQueue: nil)
+        let (_, response) = try await session.data(from: url)
+        let location = try #require((response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Location"))
+        let items = URLComponents(string: location)?.queryItems ?? []
+        return try #require(items.first { $0.name == "code" }?.value)
+    }
+
+    private struct Answer {
+        var status: Int
+        var text: String
+        var json: [String: Any] {
+            (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] ?? [:]
+        }
+    }
+
+    private func postForm(_ url: URL, _ form: [String: String]) async throws -> Answer {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        let body = form.sorted { $0.key < $1.key }
+            .map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")" }
+            .joined(separator: "&")
+        let (response, data) = try await URLSessionTransport(timeout: loopbackTimeout).send(
+            HTTPRequest(
+                method: .post,
+                url: url,
+                headerFields: ["Content-Type": "application/x-www-form-urlencoded"]
+            ),
+            body: Data(body.utf8)
+        )
+        return Answer(status: response.status, text: String(decoding: data, as: UTF8.self))
+    }
+}
+
+/// The parse error of `arguments`, for `VibesAnalyze.message(for:)`.
+private func parseError(_ arguments: [String]) -> any Error {
+    do {
+        _ = try VibesAnalyze.parseAsRoot(arguments)
+        return CancellationError()
+    } catch {
+        return error
+    }
+}
