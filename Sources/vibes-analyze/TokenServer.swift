@@ -99,6 +99,13 @@ extension VibesAnalyze {
             }
         }
 
+        /// Seconds to wait for the accounts service: `$VIBES_HTTP_TIMEOUT`, else 20.
+        var accountsTimeout: Double {
+            ProcessInfo.processInfo.environment["VIBES_HTTP_TIMEOUT"].flatMap(Double.init).flatMap {
+                $0 > 0 && $0 <= 3_600 ? $0 : nil
+            } ?? 20
+        }
+
         func run() async throws {
             do {
                 if let newKey {
@@ -142,12 +149,16 @@ extension VibesAnalyze {
                     accountsBaseURL: spotify.accountsBaseURL,
                     bindAddress: bind,
                     port: port,
-                    limits: TokenServer.Limits(requestsPerMinute: requestsPerMinute, burst: requestsPerMinute),
+                    limits: TokenServer.Limits(
+                        requestsPerMinute: requestsPerMinute,
+                        burst: requestsPerMinute,
+                        requestTimeout: .seconds(accountsTimeout + 10)
+                    ),
                     trustsForwardedFor: trustForwardedFor
                 ),
                 sealer: sealer,
-                // Shorter than the server's 30 s request limit, and no retries: the app retries.
-                transport: URLSessionTransport(timeout: 20)
+                // Shorter than the server's request limit, and no retries: the app retries.
+                transport: URLSessionTransport(timeout: accountsTimeout)
             ) { entry in
                 Console.diagnostic(entry.description)
             }

@@ -170,6 +170,8 @@ struct TokenServerCommandTests {
                     environment: [
                         "VIBES_SPOTIFY_ACCOUNTS_URL": fake.accountsBaseURL.absoluteString,
                         "XDG_CONFIG_HOME": directory,
+                        // The fake lives in this busy test process: wait for it as other loopback tests do.
+                        "VIBES_HTTP_TIMEOUT": String(loopbackTimeout),
                     ]
                 )
                 defer { if process.isRunning { process.terminate() } }
