@@ -9,7 +9,7 @@ import FlyingSocks
 func withLoopbackServer<T>(handler: some HTTPHandler, _ body: (UInt16) async throws -> T) async throws -> T {
     let server = HTTPServer(
         address: try .inet(ip4: "127.0.0.1", port: 0),
-        timeout: 30,
+        timeout: loopbackTimeout,  // a request of a loaded test machine may wait long for the CPU
         logger: .disabled,
         handler: handler
     )

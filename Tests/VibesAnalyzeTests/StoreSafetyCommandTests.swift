@@ -6,7 +6,9 @@ import VibesTestSupport
 
 /// The store against extreme values, concurrent commands, damage and hostile names, through the
 /// built tool as a user runs it.
-@Suite(.timeLimit(.minutes(5)))
+/// Serialized: each test runs several tool processes, and a 2-core CI machine shares them with
+/// every other suite.
+@Suite(.serialized, .timeLimit(.minutes(5)))
 struct StoreSafetyCommandTests {
     static let excerpt = Fixtures.path("csv/tidytuesday-excerpt.csv")
 
@@ -238,7 +240,7 @@ struct StoreSafetyCommandTests {
         try await withTemporaryDirectory { folder in
             let db = folder + "/new/library.sqlite"
             let results = try await withThrowingTaskGroup(of: CommandLineTool.Result.self) { group in
-                for _ in 0..<32 { group.addTask { try await CommandLineTool.run(["library", "--db", db]) } }
+                for _ in 0..<24 { group.addTask { try await CommandLineTool.run(["library", "--db", db]) } }
                 return try await group.reduce(into: []) { $0.append($1) }
             }
             for result in results { #expect(result.status == 0, "\(result.stderr)") }
