@@ -57,6 +57,23 @@ private func runPlayerCommand(
     }
 }
 
+/// A player command without arguments of its own: it acts on the device and says `done`.
+protocol PlayerCommand: AsyncParsableCommand {
+    static var done: String { get }
+    var global: GlobalOptions { get }
+    var spotify: SpotifyOptions { get }
+    var device: DeviceOption { get }
+    func act(_ client: SpotifyClient, deviceID: String?) async throws
+}
+
+extension PlayerCommand {
+    func run() async throws {
+        try await runPlayerCommand(global: global, spotify: spotify, device: device, done: Self.done) {
+            try await act($0, deviceID: $1)
+        }
+    }
+}
+
 extension VibesAnalyze {
     /// `vibes-analyze play`.
     struct Play: AsyncParsableCommand {
@@ -147,63 +164,50 @@ extension VibesAnalyze {
     }
 
     /// `vibes-analyze pause`.
-    struct Pause: AsyncParsableCommand {
+    struct Pause: PlayerCommand {
         static let configuration = CommandConfiguration(
             abstract: "Pause Spotify playback (Premium).",
             discussion: "Example: vibes-analyze pause"
         )
+        static let done = "Paused."
         @OptionGroup var global: GlobalOptions
         @OptionGroup var spotify: SpotifyOptions
         @OptionGroup var device: DeviceOption
 
-        func run() async throws {
-            try await runPlayerCommand(global: global, spotify: spotify, device: device, done: "Paused.") {
-                try await $0.pause(deviceID: $1)
-            }
+        func act(_ client: SpotifyClient, deviceID: String?) async throws {
+            try await client.pause(deviceID: deviceID)
         }
     }
 
     /// `vibes-analyze next`.
-    struct Next: AsyncParsableCommand {
+    struct Next: PlayerCommand {
         static let configuration = CommandConfiguration(
             abstract: "Skip to the next track (Premium).",
             discussion: "Example: vibes-analyze next"
         )
+        static let done = "Skipped to the next track."
         @OptionGroup var global: GlobalOptions
         @OptionGroup var spotify: SpotifyOptions
         @OptionGroup var device: DeviceOption
 
-        func run() async throws {
-            try await runPlayerCommand(
-                global: global,
-                spotify: spotify,
-                device: device,
-                done: "Skipped to the next track."
-            ) {
-                try await $0.skipToNext(deviceID: $1)
-            }
+        func act(_ client: SpotifyClient, deviceID: String?) async throws {
+            try await client.skipToNext(deviceID: deviceID)
         }
     }
 
     /// `vibes-analyze previous`.
-    struct Previous: AsyncParsableCommand {
+    struct Previous: PlayerCommand {
         static let configuration = CommandConfiguration(
             abstract: "Go back to the previous track (Premium).",
             discussion: "Example: vibes-analyze previous"
         )
+        static let done = "Back to the previous track."
         @OptionGroup var global: GlobalOptions
         @OptionGroup var spotify: SpotifyOptions
         @OptionGroup var device: DeviceOption
 
-        func run() async throws {
-            try await runPlayerCommand(
-                global: global,
-                spotify: spotify,
-                device: device,
-                done: "Back to the previous track."
-            ) {
-                try await $0.skipToPrevious(deviceID: $1)
-            }
+        func act(_ client: SpotifyClient, deviceID: String?) async throws {
+            try await client.skipToPrevious(deviceID: deviceID)
         }
     }
 
