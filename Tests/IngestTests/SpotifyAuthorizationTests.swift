@@ -284,20 +284,9 @@ func get(_ url: URL) async throws -> Page {
 
 /// GETs `url` without following a redirect.
 func noRedirect(_ url: URL) async throws -> (Page, Data) {
-    final class Stop: NSObject, URLSessionTaskDelegate, Sendable {
-        func urlSession(
-            _ session: URLSession,
-            task: URLSessionTask,
-            willPerformHTTPRedirection response: HTTPURLResponse,
-            newRequest request: URLRequest,
-            completionHandler: @escaping @Sendable (URLRequest?) -> Void
-        ) {
-            completionHandler(nil)
-        }
-    }
-    let session = URLSession(configuration: .ephemeral, delegate: Stop(), delegateQueue: nil)
-    let (data, response) = try await session.data(from: url)
-    let http = response as! HTTPURLResponse
-    let location = http.value(forHTTPHeaderField: "Location")
-    return (Page(status: http.statusCode, body: String(decoding: data, as: UTF8.self), location: location), data)
+    let answer = try await fetchWithoutRedirect(url)
+    return (
+        Page(status: answer.status, body: String(decoding: answer.body, as: UTF8.self), location: answer.location),
+        answer.body
+    )
 }

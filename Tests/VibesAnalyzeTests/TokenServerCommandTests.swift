@@ -267,20 +267,7 @@ struct TokenServerCommandTests {
             state: "state-1",
             scopes: [.userLibraryRead]
         )
-        final class StopRedirects: NSObject, URLSessionTaskDelegate, Sendable {
-            func urlSession(
-                _ session: URLSession,
-                task: URLSessionTask,
-                willPerformHTTPRedirection response: HTTPURLResponse,
-                newRequest request: URLRequest,
-                completionHandler: @escaping @Sendable (URLRequest?) -> Void
-            ) {
-                completionHandler(nil)
-            }
-        }
-        let session = URLSession(configuration: .ephemeral, delegate: StopRedirects(), delegateQueue: nil)
-        let (_, response) = try await session.data(from: url)
-        let location = try #require((response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Location"))
+        let location = try #require(try await fetchWithoutRedirect(url).location)
         let items = URLComponents(string: location)?.queryItems ?? []
         return try #require(items.first { $0.name == "code" }?.value)
     }

@@ -1,0 +1,25 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// One GET without following a redirect, as a browser's first hop: the status, body and
+/// `Location` of the answer (the sign-in tests read the authorization code from it).
+public func fetchWithoutRedirect(_ url: URL) async throws -> (status: Int, body: Data, location: String?) {
+    final class StopRedirects: NSObject, URLSessionTaskDelegate, Sendable {
+        func urlSession(
+            _ session: URLSession,
+            task: URLSessionTask,
+            willPerformHTTPRedirection response: HTTPURLResponse,
+            newRequest request: URLRequest,
+            completionHandler: @escaping @Sendable (URLRequest?) -> Void
+        ) {
+            completionHandler(nil)
+        }
+    }
+    let session = URLSession(configuration: .ephemeral, delegate: StopRedirects(), delegateQueue: nil)
+    let (data, response) = try await session.data(from: url)
+    let http = response as! HTTPURLResponse
+    return (http.statusCode, data, http.value(forHTTPHeaderField: "Location"))
+}
