@@ -60,9 +60,17 @@ package struct GlobalOptions: ParsableArguments {
 
     /// Opens the store, bootstrapping logging first.
     ///
-    /// - Parameter activity: What this command does (`import`), named to other programs that wait
-    ///   for the store while it writes.
-    package func openStore(activity: String = "vibes-analyze") throws -> LibraryStore {
+    /// - Parameters:
+    ///   - activity: What this command does (`import`), named to other programs that wait for the
+    ///     store while it writes.
+    ///   - createsMissingStore: Whether a missing store is made: only for the commands that fill
+    ///     one (`import`, `sync`, `analyze`). Reading commands never create files or folders.
+    package func openStore(
+        activity: String = "vibes-analyze",
+        createsMissingStore: Bool = false
+    ) throws
+        -> LibraryStore
+    {
         Console.bootstrapLogging(verbose: verbose)
         Console.storePath = databasePath
         let quiet = quiet
@@ -78,7 +86,8 @@ package struct GlobalOptions: ParsableArguments {
                         + "Ctrl-C stops, --wait SECONDS limits) …"
                 )
             },
-            activity: activity
+            activity: activity,
+            createsMissingStore: createsMissingStore
         )
         return try LibraryStore(path: databasePath, logger: Logger(label: "vibes.store"), options: options)
     }
@@ -90,6 +99,21 @@ package struct CommandFailure: Error, CustomStringConvertible {
 
     package init(_ description: String) {
         self.description = description
+    }
+}
+
+extension CommandFailure {
+    /// Fails unless the folder `path` would be written in exists: `--out` never creates folders,
+    /// so a mistyped path is said at once, before any work.
+    package static func checkOutputFolder(of path: String) throws {
+        let folder = (path as NSString).deletingLastPathComponent
+        var isDirectory: ObjCBool = false
+        guard
+            folder.isEmpty
+                || (FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory) && isDirectory.boolValue)
+        else {
+            throw CommandFailure("The folder \(folder) of --out \(path) does not exist; nothing was written.")
+        }
     }
 }
 
@@ -130,6 +154,10 @@ package enum Console {
             case .busy: text = error.description + " Try again when it has finished, or give --wait SECONDS."
             case .cannotOpen: text = error.description + " Check the path (--db or $VIBES_DB) and its permissions."
             case .newerSchema: text = error.description + " Use the newer version of vibes-analyze."
+            case .missingStore:
+                text =
+                    error.description
+                    + " Check --db or $VIBES_DB; `vibes-analyze import FILE`, `sync` or `analyze` makes a library."
             case .sqlite(_, let code, _, _) where code & 0xFF == 11 || code & 0xFF == 26:
                 text =
                     error.description

@@ -24,7 +24,7 @@ struct AnalyzeAudio: AsyncParsableCommand {
     func run() async throws {
         var timer = PhaseTimer(isEnabled: global.timings)
         defer { timer.report() }
-        let store = try global.openStore(activity: "analyze")
+        let store = try global.openStore(activity: "analyze", createsMissingStore: true)
         timer.lap("open")
         let listing = AudioFiles.find(in: options.paths)
         for path in listing.missing { Console.diagnostic("error: \(path): no such file or folder") }

@@ -257,7 +257,7 @@ extension FeaturesCommand {
         }
 
         func run() async throws {
-            let store = try global.openStore(activity: "features")
+            let store = try global.openStore(activity: "features", createsMissingStore: order != nil || reset)
             if reset {
                 try store.setFeatureSourcePrecedence(.default)
             } else if let order {

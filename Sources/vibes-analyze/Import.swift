@@ -52,7 +52,7 @@ extension VibesAnalyze {
         }
 
         func run() async throws {
-            let store = try global.openStore(activity: "import")
+            let store = try global.openStore(activity: "import", createsMissingStore: true)
             var summaries: [ImportSummary] = []
             var failures = 0
             for file in files {

@@ -114,16 +114,13 @@ extension VibesAnalyze.PlaylistCommand {
         }
 
         func run() async throws {
+            if let out { try CommandFailure.checkOutputFolder(of: out) }
             let store = try global.openStore(activity: "playlist build")
             let report = try makePlaylist(store: store)
             if !global.quiet { report.notes.forEach(Console.diagnostic) }
             if let export {
                 let text = try PlaylistExport.text(of: report.playlist, as: export)
                 if let out {
-                    let folder = (out as NSString).deletingLastPathComponent
-                    if !folder.isEmpty {
-                        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-                    }
                     do {
                         try text.write(toFile: out, atomically: true, encoding: .utf8)
                     } catch {

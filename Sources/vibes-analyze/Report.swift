@@ -73,6 +73,7 @@ extension VibesAnalyze {
         }
 
         func run() async throws {
+            if let out { try CommandFailure.checkOutputFolder(of: out) }
             var timer = PhaseTimer(isEnabled: global.timings)
             defer { timer.report() }
             let store = try global.openStore()
@@ -105,10 +106,6 @@ extension VibesAnalyze {
             if let out {
                 let url = URL(fileURLWithPath: out)
                 do {
-                    try FileManager.default.createDirectory(
-                        at: url.deletingLastPathComponent(),
-                        withIntermediateDirectories: true
-                    )
                     try Data(text.utf8).write(to: url, options: .atomic)
                 } catch {
                     throw ReportError.cannotWrite(path: out, reason: error.localizedDescription)

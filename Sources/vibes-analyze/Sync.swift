@@ -68,7 +68,7 @@ extension VibesAnalyze {
         func run() async throws {
             try await reportingSpotifyErrors {
                 let (client, _) = try spotify.makeClient(quiet: global.quiet)
-                let store = try global.openStore(activity: "sync")
+                let store = try global.openStore(activity: "sync", createsMissingStore: true)
                 let quiet = global.quiet
                 let providers: [any FeatureProvider] =
                     noReccobeats ? [] : [ReccoBeatsProvider(client: Self.makeReccoBeatsClient(quiet: quiet))]

@@ -137,6 +137,7 @@ struct ClusterCommandTests {
     @Test func emptyLibraryIsARuntimeError() async throws {
         await withTemporaryDirectory { folder in
             let path = folder + "/empty.sqlite"
+            _ = try? LibraryStore(path: path)  // a library with nothing in it (reading commands make none)
             do {
                 try await run(["cluster", "--db", path, "--k", "3", "--quiet"])
                 Issue.record("Clustering an empty library should fail.")

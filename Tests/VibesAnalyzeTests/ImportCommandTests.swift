@@ -55,7 +55,7 @@ struct ImportCommandTests {
             #expect(result.status == 0)
             #expect(FileManager.default.fileExists(atPath: folder + "/env.sqlite"))
             let xdg = try await CommandLineTool.run(
-                ["library"],
+                ["import", Fixtures.path("csv/top50-excerpt.csv")],
                 environment: ["VIBES_DB": "", "XDG_DATA_HOME": folder + "/xdg"]
             )
             #expect(xdg.status == 0)

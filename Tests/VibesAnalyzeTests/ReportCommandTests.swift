@@ -121,6 +121,7 @@ struct ReportCommandTests {
             let db = folder + "/library.sqlite"
             try await run(["import", "--db", db, "--quiet", Fixtures.path("csv/tidytuesday-excerpt.csv")])
             let out = folder + "/out/report.html"
+            try FileManager.default.createDirectory(atPath: folder + "/out", withIntermediateDirectories: true)
             let result = try await run(["report", "--db", db, "--format", "html", "--out", out])
             #expect(result.stdout.isEmpty)
             #expect(result.stderr.contains("Wrote the html report to \(out)."))

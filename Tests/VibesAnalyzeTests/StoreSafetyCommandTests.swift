@@ -240,7 +240,11 @@ struct StoreSafetyCommandTests {
         try await withTemporaryDirectory { folder in
             let db = folder + "/new/library.sqlite"
             let results = try await withThrowingTaskGroup(of: CommandLineTool.Result.self) { group in
-                for _ in 0..<24 { group.addTask { try await CommandLineTool.run(["library", "--db", db]) } }
+                for _ in 0..<24 {
+                    group.addTask {
+                        try await CommandLineTool.run(["import", "--db", db, StoreSafetyCommandTests.excerpt])
+                    }
+                }
                 return try await group.reduce(into: []) { $0.append($1) }
             }
             for result in results { #expect(result.status == 0, "\(result.stderr)") }
@@ -249,6 +253,32 @@ struct StoreSafetyCommandTests {
             let folderMode =
                 try FileManager.default.attributesOfItem(atPath: folder + "/new")[.posixPermissions] as? Int
             #expect(folderMode == 0o700)
+        }
+    }
+
+    @Test func readingCommandsNeverCreateFilesOrFolders() async throws {
+        try await withTemporaryDirectory { folder in
+            let typo = folder + "/typo/library.sqlite"
+            for arguments in [
+                ["library"], ["vibes"], ["report"], ["cluster"], ["recommend", "--mood", "chill"],
+                ["features", "status"],
+                ["playlist", "build", "--mood", "chill"],
+            ] {
+                let result = try await CommandLineTool.run(arguments + ["--db", typo])
+                #expect(result.status == 1, "\(arguments): \(result.stderr)")
+                #expect(result.stderr.contains("There is no library at \(typo); nothing was created."), "\(arguments)")
+                #expect(!result.stderr.contains("Usage"))
+            }
+            #expect(!FileManager.default.fileExists(atPath: folder + "/typo"))
+
+            let db = folder + "/library.sqlite"
+            _ = try await CommandLineTool.run(["import", "--db", db, StoreSafetyCommandTests.excerpt])
+            let report = try await CommandLineTool.run(["report", "--db", db, "--out", folder + "/no/such/x.html"])
+            #expect(
+                report.status == 1 && report.stderr.contains("does not exist; nothing was written"),
+                "\(report.stderr)"
+            )
+            #expect(!FileManager.default.fileExists(atPath: folder + "/no"))
         }
     }
 
@@ -331,6 +361,7 @@ struct StoreSafetyCommandTests {
         #expect(usage.status == 64)
         #expect(usage.stderr.contains("Usage: vibes-analyze cluster"))
         try await withTemporaryDirectory { folder in
+            _ = try LibraryStore(path: folder + "/library.sqlite")  // an empty library
             let failure = try await CommandLineTool.run([
                 "cluster", "--db", folder + "/library.sqlite", "--restore", "x.json",
             ])

@@ -32,15 +32,20 @@ public final class LibraryStore: Sendable {
         /// What this program is doing, recorded beside the store while it holds a long write
         /// (an import) so that a waiting program can say whom it waits for.
         public var activity: String
+        /// Whether a missing store is created. When `false`, opening a path where no file is
+        /// throws ``StoreError/missingStore(path:)`` and creates nothing, not even a folder.
+        public var createsMissingStore: Bool
 
         public init(
             writeWait: Duration? = .seconds(10),
             onWait: (@Sendable (StoreWait) -> Void)? = nil,
-            activity: String = "vibes-analyze"
+            activity: String = "vibes-analyze",
+            createsMissingStore: Bool = true
         ) {
             self.writeWait = writeWait
             self.onWait = onWait
             self.activity = activity
+            self.createsMissingStore = createsMissingStore
         }
     }
 
@@ -63,6 +68,9 @@ public final class LibraryStore: Sendable {
         // The store holds listening history: a new folder is the owner's only (0700), a new file too
         // (0600, which SQLite gives its -wal and -shm files). Existing folders keep their modes.
         let folder = (path as NSString).deletingLastPathComponent
+        guard options.createsMissingStore || FileManager.default.fileExists(atPath: path) else {
+            throw StoreError.missingStore(path: path)
+        }
         if !folder.isEmpty {
             try Self.createFolders(folder, path: path)
         }

@@ -10,6 +10,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     case busy(path: String, holder: StoreWriter?)
     /// Something the caller named does not exist in the store.
     case notFound(what: String)
+    /// There is no store at the path, and the caller asked not to create one.
+    case missingStore(path: String)
     /// The file is another application's SQLite database; it was left untouched.
     case foreignDatabase(path: String)
     /// The store was written by a newer version (`writtenBy`, when it said), with a schema this
@@ -28,6 +30,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
                 + " is writing to it."
         case .notFound(let what):
             "\(what) is not in the library store."
+        case .missingStore(let path):
+            "There is no library at \(path); nothing was created."
         case .foreignDatabase(let path):
             "\(path) is another application's SQLite database, not a vibes-analyze library; it was left as it was."
         case .newerSchema(let path, let writtenBy, let schema, let unknown):
