@@ -39,7 +39,9 @@ public enum LoopbackCallbackServer {
         onListening: @Sendable (String) async throws -> Void
     ) async throws -> (code: String, redirectURI: String) {
         let (results, continuation) = AsyncStream<Result<String, any Error>>.makeStream()
-        let server = HTTPServer(address: try .inet(ip4: "127.0.0.1", port: port), timeout: 10, logger: .disabled)
+        // A generous request timeout: on a loaded machine the browser's one request can take a while,
+        // and a cut-off answer would leave the user a blank page.
+        let server = HTTPServer(address: try .inet(ip4: "127.0.0.1", port: port), timeout: 60, logger: .disabled)
         let once = OneShot()
         await server.appendRoute(HTTPRoute(method: .GET, path: path)) { request in
             let items = request.query.map { URLQueryItem(name: $0.name, value: $0.value) }
@@ -117,14 +119,14 @@ public enum LoopbackCallbackServer {
                 try await onListening(redirectURI(port: boundPort))
                 while let next = try await group.next() {
                     if let code = next {
-                        await server.stop(timeout: 1)
+                        await server.stop(timeout: 3)
                         return (code, redirectURI(port: boundPort))
                     }
                 }
                 throw CancellationError()
             } catch {
                 continuation.finish()
-                await server.stop(timeout: 1)
+                await server.stop(timeout: 3)
                 throw error
             }
         }
