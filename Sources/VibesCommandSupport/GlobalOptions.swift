@@ -173,7 +173,7 @@ package enum Console {
         default:
             text = "\(error)"
         }
-        var line = sanitized(text)
+        var line = TerminalText.singleLine(text)
         if line.count > 2_000 { line = String(line.prefix(1_999)) + "…" }
         return line
     }
@@ -197,12 +197,6 @@ package enum Console {
         encoder.dateEncodingStrategy = .iso8601
         let data = try encoder.encode(value)
         print(String(decoding: data, as: UTF8.self))
-    }
-
-    /// `text` with control characters removed (ESC, BEL, CR, …), so that a name from a file, a tag
-    /// or Spotify cannot drive the terminal.
-    package static func sanitized(_ text: String) -> String {
-        TerminalText.singleLine(text)
     }
 
     /// Whether stderr is a terminal (progress is drawn only then).

@@ -62,8 +62,8 @@ struct AnalyzeAudio: AsyncParsableCommand {
     }
 
     static func line(for result: FileResult) -> String {
-        let path = Console.sanitized(result.path)
-        if let failure = result.failure { return "✗ \(path): \(Console.sanitized(failure))" }
+        let path = TerminalText.singleLine(result.path)
+        if let failure = result.failure { return "✗ \(path): \(TerminalText.singleLine(failure))" }
         switch result.status {
         case .unchanged: return "= \(path): unchanged"
         case .sameContent: return "= \(path): same content as a file analysed before"

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Features
 import Foundation
 import Ingest
 import VibesCommandSupport
@@ -72,7 +73,7 @@ private func printItems(_ items: [BrowseItem], json: Bool, empty: String) throws
         print(empty)
     } else {
         for (index, item) in items.enumerated() {
-            print("\(String(index + 1).leftPadded(3))  \(Console.sanitized(item.line))")
+            print("\(String(index + 1).leftPadded(3))  \(TerminalText.singleLine(item.line))")
         }
     }
 }

@@ -298,7 +298,7 @@ extension VibesAnalyze {
                     for device in devices {
                         let marks = (device.isActive ? " (active)" : "") + (device.isRestricted ? " (restricted)" : "")
                         print(
-                            "\(device.isActive ? "▶" : " ") \(Console.sanitized(device.name)) · \(device.type)\(marks)"
+                            "\(device.isActive ? "▶" : " ") \(TerminalText.singleLine(device.name)) · \(device.type)\(marks)"
                         )
                     }
                 }
