@@ -18,8 +18,17 @@ public func fetchWithoutRedirect(_ url: URL) async throws -> (status: Int, body:
             completionHandler(nil)
         }
     }
-    let session = URLSession(configuration: .ephemeral, delegate: StopRedirects(), delegateQueue: nil)
+    let session = URLSession(configuration: .loopback, delegate: StopRedirects(), delegateQueue: nil)
     let (data, response) = try await session.data(from: url)
     let http = response as! HTTPURLResponse
     return (http.statusCode, data, http.value(forHTTPHeaderField: "Location"))
+}
+
+extension URLSessionConfiguration {
+    /// An ephemeral configuration whose requests wait ``loopbackTimeout`` for a fake in this process.
+    public static var loopback: URLSessionConfiguration {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = loopbackTimeout
+        return configuration
+    }
 }

@@ -277,7 +277,7 @@ actor PageLog {
 
 /// GETs `url`, following redirects, as a browser would.
 func get(_ url: URL) async throws -> Page {
-    let (data, response) = try await URLSession(configuration: .ephemeral).data(from: url)
+    let (data, response) = try await URLSession(configuration: .loopback).data(from: url)
     let http = response as! HTTPURLResponse
     return Page(status: http.statusCode, body: String(decoding: data, as: UTF8.self), location: nil)
 }

@@ -280,7 +280,7 @@ struct TokenServerTests {
                 var request = URLRequest(url: endpoints.swapURL, timeoutInterval: loopbackTimeout)
                 request.httpMethod = "POST"
                 request.httpBodyStream = InputStream(data: Data(("code=" + String(repeating: "A", count: 40_000)).utf8))
-                let (data, response) = try await URLSession(configuration: .ephemeral).data(for: request)
+                let (data, response) = try await URLSession(configuration: .loopback).data(for: request)
                 #expect((response as? HTTPURLResponse)?.statusCode == 413)
                 #expect(String(decoding: data, as: UTF8.self).contains("request_too_large"))
                 #expect(fake.received.isEmpty)

@@ -177,7 +177,8 @@ struct FeaturesCommandTests {
                     try process.run()
                     let database = directory + "/library.sqlite"
                     var stored = 0
-                    for _ in 0..<300 where stored == 0 {
+                    let deadline = ContinuousClock.now + .seconds(loopbackTimeout)
+                    while stored == 0, ContinuousClock.now < deadline {
                         try await Task.sleep(for: .milliseconds(20))
                         stored = (try? count("SELECT count(*) FROM audio_features", in: database)) ?? 0
                     }

@@ -91,13 +91,14 @@ struct SpotifyCommandsTests {
                 ]
                 let base = directory + "/login"
                 async let run = runTool(
-                    ["auth", "login", "--port", "0", "--timeout", "30"],
+                    ["auth", "login", "--port", "0", "--timeout", String(Int(loopbackTimeout))],
                     environment: environment,
                     base: base
                 )
                 // Play the browser: wait for the printed URL, then follow it through the fake's consent page.
                 var authorizeURL: URL?
-                for _ in 0..<500 where authorizeURL == nil {
+                let deadline = ContinuousClock.now + .seconds(loopbackTimeout)
+                while authorizeURL == nil, ContinuousClock.now < deadline {
                     let text = String(
                         decoding: FileManager.default.contents(atPath: base + ".err") ?? Data(),
                         as: UTF8.self
@@ -106,7 +107,7 @@ struct SpotifyCommandsTests {
                         .flatMap { URL(string: $0.trimmingCharacters(in: .whitespaces)) }
                     if authorizeURL == nil { try await Task.sleep(for: .milliseconds(20)) }
                 }
-                let (data, _) = try await URLSession(configuration: .ephemeral).data(from: try #require(authorizeURL))
+                let (data, _) = try await URLSession(configuration: .loopback).data(from: try #require(authorizeURL))
                 #expect(String(decoding: data, as: UTF8.self).contains("You can close this tab"))
                 let login = try await run
                 #expect(login.exitCode == 0, "\(login.stderr)")
