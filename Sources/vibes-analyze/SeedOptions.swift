@@ -175,7 +175,7 @@ struct LoadedLibrary {
             // and playlists hold at most one of them.
             TrackAttributes(
                 artists: fact.artists,
-                songKey: fact.name.isEmpty ? nil : Track.songKey(artist: fact.artists.first ?? "", title: fact.name),
+                songKey: fact.songKey,
                 durationMS: fact.durationMS,
                 popularity: fact.popularity
             )

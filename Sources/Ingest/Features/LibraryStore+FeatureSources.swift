@@ -159,25 +159,66 @@ extension LibraryStore {
     /// ``FeatureSourcePrecedence``, the latest fetched among equals. Values from local analysis
     /// pass through the stored calibration (``calibrateLocalFeatures(at:)``) where there is one.
     ///
-    /// - Complexity: One scan of `audio_features`; about a second per million tracks.
+    /// The whole table is kept as the `features` snapshot (see ``withSnapshot(_:decode:build:)``)
+    /// and a scope is cut from it: on a million tracks the scan below takes about 2.5 s, the
+    /// snapshot about 0.1 s.
     public func featureTable(scope: TrackScope) throws -> FeatureTable {
-        try database.read { db in
-            let condition = try condition(for: scope, in: db)
-            let calibrations = try Self.localCalibrations(in: db).sorted { $0.key.rawValue < $1.key.rawValue }
-            var table = FeatureTable()
-            try Self.scanCurrentFeatures(in: db, condition: scope == .all ? nil : condition) { row in
-                var features = AudioFeatures()
-                for (index, feature) in AudioFeature.allCases.enumerated() { features[feature] = row.values[index] }
-                // Local estimates are mapped onto the user's Spotify scale where a calibration exists.
-                if row.source.starts(with: Self.localSourcePrefix) {
-                    for (feature, map) in calibrations {
-                        if let value = features[feature] { features[feature] = map(value) }
-                    }
-                }
-                table.append(trackID: row.trackID, features: features)
-            }
-            return table
+        let all = try withSnapshot(.features, decode: Self.decodeFeatureTable) { db in
+            let table = try Self.scanFeatureTable(in: db)
+            return (table, ["track_ids": PackedArray.data(table.trackIDs), "values": PackedArray.data(table.values)])
         }
+        guard scope != .all else { return all }
+        let inScope = try database.read { db in
+            let condition = try condition(for: scope, in: db)
+            return try Int64.fetchAll(
+                db,
+                sql: "SELECT t.id FROM tracks t WHERE \(condition.sql) ORDER BY t.id",
+                arguments: condition.arguments
+            )
+        }
+        return Self.rows(of: all, in: inScope)
+    }
+
+    /// The snapshot's table, or `nil` when its parts do not fit together.
+    static func decodeFeatureTable(_ parts: [String: Data]) -> FeatureTable? {
+        let ids: [Int64] = PackedArray.values(parts["track_ids"])
+        let values: [Float] = PackedArray.values(parts["values"])
+        guard values.count == ids.count * FeatureTable.columnCount else { return nil }
+        return FeatureTable(trackIDs: ids, values: values)
+    }
+
+    /// The rows of `table` whose track IDs are in `sortedIDs`, in order.
+    static func rows(of table: FeatureTable, in sortedIDs: [Int64]) -> FeatureTable {
+        let width = FeatureTable.columnCount
+        var ids: [Int64] = []
+        var values: [Float] = []
+        var next = 0
+        for (row, id) in table.trackIDs.enumerated() {
+            while next < sortedIDs.count, sortedIDs[next] < id { next += 1 }
+            guard next < sortedIDs.count else { break }
+            guard sortedIDs[next] == id else { continue }
+            ids.append(id)
+            values.append(contentsOf: table.values[(row * width)..<((row + 1) * width)])
+        }
+        return FeatureTable(trackIDs: ids, values: values)
+    }
+
+    /// Reads the current features of every track in one scan of `audio_features`.
+    static func scanFeatureTable(in db: Database) throws -> FeatureTable {
+        let calibrations = try localCalibrations(in: db).sorted { $0.key.rawValue < $1.key.rawValue }
+        var table = FeatureTable()
+        try scanCurrentFeatures(in: db, condition: nil) { row in
+            var features = AudioFeatures()
+            for (index, feature) in AudioFeature.allCases.enumerated() { features[feature] = row.values[index] }
+            // Local estimates are mapped onto the user's Spotify scale where a calibration exists.
+            if row.source.starts(with: localSourcePrefix) {
+                for (feature, map) in calibrations {
+                    if let value = features[feature] { features[feature] = map(value) }
+                }
+            }
+            table.append(trackID: row.trackID, features: features)
+        }
+        return table
     }
 
     private static let localSourcePrefix = Array("local:".utf8)

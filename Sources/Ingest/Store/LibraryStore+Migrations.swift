@@ -34,6 +34,7 @@ extension LibraryStore {
                     """
             )
         }
+        migrator.registerMigration("v11-snapshots", migrate: addSnapshotSchema)
         return migrator
     }
 

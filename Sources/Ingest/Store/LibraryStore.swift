@@ -51,6 +51,9 @@ public final class LibraryStore: Sendable {
 
     /// Options of this store.
     public let options: Options
+    /// Set while a write that is only worth doing when the store is free (a snapshot) runs: the
+    /// busy handler then gives up at once instead of waiting.
+    let opportunisticWrite = OpportunisticWriteFlag()
 
     /// Opens the store at `path`, creating the file and its folder if needed, and migrates it.
     ///
@@ -96,7 +99,9 @@ public final class LibraryStore: Sendable {
         }
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
-        configuration.busyMode = .callback(Self.busyCallback(options: options, path: path))
+        configuration.busyMode = .callback(
+            Self.busyCallback(options: options, path: path, opportunistic: opportunisticWrite)
+        )
         configuration.prepareDatabase { db in
             // NORMAL is durable across application crashes in WAL mode. A large page cache keeps the
             // indexes of a million-row import in memory (SQLite's default is 2 MB).
@@ -166,9 +171,14 @@ public final class LibraryStore: Sendable {
 
     /// SQLite's busy handler: sleeps 20 ms at a time for the first second, then 100 ms, tells
     /// `options.onWait` after a second and every ten seconds, and gives up after `writeWait`.
-    private static func busyCallback(options: Options, path: String) -> Database.BusyCallback {
+    private static func busyCallback(
+        options: Options,
+        path: String,
+        opportunistic: OpportunisticWriteFlag
+    ) -> Database.BusyCallback {
         let limit = options.writeWait.map { Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 }
         return { tries in
+            if opportunistic.isSet { return false }
             let waited = tries < 50 ? Double(tries) * 0.02 : 1 + Double(tries - 50) * 0.1
             if let limit, waited >= limit { return false }
             if let onWait = options.onWait, tries == 50 || (tries > 50 && (tries - 50) % 100 == 0) {

@@ -1,0 +1,179 @@
+import Features
+import Foundation
+import GRDB
+import Testing
+import VibesTestSupport
+
+@testable import Ingest
+
+/// The packed snapshots of the feature table and the track facts: read back bit for bit, cut to a
+/// scope like a direct read, and never stale, whichever write changes what they were built from.
+struct SnapshotTests {
+    static let liked = Fixtures.path("exportify/Liked_Songs.csv")
+    static let tidytuesday = Fixtures.path("csv/tidytuesday-excerpt.csv")
+
+    /// The feature table read straight from `audio_features`, bypassing the snapshot.
+    func scanned(_ store: LibraryStore) throws -> FeatureTable {
+        try store.database.read { db in try LibraryStore.scanFeatureTable(in: db) }
+    }
+
+    func snapshotRows(_ store: LibraryStore, _ name: String) throws -> Int {
+        try count(store, "SELECT count(*) FROM snapshots WHERE name = ?", [name])
+    }
+
+    func expectSameBits(_ a: FeatureTable, _ b: FeatureTable, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(a.trackIDs == b.trackIDs, sourceLocation: sourceLocation)
+        #expect(a.values.map(\.bitPattern) == b.values.map(\.bitPattern), sourceLocation: sourceLocation)
+    }
+
+    @Test func theFeatureTableIsSavedOnceAndReadBackBitForBit() throws {
+        try withStore { store in
+            _ = try store.importFile(at: Self.tidytuesday)
+            #expect(try snapshotRows(store, "features") == 0)
+            let first = try store.featureTable()
+            #expect(first.rowCount > 0)
+            #expect(try snapshotRows(store, "features") == 3)  // format, IDs, values
+            expectSameBits(first, try scanned(store))
+            // The second read comes from the snapshot: make its values recognisable to prove it.
+            try store.database.write { db in
+                var values: [Float] = PackedArray.values(
+                    try Data.fetchOne(db, sql: "SELECT data FROM snapshots WHERE name = 'features' AND part = 'values'")
+                )
+                values[0] = 0.123
+                try db.execute(
+                    sql: "UPDATE snapshots SET data = ? WHERE name = 'features' AND part = 'values'",
+                    arguments: [PackedArray.data(values)]
+                )
+            }
+            #expect(try store.featureTable().values[0] == 0.123)
+        }
+    }
+
+    @Test func everyChangeToTheSourcesDeletesTheSnapshot() throws {
+        try withStore { store in
+            _ = try store.importFile(at: Self.tidytuesday)
+            let changes: [(String, (LibraryStore) throws -> Void)] = [
+                ("another import", { store in _ = try store.importFile(at: Self.liked) }),
+                (
+                    "a changed value",
+                    { store in
+                        try store.database.write { db in
+                            try db.execute(
+                                sql:
+                                    "UPDATE audio_features SET energy = 0.5 WHERE track_id = (SELECT min(track_id) FROM audio_features)"
+                            )
+                        }
+                    }
+                ),
+                (
+                    "a new precedence",
+                    { store in
+                        try store.setFeatureSourcePrecedence(
+                            FeatureSourcePrecedence(parsing: "local,dataset,export,reccobeats,spotify-api")
+                        )
+                    }
+                ),
+                (
+                    "a deleted track",
+                    { store in
+                        try store.database.write { db in
+                            try db.execute(
+                                sql: "DELETE FROM tracks WHERE id = (SELECT max(track_id) FROM audio_features)"
+                            )
+                        }
+                    }
+                ),
+            ]
+            for (name, change) in changes {
+                _ = try store.featureTable()
+                #expect(try snapshotRows(store, "features") > 0, "\(name)")
+                try change(store)
+                #expect(try snapshotRows(store, "features") == 0, "\(name)")
+                expectSameBits(try store.featureTable(), try scanned(store))
+            }
+        }
+    }
+
+    @Test func aScopeIsCutFromTheSnapshotLikeADirectRead() throws {
+        try withStore { store in
+            _ = try store.importFile(at: Self.tidytuesday)
+            _ = try store.importFile(at: Self.liked)
+            _ = try store.featureTable()  // the snapshot, which leaving the library does not change
+            try store.database.write { db in try db.execute(sql: "UPDATE tracks SET in_library = id % 2") }
+            let playlist = try #require(
+                try store.database.read { db in
+                    try String.fetchOne(
+                        db,
+                        sql: """
+                            SELECT p.name FROM playlists p JOIN playlist_items i ON i.playlist_id = p.id
+                            GROUP BY p.id ORDER BY count(*) DESC LIMIT 1
+                            """
+                    )
+                }
+            )
+            for scope in [TrackScope.library, .playlist(playlist)] {
+                let direct = try store.database.read { db in
+                    var table = FeatureTable()
+                    try LibraryStore.scanCurrentFeatures(in: db, condition: try store.condition(for: scope, in: db)) {
+                        row in
+                        var features = AudioFeatures()
+                        for (index, feature) in AudioFeature.allCases.enumerated() {
+                            features[feature] = row.values[index]
+                        }
+                        table.append(trackID: row.trackID, features: features)
+                    }
+                    return table
+                }
+                let cut = try store.featureTable(scope: scope)
+                let all = try store.featureTable()
+                #expect(try snapshotRows(store, "features") == 3)
+                #expect(cut.rowCount > 0 && cut.rowCount < all.rowCount, "\(scope)")
+                expectSameBits(cut, direct)
+            }
+        }
+    }
+
+    @Test func trackFactsComeFromTheSnapshotAndFollowRenames() throws {
+        try withStore { store in
+            _ = try store.importFile(at: Self.liked)
+            let ids = try store.featureTable().trackIDs
+            let direct = try store.database.read { db in try AllTrackFacts(db) }
+            let first = try store.trackFacts(for: ids)
+            #expect(try snapshotRows(store, "facts") > 0)
+            #expect(first == ids.map { id in direct.facts[direct.index(of: id)!] })
+            #expect(first.contains { $0.artists.count > 1 } && first.allSatisfy { $0.songKey != nil })
+            // Unsorted IDs and an unknown one are answered in the order asked.
+            #expect(try store.trackFacts(for: [ids[1], -5, ids[0]]) == [first[1], TrackFacts(), first[0]])
+
+            let artist = try #require(first[0].artists.first)
+            try store.database.write { db in
+                try db.execute(sql: "UPDATE artists SET name = 'Renamed Artist' WHERE name = ?", arguments: [artist])
+            }
+            #expect(try snapshotRows(store, "facts") == 0)
+            let renamed = try store.trackFacts(for: ids)
+            #expect(renamed[0].artists.first == "Renamed Artist")
+            #expect(renamed[0].songKey != first[0].songKey)
+        }
+    }
+
+    @Test func aReaderDoesNotWaitForAWriterToSaveASnapshot() throws {
+        try withTemporaryDirectory { folder in
+            let path = folder + "/library.sqlite"
+            let store = try LibraryStore(path: path, options: .init(writeWait: nil))
+            _ = try store.importFile(at: Self.tidytuesday)
+            var configuration = Configuration()
+            configuration.allowsUnsafeTransactions = true
+            let holder = try DatabaseQueue(path: path, configuration: configuration)
+            try holder.inDatabase { try $0.execute(sql: "BEGIN IMMEDIATE") }
+            let clock = ContinuousClock()
+            let started = clock.now
+            let table = try store.featureTable()
+            #expect(clock.now - started < .seconds(5))
+            expectSameBits(table, try scanned(store))
+            try holder.inDatabase { try $0.execute(sql: "COMMIT") }
+            #expect(try snapshotRows(store, "features") == 0)
+            _ = try store.featureTable()
+            #expect(try snapshotRows(store, "features") == 3)
+        }
+    }
+}
