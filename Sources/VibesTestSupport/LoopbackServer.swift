@@ -15,7 +15,7 @@ func withLoopbackServer<T>(handler: some HTTPHandler, _ body: (UInt16) async thr
     )
     let task = Task { try await server.run() }
     defer { task.cancel() }
-    try await server.waitUntilListening(timeout: 60)  // generous: a loaded CI machine starts slowly
+    try await server.waitUntilListening(timeout: loopbackTimeout)  // a loaded CI machine starts it slowly
     guard case .ip4(_, let port) = await server.listeningAddress else { fatalError("the loopback server did not bind") }
     do {
         let result = try await body(port)

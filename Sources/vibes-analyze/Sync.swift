@@ -89,6 +89,7 @@ extension VibesAnalyze {
                 }
                 let report = try await sync.run(parts, recheckAudioFeatures: recheckAudioFeatures)
                 bar.withLock { $0?.finish() }
+                try? store.prepareSnapshots()  // so the next command reads the library in one go
                 if global.json {
                     try Console.printJSON(report)
                 } else {

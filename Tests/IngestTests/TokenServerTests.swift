@@ -687,13 +687,13 @@ final class FakeAccounts: Sendable {
         let fake = FakeAccounts()
         let server = HTTPServer(
             address: try .inet(ip4: "127.0.0.1", port: 0),
-            timeout: 30,
+            timeout: loopbackTimeout,
             logger: .disabled,
             handler: FakeAccountsHandler { try await fake.handle($0) }
         )
         let task = Task { try await server.run() }
         defer { task.cancel() }
-        try await server.waitUntilListening(timeout: 60)
+        try await server.waitUntilListening(timeout: loopbackTimeout)
         guard case .ip4(_, let port) = await server.listeningAddress else { throw CancellationError() }
         fake.boundPort.withLock { $0 = port }
         do {

@@ -165,3 +165,13 @@ enum PackedStrings {
         }
     }
 }
+
+extension LibraryStore {
+    /// Builds the snapshots that are missing, when the store can be written without waiting, so
+    /// that the next command finds them: commands that change the library (`import`, `sync`)
+    /// call this once they are done.
+    public func prepareSnapshots() throws {
+        _ = try featureTable(scope: .all)
+        _ = try trackFacts(for: [])
+    }
+}
