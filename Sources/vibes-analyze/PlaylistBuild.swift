@@ -167,7 +167,7 @@ extension VibesAnalyze.PlaylistCommand {
                     defaultName =
                         "\(label.split(separator: "\"").dropFirst().first ?? Substring(label)) (\(label.split(separator: " ").prefix(2).joined(separator: " ")))"
                 } else {
-                    let resolved = try seeds.resolve(in: store)
+                    let resolved = try seeds.resolve(in: store, library: library)
                     notes += resolved.notes
                     var query = RecommendationQuery(
                         seeds: resolved.seeds,
@@ -178,6 +178,7 @@ extension VibesAnalyze.PlaylistCommand {
                         tempoOctave: tuning.tempoOctave
                     )
                     query.constraints = tuning.constraints
+                    query.excludedTrackIDs = resolved.excluded
                     ids = try builder.tracks(for: query, length: length)
                     // A playlist from seed tracks starts with them.
                     let seedTracks = resolved.seeds.compactMap { seed -> Int64? in
@@ -200,7 +201,7 @@ extension VibesAnalyze.PlaylistCommand {
             var entries = ids.map { makeEntry($0, library: library, summary: summaries[$0], isLocked: false) }
             for text in lock {
                 let (position, reference) = try Build.parseLock(text)
-                let (id, note) = try SeedOptions.resolveTrack(reference, in: store)
+                let (id, note) = try SeedOptions.resolveTrack(reference, in: store, hasFeatures: library.hasFeatures)
                 notes.append("lock \(position): " + note)
                 entries.removeAll { $0.trackID == id }
                 entries.insert(

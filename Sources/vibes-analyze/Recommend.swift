@@ -80,7 +80,7 @@ extension VibesAnalyze {
             let start = clock.now
             let library = try LoadedLibrary(store: store, scope: candidates.scope)
             timer.lap("load")
-            let resolved = try seeds.resolve(in: store)
+            let resolved = try seeds.resolve(in: store, library: library)
             var query = RecommendationQuery(
                 seeds: resolved.seeds,
                 negativeSeeds: resolved.negative,
@@ -91,6 +91,7 @@ extension VibesAnalyze {
                 tempoOctave: tuning.tempoOctave
             )
             query.constraints = tuning.constraints
+            query.excludedTrackIDs = resolved.excluded
             let result: RecommendationResult
             do {
                 result = try library.recommender.recommend(query)

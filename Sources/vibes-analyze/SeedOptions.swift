@@ -9,7 +9,7 @@ struct SeedOptions: ParsableArguments {
     @Option(
         name: .customLong("seed"),
         help:
-            "A seed track: a Spotify ID, URI or link, or a title to search for (\"Daft Punk - One More Time\"). Repeatable."
+            "A seed track: a Spotify ID, URI or link, an ISRC, or \"artist - title\" (\"Daft Punk - One More Time\"). Repeatable."
     )
     var tracks: [String] = []
 
@@ -44,6 +44,9 @@ struct SeedOptions: ParsableArguments {
     @Option(name: .customLong("avoid-artist"), help: "An artist to move away from. Repeatable.")
     var avoidArtists: [String] = []
 
+    @Option(name: .customLong("exclude-artist"), help: "An artist whose tracks are never picked. Repeatable.")
+    var excludedArtists: [String] = []
+
     @Option(
         name: .customLong("combine"),
         help: "How several seeds combine: average (tracks between them) or interleave (some of each)."
@@ -62,16 +65,19 @@ struct SeedOptions: ParsableArguments {
 
     /// Resolves the options against the store.
     ///
-    /// - Returns: The positive and negative seeds, and one line per seed saying what was picked.
-    /// - Throws: `ValidationError` naming a seed that matches nothing.
+    /// - Parameter library: The tracks that can be picked; a seed track must be one of them.
+    /// - Returns: The positive and negative seeds, the tracks of `--exclude-artist`, and one line
+    ///   per seed saying what was picked.
+    /// - Throws: `CommandFailure` naming a seed that matches nothing or only weakly.
     func resolve(
-        in store: LibraryStore
+        in store: LibraryStore,
+        library: LoadedLibrary
     ) throws -> (
-        seeds: [RecommendationSeed], negative: [RecommendationSeed], notes: [String]
+        seeds: [RecommendationSeed], negative: [RecommendationSeed], excluded: Set<Int64>, notes: [String]
     ) {
         var notes: [String] = []
         func track(_ text: String) throws -> RecommendationSeed {
-            let (id, note) = try SeedOptions.resolveTrack(text, in: store)
+            let (id, note) = try SeedOptions.resolveTrack(text, in: store, hasFeatures: library.hasFeatures)
             notes.append(note)
             return .track(id)
         }
@@ -92,34 +98,99 @@ struct SeedOptions: ParsableArguments {
         let seeds =
             try tracks.map(track) + artists.map(artist) + vibes.map(vibe) + moods.map { RecommendationSeed.mood($0) }
         let negative = try avoidTracks.map(track) + avoidArtists.map(artist)
-        return (seeds, negative, notes)
+        var excluded = Set<Int64>()
+        for text in excludedArtists {
+            guard let match = try store.searchArtist(matching: text) else {
+                throw CommandFailure("No artist in the library resembles \"\(text)\"; check the spelling.")
+            }
+            notes.append("excluded artist \"\(text)\" → \(match.name), \(match.trackIDs.count) tracks")
+            excluded.formUnion(match.trackIDs)
+        }
+        return (seeds, negative, excluded, notes)
     }
 }
 
 extension SeedOptions {
-    /// Finds a track by Spotify ID, URI or link, or else by a fuzzy title search.
+    /// The least search score taken as the track meant: "Daft Punk - One More Time" against
+    /// "The Everly Brothers – Just One Time" scores 0.42, a missing word or a typo about 0.7.
+    static let strongMatch = 0.6
+
+    /// Finds a track by Spotify ID, URI or link, by ISRC, or else by a fuzzy "artist - title"
+    /// search.
     ///
+    /// A search takes the best match of at least ``strongMatch`` that has audio features; when
+    /// the best match has none, the best one that has them, and the note says so.
+    ///
+    /// - Parameter hasFeatures: Whether a track can be used (it has features, in scope).
     /// - Returns: The track's store ID and a line saying what was picked.
-    /// - Throws: `ValidationError` when nothing matches.
-    static func resolveTrack(_ text: String, in store: LibraryStore) throws -> (Int64, String) {
+    /// - Throws: `CommandFailure` when nothing matches well enough, listing the closest tracks.
+    static func resolveTrack(
+        _ text: String,
+        in store: LibraryStore,
+        hasFeatures: (Int64) -> Bool = { _ in true }
+    ) throws -> (Int64, String) {
         if let id = SpotifyID(uri: text, category: "track") {
             guard let trackID = try store.trackID(spotifyID: id) else {
                 throw CommandFailure(
                     "The track \(id.trackURI) is not in the library; import it first or search by title."
                 )
             }
+            guard hasFeatures(trackID) else {
+                throw CommandFailure(
+                    "The track \(id.trackURI) has no audio features here; run `vibes-analyze features fetch`, or choose another seed."
+                )
+            }
             return (trackID, "track \(text) → store ID \(trackID)")
         }
-        guard let match = try store.searchTracks(matching: text, limit: 1).first else {
+        let trimmed = text.trimmingCharacters(in: .whitespaces).uppercased()
+        if trimmed.count == 12, trimmed.wholeMatch(of: /[A-Z]{2}[A-Z0-9]{3}[0-9]{7}/) != nil {
+            let ids = try store.trackIDs(isrc: trimmed)
+            guard let id = ids.first(where: hasFeatures) else {
+                throw CommandFailure(
+                    ids.isEmpty
+                        ? "No track in the library has the ISRC \(trimmed); import it first or search by title."
+                        : "The track with ISRC \(trimmed) has no audio features here; run `vibes-analyze features fetch`, or choose another seed."
+                )
+            }
+            return (id, "ISRC \(trimmed) → store ID \(id)")
+        }
+        let matches = try store.searchTracks(matching: text, limit: 20)
+        let strong = matches.filter { $0.score >= strongMatch }
+        guard let best = strong.first else {
+            throw CommandFailure(weakMatchMessage(text, matches: Array(matches.prefix(5)), hasFeatures: hasFeatures))
+        }
+        func describe(_ match: TrackMatch) -> String {
+            let artist = match.track.artists.first.map { "\($0) – " } ?? ""
+            return "\(artist)\(match.track.name) (match \(match.score.formatted(digits: 2)))"
+        }
+        if hasFeatures(best.track.id) {
+            return (best.track.id, "track \"\(text)\" → \(describe(best))")
+        }
+        guard let usable = strong.first(where: { hasFeatures($0.track.id) }) else {
             throw CommandFailure(
-                "No track in the library resembles \"\(text)\"; check the spelling or give a Spotify ID."
+                "\"\(text)\" is \(describe(best)), which has no audio features here; run `vibes-analyze features fetch`, or choose another seed."
             )
         }
-        let artist = match.track.artists.first.map { "\($0) – " } ?? ""
         return (
-            match.track.id,
-            "track \"\(text)\" → \(artist)\(match.track.name) (match \(match.score.formatted(digits: 2)))"
+            usable.track.id,
+            "track \"\(text)\" → \(describe(best)) has no audio features; using \(describe(usable)) instead"
         )
+    }
+
+    /// The error for a seed that matches nothing well: the closest tracks, for the user to pick.
+    static func weakMatchMessage(_ text: String, matches: [TrackMatch], hasFeatures: (Int64) -> Bool) -> String {
+        guard !matches.isEmpty else {
+            return "No track in the library resembles \"\(text)\"; check the spelling, or give a Spotify ID or an ISRC."
+        }
+        let closest = matches.map { match in
+            let artist = match.track.artists.first.map { "\($0) – " } ?? ""
+            let source = match.track.spotifyID.map { "spotify:track:\($0)" } ?? "store ID \(match.track.id)"
+            let features = hasFeatures(match.track.id) ? "" : ", no audio features"
+            return "\(artist)\(match.track.name) (match \(match.score.formatted(digits: 2)), \(source)\(features))"
+        }
+        return
+            "No track in the library matches \"\(text)\" well enough. The closest: \(closest.joined(separator: "; "))."
+            + " Give one of them as \"artist - title\", or a Spotify ID, URI or link, or an ISRC."
     }
 }
 
@@ -181,6 +252,18 @@ struct LoadedLibrary {
             )
         }
         recommender = Recommender(table: table, attributesByRow: attributes)
+    }
+
+    /// Whether `trackID` is one of the tracks this library can pick (it has features, in scope).
+    func hasFeatures(_ trackID: Int64) -> Bool {
+        let ids = recommender.features.trackIDs
+        var low = 0
+        var high = ids.count
+        while low < high {
+            let middle = (low + high) / 2
+            if ids[middle] < trackID { low = middle + 1 } else { high = middle }
+        }
+        return low < ids.count && ids[low] == trackID
     }
 
     /// The display summaries of `trackIDs`, by ID.

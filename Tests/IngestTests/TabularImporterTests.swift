@@ -134,6 +134,40 @@ struct TabularImporterTests {
         }
     }
 
+    @Test func exportifysOlderLayoutLandsAsAPlaylist() throws {
+        try withStore { store in
+            // `Spotify ID`, `Artist IDs`, …, `Artist Name(s)`, …, `Added At`: no `Track URI`.
+            let summary = try store.importFile(at: Fixtures.path("exportify/Older_Layout.csv"))
+            #expect(summary.format == .exportify)
+            #expect(summary.rowsRead == 8 && summary.featuresWritten == 8 && summary.rowsRejected == 0)
+            #expect(summary.playlists == 1)
+            let items = try store.database.read { db in
+                try String.fetchAll(
+                    db,
+                    sql: """
+                        SELECT t.spotify_id FROM playlists p JOIN playlist_items pi ON pi.playlist_id = p.id
+                        JOIN tracks t ON t.id = pi.track_id WHERE p.name = 'Older Layout' ORDER BY pi.position
+                        """
+                )
+            }
+            #expect(items.count == 8 && items.first == "2uuJs2nltcYFh9pkKP7bW4")
+            // The same tracks as the current layout's first eight rows, with the same features.
+            let older = try store.featureTable()
+            try withStore { current in
+                _ = try current.importFile(at: Fixtures.path("exportify/Liked_Songs.csv"))
+                let ids = try current.database.read { db in
+                    try String.fetchAll(db, sql: "SELECT spotify_id FROM tracks ORDER BY id LIMIT 8")
+                }
+                #expect(ids == items)
+                let table = try current.featureTable()
+                #expect(
+                    Array(table.values.prefix(8 * FeatureTable.columnCount)).map(\.bitPattern)
+                        == older.values.map(\.bitPattern)
+                )
+            }
+        }
+    }
+
     @Test func importsExportifyAsTracksFeaturesPlaylistAndSavedTracks() throws {
         try withStore { store in
             let summary = try store.importFile(at: Fixtures.path("exportify/Liked_Songs.csv"))

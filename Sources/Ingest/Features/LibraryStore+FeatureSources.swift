@@ -170,11 +170,14 @@ extension LibraryStore {
         guard scope != .all else { return all }
         let inScope = try database.read { db in
             let condition = try condition(for: scope, in: db)
-            return try Int64.fetchAll(
+            let statement = try PreparedStatement(
                 db,
-                sql: "SELECT t.id FROM tracks t WHERE \(condition.sql) ORDER BY t.id",
-                arguments: condition.arguments
+                sql: "SELECT t.id FROM tracks t WHERE \(condition.sql) ORDER BY t.id"
             )
+            try statement.bind(condition.arguments)
+            var ids: [Int64] = []
+            try statement.forEachRow { ids.append($0.int64(0)) }
+            return ids
         }
         return Self.rows(of: all, in: inScope)
     }
@@ -187,18 +190,28 @@ extension LibraryStore {
         return FeatureTable(trackIDs: ids, values: values)
     }
 
-    /// The rows of `table` whose track IDs are in `sortedIDs`, in order.
+    /// The rows of `table` whose track IDs are in `sortedIDs`, in order; `table` itself when that
+    /// is every row (a library without reference tracks), so nothing is copied.
     static func rows(of table: FeatureTable, in sortedIDs: [Int64]) -> FeatureTable {
-        let width = FeatureTable.columnCount
-        var ids: [Int64] = []
-        var values: [Float] = []
+        var keep = [Bool](repeating: false, count: table.rowCount)
         var next = 0
         for (row, id) in table.trackIDs.enumerated() {
             while next < sortedIDs.count, sortedIDs[next] < id { next += 1 }
             guard next < sortedIDs.count else { break }
-            guard sortedIDs[next] == id else { continue }
-            ids.append(id)
-            values.append(contentsOf: table.values[(row * width)..<((row + 1) * width)])
+            keep[row] = sortedIDs[next] == id
+        }
+        let kept = keep.count { $0 }
+        if kept == table.rowCount { return table }
+        let width = FeatureTable.columnCount
+        var ids: [Int64] = []
+        var values: [Float] = []
+        ids.reserveCapacity(kept)
+        values.reserveCapacity(kept * width)
+        table.values.withUnsafeBufferPointer { source in
+            for row in keep.indices where keep[row] {
+                ids.append(table.trackIDs[row])
+                values.append(contentsOf: source[(row * width)..<((row + 1) * width)])
+            }
         }
         return FeatureTable(trackIDs: ids, values: values)
     }

@@ -19,7 +19,8 @@ struct TabularImporter {
     /// Header names (lower case, letters and digits only) and what they hold.
     static let roles: [String: Role] = {
         var roles: [String: Role] = [
-            "trackid": .spotifyID, "id": .alternateID, "uri": .uri, "trackuri": .uri, "spotifyuri": .uri,
+            "trackid": .spotifyID, "spotifyid": .spotifyID, "id": .alternateID, "uri": .uri, "trackuri": .uri,
+            "spotifyuri": .uri,
             "trackname": .name, "name": .name, "title": .name, "song": .name, "track": .name,
             "trackartist": .artists, "artists": .artists, "artist": .artists, "artistname": .artists,
             "artistnames": .artists,
@@ -27,7 +28,8 @@ struct TabularImporter {
             "trackalbumid": .albumID, "albumid": .albumID,
             "trackalbumreleasedate": .releaseDate, "releasedate": .releaseDate, "albumreleasedate": .releaseDate,
             "year": .releaseDate,
-            "durationms": .durationMS, "length": .durationSeconds, "durations": .durationSeconds,
+            "durationms": .durationMS, "trackdurationms": .durationMS, "length": .durationSeconds,
+            "durations": .durationSeconds,
             "trackpopularity": .popularity, "popularity": .popularity,
             "explicit": .explicit, "isrc": .isrc, "addedat": .addedAt, "addedby": .addedBy,
             "beatsperminute": .feature(.tempo), "bpm": .feature(.tempo), "loudnessdb": .feature(.loudness),
@@ -37,7 +39,8 @@ struct TabularImporter {
             "playlistsubgenre": .tag(kind: "subgenre", isList: false),
             "playlistname": .tag(kind: "playlist", isList: false),
             "genres": .tag(kind: "artist-genre", isList: true), "recordlabel": .tag(kind: "label", isList: false),
-            "": .ignored, "unnamed0": .ignored, "trackhref": .ignored, "analysisurl": .ignored, "type": .ignored,
+            "": .ignored, "unnamed0": .ignored, "artistids": .ignored, "trackhref": .ignored, "analysisurl": .ignored,
+            "type": .ignored,
             "playlistid": .ignored, "index": .ignored, "x": .ignored,
         ]
         for feature in AudioFeature.allCases {
@@ -56,9 +59,17 @@ struct TabularImporter {
     }
 
     /// Whether a header row looks like an Exportify export.
+    ///
+    /// Exportify's layouts over the years all name the track (`Track URI`, or `Spotify ID` /
+    /// `Spotify URI` / `Track ID` in older ones), its artists (`Artist Name(s)`, or `Artist Name`)
+    /// and when it was added (`Added At`, `Added By`), which no dataset does.
     static func isExportifyHeader(_ names: [String]) -> Bool {
         let normalized = Set(names.map(normalizedHeader))
-        return normalized.contains("trackuri") && normalized.contains("artistnames")
+        if normalized.contains("trackuri") && normalized.contains("artistnames") { return true }
+        let namesTrack = !normalized.isDisjoint(with: ["spotifyid", "spotifyuri", "trackid", "trackuri"])
+        let namesArtists = !normalized.isDisjoint(with: ["artistnames", "artistname"])
+        let namesAdding = !normalized.isDisjoint(with: ["addedat", "addedby"])
+        return namesTrack && namesArtists && namesAdding
     }
 
     /// How many audio-feature columns a header names.

@@ -75,6 +75,13 @@ extension LibraryStore {
         }
     }
 
+    /// The store IDs of the tracks with `isrc` (upper case), in ID order.
+    public func trackIDs(isrc: String) throws -> [Int64] {
+        try database.read { db in
+            try Int64.fetchAll(db, sql: "SELECT id FROM tracks WHERE isrc = ? ORDER BY id", arguments: [isrc])
+        }
+    }
+
     /// Finds tracks whose "artist title" or title resembles `query`, best first.
     ///
     /// Matching is fuzzy: names are folded (case, accents, punctuation; see
@@ -93,18 +100,30 @@ extension LibraryStore {
         // `match_key` already holds the folded "artist␟title", so nothing is folded per track here.
         var scored: [(id: Int64, score: Double, popularity: Int)] = try database.read { db in
             var result: [(Int64, Double, Int)] = []
-            let rows = try Row.fetchCursor(db, sql: "SELECT id, match_key, popularity FROM tracks")
+            let rows = try Row.fetchCursor(db, sql: "SELECT id, match_key, popularity, name FROM tracks")
             while let row = try rows.next() {
                 let key: String = row[1]
                 let parts = key.split(separator: "\u{1F}", maxSplits: 1, omittingEmptySubsequences: false)
+                let artist = parts.count == 2 ? String(parts[0]) : ""
                 let title = parts.count == 2 ? String(parts[1]) : key
-                let artistTitle = parts.count == 2 && !parts[0].isEmpty ? parts[0] + " " + title : title
-                var score = Swift.max(
-                    LibraryStore.dice(queryGrams, LibraryStore.trigrams(title)),
-                    LibraryStore.dice(queryGrams, LibraryStore.trigrams(artistTitle))
-                )
-                if title == folded || artistTitle == folded { score = 1 }
-                if score >= 0.3 { result.append((row[0], score, (row[2] as Int?) ?? -1)) }
+                func score(_ title: String) -> Double {
+                    let artistTitle = artist.isEmpty ? title : artist + " " + title
+                    if title == folded || artistTitle == folded { return 1 }
+                    return Swift.max(
+                        LibraryStore.dice(queryGrams, LibraryStore.trigrams(title)),
+                        LibraryStore.dice(queryGrams, LibraryStore.trigrams(artistTitle))
+                    )
+                }
+                var best = score(title)
+                // A version's title ("I Don't Care (with Justin Bieber) - Loud Luxury Remix") is
+                // also scored by its song's title ("I Don't Care"), as `songKey` cuts it.
+                let name: String = row[3]
+                if best < 1, name.contains(where: { "([{-".contains($0) }) {
+                    let songKey = Track.songKey(artist: "", title: name)
+                    let core = String(songKey.drop { $0 != "\u{1F}" }.dropFirst())
+                    if core != title { best = Swift.max(best, score(core)) }
+                }
+                if best >= 0.3 { result.append((row[0], best, (row[2] as Int?) ?? -1)) }
             }
             return result
         }
