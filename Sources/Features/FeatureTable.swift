@@ -47,9 +47,26 @@ public struct FeatureTable: Sendable {
         return value.isNaN ? nil : value
     }
 
-    /// The column of `feature` in every row.
+    /// The column of `feature` in every row: its place in `AudioFeature.all` (declaration order).
+    ///
+    /// A switch rather than a search of `AudioFeature.all`: reading a million rows feature by
+    /// feature, the search was 2 % of a `recommend`.
+    @inline(__always)
     public static func columnIndex(of feature: AudioFeature) -> Int {
-        AudioFeature.all.firstIndex(of: feature)!
+        switch feature {
+        case .danceability: 0
+        case .energy: 1
+        case .key: 2
+        case .loudness: 3
+        case .mode: 4
+        case .speechiness: 5
+        case .acousticness: 6
+        case .instrumentalness: 7
+        case .liveness: 8
+        case .valence: 9
+        case .tempo: 10
+        case .timeSignature: 11
+        }
     }
 
     /// Appends one track's features, storing missing values, sentinels and invalid values as `NaN`.

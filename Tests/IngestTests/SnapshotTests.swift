@@ -11,10 +11,23 @@ import VibesTestSupport
 struct SnapshotTests {
     static let liked = Fixtures.path("exportify/Liked_Songs.csv")
     static let tidytuesday = Fixtures.path("csv/tidytuesday-excerpt.csv")
+    /// Format, IDs, values, and the counts: sources (two parts), preferred, coverage, out of
+    /// range, source masks.
+    static let featureParts = 9
+
+    /// The counts by a scan of `audio_features`, bypassing the snapshot.
+    func scannedStatistics(_ store: LibraryStore, _ scope: TrackScope) throws -> FeatureStatistics {
+        try store.database.read { db in
+            try LibraryStore.currentFeatureStatistics(
+                in: db,
+                condition: scope == .all ? nil : try store.condition(for: scope, in: db)
+            )
+        }
+    }
 
     /// The feature table read straight from `audio_features`, bypassing the snapshot.
     func scanned(_ store: LibraryStore) throws -> FeatureTable {
-        try store.database.read { db in try LibraryStore.scanFeatureTable(in: db) }
+        try store.database.read { db in try FeatureSnapshot(db).table }
     }
 
     func snapshotRows(_ store: LibraryStore, _ name: String) throws -> Int {
@@ -32,7 +45,7 @@ struct SnapshotTests {
             #expect(try snapshotRows(store, "features") == 0)
             let first = try store.featureTable()
             #expect(first.rowCount > 0)
-            #expect(try snapshotRows(store, "features") == 3)  // format, IDs, values
+            #expect(try snapshotRows(store, "features") == Self.featureParts)
             expectSameBits(first, try scanned(store))
             // The second read comes from the snapshot: make its values recognisable to prove it.
             try store.database.write { db in
@@ -90,6 +103,7 @@ struct SnapshotTests {
                 try change(store)
                 #expect(try snapshotRows(store, "features") == 0, "\(name)")
                 expectSameBits(try store.featureTable(), try scanned(store))
+                #expect(try store.featureStatistics(scope: .all) == (try scannedStatistics(store, .all)), "\(name)")
             }
         }
     }
@@ -124,9 +138,12 @@ struct SnapshotTests {
                     }
                     return table
                 }
+                let counts = try store.featureStatistics(scope: scope)
+                #expect(counts == (try scannedStatistics(store, scope)), "\(scope)")
+                #expect(counts.preferred.values.reduce(0, +) > 0 && !counts.rows.isEmpty, "\(scope)")
                 let cut = try store.featureTable(scope: scope)
                 let all = try store.featureTable()
-                #expect(try snapshotRows(store, "features") == 3)
+                #expect(try snapshotRows(store, "features") == Self.featureParts)
                 #expect(cut.rowCount > 0 && cut.rowCount < all.rowCount, "\(scope)")
                 expectSameBits(cut, direct)
             }
@@ -173,7 +190,7 @@ struct SnapshotTests {
             try holder.inDatabase { try $0.execute(sql: "COMMIT") }
             #expect(try snapshotRows(store, "features") == 0)
             _ = try store.featureTable()
-            #expect(try snapshotRows(store, "features") == 3)
+            #expect(try snapshotRows(store, "features") == Self.featureParts)
         }
     }
 }

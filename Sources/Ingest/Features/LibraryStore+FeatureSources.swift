@@ -163,12 +163,23 @@ extension LibraryStore {
     /// and a scope is cut from it: on a million tracks the scan below takes about 2.5 s, the
     /// snapshot about 0.1 s.
     public func featureTable(scope: TrackScope) throws -> FeatureTable {
-        let all = try withSnapshot(.features, decode: Self.decodeFeatureTable) { db in
-            let table = try Self.scanFeatureTable(in: db)
-            return (table, ["track_ids": PackedArray.data(table.trackIDs), "values": PackedArray.data(table.values)])
-        }
+        let all = try featureSnapshot().table
         guard scope != .all else { return all }
-        let inScope = try database.read { db in
+        return Self.rows(of: all, in: try trackIDs(in: scope))
+    }
+
+    /// The `features` snapshot: the whole feature table and what `library` and `features status`
+    /// count of it.
+    func featureSnapshot() throws -> FeatureSnapshot {
+        try withSnapshot(.features, decode: FeatureSnapshot.init(parts:)) { db in
+            let snapshot = try FeatureSnapshot(db)
+            return (snapshot, snapshot.parts)
+        }
+    }
+
+    /// The IDs of the tracks in `scope`, ascending.
+    func trackIDs(in scope: TrackScope) throws -> [Int64] {
+        try database.read { db in
             let condition = try condition(for: scope, in: db)
             let statement = try PreparedStatement(
                 db,
@@ -179,27 +190,24 @@ extension LibraryStore {
             try statement.forEachRow { ids.append($0.int64(0)) }
             return ids
         }
-        return Self.rows(of: all, in: inScope)
     }
 
-    /// The snapshot's table, or `nil` when its parts do not fit together.
-    static func decodeFeatureTable(_ parts: [String: Data]) -> FeatureTable? {
-        let ids: [Int64] = PackedArray.values(parts["track_ids"])
-        let values: [Float] = PackedArray.values(parts["values"])
-        guard values.count == ids.count * FeatureTable.columnCount else { return nil }
-        return FeatureTable(trackIDs: ids, values: values)
+    /// Which of `trackIDs` (ascending) are in `sortedIDs`.
+    static func rowMask(of trackIDs: [Int64], in sortedIDs: [Int64]) -> [Bool] {
+        var keep = [Bool](repeating: false, count: trackIDs.count)
+        var next = 0
+        for (row, id) in trackIDs.enumerated() {
+            while next < sortedIDs.count, sortedIDs[next] < id { next += 1 }
+            guard next < sortedIDs.count else { break }
+            keep[row] = sortedIDs[next] == id
+        }
+        return keep
     }
 
     /// The rows of `table` whose track IDs are in `sortedIDs`, in order; `table` itself when that
     /// is every row (a library without reference tracks), so nothing is copied.
     static func rows(of table: FeatureTable, in sortedIDs: [Int64]) -> FeatureTable {
-        var keep = [Bool](repeating: false, count: table.rowCount)
-        var next = 0
-        for (row, id) in table.trackIDs.enumerated() {
-            while next < sortedIDs.count, sortedIDs[next] < id { next += 1 }
-            guard next < sortedIDs.count else { break }
-            keep[row] = sortedIDs[next] == id
-        }
+        let keep = rowMask(of: table.trackIDs, in: sortedIDs)
         let kept = keep.count { $0 }
         if kept == table.rowCount { return table }
         let width = FeatureTable.columnCount
@@ -216,25 +224,7 @@ extension LibraryStore {
         return FeatureTable(trackIDs: ids, values: values)
     }
 
-    /// Reads the current features of every track in one scan of `audio_features`.
-    static func scanFeatureTable(in db: Database) throws -> FeatureTable {
-        let calibrations = try localCalibrations(in: db).sorted { $0.key.rawValue < $1.key.rawValue }
-        var table = FeatureTable()
-        try scanCurrentFeatures(in: db, condition: nil) { row in
-            var features = AudioFeatures()
-            for (index, feature) in AudioFeature.allCases.enumerated() { features[feature] = row.values[index] }
-            // Local estimates are mapped onto the user's Spotify scale where a calibration exists.
-            if row.source.starts(with: localSourcePrefix) {
-                for (feature, map) in calibrations {
-                    if let value = features[feature] { features[feature] = map(value) }
-                }
-            }
-            table.append(trackID: row.trackID, features: features)
-        }
-        return table
-    }
-
-    private static let localSourcePrefix = Array("local:".utf8)
+    static let localSourcePrefix = Array("local:".utf8)
 
     /// A track's current feature row, as ``scanCurrentFeatures(in:condition:_:)`` hands it out.
     struct CurrentFeatureRow {
@@ -242,6 +232,9 @@ extension LibraryStore {
         /// The source key's UTF-8 bytes.
         var source: [UInt8] = []
         var outOfRangeFlags = 0
+        /// The sources that have a row for the track, as bits of their number in the scan's
+        /// ``SourceNumbering``; sources numbered 64 and above are not in it.
+        var sourceMask: UInt64 = 0
         /// One value per `AudioFeature.allCases`, in order.
         var values = [Double?](repeating: nil, count: AudioFeature.allCases.count)
     }
@@ -256,6 +249,7 @@ extension LibraryStore {
     static func scanCurrentFeatures(
         in db: Database,
         condition: (sql: String, arguments: StatementArguments)?,
+        numbering: SourceNumbering? = nil,
         _ body: (CurrentFeatureRow) throws -> Void
     ) throws {
         let columns = AudioFeature.allCases.map { "f.\($0.rawValue)" }.joined(separator: ", ")
@@ -275,7 +269,13 @@ extension LibraryStore {
             let track = row.int64(0)
             let priority = row.int64(1)
             let fetched = row.bytes(2)
+            var bit: UInt64 = 0
+            if let numbering {
+                let number = numbering.number(of: row.bytes(3))
+                if number < 64 { bit = 1 << UInt64(number) }
+            }
             if track == best.trackID {
+                best.sourceMask |= bit
                 guard
                     priority > bestPriority
                         || (priority == bestPriority && bestFetched.lexicographicallyPrecedes(fetched))
@@ -283,6 +283,7 @@ extension LibraryStore {
             } else {
                 if best.trackID >= 0 { try body(best) }
                 best.trackID = track
+                best.sourceMask = bit
             }
             bestPriority = priority
             bestFetched = fetched

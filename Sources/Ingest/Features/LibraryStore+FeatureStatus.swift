@@ -84,18 +84,13 @@ public struct FeatureStatus: Sendable, Hashable, Codable {
 extension LibraryStore {
     /// Coverage per source and per playlist, and what is missing and why, for the tracks in `scope`.
     public func featureStatus(scope: TrackScope = .library) throws -> FeatureStatus {
-        try database.read { db in
+        let current = try featureStatistics(scope: scope)
+        return try database.read { db in
             let (condition, arguments) = try condition(for: scope, in: db)
             var status = FeatureStatus()
             status.precedence = try Self.precedence(in: db).description
             let inScope = "SELECT t.id FROM tracks t WHERE \(condition)"
             status.tracks = try Int.fetchOne(db, sql: "SELECT count(*) FROM (\(inScope))", arguments: arguments) ?? 0
-            // One ordered pass over the scope's feature rows, as `library` does, rather than two
-            // sorts through the `current_features` view.
-            let current = try Self.currentFeatureStatistics(
-                in: db,
-                condition: scope == .all ? nil : (condition, arguments)
-            )
             status.withFeatures = current.preferred.values.reduce(0, +)
             status.sources = current.rows.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.map {
                 FeatureStatus.SourceCoverage(

@@ -175,3 +175,152 @@ extension LibraryStore {
         _ = try trackFacts(for: [])
     }
 }
+
+/// Source keys met by a scan, numbered in order of appearance.
+final class SourceNumbering {
+    private var numbers: [[UInt8]: Int] = [:]
+    private(set) var keys: [[UInt8]] = []
+
+    func number(of key: [UInt8]) -> Int {
+        if let number = numbers[key] { return number }
+        numbers[key] = keys.count
+        keys.append(key)
+        return keys.count - 1
+    }
+}
+
+/// What `library` and `features status` count of the current feature rows.
+struct FeatureStatistics: Equatable {
+    /// Per `AudioFeature.allCases`: the tracks whose current row has a value.
+    var coverage = [Int](repeating: 0, count: AudioFeature.allCases.count)
+    /// The non-zero out-of-range flags of the current rows, in track order.
+    var outOfRangeFlags: [Int] = []
+    /// Per source: the tracks whose current row it is.
+    var preferred: [String: Int] = [:]
+    /// Per source: the tracks it has a row for.
+    var rows: [String: Int] = [:]
+}
+
+/// The `features` snapshot: every track's current features (calibrated), and per track the
+/// number of its current source, which values it has, its out-of-range flags and which sources
+/// have a row for it, so that counts for any scope need no scan.
+struct FeatureSnapshot {
+    var table: FeatureTable
+    var sources: [String] = []
+    var preferred: [UInt8] = []
+    var coverage: [UInt16] = []
+    var outOfRange: [Int64] = []
+    var sourceMasks: [UInt64] = []
+    /// Whether the per-track counts are here: not when the store has more than 64 sources.
+    var hasStatistics: Bool { !sources.isEmpty || table.rowCount == 0 }
+
+    /// Reads every track's current row in one scan of `audio_features`.
+    init(_ db: Database) throws {
+        let calibrations = try LibraryStore.localCalibrations(in: db).sorted { $0.key.rawValue < $1.key.rawValue }
+        let numbering = SourceNumbering()
+        var table = FeatureTable()
+        var preferred: [UInt8] = []
+        var coverage: [UInt16] = []
+        var outOfRange: [Int64] = []
+        var sourceMasks: [UInt64] = []
+        try LibraryStore.scanCurrentFeatures(in: db, condition: nil, numbering: numbering) { row in
+            var features = AudioFeatures()
+            var bits: UInt16 = 0
+            for (index, feature) in AudioFeature.allCases.enumerated() {
+                features[feature] = row.values[index]
+                if row.values[index] != nil { bits |= 1 << UInt16(index) }
+            }
+            // Local estimates are mapped onto the user's Spotify scale where a calibration exists.
+            if row.source.starts(with: LibraryStore.localSourcePrefix) {
+                for (feature, map) in calibrations {
+                    if let value = features[feature] { features[feature] = map(value) }
+                }
+            }
+            table.append(trackID: row.trackID, features: features)
+            preferred.append(UInt8(clamping: numbering.number(of: row.source)))
+            coverage.append(bits)
+            outOfRange.append(Int64(row.outOfRangeFlags))
+            sourceMasks.append(row.sourceMask)
+        }
+        self.table = table
+        if numbering.keys.count <= 64 {
+            sources = numbering.keys.map { String(decoding: $0, as: UTF8.self) }
+            (self.preferred, self.coverage, self.outOfRange, self.sourceMasks) =
+                (preferred, coverage, outOfRange, sourceMasks)
+        }
+    }
+
+    var parts: [String: Data] {
+        var parts = ["track_ids": PackedArray.data(table.trackIDs), "values": PackedArray.data(table.values)]
+        guard hasStatistics else { return parts }
+        let names = PackedStrings.parts(sources)
+        parts["sources"] = names.bytes
+        parts["source_ends"] = names.ends
+        parts["preferred"] = PackedArray.data(preferred)
+        parts["coverage"] = PackedArray.data(coverage)
+        parts["out_of_range"] = PackedArray.data(outOfRange)
+        parts["source_masks"] = PackedArray.data(sourceMasks)
+        return parts
+    }
+
+    /// Decodes the snapshot's parts, or returns `nil` when they do not fit together.
+    init?(parts: [String: Data]) {
+        let ids: [Int64] = PackedArray.values(parts["track_ids"])
+        let values: [Float] = PackedArray.values(parts["values"])
+        guard values.count == ids.count * FeatureTable.columnCount else { return nil }
+        table = FeatureTable(trackIDs: ids, values: values)
+        guard let sources = PackedStrings.strings(bytes: parts["sources"], ends: parts["source_ends"]) else { return }
+        let preferred: [UInt8] = PackedArray.values(parts["preferred"])
+        let coverage: [UInt16] = PackedArray.values(parts["coverage"])
+        let outOfRange: [Int64] = PackedArray.values(parts["out_of_range"])
+        let masks: [UInt64] = PackedArray.values(parts["source_masks"])
+        guard [preferred.count, coverage.count, outOfRange.count, masks.count].allSatisfy({ $0 == ids.count }),
+            preferred.allSatisfy({ Int($0) < sources.count })
+        else { return nil }
+        (self.sources, self.preferred, self.coverage, self.outOfRange, self.sourceMasks) =
+            (sources, preferred, coverage, outOfRange, masks)
+    }
+
+    /// The counts over the rows `keep` marks, or over every row when `keep` is `nil`.
+    func statistics(keeping keep: [Bool]?) -> FeatureStatistics {
+        var statistics = FeatureStatistics()
+        var preferredCounts = [Int](repeating: 0, count: sources.count)
+        var rowCounts = [Int](repeating: 0, count: sources.count)
+        for row in 0..<table.rowCount where keep?[row] ?? true {
+            let bits = coverage[row]
+            for index in statistics.coverage.indices where bits & (1 << UInt16(index)) != 0 {
+                statistics.coverage[index] += 1
+            }
+            if outOfRange[row] != 0 { statistics.outOfRangeFlags.append(Int(outOfRange[row])) }
+            preferredCounts[Int(preferred[row])] += 1
+            var mask = sourceMasks[row]
+            while mask != 0 {
+                rowCounts[mask.trailingZeroBitCount] += 1
+                mask &= mask - 1
+            }
+        }
+        for (number, source) in sources.enumerated() {
+            if preferredCounts[number] > 0 { statistics.preferred[source] = preferredCounts[number] }
+            if rowCounts[number] > 0 { statistics.rows[source] = rowCounts[number] }
+        }
+        return statistics
+    }
+}
+
+extension LibraryStore {
+    /// The counts of the current feature rows of the tracks in `scope`: from the `features`
+    /// snapshot, or by a scan when the store has too many sources for it.
+    func featureStatistics(scope: TrackScope) throws -> FeatureStatistics {
+        let snapshot = try featureSnapshot()
+        guard snapshot.hasStatistics else {
+            return try database.read { db in
+                try Self.currentFeatureStatistics(
+                    in: db,
+                    condition: scope == .all ? nil : condition(for: scope, in: db)
+                )
+            }
+        }
+        guard scope != .all else { return snapshot.statistics(keeping: nil) }
+        return snapshot.statistics(keeping: Self.rowMask(of: snapshot.table.trackIDs, in: try trackIDs(in: scope)))
+    }
+}

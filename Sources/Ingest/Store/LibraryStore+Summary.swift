@@ -58,20 +58,20 @@ extension LibraryStore {
     ///
     /// - Parameter tagLimit: How many of the most used tags of each kind to list.
     public func summary(tagLimit: Int = 8) throws -> LibrarySummary {
-        try database.read { db in
+        let current = try featureStatistics(scope: .all)
+        return try database.read { db in
             var summary = LibrarySummary(path: path)
             func count(_ sql: String) throws -> Int { try Int.fetchOne(db, sql: sql) ?? 0 }
             summary.tracks = try count("SELECT count(*) FROM tracks")
             summary.referenceTracks = try count("SELECT count(*) FROM tracks WHERE in_library = 0")
             summary.artists = try count("SELECT count(*) FROM artists")
-            summary.tracksWithFeatures = try count("SELECT count(DISTINCT track_id) FROM audio_features")
+            summary.tracksWithFeatures = current.preferred.values.reduce(0, +)
             summary.playlists = try count("SELECT count(*) FROM playlists")
             summary.playlistItems = try count("SELECT count(*) FROM playlist_items")
             summary.savedTracks = try count("SELECT count(*) FROM saved_tracks")
             summary.plays = try count("SELECT count(*) FROM plays")
             summary.playsMatched = try count("SELECT count(*) FROM plays WHERE track_id IS NOT NULL")
             summary.importRuns = try count("SELECT count(*) FROM import_runs")
-            let current = try Self.currentFeatureStatistics(in: db)
             for (index, feature) in AudioFeature.allCases.enumerated() {
                 summary.featureCoverage[feature.rawValue] = current.coverage[index]
             }
@@ -117,7 +117,7 @@ extension LibraryStore {
     static func currentFeatureStatistics(
         in db: Database,
         condition: (sql: String, arguments: StatementArguments)? = nil
-    ) throws -> (coverage: [Int], outOfRangeFlags: [Int], preferred: [String: Int], rows: [String: Int]) {
+    ) throws -> FeatureStatistics {
         var coverage = [Int](repeating: 0, count: AudioFeature.allCases.count)
         var flagsList: [Int] = []
         var preferred: [[UInt8]: Int] = [:]
@@ -132,11 +132,13 @@ extension LibraryStore {
             sql: "SELECT f.source, count(*) FROM audio_features f \(join) GROUP BY f.source",
             arguments: condition?.arguments ?? []
         )
-        return (
-            coverage,
-            flagsList,
-            Dictionary(uniqueKeysWithValues: preferred.map { (String(decoding: $0.key, as: UTF8.self), $0.value) }),
-            Dictionary(uniqueKeysWithValues: rows.map { ($0[0] as String, $0[1] as Int) })
+        return FeatureStatistics(
+            coverage: coverage,
+            outOfRangeFlags: flagsList,
+            preferred: Dictionary(
+                uniqueKeysWithValues: preferred.map { (String(decoding: $0.key, as: UTF8.self), $0.value) }
+            ),
+            rows: Dictionary(uniqueKeysWithValues: rows.map { ($0[0] as String, $0[1] as Int) })
         )
     }
 }
