@@ -8,6 +8,9 @@ public enum AnalyticsError: Error, CustomStringConvertible {
     case nonFiniteValue(row: Int, column: Int)
     /// A parameter is outside the range the analysis accepts.
     case invalidParameter(name: String, value: String, expected: String)
+    /// A similarity space uses a signal derived from the label it is evaluated on, so its figure
+    /// would partly measure the label itself.
+    case labelLeak(space: String, signal: String, label: String)
 
     public var description: String {
         switch self {
@@ -20,6 +23,9 @@ public enum AnalyticsError: Error, CustomStringConvertible {
                 + "build it with FeatureSchema.makeSpace(from:), which leaves such tracks out."
         case .invalidParameter(let name, let value, let expected):
             "\(name) must be \(expected) (got \(value))."
+        case .labelLeak(let space, let signal, let label):
+            "The similarity \"\(space)\" uses \(signal), which is derived from the \(label) label it would be "
+                + "evaluated on; evaluate it on another label, or without that signal."
         }
     }
 }

@@ -9,12 +9,18 @@ extension VibesAnalyze {
     struct Eval: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract:
-                "Measure recommendation quality against labels: precision@k versus chance, and cluster agreement (NMI).",
+                "Measure recommendation quality against labels: precision@k versus naive baselines and chance, and cluster agreement (NMI, ARI).",
             discussion: """
                 For every track with a label (a genre tag, a subgenre, or an imported playlist), the k most \
-                similar labelled tracks are found; precision@k is the share that share a label with the seed, \
-                and the random baseline is the exact share expected by chance. NMI compares a k-means \
-                clustering of the same space with the labels (1 = the same grouping, 0 = unrelated).
+                similar labelled tracks are found; precision@k is the share that share a label with the seed. \
+                The same seeds are searched in three naive spaces (z-score cosine on the 11 audio features, \
+                z-score cosine without key and mode, z-score Euclidean without key and mode), and each \
+                difference "tool − baseline" comes with a paired bootstrap 95 % confidence interval over \
+                the seeds. The random baseline is the exact share expected by chance. NMI and ARI compare a \
+                k-means clustering of the same space, and with --run a saved clustering run, with the labels \
+                (1 = the same grouping, 0 = unrelated). With --label playlist, catch-all playlists (Liked \
+                Songs, or any holding more than 30 % of the tracks) are left out unless --include-catch-all \
+                is given. The similarity evaluated never uses the label it is graded on.
                 """
         )
 
@@ -39,16 +45,31 @@ extension VibesAnalyze {
 
         @Option(
             name: .long,
-            help: "The number of k-means clusters for NMI; the number of labels by default, 0 to skip."
+            help: "The number of k-means clusters for NMI and ARI; the number of labels by default, 0 to skip."
         )
         var clusters: Int?
 
-        @Option(name: .long, help: "The random seed for sampling and k-means.")
+        @Option(
+            name: .long,
+            help: "A saved clustering run to compare with the labels (NMI, ARI), as `cluster` numbers it."
+        )
+        var run: Int64?
+
+        @Option(name: .long, help: "The number of bootstrap resamples of each confidence interval.")
+        var resamples = 1_000
+
+        @Flag(
+            name: .long,
+            help: "With --label playlist, keep Liked Songs and playlists holding more than 30 % of the tracks."
+        )
+        var includeCatchAll = false
+
+        @Option(name: .long, help: "The random seed for sampling, k-means and the bootstrap.")
         var seed: UInt64 = 42
 
         func validate() throws {
-            let kinds = LibraryStore.labelKinds + ["playlist_genre", "playlist_subgenre"]
-            guard kinds.contains(label) else {
+            guard EvaluationLabel(name: label) != nil else {
+                let kinds = EvaluationLabel.allCases.map(\.rawValue) + ["playlist_genre", "playlist_subgenre"]
                 throw ValidationError("Please choose --label from \(kinds.joined(separator: ", ")) (got \"\(label)\").")
             }
             guard (1...100).contains(neighbors) else {
@@ -57,6 +78,9 @@ extension VibesAnalyze {
             if let sample, sample < 1 { throw ValidationError("Please give --sample of at least 1 (got \(sample)).") }
             if let clusters, clusters < 0 {
                 throw ValidationError("Please give --clusters of 0 or more (got \(clusters)).")
+            }
+            guard (1...100_000).contains(resamples) else {
+                throw ValidationError("Please choose --resamples from 1 to 100000 (got \(resamples)).")
             }
         }
 
@@ -67,46 +91,69 @@ extension VibesAnalyze {
         }
 
         func makeReport(store: LibraryStore) async throws -> EvalReport {
+            let kind = EvaluationLabel(name: label)!
             let library = try LoadedLibrary(store: store, scope: scope.scope(from: .library))
-            let labels = try store.trackLabels(kind: label)
-            let features = library.recommender.features
-            let labelled = features.trackIDs.filter { labels[$0] != nil }.count
-            guard labelled > neighbors else {
+            let recommender = library.recommender
+            let features = recommender.features
+            let inLibrary = Set(features.trackIDs)
+            var labels = try store.trackLabels(kind: kind.rawValue).filter { inLibrary.contains($0.key) }
+            var excluded: [CatchAllPlaylist] = []
+            if kind == .playlist && !includeCatchAll {
+                excluded = CatchAllPlaylist.find(in: labels, libraryTrackCount: features.rowCount)
+                labels = CatchAllPlaylist.removing(excluded, from: labels)
+            }
+            guard labels.count > neighbors else {
+                let left =
+                    excluded.isEmpty
+                    ? "" : " once the catch-all playlists are left out (--include-catch-all keeps them)"
                 throw CommandFailure(
-                    "Only \(labelled) tracks with features have a \(label) label; import a file with \(label) labels (such as tidytuesday's playlist_genre) first."
+                    "Only \(labels.count) tracks with features have a \(kind.rawValue) label\(left); import a file with \(kind.rawValue) labels (such as tidytuesday's playlist_genre) first."
                 )
             }
-            let evaluation = await RetrievalEvaluation.measure(
-                features: features,
+            let comparison = try await RetrievalComparison.measure(
+                subject: recommender.similaritySpace,
+                baselines: SimilaritySpace.naiveBaselines(for: recommender.table),
                 labels: labels,
+                label: kind,
                 k: neighbors,
                 sampleSize: sample,
-                sampleSeed: seed
+                sampleSeed: seed,
+                resampleCount: resamples,
+                bootstrapSeed: seed
             )
 
-            var nmi: Double?
-            let labelCount = Set(labels.values.flatMap { $0 }).count
-            let clusterCount = clusters ?? labelCount
+            var kMeans: ClusterAgreement?
+            let clusterCount = clusters ?? Set(labels.values.flatMap { $0 }).count
             if clusterCount >= 2 {
                 var generator = SplitMix64(seed: seed)
                 let model = try await KMeans.fit(features.values, clusterCount: clusterCount, using: &generator)
-                // One label per track for NMI: its most common label in the library (ties by name).
-                var frequency: [String: Int] = [:]
-                for set in labels.values { for value in set { frequency[value, default: 0] += 1 } }
-                var clusterLabels: [Int32] = []
-                var primary: [String] = []
-                for (row, id) in features.trackIDs.enumerated() {
-                    guard let set = labels[id] else { continue }
-                    clusterLabels.append(model.labels[row])
-                    primary.append(set.max { (frequency[$0]!, $1) < (frequency[$1]!, $0) }!)
+                var assignment: [Int64: Int] = [:]
+                for (row, id) in features.trackIDs.enumerated() { assignment[id] = Int(model.labels[row]) }
+                kMeans = ClusterAgreement(clusters: assignment, labels: labels)
+            }
+
+            var saved: EvalReport.SavedRun?
+            if let run {
+                guard let record = try store.clusteringRun(id: run), let id = record.id else {
+                    throw CommandFailure(
+                        "There is no clustering run \(run); list the runs with `vibes-analyze vibes --list`."
+                    )
                 }
-                nmi = RetrievalEvaluation.normalizedMutualInformation(clusterLabels, primary)
+                var assignment: [Int64: Int] = [:]
+                for item in try store.assignments(ofRun: id) { assignment[item.trackID] = item.cluster }
+                saved = EvalReport.SavedRun(
+                    id: id,
+                    clusterCount: record.clusterCount,
+                    agreement: ClusterAgreement(clusters: assignment, labels: labels)
+                )
             }
             return EvalReport(
-                label: label,
-                evaluation: evaluation,
-                clusterCount: nmi == nil ? nil : clusterCount,
-                nmi: nmi,
+                label: kind.rawValue,
+                comparison: comparison,
+                excludedPlaylists: excluded,
+                clusterCount: kMeans == nil ? nil : clusterCount,
+                kMeans: kMeans,
+                savedRun: saved,
                 seed: seed
             )
         }
@@ -116,33 +163,115 @@ extension VibesAnalyze {
 /// What `eval` prints.
 struct EvalReport: Codable {
     var label: String
-    var evaluation: RetrievalEvaluation
+    var comparison: RetrievalComparison
+    /// The catch-all playlists left out of `--label playlist`.
+    var excludedPlaylists: [CatchAllPlaylist]
     var clusterCount: Int?
-    var nmi: Double?
+    /// A k-means clustering of the same space against the labels.
+    var kMeans: ClusterAgreement?
+    var savedRun: SavedRun?
     var seed: UInt64
 
-    enum CodingKeys: String, CodingKey {
-        case label, evaluation
-        case clusterCount = "cluster_count"
-        case nmi, seed
+    /// A saved clustering run against the labels.
+    struct SavedRun: Codable {
+        var id: Int64
+        var clusterCount: Int
+        var agreement: ClusterAgreement
+
+        enum CodingKeys: String, CodingKey {
+            case id
+            case clusterCount = "cluster_count"
+            case agreement
+        }
     }
+
+    enum CodingKeys: String, CodingKey {
+        case label
+        case comparison = "baselines"
+        case excludedPlaylists = "excluded_playlists"
+        case clusterCount = "cluster_count"
+        case kMeans = "k_means"
+        case savedRun = "run"
+        case seed
+    }
+
+    /// The tool's precision, random baseline and figures per label.
+    var evaluation: RetrievalEvaluation { comparison.evaluation }
+
+    /// The NMI of the k-means clustering, if one was made.
+    var nmi: Double? { kMeans?.normalizedMutualInformation }
 
     func text() -> String {
         let e = evaluation
-        var lines = [
+        var lines: [String] = []
+        if !excludedPlaylists.isEmpty {
+            let names = excludedPlaylists.map { playlist in
+                let why =
+                    playlist.reason == .likedSongs
+                    ? "liked songs" : "\(Int((playlist.share * 100).rounded())) % of the tracks"
+                return "\"\(TerminalText.singleLine(playlist.name))\" (\(why))"
+            }
+            lines.append(
+                "left out \(excludedPlaylists.count) catch-all playlist\(excludedPlaylists.count == 1 ? "" : "s"): \(names.joined(separator: ", ")) (--include-catch-all keeps them)"
+            )
+        }
+        lines += [
             "label \(label): \(e.labelCount) labels, \(e.seedCount) seed tracks",
             "precision@\(e.k): \(e.precision.formatted(digits: 3))  (random \(e.randomBaseline.formatted(digits: 3)), \(e.lift.formatted(digits: 2))× chance)",
         ]
         for item in e.perLabel.prefix(12) {
             lines.append(
-                "  \(item.label.truncated(to: 24).padding(to: 24)) \(item.seedCount.padded(to: 6)) tracks  precision \(item.precision.formatted(digits: 3))  random \(item.randomBaseline.formatted(digits: 3))"
+                "  \(TerminalText.singleLine(item.label).truncated(to: 24).padding(to: 24)) \(item.seedCount.padded(to: 6)) tracks  precision \(item.precision.formatted(digits: 3))  random \(item.randomBaseline.formatted(digits: 3))"
             )
         }
-        if let nmi, let clusterCount {
+        if let interval = comparison.baselines.first?.difference {
             lines.append(
-                "cluster agreement: NMI \(nmi.formatted(digits: 3)) (k-means, k = \(clusterCount), seed \(seed))"
+                "baselines, same \(e.seedCount) seeds: precision@\(e.k), and this tool − baseline with a paired bootstrap \(Int((interval.confidenceLevel * 100).rounded())) % CI (\(interval.resampleCount) resamples over seeds, seed \(comparison.bootstrapSeed))"
+            )
+        }
+        let width = 32
+        lines.append("  \("this tool".padding(to: width)) \(e.precision.formatted(digits: 4))")
+        for baseline in comparison.baselines {
+            lines.append(
+                "  \(baseline.name.padding(to: width)) \(baseline.precision.formatted(digits: 4))  difference \(baseline.difference.summary)"
+            )
+        }
+        lines.append(
+            "  \("random (exact expectation)".padding(to: width)) \(e.randomBaseline.formatted(digits: 4))  difference \(comparison.randomDifference.summary)"
+        )
+        if let best = comparison.bestBaseline {
+            let verdict =
+                best.difference.isAboveZero
+                ? "beats" : best.difference.isBelowZero ? "is below" : "is not distinguishable from"
+            lines.append("this tool \(verdict) the best naive baseline (\(best.name))")
+        }
+        if let kMeans, let clusterCount {
+            lines.append(
+                "cluster agreement: NMI \(kMeans.normalizedMutualInformation.formatted(digits: 3)), ARI \(kMeans.adjustedRandIndex.formatted(digits: 3)) (k-means, k = \(clusterCount), seed \(seed))"
+            )
+        }
+        if let savedRun {
+            let agreement = savedRun.agreement
+            lines.append(
+                "run \(savedRun.id) agreement: NMI \(agreement.normalizedMutualInformation.formatted(digits: 3)), ARI \(agreement.adjustedRandIndex.formatted(digits: 3)) (k = \(savedRun.clusterCount), \(agreement.itemCount) labelled tracks)"
             )
         }
         return lines.joined(separator: "\n")
+    }
+}
+
+extension PairedBootstrap {
+    /// "+0.0105 [+0.0081, +0.0130]".
+    fileprivate var summary: String {
+        "\(estimate.signed(digits: 4)) [\(lower.signed(digits: 4)), \(upper.signed(digits: 4))]"
+    }
+}
+
+extension Double {
+    /// The value with a sign and a fixed number of decimals, such as `+0.0105` or `-0.0021`.
+    fileprivate func signed(digits: Int) -> String {
+        let text = Swift.abs(self).formatted(digits: digits)
+        let isZero = text.allSatisfy { $0 == "0" || $0 == "." }
+        return (self < 0 && !isZero ? "-" : "+") + text
     }
 }

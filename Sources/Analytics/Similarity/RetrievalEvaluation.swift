@@ -68,84 +68,16 @@ public struct RetrievalEvaluation: Hashable, Sendable, Codable {
         sampleSeed: UInt64 = 42,
         taskCount: Int = Parallelism.defaultThreadCount
     ) async -> RetrievalEvaluation {
-        let rows = features.trackIDs.indices.filter { !(labels[features.trackIDs[$0]]?.isEmpty ?? true) }
-        let d = features.columnCount
-        var elements: [Float] = []
-        elements.reserveCapacity(rows.count * d)
-        for row in rows { elements.append(contentsOf: features.values.row(row)) }
-        let ids = rows.map { features.trackIDs[$0] }
-        let subset = FeatureMatrix(
-            values: Matrix(rowCount: rows.count, columnCount: d, elements: elements),
-            trackIDs: ids,
-            columnNames: features.columnNames
-        )
-        let labelSets = ids.map { labels[$0]! }
-        let allLabels = Set(labelSets.flatMap { $0 })
-        guard rows.count > k else {
-            return RetrievalEvaluation(
-                k: k,
-                seedCount: rows.count,
-                labelCount: allLabels.count,
-                precision: 0,
-                randomBaseline: 0,
-                perLabel: []
-            )
-        }
-
-        var seeds = Array(0..<rows.count)
-        if let sampleSize, sampleSize < rows.count {
-            var generator = SplitMix64(seed: sampleSeed)
-            seeds.shuffle(using: &generator)
-            seeds = seeds.prefix(Swift.max(1, sampleSize)).sorted()
-        }
-        let index = CosineIndex(subset)
-        var queries: [Float] = []
-        queries.reserveCapacity(seeds.count * d)
-        for seed in seeds { queries.append(contentsOf: index.vectors.row(seed)) }
-        let neighbors = await index.nearestNeighbors(
-            of: Matrix(rowCount: seeds.count, columnCount: d, elements: queries),
-            count: k + 1,
-            taskCount: taskCount
-        )
-        var hitRates: [Double] = []
-        for (seed, found) in zip(seeds, neighbors) {
-            let others = found.lazy.filter { $0.row != seed }.prefix(k)
-            let hits = others.count { !labelSets[$0.row].isDisjoint(with: labelSets[seed]) }
-            hitRates.append(Double(hits) / Double(k))
-        }
-        let seedLabels = seeds.map { labelSets[$0] }
-
-        // The exact chance of a hit: group seeds by label set, count the others each set meets.
-        var groupSizes: [Set<String>: Int] = [:]
-        for set in labelSets { groupSizes[set, default: 0] += 1 }
-        var sharing: [Set<String>: Int] = [:]
-        for (set, _) in groupSizes {
-            sharing[set] = groupSizes.reduce(0) { $0 + ($1.key.isDisjoint(with: set) ? 0 : $1.value) } - 1
-        }
-        let chance = seedLabels.map { Double(sharing[$0]!) / Double(rows.count - 1) }
-
-        var perLabel: [LabelPrecision] = []
-        for label in allLabels {
-            let seeds = seedLabels.indices.filter { seedLabels[$0].contains(label) }
-            guard !seeds.isEmpty else { continue }
-            perLabel.append(
-                LabelPrecision(
-                    label: label,
-                    seedCount: seeds.count,
-                    precision: seeds.reduce(0) { $0 + hitRates[$1] } / Double(seeds.count),
-                    randomBaseline: seeds.reduce(0) { $0 + chance[$1] } / Double(seeds.count)
-                )
-            )
-        }
-        perLabel.sort { $0.seedCount > $1.seedCount || ($0.seedCount == $1.seedCount && $0.label < $1.label) }
-        return RetrievalEvaluation(
+        let queries = LabelledQueries(
+            trackIDs: features.trackIDs,
+            labels: labels,
             k: k,
-            seedCount: seeds.count,
-            labelCount: allLabels.count,
-            precision: hitRates.reduce(0, +) / Double(seeds.count),
-            randomBaseline: chance.reduce(0, +) / Double(seeds.count),
-            perLabel: perLabel
+            sampleSize: sampleSize,
+            sampleSeed: sampleSeed
         )
+        guard queries.isMeasurable else { return queries.evaluation(hitRates: []) }
+        let space = SimilaritySpace(name: "features", features: features, metric: .cosine, signals: [.audioFeatures])
+        return queries.evaluation(hitRates: await queries.hitRates(in: space, taskCount: taskCount))
     }
 
     /// The normalised mutual information of two labelings of the same items, 0…1.

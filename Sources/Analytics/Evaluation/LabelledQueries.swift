@@ -1,0 +1,111 @@
+import Features
+
+/// The labelled tracks of a library and the seeds queried among them, shared by every space that is
+/// measured on them, so that all figures come from the same queries.
+struct LabelledQueries {
+    /// The number of neighbours per seed.
+    let k: Int
+    /// The rows of the feature matrix whose track has a label, ascending.
+    let rows: [Int]
+    /// The labels of each of ``rows``.
+    let labelSets: [Set<String>]
+    /// The seeds, as positions in ``rows``, ascending.
+    let seeds: [Int]
+    /// The exact chance that a uniformly random other labelled track shares a label, per seed.
+    let chance: [Double]
+
+    /// Picks the labelled rows of `trackIDs` and the seeds among them.
+    ///
+    /// - Parameters:
+    ///   - trackIDs: The track of each row of the spaces to be measured.
+    ///   - labels: The labels by track ID; a track without any is neither seed nor candidate.
+    ///   - k: The number of neighbours per seed.
+    ///   - sampleSize: When set and smaller than the number of labelled tracks, only this many
+    ///     seeds, drawn without replacement with `SplitMix64(seed: sampleSeed)`.
+    ///   - sampleSeed: The seed of the sample.
+    init(trackIDs: [Int64], labels: [Int64: Set<String>], k: Int, sampleSize: Int?, sampleSeed: UInt64) {
+        self.k = k
+        let rows = trackIDs.indices.filter { !(labels[trackIDs[$0]]?.isEmpty ?? true) }
+        let labelSets = rows.map { labels[trackIDs[$0]]! }
+        var seeds = Array(0..<rows.count)
+        if let sampleSize, sampleSize < rows.count {
+            var generator = SplitMix64(seed: sampleSeed)
+            seeds.shuffle(using: &generator)
+            seeds = seeds.prefix(Swift.max(1, sampleSize)).sorted()
+        }
+        self.rows = rows
+        self.labelSets = labelSets
+        self.seeds = seeds
+        // The exact chance of a hit: group tracks by label set, count the others each set meets.
+        var groupSizes: [Set<String>: Int] = [:]
+        for set in labelSets { groupSizes[set, default: 0] += 1 }
+        var sharing: [Set<String>: Int] = [:]
+        for (set, _) in groupSizes {
+            sharing[set] = groupSizes.reduce(0) { $0 + ($1.key.isDisjoint(with: set) ? 0 : $1.value) } - 1
+        }
+        let others = Double(Swift.max(1, rows.count - 1))
+        chance = seeds.map { Double(sharing[labelSets[$0]]!) / others }
+    }
+
+    /// Whether there are more labelled tracks than neighbours per seed.
+    var isMeasurable: Bool { rows.count > k }
+
+    /// The fraction of each seed's `k` nearest labelled tracks in `space` (itself left out) that
+    /// share a label with it, in seed order.
+    ///
+    /// - Precondition: `space` has the rows the queries were picked from, and ``isMeasurable``.
+    func hitRates(in space: SimilaritySpace, taskCount: Int) async -> [Double] {
+        let (index, queries) = space.makeSearch(rows: rows)
+        var seedQueries: [Float] = []
+        seedQueries.reserveCapacity(seeds.count * queries.columnCount)
+        for seed in seeds { seedQueries.append(contentsOf: queries.row(seed)) }
+        let neighbors = await index.nearestNeighbors(
+            of: Matrix(rowCount: seeds.count, columnCount: queries.columnCount, elements: seedQueries),
+            count: k + 1,
+            taskCount: taskCount
+        )
+        return zip(seeds, neighbors).map { seed, found in
+            let others = found.lazy.filter { $0.row != seed }.prefix(k)
+            let hits = others.count { !labelSets[$0.row].isDisjoint(with: labelSets[seed]) }
+            return Double(hits) / Double(k)
+        }
+    }
+
+    /// The evaluation of one space from its hit rates per seed.
+    func evaluation(hitRates: [Double]) -> RetrievalEvaluation {
+        let allLabels = Set(labelSets.flatMap { $0 })
+        guard isMeasurable, !seeds.isEmpty else {
+            return RetrievalEvaluation(
+                k: k,
+                seedCount: rows.count,
+                labelCount: allLabels.count,
+                precision: 0,
+                randomBaseline: 0,
+                perLabel: []
+            )
+        }
+        let seedLabels = seeds.map { labelSets[$0] }
+        var perLabel: [RetrievalEvaluation.LabelPrecision] = []
+        for label in allLabels {
+            let seeds = seedLabels.indices.filter { seedLabels[$0].contains(label) }
+            guard !seeds.isEmpty else { continue }
+            perLabel.append(
+                RetrievalEvaluation.LabelPrecision(
+                    label: label,
+                    seedCount: seeds.count,
+                    precision: seeds.reduce(0) { $0 + hitRates[$1] } / Double(seeds.count),
+                    randomBaseline: seeds.reduce(0) { $0 + chance[$1] } / Double(seeds.count)
+                )
+            )
+        }
+        perLabel.sort { $0.seedCount > $1.seedCount || ($0.seedCount == $1.seedCount && $0.label < $1.label) }
+        return RetrievalEvaluation(
+            k: k,
+            seedCount: seeds.count,
+            labelCount: allLabels.count,
+            precision: hitRates.reduce(0, +) / Double(seeds.count),
+            randomBaseline: chance.reduce(0, +) / Double(seeds.count),
+            perLabel: perLabel
+        )
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import Testing
+import VibesTestSupport
+
+/// `vibes-analyze eval` run as a user runs it, on the bundled sample of real tidytuesday tracks.
+struct EvalCommandTests {
+    private func run(
+        _ arguments: [String],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> CommandLineTool.Result {
+        let result = try await CommandLineTool.run(arguments)
+        #expect(result.status == 0, "\(arguments): \(result.stderr)", sourceLocation: sourceLocation)
+        return result
+    }
+
+    @Test func evalPrintsTheBaselinesWithConfidenceIntervals() async throws {
+        try await withTemporaryDirectory { folder in
+            let db = folder + "/library.sqlite"
+            try await run(["import", "--db", db, "--quiet", SampleLibrary.path])
+            let arguments = [
+                "eval", "--db", db, "--sample", "300", "--resamples", "200", "--clusters", "0", "--seed", "9",
+            ]
+            let text = try await run(arguments).stdout
+            let lines = text.split(separator: "\n").map(String.init)
+            #expect(lines.contains { $0.hasPrefix("precision@10: ") })
+            #expect(text.contains("paired bootstrap 95 % CI (200 resamples over seeds, seed 9)"))
+            for name in [
+                "this tool", "z-score cosine, 11 features", "z-score cosine, no key/mode",
+                "z-score Euclidean, no key/mode", "random (exact expectation)",
+            ] {
+                #expect(lines.contains { $0.hasPrefix("  " + name) }, "no line for \(name) in:\n\(text)")
+            }
+            // Every baseline line carries a difference and its interval: "difference +0.0123 [-0.0040, +0.0290]".
+            let differences = lines.filter { $0.contains(" difference ") }
+            #expect(differences.count == 4)
+            for line in differences {
+                let interval = try #require(line.split(separator: "difference ").last)
+                let numbers = interval.split { " [],".contains($0) }.compactMap { Double($0) }
+                try #require(numbers.count == 3, "\(line)")
+                #expect(numbers[1] <= numbers[0] && numbers[0] <= numbers[2], "\(line)")
+            }
+            #expect(lines.contains { $0.hasPrefix("this tool ") && $0.contains("the best naive baseline") })
+
+            // The same seed prints the same figures; JSON holds them as numbers.
+            #expect(try await run(arguments).stdout == text)
+            let json = try await run(arguments + ["--json"]).stdout
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+            let comparison = try #require(object["baselines"] as? [String: Any])
+            let baselines = try #require(comparison["baselines"] as? [[String: Any]])
+            #expect(baselines.count == 3)
+            let difference = try #require(baselines.first?["difference"] as? [String: Any])
+            #expect(difference["resample_count"] as? Int == 200)
+            #expect(comparison["bootstrap_seed"] as? Int == 9)
+        }
+    }
+
+    @Test func evalLeavesCatchAllPlaylistsOutUnlessAsked() async throws {
+        try await withTemporaryDirectory { folder in
+            let db = folder + "/library.sqlite"
+            try await run(["import", "--db", db, "--quiet", Fixtures.path("csv/tidytuesday-excerpt.csv")])
+            try await run(["import", "--db", db, "--quiet", Fixtures.path("exportify/Liked_Songs.csv")])
+            let arguments = [
+                "eval", "--db", db, "--label", "playlist", "-k", "3", "--resamples", "50", "--clusters", "0",
+            ]
+            let text = try await run(arguments).stdout
+            // The excerpt's "Pop Remix" holds 30 of its 42 rows, more than 30 % of the tracks imported.
+            let left = try #require(
+                text.split(separator: "\n").first { $0.hasPrefix("left out 2 catch-all playlists: ") }
+            )
+            #expect(left.contains("\"Liked Songs\" (liked songs)") && left.contains("\"Pop Remix\" ("), "\(text)")
+            let kept = try await run(arguments + ["--include-catch-all"]).stdout
+            #expect(!kept.contains("left out"))
+            #expect(kept.contains("Liked Songs"))
+        }
+    }
+
+    @Test func evalComparesASavedRunWithTheLabels() async throws {
+        try await withTemporaryDirectory { folder in
+            let db = folder + "/library.sqlite"
+            try await run(["import", "--db", db, "--quiet", SampleLibrary.path])
+            try await run(["cluster", "--db", db, "--k", "6", "--seed", "3", "--quiet"])
+            let text = try await run(["eval", "--db", db, "--run", "1", "--sample", "100", "--resamples", "50"]).stdout
+            let line = try #require(text.split(separator: "\n").first { $0.hasPrefix("run 1 agreement: NMI ") })
+            #expect(line.contains(", ARI ") && line.contains("(k = 6, "))
+            let missing = try await CommandLineTool.run(["eval", "--db", db, "--run", "7"])
+            #expect(missing.status == 1)
+            #expect(missing.stderr.contains("There is no clustering run 7"))
+        }
+    }
+}
