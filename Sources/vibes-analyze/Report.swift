@@ -8,6 +8,9 @@ import VibesCommandSupport
 extension VibesAnalyze {
     /// `vibes-analyze report`: the mood report of the library, its vibes and its listening history.
     struct Report: AsyncParsableCommand {
+        /// What the report suggests when there are no vibes yet.
+        static let noVibesHint = "Run `vibes-analyze cluster` to find them."
+
         static let configuration = CommandConfiguration(
             abstract: "Write a mood report: what the library feels like, its vibes, and mood over time.",
             discussion: """
@@ -97,10 +100,10 @@ extension VibesAnalyze {
             let text: String
             switch chosen {
             case .text:
-                text = report.renderedText(style: style)
-            case .markdown: text = report.renderedMarkdown()
+                text = report.renderedText(style: style, noVibesHint: Self.noVibesHint)
+            case .markdown: text = report.renderedMarkdown(noVibesHint: Self.noVibesHint)
             case .json: text = try report.renderedJSON()
-            case .html: text = report.renderedHTML()
+            case .html: text = report.renderedHTML(noVibesHint: "Run “vibes-analyze cluster” to find them.")
             }
             timer.lap("render")
             if let out {

@@ -146,6 +146,8 @@ enum SpotifyAdvice {
             reason == "NO_ACTIVE_DEVICE"
                 ? "Open Spotify on a phone, computer or speaker, or name one with --device (`vibes-analyze devices` lists them)."
                 : "Playback control works only with a Premium account; everything else works without."
+        case .decoding(_, _, _, let endpoint) where endpoint == SpotifyError.sessionFileEndpoint:
+            "Run `vibes-analyze auth login` to sign in again."
         case .decoding, .tokenRequestFailed, .malformedRedirect, .callbackServerUnavailable, .missingClientID: nil
         }
     }

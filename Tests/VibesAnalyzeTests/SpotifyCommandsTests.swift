@@ -123,6 +123,28 @@ struct SpotifyCommandsTests {
         }
     }
 
+    @Test func aDamagedSessionFileIsNamedAndTheCLIGivesTheAdvice() async throws {
+        try await withTemporaryDirectory { directory in
+            let folder = directory + "/config/vibes-analyze"
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            try Data("{\"access_token\": tru".utf8).write(to: URL(fileURLWithPath: folder + "/spotify-session.json"))
+            let environment = [
+                "XDG_CONFIG_HOME": directory + "/config", "HOME": directory, "SPOTIFY_CLIENT_ID": "fake-client-id",
+            ]
+            let status = try await runTool(["auth", "status"], environment: environment)
+            #expect(status.exitCode == 1)
+            #expect(status.stderr.contains("the session file \(folder)/spotify-session.json is damaged"))
+            #expect(status.stderr.contains("Run `vibes-analyze auth login` to sign in again."))
+            // The library's own text gives no command-line advice.
+            do {
+                _ = try await TokenStore(path: folder + "/spotify-session.json", accounts: nil).session()
+                Issue.record("a damaged session loaded")
+            } catch {
+                #expect(!"\(error)".contains("auth login"))
+            }
+        }
+    }
+
     @Test func statusSyncAndPushThroughTheBuiltTool() async throws {
         try await withTemporaryDirectory { directory in
             try await FakeSpotify.withServer { fake in

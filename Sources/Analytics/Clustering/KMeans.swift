@@ -87,7 +87,7 @@ extension KMeans {
         ///
         /// Measured with `Benchmarks/compare/compare_kmeans.py --blas` on the 2-vCPU EPYC VM (AVX2
         /// and FMA, no AVX-512 exposed), N = 1M, d = 12, 2 threads, ms per iteration of the whole
-        /// fit, medians of 3 (`Benchmarks/results/kmeans-kernels-2026-11-21.txt`, load average 1):
+        /// fit, medians of 3 at load average 1:
         /// fused vs `cblas_sgemm` on 256-row blocks, portable build: k = 8: 13.3 vs 18.9;
         /// k = 16: 20.2 vs 26.2; k = 64: 54.7 vs 73.4. The fused kernel built for x86-64-v3
         /// (`make build`): 9.1, 14.0 and 31.6. The BLAS kernel is the same in both builds (OpenBLAS
@@ -104,11 +104,9 @@ extension KMeans {
         /// nearest centroid: the result is Lloyd's, not an approximation. The passes go over every
         /// row until fewer than 3 % of the rows change cluster. Measured on the
         /// 2-vCPU EPYC VM, N = 1M, d = 12, k = 16, 2 threads, x86-64-v3 build: 20 iterations from
-        /// random centres, 8.13 ms per iteration against 9.47 ms in full passes
-        /// (`Benchmarks/results/kmeans-grid-changes-2026-11-21.txt`; 7.93 against 7.58 and 9.36
-        /// against 10.34 in two runs of earlier code); k-means++ seeding and tolerance 10⁻⁴, as
-        /// `cluster` runs it, 4.24–4.80 ms against 7.88–8.72 ms
-        /// (`Benchmarks/results/kmeans-convergence-2026-11-21.txt`). Set it to false for a full
+        /// random centres, 8.13 ms per iteration against 9.47 ms in full passes; k-means++ seeding
+        /// and tolerance 10⁻⁴, as `cluster` runs it, 4.24–4.80 ms against 7.88–8.72 ms (the
+        /// grid of `Benchmarks/results/kmeans-grid.txt`). Set it to false for a full
         /// pass over every row each iteration.
         public var usesBounds = true
         /// The share of rows changing cluster in a full pass below which, with ``usesBounds``,
@@ -122,7 +120,7 @@ extension KMeans {
         /// 11 %, 8 %, 5 %, 4 %, 3 % and 2 % of the rows change in the first 8 iterations, and
         /// half the rows or more fail their bound in those iterations (computed in `Double` with
         /// numpy on the benchmark's data). Measured on that data (20 iterations, 2 threads, 5 runs
-        /// each, 2026-11-21 22:30 UTC), the median ms per iteration switching at 3 %, 6 % and
+        /// each), the median ms per iteration switching at 3 %, 6 % and
         /// 12 % and bounded from the first pass: 7.78, 8.21, 7.79 and 8.30.
         var boundSwitchShare = 0.03
 

@@ -9,7 +9,7 @@ import Features
 //
 // Why one number per row. The fit may use the matrix plus 25 % (3 floats per row at d = 12), and
 // labels and margins take 2 of them. Richer bounds need more, and on the benchmark's data (1M rows,
-// k = 16, 20 iterations, replayed in Double with numpy, 2026-11-22) they would not pay for it:
+// k = 16, 20 iterations, replayed in Double with numpy) they would not pay for it:
 // over the 12 bounded passes the single margin recomputes 3.7 M rows; Hamerly's two bounds, the
 // own distance tightened first, recompute 3.1 M in full but read the 4.6 M rows that fail the
 // first test (reading scattered rows is much of what a recomputed row costs: a random quarter of

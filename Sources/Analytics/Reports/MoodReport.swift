@@ -11,6 +11,10 @@
 /// print(report.renderedText(style: .plain))
 /// ```
 public struct MoodReport: Hashable, Sendable, Codable {
+    /// What a report without a clustering run says in place of its vibes; the renderers append
+    /// the caller's hint (such as how to make a run) to it.
+    public static let noVibesText = "No clustering run yet, so this report has no vibes."
+
     /// The version of the JSON schema: raised whenever a field is removed or changes meaning.
     public static let currentSchemaVersion = 1
 

@@ -25,6 +25,8 @@ public enum SpotifyError: Error, Sendable, Equatable {
     case network(reason: String, attempts: Int, endpoint: String)
     /// A response could not be decoded. `body` is the raw body, redacted and cut to 2,000 characters.
     case decoding(reason: String, status: Int, body: String, endpoint: String)
+    /// The `endpoint` of ``decoding(reason:status:body:endpoint:)`` for a damaged session file.
+    public static let sessionFileEndpoint = "session file"
     /// The audio features endpoint refused this client ID (Spotify's restriction since 2024-11-27).
     case audioFeaturesForbidden(clientID: String)
     /// There is no stored session: the user has not signed in, or signed out.

@@ -8,12 +8,15 @@ extension MoodReport {
     /// `prefers-color-scheme`, and the layout reflows from a phone to a desktop. Every chart has a
     /// title, a description, axis titles and a data table beside it; every mark carries its value
     /// (see `SVGChart`). The page is well-formed XML (XHTML syntax) so it can be checked by a parser.
-    public func renderedHTML() -> String {
+    ///
+    /// - Parameter noVibesHint: What the reader can do when the report has no vibes, in the words
+    ///   of the application showing it; appended to ``noVibesText``.
+    public func renderedHTML(noVibesHint: String? = nil) -> String {
         var page = HTMLPage()
         page.add("<header><h1>Mood report</h1><p class=\"lede\">\(SVGChart.escape(overviewSentence))</p></header>")
         page.add(overviewSection())
         page.add(moodMapSection())
-        page.add(vibesSection())
+        page.add(vibesSection(noVibesHint: noVibesHint))
         page.add(mapSection())
         page.add(listeningSection())
         page.add(featuresSection())
@@ -179,10 +182,10 @@ extension MoodReport {
         return svg + "</svg>"
     }
 
-    private func vibesSection() -> String {
+    private func vibesSection(noVibesHint: String?) -> String {
         guard let section = vibes else {
-            return
-                "<section id=\"vibes\"><h2>Vibes</h2><p class=\"note\">No clustering run yet: run <code>vibes-analyze cluster</code> to find the vibes of this library.</p></section>"
+            let text = ([MoodReport.noVibesText] + (noVibesHint.map { [$0] } ?? [])).joined(separator: " ")
+            return "<section id=\"vibes\"><h2>Vibes</h2><p class=\"note\">\(SVGChart.escape(text))</p></section>"
         }
         var html = "<section id=\"vibes\"><h2>Vibes of run \(section.runID)</h2>"
         html +=

@@ -2,7 +2,10 @@ import Foundation
 
 extension MoodReport {
     /// The report as GitHub-flavoured Markdown: tables, with sparklines in code spans.
-    public func renderedMarkdown() -> String {
+    ///
+    /// - Parameter noVibesHint: What the reader can do when the report has no vibes, in the words
+    ///   of the application showing it; appended to ``noVibesText``.
+    public func renderedMarkdown(noVibesHint: String? = nil) -> String {
         var lines: [String] = []
         func cell(_ text: String) -> String { text.replacingOccurrences(of: "|", with: "\\|") }
         lines.append("# Mood report")
@@ -80,7 +83,7 @@ extension MoodReport {
         } else {
             lines.append(contentsOf: [
                 "", "## Vibes", "",
-                "No clustering run yet: run `vibes-analyze cluster` to find the vibes of this library.",
+                ([MoodReport.noVibesText] + (noVibesHint.map { [$0] } ?? [])).joined(separator: " "),
             ])
         }
 

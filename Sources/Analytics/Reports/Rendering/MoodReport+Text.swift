@@ -11,8 +11,11 @@ extension MoodReport {
 
     /// The report as terminal text with bar and sparkline charts.
     ///
-    /// - Parameter style: ``TextStyle/color`` only when writing to a terminal and `NO_COLOR` is unset.
-    public func renderedText(style: TextStyle = .plain) -> String {
+    /// - Parameters:
+    ///   - style: ``TextStyle/color`` only when writing to a terminal and `NO_COLOR` is unset.
+    ///   - noVibesHint: What the reader can do when the report has no vibes, in the words of the
+    ///     application showing it; appended to ``noVibesText``.
+    public func renderedText(style: TextStyle = .plain, noVibesHint: String? = nil) -> String {
         var writer = TextWriter(style: style)
         writer.heading("Mood report")
         writer.line(
@@ -32,7 +35,7 @@ extension MoodReport {
         }
         writeFeatures(&writer)
         writeMoodMap(&writer)
-        writeVibes(&writer)
+        writeVibes(&writer, noVibesHint: noVibesHint)
         writeMap(&writer)
         writeListening(&writer)
         writeOutliers(&writer)
@@ -81,10 +84,10 @@ extension MoodReport {
         )
     }
 
-    private func writeVibes(_ writer: inout TextWriter) {
+    private func writeVibes(_ writer: inout TextWriter, noVibesHint: String?) {
         guard let section = vibes else {
             writer.heading("Vibes")
-            writer.line("No clustering run yet: run `vibes-analyze cluster` to find the vibes of this library.")
+            writer.line(([MoodReport.noVibesText] + (noVibesHint.map { [$0] } ?? [])).joined(separator: " "))
             return
         }
         writer.heading("Vibes of run \(section.runID)")

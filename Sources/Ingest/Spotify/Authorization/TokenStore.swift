@@ -101,10 +101,10 @@ public actor TokenStore: AccessTokenProvider {
             return try JSONDecoder.session.decode(SpotifySession.self, from: data)
         } catch {
             throw SpotifyError.decoding(
-                reason: "the session file \(path) is damaged (\(error)); run `vibes-analyze auth login`",
+                reason: "the session file \(path) is damaged (\(error))",
                 status: 0,
                 body: redactedBody(data),
-                endpoint: "session file"
+                endpoint: SpotifyError.sessionFileEndpoint
             )
         }
     }
