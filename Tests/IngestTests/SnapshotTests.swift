@@ -108,6 +108,31 @@ struct SnapshotTests {
         }
     }
 
+    @Test func anImportSuspendsTheTriggersAndAFailedOneRestoresEverything() throws {
+        try withStore { store in
+            func triggers() throws -> [String] {
+                try store.database.read { db in
+                    try String.fetchAll(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'trigger' ORDER BY name")
+                }
+            }
+            let before = try triggers()
+            #expect(before.count == 14)  // 6 for the features, 8 for the facts
+            _ = try store.importFile(at: Self.tidytuesday)
+            #expect(try triggers() == before)
+            _ = try store.featureTable()
+            _ = try store.trackFacts(for: [])
+            let snapshot = try contentSnapshot(store)
+            #expect(throws: (any Error).self) {
+                try store.importFile(at: Fixtures.path("malformed/wrong-type.csv"))
+            }
+            #expect(try triggers() == before)
+            #expect(try contentSnapshot(store) == snapshot)
+            // The restored triggers still fire.
+            try store.database.write { db in try db.execute(sql: "UPDATE artists SET name = name || '!'") }
+            #expect(try snapshotRows(store, "facts") == 0 && snapshotRows(store, "features") == Self.featureParts)
+        }
+    }
+
     @Test func aScopeIsCutFromTheSnapshotLikeADirectRead() throws {
         try withStore { store in
             _ = try store.importFile(at: Self.tidytuesday)

@@ -67,74 +67,76 @@ extension LibraryStore {
         }
         do {
             try database.write { db in
-                try withWriterNote {
-                    try db.execute(
-                        sql:
-                            "INSERT INTO import_runs (path, format, sha256, started_at, finished_at) VALUES (?, ?, ?, ?, ?)",
-                        arguments: [path, format.rawValue, sha256, fetchedAt, fetchedAt]
-                    )
-                    let runID = db.lastInsertedRowID
-                    let writer = try ImportWriter(
-                        db,
-                        runID: runID,
-                        fetchedAt: fetchedAt,
-                        isReference: options.isReference
-                    )
-                    let context = ImportContext(
-                        file: path,
-                        options: options,
-                        writer: writer,
-                        totalBytes: decoded.bytes.count
-                    )
-                    switch format {
-                    case .featuresCSV, .exportify:
-                        var importer = TabularImporter(
-                            format: format,
-                            context: context,
-                            reader: CSVReader(bytes: decoded.bytes)
+                try Self.withSnapshotTriggersSuspended(in: db) {
+                    try withWriterNote {
+                        try db.execute(
+                            sql:
+                                "INSERT INTO import_runs (path, format, sha256, started_at, finished_at) VALUES (?, ?, ?, ?, ?)",
+                            arguments: [path, format.rawValue, sha256, fetchedAt, fetchedAt]
                         )
-                        summary.scale = try importer.run(fileName: fileName)
-                        if summary.scale?.hasPrefix("percent (detected") == true {
-                            summary.notes.append("scale: " + summary.scale!)
+                        let runID = db.lastInsertedRowID
+                        let writer = try ImportWriter(
+                            db,
+                            runID: runID,
+                            fetchedAt: fetchedAt,
+                            isReference: options.isReference
+                        )
+                        let context = ImportContext(
+                            file: path,
+                            options: options,
+                            writer: writer,
+                            totalBytes: decoded.bytes.count
+                        )
+                        switch format {
+                        case .featuresCSV, .exportify:
+                            var importer = TabularImporter(
+                                format: format,
+                                context: context,
+                                reader: CSVReader(bytes: decoded.bytes)
+                            )
+                            summary.scale = try importer.run(fileName: fileName)
+                            if summary.scale?.hasPrefix("percent (detected") == true {
+                                summary.notes.append("scale: " + summary.scale!)
+                            }
+                        default:
+                            let utf8 = decoded.encoding == .windows1252 ? Data(decoded.bytes) : data
+                            try JSONImporter(format: format, context: context, data: utf8).run()
                         }
-                    default:
-                        let utf8 = decoded.encoding == .windows1252 ? Data(decoded.bytes) : data
-                        try JSONImporter(format: format, context: context, data: utf8).run()
+                        summary.playsMatched = try writer.matchUnlinkedPlays()
+                        summary.rowsRead = context.rowsRead
+                        summary.rowsImported = context.rowsImported
+                        summary.rowsRejected = context.rejectedCount
+                        summary.rejections = Array(context.rejections.prefix(options.listedRejectionLimit))
+                        summary.notes += context.notes
+                        summary.invalidKeptAsMissing = context.invalidKeptAsMissing
+                        let counts = writer.counts
+                        summary.tracksNew = counts.tracksNew
+                        summary.tracksUpdated = counts.tracksUpdated
+                        summary.featuresWritten = counts.featuresWritten
+                        summary.tracksWithoutFeatures = counts.tracksWithoutFeatures
+                        summary.playsNew = counts.playsNew
+                        summary.playlists = counts.playlists
+                        summary.savedTracks = counts.savedTracks
+                        summary.outOfRange = Dictionary(
+                            uniqueKeysWithValues: counts.outOfRange.map { ($0.key.rawValue, $0.value) }
+                        )
+                        summary.runID = runID
+                        let rejections = String(decoding: try JSONEncoder().encode(context.rejections), as: UTF8.self)
+                        try db.execute(
+                            sql: """
+                                UPDATE import_runs SET scale = ?, rows_read = ?, rows_imported = ?, rows_rejected = ?,
+                                    tracks_new = ?, tracks_updated = ?, features_written = ?, plays_new = ?, rejections = ?,
+                                    finished_at = ?
+                                WHERE id = ?
+                                """,
+                            arguments: [
+                                summary.scale, summary.rowsRead, summary.rowsImported, summary.rowsRejected,
+                                summary.tracksNew,
+                                summary.tracksUpdated, summary.featuresWritten, summary.playsNew, rejections,
+                                LibraryStore.timestamp(Date()), runID,
+                            ]
+                        )
                     }
-                    summary.playsMatched = try writer.matchUnlinkedPlays()
-                    summary.rowsRead = context.rowsRead
-                    summary.rowsImported = context.rowsImported
-                    summary.rowsRejected = context.rejectedCount
-                    summary.rejections = Array(context.rejections.prefix(options.listedRejectionLimit))
-                    summary.notes += context.notes
-                    summary.invalidKeptAsMissing = context.invalidKeptAsMissing
-                    let counts = writer.counts
-                    summary.tracksNew = counts.tracksNew
-                    summary.tracksUpdated = counts.tracksUpdated
-                    summary.featuresWritten = counts.featuresWritten
-                    summary.tracksWithoutFeatures = counts.tracksWithoutFeatures
-                    summary.playsNew = counts.playsNew
-                    summary.playlists = counts.playlists
-                    summary.savedTracks = counts.savedTracks
-                    summary.outOfRange = Dictionary(
-                        uniqueKeysWithValues: counts.outOfRange.map { ($0.key.rawValue, $0.value) }
-                    )
-                    summary.runID = runID
-                    let rejections = String(decoding: try JSONEncoder().encode(context.rejections), as: UTF8.self)
-                    try db.execute(
-                        sql: """
-                            UPDATE import_runs SET scale = ?, rows_read = ?, rows_imported = ?, rows_rejected = ?,
-                                tracks_new = ?, tracks_updated = ?, features_written = ?, plays_new = ?, rejections = ?,
-                                finished_at = ?
-                            WHERE id = ?
-                            """,
-                        arguments: [
-                            summary.scale, summary.rowsRead, summary.rowsImported, summary.rowsRejected,
-                            summary.tracksNew,
-                            summary.tracksUpdated, summary.featuresWritten, summary.playsNew, rejections,
-                            LibraryStore.timestamp(Date()), runID,
-                        ]
-                    )
                 }
             }
         } catch let error as DatabaseError {

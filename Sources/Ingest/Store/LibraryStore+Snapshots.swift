@@ -73,6 +73,26 @@ extension LibraryStore {
         }
     }
 
+    /// Runs a bulk write (an import) with the snapshot triggers dropped: every snapshot is deleted
+    /// first, and the triggers are created again before the transaction ends.
+    ///
+    /// The triggers run once per written row; on an import of 300,000 rows they took about 12 %
+    /// of the time. Dropping and re-creating them inside the caller's transaction is atomic like
+    /// the rest of it: a failed or interrupted import rolls back to the triggers it found.
+    ///
+    /// - Precondition: `db` is in a write transaction.
+    static func withSnapshotTriggersSuspended<T>(in db: Database, _ body: () throws -> T) throws -> T {
+        let triggers = try Row.fetchAll(
+            db,
+            sql: "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'snapshot\\_%' ESCAPE '\\'"
+        )
+        try db.execute(sql: "DELETE FROM snapshots")
+        for trigger in triggers { try db.execute(sql: "DROP TRIGGER \(trigger["name"] as String)") }
+        let result = try body()
+        for trigger in triggers { try db.execute(sql: trigger["sql"] as String) }
+        return result
+    }
+
     /// The parts of `snapshot`, or `nil` when it is absent or of another format.
     static func snapshotParts(_ snapshot: Snapshot, in db: Database) throws -> [String: Data]? {
         var parts: [String: Data] = [:]
