@@ -1,5 +1,6 @@
 # vibes-analyze: two commands for a newcomer.
-#   make demo   installs what is missing, builds in release, imports the bundled sample library
+#   make demo   installs what is missing, builds in release, installs the tool in ~/.local
+#               (make install; PREFIX=... for elsewhere), imports the bundled sample library
 #               into a fresh SQLite file, analyses a bundled audio clip, clusters the library into
 #               vibes, recommends, builds a playlist and writes the HTML mood report
 #   make test   checks the formatting (.swift-format) and runs the whole test suite
@@ -19,7 +20,11 @@ ifeq ($(HOST_CPU),1)
 CPU_FLAGS := $(shell scripts/host-cpu-flags.sh)
 endif
 
-.PHONY: demo test deps build clean lint format
+.PHONY: demo test deps build clean lint format install uninstall
+
+# Where `make install` puts the programs, the manual pages and the shell completions.
+PREFIX ?= $(HOME)/.local
+MAN_OUT := .build/man
 
 deps:
 	@if ! dpkg -s $(APT_PACKAGES) >/dev/null 2>&1; then \
@@ -32,7 +37,33 @@ build: deps
 	swift build -c release --product vibes-analyze $(CPU_FLAGS)
 	swift build -c release --product vibes-analyze-audio $(CPU_FLAGS)
 
-demo: build
+# Installs vibes-analyze and vibes-analyze-audio into $(PREFIX)/bin, a manual page per command
+# (swift-argument-parser's generate-manual, run on the built tool) into $(PREFIX)/share/man/man1,
+# and bash, zsh and fish completions.
+install: build
+	swift build -c release --product generate-manual $(CPU_FLAGS)
+	@rm -rf $(MAN_OUT) && mkdir -p $(MAN_OUT)
+	.build/release/generate-manual "$(CURDIR)/$(BIN)" --multi-page --authors "vibes-analyze contributors" \
+		--output-directory $(MAN_OUT)
+	install -d "$(PREFIX)/bin" "$(PREFIX)/share/man/man1" "$(PREFIX)/share/bash-completion/completions" \
+		"$(PREFIX)/share/zsh/site-functions" "$(PREFIX)/share/fish/vendor_completions.d"
+	install -m 0755 $(BIN) .build/release/vibes-analyze-audio "$(PREFIX)/bin/"
+	install -m 0644 $(MAN_OUT)/*.1 "$(PREFIX)/share/man/man1/"
+	$(BIN) --generate-completion-script bash > "$(PREFIX)/share/bash-completion/completions/vibes-analyze"
+	$(BIN) --generate-completion-script zsh > "$(PREFIX)/share/zsh/site-functions/_vibes-analyze"
+	$(BIN) --generate-completion-script fish > "$(PREFIX)/share/fish/vendor_completions.d/vibes-analyze.fish"
+	@echo
+	@echo "Installed vibes-analyze in $(PREFIX)/bin (manual: man vibes-analyze)."
+	@case ":$$PATH:" in *":$(PREFIX)/bin:"*) ;; *) \
+		echo "$(PREFIX)/bin is not on your PATH; add it with:"; \
+		echo "  echo 'export PATH=\"$(PREFIX)/bin:\$$PATH\"' >> ~/.bashrc && export PATH=\"$(PREFIX)/bin:\$$PATH\"";; esac
+
+uninstall:
+	rm -f "$(PREFIX)/bin/vibes-analyze" "$(PREFIX)/bin/vibes-analyze-audio" "$(PREFIX)"/share/man/man1/vibes-analyze*.1 \
+		"$(PREFIX)/share/bash-completion/completions/vibes-analyze" "$(PREFIX)/share/zsh/site-functions/_vibes-analyze" \
+		"$(PREFIX)/share/fish/vendor_completions.d/vibes-analyze.fish"
+
+demo: install
 	@rm -rf $(DEMO_DIR) && mkdir -p $(DEMO_DIR)
 	$(BIN) import --db $(DEMO_DB) samples/tidytuesday-sample.csv
 	$(BIN) library --db $(DEMO_DB)
