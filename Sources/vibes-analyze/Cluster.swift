@@ -51,7 +51,13 @@ extension VibesAnalyze {
         )
         var weights: [String] = []
 
-        @Option(help: "How features are scaled: zscore, minmax or raw.")
+        @Option(
+            help: """
+                How features are scaled: zscore (each feature's library mean and standard deviation), \
+                ranknormal (acousticness, instrumentalness, speechiness and liveness as the normal scores \
+                of their ranks in the library, tempo on a log scale, the rest z-scored), minmax or raw.
+                """
+        )
         var scaling: ScalingChoice = .zscore
 
         @Option(help: "The seed of every random choice; the same seed gives the same vibes.")
@@ -368,10 +374,11 @@ enum AlgorithmChoice: String, ExpressibleByArgument, CaseIterable {
 
 /// `--scaling`.
 enum ScalingChoice: String, ExpressibleByArgument, CaseIterable {
-    case zscore, minmax, raw
+    case ranknormal, zscore, minmax, raw
 
     var scaling: FeatureSchema.Scaling {
         switch self {
+        case .ranknormal: .rankNormal
         case .zscore: .zScore
         case .minmax: .minMax
         case .raw: .raw
