@@ -95,9 +95,12 @@ public struct NormalScoreTable: Hashable, Sendable, Codable {
     }
 
     /// The value whose normal score is `score`: the inverse of ``score(of:)`` within the knots, the
-    /// end knot's value outside them; `NaN` for an empty table or a `NaN` score.
+    /// end knot's value outside them; `NaN` for a `NaN` score.
+    ///
+    /// An empty table (a feature no track of the library has, filled in for all of them) gives 0,
+    /// as a z-scored column without values does.
     public func value(ofScore score: Double) -> Double {
-        Self.interpolate(score, from: scores, to: values, empty: .nan)
+        Self.interpolate(score, from: scores, to: values, empty: 0)
     }
 
     private static func interpolate(_ x: Double, from xs: [Double], to ys: [Double], empty: Double) -> Double {

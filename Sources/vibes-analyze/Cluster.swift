@@ -11,7 +11,8 @@ extension VibesAnalyze {
         static let configuration = CommandConfiguration(
             abstract: "Group the library into vibes with k-means, name them and save the run.",
             discussion: """
-                Tracks become points in a space of audio features (z-scores by default) and k-means \
+                Tracks become points in a space of audio features (rank-normal scores by default, see \
+                --scaling) and k-means \
                 groups them. Each vibe is named from its valence–energy quadrant and its strongest \
                 deviations, such as "Calm acoustic". With --k auto, every k from 2 to --max-k is \
                 tried and the one with the best silhouette is kept; the scores are printed. \
@@ -45,7 +46,7 @@ extension VibesAnalyze {
         @Option(
             name: .customLong("weight"),
             help: ArgumentHelp(
-                "A feature weight, such as tempo=0.5; repeatable. Mode weighs 0.5 unless given.",
+                "A feature weight, such as tempo=0.5; repeatable. Mode, when clustered, weighs 0.5 unless given.",
                 valueName: "feature=weight"
             )
         )
@@ -53,12 +54,13 @@ extension VibesAnalyze {
 
         @Option(
             help: """
-                How features are scaled: zscore (each feature's library mean and standard deviation), \
-                ranknormal (acousticness, instrumentalness, speechiness and liveness as the normal scores \
-                of their ranks in the library, tempo on a log scale, the rest z-scored), minmax or raw.
+                How features are scaled: ranknormal (acousticness, instrumentalness, speechiness and \
+                liveness as the normal scores of their ranks in the library, tempo on a log scale, the \
+                rest z-scored; the default), zscore (each feature by its library mean and standard \
+                deviation), minmax or raw.
                 """
         )
-        var scaling: ScalingChoice = .zscore
+        var scaling: ScalingChoice = .ranknormal
 
         @Option(help: "The seed of every random choice; the same seed gives the same vibes.")
         var seed: UInt64 = 42

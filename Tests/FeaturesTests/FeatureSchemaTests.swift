@@ -22,11 +22,11 @@ struct FeatureSchemaTests {
     @Test func defaultSchemaHasTheVibeFeatures() {
         let schema = FeatureSchema.default
         #expect(schema.features == FeatureSchema.defaultFeatures)
-        #expect(schema.entries.first { $0.feature == .mode }?.weight == 0.5)
-        #expect(schema.entries.filter { $0.feature != .mode }.allSatisfy { $0.weight == 1 })
-        #expect(schema.scaling == .zScore)
-        #expect(schema.columnNames.count == 10)
+        #expect(schema.entries.allSatisfy { $0.weight == 1 })
+        #expect(schema.scaling == .rankNormal)
+        #expect(schema.columnNames.count == 9)
         #expect(!schema.features.contains(.key))
+        #expect(!schema.features.contains(.mode))
     }
 
     @Test func keyIsCircularSoBAndCAreNeighbours() throws {
@@ -153,7 +153,7 @@ struct FeatureSchemaTests {
     @Test func emptyTableGivesAnEmptyMatrix() {
         let space = FeatureSchema.default.makeSpace(from: FeatureTable())
         #expect(space.matrix.rowCount == 0)
-        #expect(space.matrix.columnCount == 10)
+        #expect(space.matrix.columnCount == 9)
         #expect(space.excludedTrackCount == 0)
     }
 }
