@@ -6,14 +6,17 @@ extension FeatureSchema {
     /// Tracks missing any schema feature (including a tempo below 1 BPM or a key of −1, which the
     /// table already holds as missing) are left out and counted, except for ``imputedFeatures``:
     /// a track missing only those takes each column's mean over the tracks that have it, and is
-    /// counted in ``FeatureSpace/imputedCounts``. The scaling is fitted on the included tracks only. A constant column keeps a scale of 1, so it becomes all zeros under
-    /// z-scores rather than `NaN`.
+    /// counted in ``FeatureSpace/imputedCounts``. The scaling is fitted on the included tracks only.
+    /// A constant column keeps a scale of 1, so it becomes all zeros under z-scores rather than
+    /// `NaN`. Under ``Scaling/rankNormal`` each normal-score column's ``NormalScoreTable`` is fitted
+    /// on the values the included tracks have, and an imputed value takes the mean normal score.
     ///
     /// - Parameter table: Raw features, as read from the store.
     /// - Returns: The scaled matrix with its track IDs in table order, the fitted scaling and the
     ///   counts of missing values.
     /// - Complexity: O(*n* · *d*), two passes over the table and one over the matrix; about 0.2 s
     ///   per million tracks on the shared 2-vCPU machine (`Benchmarks/KMeans`), a tenth of a fit.
+    ///   ``Scaling/rankNormal`` adds a sort of each normal-score column, O(*n* log *n*).
     public func makeSpace(from table: FeatureTable) -> FeatureSpace {
         let plan = makeColumnPlan()
         let width = FeatureTable.columnCount
@@ -48,8 +51,17 @@ extension FeatureSchema {
             }
         }
 
-        // Pass 2: encode the complete rows and gather column statistics in Double.
+        // Fit the normal-score tables on the complete rows (an imputed value is not yet known and
+        // is left out).
         let columnCount = plan.count
+        let tables: [NormalScoreTable?] = plan.map { column in
+            guard column.encoding == .normalScore else { return nil }
+            return NormalScoreTable(
+                fitting: included.lazy.map { Double(values[Int($0) * width + column.tableColumn]) }
+            )
+        }
+
+        // Pass 2: encode the complete rows and gather column statistics in Double.
         var elements = [Float](repeating: 0, count: included.count * columnCount)
         var sums = [Double](repeating: 0, count: columnCount)
         var squares = [Double](repeating: 0, count: columnCount)
@@ -70,6 +82,8 @@ extension FeatureSchema {
                 case .linear: encoded = Double(values[base + tableColumns[column]])
                 case .keySine: encoded = sin(Double(values[base + keySource]) * (.pi / 6))
                 case .keyCosine: encoded = cos(Double(values[base + keySource]) * (.pi / 6))
+                case .logarithm: encoded = log(Swift.max(Double(values[base + tableColumns[column]]), 1))
+                case .normalScore: encoded = tables[column]!.score(of: Double(values[base + tableColumns[column]]))
                 }
                 elements[outBase + column] = Float(encoded)
                 // A missing imputed value stays NaN here and is filled once the means are known.
@@ -96,14 +110,15 @@ extension FeatureSchema {
 
         // Fit the offsets and scales.
         let n = Double(included.count)
-        var columns: [FeatureScaling.Column] = plan.map {
+        var columns: [FeatureScaling.Column] = plan.indices.map { column in
             FeatureScaling.Column(
-                name: $0.name,
-                feature: $0.feature,
-                encoding: $0.encoding,
+                name: plan[column].name,
+                feature: plan[column].feature,
+                encoding: plan[column].encoding,
                 offset: 0,
                 scale: 1,
-                weight: $0.weight
+                weight: plan[column].weight,
+                normalScores: tables[column]
             )
         }
         let variances = (0..<columnCount).map { column in
@@ -111,19 +126,20 @@ extension FeatureSchema {
         }
         for column in 0..<columnCount {
             switch (scaling, columns[column].encoding) {
-            case (.raw, _):
+            case (.raw, _), (_, .normalScore):
+                // Normal scores are already on the standard normal scale.
                 break
-            case (.zScore, .linear):
+            case (.zScore, .linear), (.zScore, .logarithm), (.rankNormal, .linear), (.rankNormal, .logarithm):
                 columns[column].offset = n > 0 ? sums[column] / n : 0
                 let deviation = variances[column].squareRoot()
                 columns[column].scale = deviation > 0 ? deviation : 1
-            case (.zScore, .keySine), (.zScore, .keyCosine):
+            case (.zScore, .keySine), (.zScore, .keyCosine), (.rankNormal, .keySine), (.rankNormal, .keyCosine):
                 // Centre each coordinate but share one scale, so the circle stays round.
                 columns[column].offset = n > 0 ? sums[column] / n : 0
-                let pair = plan.indices.filter { plan[$0].encoding != .linear }
+                let pair = plan.indices.filter { plan[$0].feature == .key }
                 let deviation = (pair.map { variances[$0] }.reduce(0, +) / 2).squareRoot()
                 columns[column].scale = deviation > 0 ? deviation : 1
-            case (.minMax, .linear):
+            case (.minMax, .linear), (.minMax, .logarithm):
                 let range = maxima[column] - minima[column]
                 columns[column].offset = n > 0 ? minima[column] : 0
                 columns[column].scale = range > 0 ? range : 1
@@ -197,11 +213,17 @@ extension FeatureSchema {
                     ),
                 ]
             }
+            let encoding: FeatureScaling.Encoding
+            switch scaling {
+            case .rankNormal where FeatureSchema.rankNormalFeatures.contains(entry.feature): encoding = .normalScore
+            case .rankNormal where entry.feature == .tempo: encoding = .logarithm
+            default: encoding = .linear
+            }
             return [
                 PlannedColumn(
                     name: entry.feature.rawValue,
                     feature: entry.feature,
-                    encoding: .linear,
+                    encoding: encoding,
                     tableColumn: source,
                     weight: entry.weight
                 )

@@ -17,7 +17,16 @@
 public struct FeatureSchema: Hashable, Sendable, Codable {
     /// How each column is brought to a common scale before distances are taken.
     public enum Scaling: String, CaseIterable, Codable, Sendable {
-        /// Subtract the library mean and divide by the library standard deviation (the default).
+        /// Replace each of ``FeatureSchema/rankNormalFeatures`` by the normal score of its rank in the
+        /// library, take tempo on a log scale, and z-score the rest (the scaling of ``FeatureSchema/default``).
+        ///
+        /// Acousticness, instrumentalness, speechiness and liveness pile up near 0 with long tails:
+        /// z-scored, a few spoken or live tracks sit far out and the crowd near 0 is squeezed
+        /// together. Their ranks spread every part of the distribution evenly, and a ratio of tempos
+        /// (120 against 60 BPM, 180 against 90) counts the same at any tempo. Each normal-score
+        /// column keeps its ``NormalScoreTable``, so targets and centroids map both ways.
+        case rankNormal = "ranknormal"
+        /// Subtract the library mean and divide by the library standard deviation.
         case zScore = "zscore"
         /// Map the library minimum to 0 and maximum to 1.
         case minMax = "minmax"
@@ -42,26 +51,38 @@ public struct FeatureSchema: Hashable, Sendable, Codable {
     /// Key is never imputed.
     public var imputedFeatures: Set<AudioFeature>
 
-    /// The features clustered when none are named: the perceptual features, loudness, tempo and mode.
+    /// The features clustered when none are named: the perceptual features, loudness and tempo.
     ///
-    /// Key and time signature are left out by default: they say little about a vibe and, being
-    /// discrete, split the space into artificial slabs.
+    /// Key, mode and time signature are left out by default: they say little about a vibe and,
+    /// being discrete, split the space into artificial slabs (mode into a major and a minor twin
+    /// of every vibe).
     public static let defaultFeatures: [AudioFeature] = [
         .danceability, .energy, .valence, .acousticness, .instrumentalness, .speechiness, .liveness,
-        .loudness, .tempo, .mode,
+        .loudness, .tempo,
     ]
 
-    /// The weights the command line gives when none is asked for: mode counts half, because a
-    /// binary column that is z-scored otherwise splits every vibe into a major and a minor twin.
+    /// The weights the command line gives when none is asked for: mode, when it is asked for,
+    /// counts half, because a binary column that is z-scored otherwise splits every vibe into a
+    /// major and a minor twin.
     public static let defaultWeights: [AudioFeature: Double] = [.mode: 0.5]
+
+    /// The features that ``Scaling/rankNormal`` replaces by the normal scores of their ranks: the
+    /// ones that pile up near 0 with a long tail.
+    public static let rankNormalFeatures: Set<AudioFeature> = [
+        .acousticness, .instrumentalness, .speechiness, .liveness,
+    ]
 
     /// The features that some sources never provide, filled in rather than left out: local audio
     /// analysis has no liveness. A track missing only these takes the library's mean for them (0
     /// in z-scores), so it is placed by the features it has.
     public static let defaultImputedFeatures: Set<AudioFeature> = [.liveness]
 
-    /// The default schema: ``defaultFeatures`` with ``defaultWeights``, z-score scaling.
-    public static let `default` = try! FeatureSchema(weights: defaultWeights)
+    /// The default schema: ``defaultFeatures``, equally weighted, with ``Scaling/rankNormal``
+    /// scaling.
+    public static let `default` = try! FeatureSchema(
+        weights: defaultWeights.filter { defaultFeatures.contains($0.key) },
+        scaling: .rankNormal
+    )
 
     /// Creates a schema.
     ///

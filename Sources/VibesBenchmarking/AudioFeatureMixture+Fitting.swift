@@ -7,8 +7,8 @@ import Foundation
 extension AudioFeatureMixture {
     /// Fits a mixture to the tracks of `table`.
     ///
-    /// The tracks that have every feature of ``Features/FeatureSchema/default`` are z-scored as
-    /// `cluster` does and grouped by k-means (4 restarts, seeded by `seed`); each cluster becomes a
+    /// The tracks that have every feature of ``SyntheticLibrary/schema`` but key are z-scored over
+    /// those features and grouped by k-means (4 restarts, seeded by `seed`); each cluster becomes a
     /// component whose statistics are measured in the features' own units. Key probabilities are
     /// smoothed by adding one track of every pitch class, so that no key is impossible; tracks
     /// without a detected key count for the other features.
@@ -27,7 +27,12 @@ extension AudioFeatureMixture {
     ) async throws
         -> AudioFeatureMixture
     {
-        let space = FeatureSchema.default.makeSpace(from: table)
+        let schema = try! FeatureSchema(
+            features: SyntheticLibrary.schema.features.filter { $0 != .key },
+            weights: FeatureSchema.defaultWeights,
+            scaling: .zScore
+        )
+        let space = schema.makeSpace(from: table)
         let n = space.matrix.rowCount
         guard n >= componentCount, componentCount >= 1 else {
             throw AnalyticsError.tooFewSamples(

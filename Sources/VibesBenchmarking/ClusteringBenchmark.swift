@@ -356,7 +356,7 @@ extension ClusteringBenchmark {
             return BenchmarkReport.DataDescription(
                 source: "synthetic",
                 summary: "Synthetic tracks from a 12-component Gaussian mixture fitted to the sample library "
-                    + "(samples/tidytuesday-sample.csv), values clipped to their ranges, z-scored as `cluster` does: \(shape).",
+                    + "(samples/tidytuesday-sample.csv), values clipped to their ranges, z-scored as `cluster --scaling zscore` does: \(shape).",
                 columns: columns,
                 seed: s.seed,
                 preparationSeconds: preparation
@@ -368,7 +368,7 @@ extension ClusteringBenchmark {
                 : "N tracks drawn with replacement from the tracks with all benchmark features"
             return BenchmarkReport.DataDescription(
                 source: "library",
-                summary: "The library: \(sampling), z-scored as `cluster` does: \(shape).",
+                summary: "The library: \(sampling), z-scored as `cluster --scaling zscore` does: \(shape).",
                 columns: columns,
                 seed: s.seed,
                 preparationSeconds: preparation

@@ -12,7 +12,7 @@ import Foundation
 /// probability and key from its twelve probabilities. Time signature is 4.
 ///
 /// ``makeMatrix(rowCount:columnCount:seed:threadCount:)`` places the tracks in the space of
-/// ``schema`` with the z-score scaling `cluster` uses (``Features/FeatureSchema/makeSpace(from:)``).
+/// ``schema`` with z-score scaling (``Features/FeatureSchema/makeSpace(from:)``).
 ///
 /// ```swift
 /// let matrix = await SyntheticLibrary().makeMatrix(rowCount: 100_000, seed: 42)
@@ -29,12 +29,14 @@ public struct SyntheticLibrary: Hashable, Sendable {
     /// The rows of one generated block.
     public static let blockSize = 16_384
 
-    /// The space benchmark matrices live in: the default features (with mode weighted ½ as
-    /// `cluster` weighs it) followed by key as its sine and cosine — 12 columns, the width of the
-    /// project's k-means benchmarks. Its first 10 columns are exactly `cluster`'s default space.
+    /// The space benchmark matrices live in: the default features and mode (weighted ½ as
+    /// `cluster` weighs it), z-scored, followed by key as its sine and cosine — 12 columns, the
+    /// width of the project's k-means benchmarks. It stays z-scored whatever `cluster`'s default
+    /// scaling, so that benchmark figures remain comparable.
     public static let schema = try! FeatureSchema(
-        features: FeatureSchema.defaultFeatures + [.key],
-        weights: FeatureSchema.defaultWeights
+        features: FeatureSchema.defaultFeatures + [.mode, .key],
+        weights: FeatureSchema.defaultWeights,
+        scaling: .zScore
     )
 
     /// The names of the columns of a `columnCount`-column benchmark matrix: the first

@@ -11,7 +11,8 @@ extension VibesAnalyze {
         static let configuration = CommandConfiguration(
             abstract: "Group the library into vibes with k-means, name them and save the run.",
             discussion: """
-                Tracks become points in a space of audio features (z-scores by default) and k-means \
+                Tracks become points in a space of audio features (rank-normal scores by default, see \
+                --scaling) and k-means \
                 groups them. Each vibe is named from its valence–energy quadrant and its strongest \
                 deviations, such as "Calm acoustic". With --k auto, every k from 2 to --max-k is \
                 tried and the one with the best silhouette is kept; the scores are printed. \
@@ -45,14 +46,21 @@ extension VibesAnalyze {
         @Option(
             name: .customLong("weight"),
             help: ArgumentHelp(
-                "A feature weight, such as tempo=0.5; repeatable. Mode weighs 0.5 unless given.",
+                "A feature weight, such as tempo=0.5; repeatable. Mode, when clustered, weighs 0.5 unless given.",
                 valueName: "feature=weight"
             )
         )
         var weights: [String] = []
 
-        @Option(help: "How features are scaled: zscore, minmax or raw.")
-        var scaling: ScalingChoice = .zscore
+        @Option(
+            help: """
+                How features are scaled: ranknormal (acousticness, instrumentalness, speechiness and \
+                liveness as the normal scores of their ranks in the library, tempo on a log scale, the \
+                rest z-scored; the default), zscore (each feature by its library mean and standard \
+                deviation), minmax or raw.
+                """
+        )
+        var scaling: ScalingChoice = .ranknormal
 
         @Option(help: "The seed of every random choice; the same seed gives the same vibes.")
         var seed: UInt64 = 42
@@ -368,10 +376,11 @@ enum AlgorithmChoice: String, ExpressibleByArgument, CaseIterable {
 
 /// `--scaling`.
 enum ScalingChoice: String, ExpressibleByArgument, CaseIterable {
-    case zscore, minmax, raw
+    case ranknormal, zscore, minmax, raw
 
     var scaling: FeatureSchema.Scaling {
         switch self {
+        case .ranknormal: .rankNormal
         case .zscore: .zScore
         case .minmax: .minMax
         case .raw: .raw

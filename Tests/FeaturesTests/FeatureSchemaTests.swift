@@ -1,4 +1,5 @@
 import Features
+import Foundation
 import Numerics
 import Testing
 
@@ -21,11 +22,11 @@ struct FeatureSchemaTests {
     @Test func defaultSchemaHasTheVibeFeatures() {
         let schema = FeatureSchema.default
         #expect(schema.features == FeatureSchema.defaultFeatures)
-        #expect(schema.entries.first { $0.feature == .mode }?.weight == 0.5)
-        #expect(schema.entries.filter { $0.feature != .mode }.allSatisfy { $0.weight == 1 })
-        #expect(schema.scaling == .zScore)
-        #expect(schema.columnNames.count == 10)
+        #expect(schema.entries.allSatisfy { $0.weight == 1 })
+        #expect(schema.scaling == .rankNormal)
+        #expect(schema.columnNames.count == 9)
         #expect(!schema.features.contains(.key))
+        #expect(!schema.features.contains(.mode))
     }
 
     @Test func keyIsCircularSoBAndCAreNeighbours() throws {
@@ -152,7 +153,7 @@ struct FeatureSchemaTests {
     @Test func emptyTableGivesAnEmptyMatrix() {
         let space = FeatureSchema.default.makeSpace(from: FeatureTable())
         #expect(space.matrix.rowCount == 0)
-        #expect(space.matrix.columnCount == 10)
+        #expect(space.matrix.columnCount == 9)
         #expect(space.excludedTrackCount == 0)
     }
 }
@@ -182,5 +183,123 @@ struct SplitMix64Tests {
         #expect(seen.count == 10)
         let unit = (0..<1000).map { _ in rng.nextUnitInterval() }
         #expect(unit.allSatisfy { $0 >= 0 && $0 < 1 })
+    }
+}
+
+// MARK: - Rank-normal scaling
+
+extension FeatureSchemaTests {
+    @Test func rankNormalScoresTheSkewedFeaturesLogsTempoAndZScoresTheRest() throws {
+        let schema = try FeatureSchema(features: [.acousticness, .tempo, .energy], scaling: .rankNormal)
+        let table = makeTable([
+            [.acousticness: 0.5, .tempo: 240, .energy: 0.9],
+            [.acousticness: 0.1, .tempo: 120, .energy: 0.1],
+            [.acousticness: 0.3, .tempo: 60, .energy: 0.5],
+            [.acousticness: 0.2, .tempo: 120, .energy: 0.3],
+            [.acousticness: 0.4, .tempo: 120, .energy: 0.7],
+        ])
+        let space = schema.makeSpace(from: table)
+        #expect(space.scaling.columns.map(\.encoding) == [.normalScore, .logarithm, .linear])
+        let values = space.matrix.values
+        // Acousticness ranks 5, 1, 3, 2, 4 of 5.
+        let z90 = 1.2815515655446004
+        let z70 = 0.5244005127080407
+        for (row, want) in [z90, -z90, 0, -z70, z70].enumerated() {
+            #expect(Double(values[row, 0]).isApproximatelyEqual(to: want, absoluteTolerance: 1e-6))
+        }
+        // log tempo is ln 120 ± ln 2 on two tracks and ln 120 on three: mean ln 120, deviation
+        // ln 2 · √(2/5), so the doubled tempo sits √(5/2) deviations up.
+        let up = (5.0 / 2).squareRoot()
+        for (row, want) in [up, 0, -up, 0, 0].enumerated() {
+            #expect(Double(values[row, 1]).isApproximatelyEqual(to: want, absoluteTolerance: 1e-5))
+        }
+        // Energy 0.9 is 0.4 above the mean 0.5, with a deviation of √0.08.
+        #expect(Double(values[0, 2]).isApproximatelyEqual(to: 0.4 / 0.08.squareRoot(), absoluteTolerance: 1e-5))
+    }
+
+    @Test func rankNormalPointsMapBackToOriginalUnits() throws {
+        let schema = try FeatureSchema(features: [.speechiness, .tempo, .valence], scaling: .rankNormal)
+        let rows: [[AudioFeature: Double]] = (0..<40).map { index -> [AudioFeature: Double] in
+            let speechiness: Double = 0.03 + Double(index * index) / 2000
+            let tempo: Double = 70 + Double(index * 37 % 110)
+            return [.speechiness: speechiness, .tempo: tempo, .valence: Double(index) / 40]
+        }
+        let space = schema.makeSpace(from: makeTable(rows))
+        for (row, raw) in rows.enumerated() {
+            let original = space.scaling.originalValues(ofScaledRow: space.matrix.values.row(row))
+            for feature in [AudioFeature.speechiness, .tempo, .valence] {
+                #expect(
+                    original[feature]!.isApproximatelyEqual(
+                        to: raw[feature]!,
+                        absoluteTolerance: 1e-6,
+                        relativeTolerance: 1e-5
+                    )
+                )
+            }
+        }
+        // A target the library does not hold lands between its neighbours, and one beyond the
+        // library at its edge.
+        let speechiness = space.scaling.columns[0]
+        let between = speechiness.scaled(value: 0.5)
+        #expect(between > speechiness.scaled(value: 0.03 + 30 * 30 / 2000.0))
+        #expect(between < speechiness.scaled(value: 0.03 + 31 * 31 / 2000.0))
+        #expect(speechiness.scaled(value: 0.99) == speechiness.scaled(value: 0.03 + 39 * 39 / 2000.0))
+    }
+
+    @Test func rankNormalImputesTheMeanScore() throws {
+        let schema = try FeatureSchema(features: [.energy, .liveness], scaling: .rankNormal)
+        let table = makeTable([
+            [.energy: 0.2, .liveness: 0.1],
+            [.energy: 0.4, .liveness: 0.9],
+            [.energy: 0.6, .liveness: 0.3],
+            [.energy: 0.8],
+        ])
+        let space = schema.makeSpace(from: table)
+        #expect(space.imputedCounts == [.liveness: 1])
+        // Ranks 1, 3, 2 of 3 score −Φ⁻¹(5/6), Φ⁻¹(5/6), 0: the mean is 0.
+        #expect(abs(space.matrix.values[3, 1]) < 1e-9)
+        #expect(space.scaling.columns[1].normalScores?.knotCount == 3)
+    }
+
+    @Test func theSameLibraryGivesTheSameScalingBitForBit() throws {
+        let schema = try FeatureSchema(features: FeatureSchema.defaultFeatures, scaling: .rankNormal)
+        let rows: [[AudioFeature: Double]] = (0..<600).map { index in
+            var row: [AudioFeature: Double] = [:]
+            for (offset, feature) in FeatureSchema.defaultFeatures.enumerated() {
+                row[feature] = Double((index * (offset + 3) * 2_654_435_761) % 1000) / 1000
+            }
+            row[.tempo] = 60 + Double(index % 140)
+            row[.loudness] = -Double(index % 30)
+            return row
+        }
+        let first = schema.makeSpace(from: makeTable(rows))
+        let second = schema.makeSpace(from: makeTable(rows))
+        #expect(first.scaling == second.scaling)
+        #expect(first.matrix.values.elements == second.matrix.values.elements)
+    }
+
+    @Test func aScalingSavedBeforeNormalScoresDecodesAndMapsAsBefore() throws {
+        // The shape a run saved by a version without normal scores holds.
+        let saved = """
+            {"columns":[\
+            {"encoding":"linear","feature":"energy","name":"energy","offset":0.5,"scale":0.25,"weight":1},\
+            {"encoding":"linear","feature":"mode","name":"mode","offset":0.5,"scale":0.5,"weight":0.5},\
+            {"encoding":"key_sin","feature":"key","name":"key_sin","offset":0,"scale":0.5,"weight":1},\
+            {"encoding":"key_cos","feature":"key","name":"key_cos","offset":0,"scale":0.5,"weight":1}],\
+            "schema":{"entries":[{"feature":"energy","weight":1},{"feature":"mode","weight":0.5},\
+            {"feature":"key","weight":1}],"imputed_features":[],"scaling":"zscore"}}
+            """
+        let scaling = try JSONDecoder().decode(FeatureScaling.self, from: Data(saved.utf8))
+        #expect(scaling.schema.scaling == .zScore)
+        #expect(scaling.columns.allSatisfy { $0.normalScores == nil })
+        // Energy 1.5 · 0.25 + 0.5, mode 0.5 / 0.5 · 0.5 + 0.5, and key at the angle whose sine is
+        // 2 · 0.5 and cosine 0: 90°, pitch class 3.
+        let original = scaling.originalValues(ofScaledRow: [1.5, 0.5, 2, 0] as [Float])
+        #expect(original[.energy] == 0.875)
+        #expect(original[.mode] == 1)
+        #expect(original[.key]!.isApproximatelyEqual(to: 3, absoluteTolerance: 1e-12))
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        #expect(String(decoding: try encoder.encode(scaling), as: UTF8.self) == saved)
     }
 }

@@ -145,12 +145,13 @@ struct BenchCommandTests {
             Times k-means++ seeding, Lloyd's iterations, mini-batch k-means and exact
             cosine top-10 for every N, k and thread count given, on synthetic audio
             features drawn from a mixture fitted to the sample library (or on your library
-            with --data library), z-scored as `cluster` does. It reports medians with the
-            fastest and slowest run, rows/s, GB/s, GFLOP/s, the share of this machine's
-            roofline (it measures read bandwidth and multiply-add peak first, in under a
-            second), peak memory and inertia, and warns when other work is running. With
-            the defaults it takes about a minute on a 2-core machine; --n 1e5 --repeats 1
-            takes a few seconds. Build with -c release for figures that mean something.
+            with --data library), z-scored as `cluster --scaling zscore` does. It reports
+            medians with the fastest and slowest run, rows/s, GB/s, GFLOP/s, the share of
+            this machine's roofline (it measures read bandwidth and multiply-add peak
+            first, in under a second), peak memory and inertia, and warns when other work
+            is running. With the defaults it takes about a minute on a 2-core machine; --n
+            1e5 --repeats 1 takes a few seconds. Build with -c release for figures that
+            mean something.
 
             USAGE: vibes-analyze bench <options>
 

@@ -177,11 +177,11 @@ struct ClusterCommandTests {
             OVERVIEW: Group the library into vibes with k-means, name them and save the
             run.
 
-            Tracks become points in a space of audio features (z-scores by default) and
-            k-means groups them. Each vibe is named from its valence–energy quadrant and
-            its strongest deviations, such as "Calm acoustic". With --k auto, every k from
-            2 to --max-k is tried and the one with the best silhouette is kept; the scores
-            are printed. The same seed gives the same vibes.
+            Tracks become points in a space of audio features (rank-normal scores by
+            default, see --scaling) and k-means groups them. Each vibe is named from its
+            valence–energy quadrant and its strongest deviations, such as "Calm acoustic".
+            With --k auto, every k from 2 to --max-k is tried and the one with the best
+            silhouette is kept; the scores are printed. The same seed gives the same vibes.
 
             USAGE: vibes-analyze cluster <options>
 
@@ -211,12 +211,17 @@ struct ClusterCommandTests {
                                       12)
               --features <features>   The features to cluster on, comma-separated.
                                       (default:
-                                      danceability,energy,valence,acousticness,instrumentalness,speechiness,liveness,loudness,tempo,mode)
+                                      danceability,energy,valence,acousticness,instrumentalness,speechiness,liveness,loudness,tempo)
               --weight <feature=weight>
-                                      A feature weight, such as tempo=0.5; repeatable. Mode
-                                      weighs 0.5 unless given.
-              --scaling <scaling>     How features are scaled: zscore, minmax or raw.
-                                      (values: zscore, minmax, raw; default: zscore)
+                                      A feature weight, such as tempo=0.5; repeatable.
+                                      Mode, when clustered, weighs 0.5 unless given.
+              --scaling <scaling>     How features are scaled: ranknormal (acousticness,
+                                      instrumentalness, speechiness and liveness as the
+                                      normal scores of their ranks in the library, tempo on
+                                      a log scale, the rest z-scored; the default), zscore
+                                      (each feature by its library mean and standard
+                                      deviation), minmax or raw. (values: ranknormal,
+                                      zscore, minmax, raw; default: ranknormal)
               --seed <seed>           The seed of every random choice; the same seed gives
                                       the same vibes. (default: 42)
               --n-init <n-init>       The number of k-means restarts; the best is kept.

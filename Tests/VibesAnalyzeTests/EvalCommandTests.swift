@@ -54,6 +54,33 @@ struct EvalCommandTests {
         }
     }
 
+    /// On the bundled sample of real tracks, every seed searched, the default space finds at least
+    /// as many same-genre neighbours as each naive z-score space, and clearly more than z-scores of
+    /// all eleven features.
+    @Test func theDefaultSpaceMatchesOrBeatsTheNaiveBaselinesOnTheSample() async throws {
+        try await withTemporaryDirectory { folder in
+            let db = folder + "/library.sqlite"
+            try await run(["import", "--db", db, "--quiet", SampleLibrary.path])
+            let json = try await run(["eval", "--db", db, "--resamples", "200", "--clusters", "0", "--json"]).stdout
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+            let comparison = try #require(object["baselines"] as? [String: Any])
+            let evaluation = try #require(comparison["evaluation"] as? [String: Any])
+            let tool = try #require(evaluation["precision_at_k"] as? Double)
+            #expect(evaluation["seed_count"] as? Int == 2950)
+            let baselines = try #require(comparison["baselines"] as? [[String: Any]])
+            #expect(baselines.count == 3)
+            for baseline in baselines {
+                let name = try #require(baseline["name"] as? String)
+                let precision = try #require(baseline["precision_at_k"] as? Double)
+                #expect(tool >= precision, "\(name): \(precision) against \(tool)")
+                if name == "z-score cosine, 11 features" {
+                    let difference = try #require(baseline["difference"] as? [String: Any])
+                    #expect(try #require(difference["lower"] as? Double) > 0, "\(difference)")
+                }
+            }
+        }
+    }
+
     @Test func evalLeavesCatchAllPlaylistsOutUnlessAsked() async throws {
         try await withTemporaryDirectory { folder in
             let db = folder + "/library.sqlite"

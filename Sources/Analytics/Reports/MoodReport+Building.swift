@@ -298,13 +298,7 @@ extension MoodReport {
                 var scaled: [Float] = []
                 for column in scaling.columns {
                     guard let raw = table.value(row: row, feature: column.feature) else { continue rowLoop }
-                    let encoded: Double
-                    switch column.encoding {
-                    case .linear: encoded = Double(raw)
-                    case .keySine: encoded = sin(Double(raw) * .pi / 6)
-                    case .keyCosine: encoded = cos(Double(raw) * .pi / 6)
-                    }
-                    scaled.append(Float(column.scaled(encoded)))
+                    scaled.append(Float(column.scaled(value: Double(raw))))
                 }
                 elements.append(contentsOf: scaled)
                 rows.append(row)

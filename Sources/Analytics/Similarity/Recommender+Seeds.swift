@@ -156,11 +156,7 @@ extension Recommender {
 
     /// A raw value of `column`'s feature, encoded and scaled like the matrix column.
     static func scaledCoordinate(_ value: Double, column: FeatureScaling.Column) -> Float {
-        switch column.encoding {
-        case .linear: Float(column.scaled(value))
-        case .keySine: Float(column.scaled(sin(value * .pi / 6)))
-        case .keyCosine: Float(column.scaled(cos(value * .pi / 6)))
-        }
+        Float(column.scaled(value: value))
     }
 
     // MARK: - Bounds and targets

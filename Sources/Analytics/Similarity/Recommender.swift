@@ -41,8 +41,9 @@ public struct Recommender: Sendable {
     ///
     /// - Parameters:
     ///   - table: The raw features of the library.
-    ///   - schema: The features, weights and scaling of the similarity space; the default z-scores
-    ///     the ten perceptual features, loudness, tempo and mode.
+    ///   - schema: The features, weights and scaling of the similarity space; the default
+    ///     (``Features/FeatureSchema/default``) places the perceptual features, loudness and tempo
+    ///     by rank-normal scaling.
     ///   - attributes: Artists, duration and popularity by track ID; tracks without an entry have
     ///     no artist and fail every duration or popularity bound.
     /// - Complexity: O(*n* · *d*).
