@@ -198,6 +198,32 @@ struct SnapshotTests {
         }
     }
 
+    @Test func damagedPartsAreRebuiltNotTrusted() throws {
+        try withStore { store in
+            _ = try store.importFile(at: Self.liked)
+            let good = try store.database.read { db in try FeatureSnapshot(db) }
+            #expect(FeatureSnapshot(parts: good.parts) != nil)
+            var parts = good.parts
+            parts["source_masks"] = PackedArray.data(good.sourceMasks.map { $0 | (1 << 40) })
+            #expect(FeatureSnapshot(parts: parts) == nil)
+            parts = good.parts
+            parts["preferred"] = PackedArray.data(good.preferred.map { _ in UInt8(200) })
+            #expect(FeatureSnapshot(parts: parts) == nil)
+            parts = good.parts
+            parts["values"] = parts["values"]!.dropLast(4)
+            #expect(FeatureSnapshot(parts: parts) == nil)
+            // Offsets that fall back or run past the bytes.
+            #expect(PackedStrings.strings(bytes: Data("abcdef".utf8), ends: PackedArray.data([Int32(4), 2, 6])) == nil)
+            #expect(PackedStrings.strings(bytes: Data("abc".utf8), ends: PackedArray.data([Int32(1), 3])) == ["a", "bc"])
+            let facts = try store.database.read { db in try AllTrackFacts(db) }
+            var factParts = facts.parts
+            factParts["artist_reference_ends"] = PackedArray.data(
+                [Int32](repeating: Int32.max, count: facts.trackIDs.count - 1) + [Int32(0)]
+            )
+            #expect(AllTrackFacts(parts: factParts) == nil)
+        }
+    }
+
     @Test func aReaderDoesNotWaitForAWriterToSaveASnapshot() throws {
         try withTemporaryDirectory { folder in
             let path = folder + "/library.sqlite"

@@ -301,7 +301,7 @@ struct AllTrackFacts {
             fact.durationMS = durations[row] == .min ? nil : Int(durations[row])
             fact.popularity = popularity[row] == .min ? nil : Int(popularity[row])
             let end = Int(referenceEnds[row])
-            guard start <= end else { return nil }
+            guard start <= end, end <= references.count else { return nil }
             fact.artists = references[start..<end].map { artistNames[Int($0)] }
             start = end
             facts.append(fact)

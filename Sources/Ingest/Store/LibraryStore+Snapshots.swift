@@ -175,6 +175,12 @@ enum PackedStrings {
         guard let bytes, let ends else { return nil }
         let offsets: [Int32] = PackedArray.values(ends)
         guard offsets.last.map({ Int($0) == bytes.count }) ?? bytes.isEmpty else { return nil }
+        // A damaged file can hold any bytes: the offsets must rise and stay inside the bytes.
+        var previous: Int32 = 0
+        for offset in offsets {
+            guard offset >= previous else { return nil }
+            previous = offset
+        }
         return bytes.withUnsafeBytes { raw in
             let buffer = raw.bindMemory(to: UInt8.self)
             var start = 0
@@ -295,7 +301,9 @@ struct FeatureSnapshot {
         let outOfRange: [Int64] = PackedArray.values(parts["out_of_range"])
         let masks: [UInt64] = PackedArray.values(parts["source_masks"])
         guard [preferred.count, coverage.count, outOfRange.count, masks.count].allSatisfy({ $0 == ids.count }),
-            preferred.allSatisfy({ Int($0) < sources.count })
+            !sources.isEmpty || ids.isEmpty, sources.count <= 64,
+            preferred.allSatisfy({ Int($0) < sources.count }),
+            masks.allSatisfy({ sources.count == 64 || $0 >> UInt64(sources.count) == 0 })
         else { return nil }
         (self.sources, self.preferred, self.coverage, self.outOfRange, self.sourceMasks) =
             (sources, preferred, coverage, outOfRange, masks)

@@ -192,9 +192,12 @@ struct MoodReportRenderingTests {
     @Test func htmlWithoutRunOrPlaysSaysWhatToDo() throws {
         var input = try SmallLibrary.input(withRun: false)
         input.plays = []
-        let html = try MoodReport(input).renderedHTML()
+        let report = try MoodReport(input)
+        let html = report.renderedHTML(noVibesHint: "Cluster <first> & see.")
         let collector = ChartCollector.parse(html)
-        #expect(html.contains("vibes-analyze cluster"))
+        // The library says what is missing; what to do is the caller's hint, escaped.
+        #expect(html.contains(MoodReport.noVibesText + " Cluster &lt;first&gt; &amp; see."))
+        #expect(!report.renderedHTML().contains("vibes-analyze"))
         #expect(html.contains("No listening history"))
         let map = try chart("library-map", in: collector)
         #expect(map.marks.count == 6)  // all six tracks, coloured by quadrant
