@@ -13,8 +13,8 @@ extension VibesAnalyze.PlaylistCommand {
             discussion: """
                 NAME is a playlist of your library that is on Spotify (synced, or pushed by \
                 `playlist push`). Its current tracks are read from Spotify and ordered with their \
-                audio features: flow (harmonic, tempo and artist aware), arc (flow plus an energy \
-                curve, --arc) or path (first and last track stay; the rest walk the straight line \
+                audio features: flow (the lowest transition cost over key, tempo, energy and \
+                artist), arc (an energy curve, --arc) or path (first and last track stay; the rest walk the straight line \
                 between their moods). The playlist is rewritten only if nobody changed it \
                 meanwhile. The old order is kept in the library, and --undo writes it back, unless \
                 the playlist changed on Spotify since. Local files and podcast episodes cannot be \
@@ -37,7 +37,10 @@ extension VibesAnalyze.PlaylistCommand {
         @Option(help: "The order: flow, arc or path.")
         var order: Mode = .flow
 
-        @Option(help: "The energy curve for --order arc: flat, rising or peak.")
+        @Option(
+            help:
+                "The energy curve for --order arc: flat, rising, peak, falling, or energies evenly spread over the playlist, such as 0.2,0.8,0.4."
+        )
         var arc: PlaylistOrdering.Arc = .peak
 
         @Flag(help: "Put back the order the playlist had before its last reorder.")
@@ -75,7 +78,7 @@ extension VibesAnalyze.PlaylistCommand {
                 if global.json {
                     try Console.printJSON(result)
                 } else {
-                    let how = order == .arc ? "arc \(arc.rawValue)" : order.rawValue
+                    let how = order == .arc ? "arc \(arc)" : order.rawValue
                     print(
                         "Reordered \(stored.name) (\(how)): \(result.itemCount) tracks, \(result.moved) moved; "
                             + "transition score \(String(format: "%.3f", before)) → \(String(format: "%.3f", after)). "

@@ -107,6 +107,22 @@ public struct PlaylistBuilder: Sendable {
         return path
     }
 
+    /// The number of consecutive tracks that make one step of a mood path.
+    public static let moodPathStepLength = 3
+
+    /// The steps of a mood path of `trackCount` tracks: consecutive runs of
+    /// ``moodPathStepLength`` positions (the last may be shorter).
+    ///
+    /// The path takes one track per point, in even steps from one mood to the other, so a run of
+    /// neighbouring positions holds tracks from one stretch of the path. Ordering for flow within
+    /// each step (``PlaylistOrdering/arrange(_:steps:)``) smooths the transitions and keeps the ramp
+    /// from one mood to the other: no track moves to another stretch.
+    public static func moodPathSteps(trackCount: Int) -> [Range<Int>] {
+        stride(from: 0, to: Swift.max(0, trackCount), by: moodPathStepLength).map {
+            $0..<Swift.min($0 + moodPathStepLength, trackCount)
+        }
+    }
+
     // MARK: - Length
 
     func duration(of trackID: Int64) -> Int {

@@ -27,6 +27,34 @@ struct PlaylistBuilderTests {
         #expect(zip(artists, artists.dropFirst()).allSatisfy { $0 != $1 })
     }
 
+    @Test(arguments: [12, 20, 31])
+    func flowKeepsTheMoodPathRampStepByStep(trackCount: Int) throws {
+        let recommender = try #require(PlaylistBuilderTests.recommender)
+        let songs = try #require(PlaylistBuilderTests.songs).songs
+        let path = try PlaylistBuilder(recommender: recommender)
+            .moodPath(from: .calm, to: .energetic, length: .trackCount(trackCount))
+        let entries = path.map { id in
+            Playlist.Entry(
+                trackID: id,
+                spotifyID: nil,
+                name: songs[Int(id - 1)].name,
+                artists: [songs[Int(id - 1)].artist],
+                features: recommender.audioFeatures(of: id)
+            )
+        }
+        let steps = PlaylistBuilder.moodPathSteps(trackCount: trackCount)
+        #expect(steps.count == (trackCount + 2) / 3)
+        #expect(steps.allSatisfy { $0.count == 3 || $0 == steps.last! })
+        #expect(steps.first?.lowerBound == 0 && steps.last?.upperBound == trackCount)
+        let ordered = PlaylistOrdering().arrange(entries, steps: steps).entries
+        for step in steps {
+            #expect(Set(ordered[step].map(\.trackID)) == Set(path[step]))
+        }
+        // The ramp, step by step: each step's mean energy is above the one before.
+        let means = steps.map { step in ordered[step].map { $0.features.energy! }.reduce(0, +) / Double(step.count) }
+        #expect(zip(means, means.dropFirst()).allSatisfy { $0 < $1 }, "\(means)")
+    }
+
     @Test func durationLengthReachesTheDuration() throws {
         let recommender = try #require(PlaylistBuilderTests.recommender)
         let builder = PlaylistBuilder(recommender: recommender)
