@@ -214,7 +214,9 @@ struct SnapshotTests {
             #expect(FeatureSnapshot(parts: parts) == nil)
             // Offsets that fall back or run past the bytes.
             #expect(PackedStrings.strings(bytes: Data("abcdef".utf8), ends: PackedArray.data([Int32(4), 2, 6])) == nil)
-            #expect(PackedStrings.strings(bytes: Data("abc".utf8), ends: PackedArray.data([Int32(1), 3])) == ["a", "bc"])
+            #expect(
+                PackedStrings.strings(bytes: Data("abc".utf8), ends: PackedArray.data([Int32(1), 3])) == ["a", "bc"]
+            )
             let facts = try store.database.read { db in try AllTrackFacts(db) }
             var factParts = facts.parts
             factParts["artist_reference_ends"] = PackedArray.data(
