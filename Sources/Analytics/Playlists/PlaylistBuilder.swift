@@ -81,7 +81,7 @@ public struct PlaylistBuilder: Sendable {
         let values = recommender.features.values.elements
         var used = Set<Int>()
         var usedSongs = Set<String>()
-        var path: [Int64] = []
+        var path: [Int] = []
         var previousArtist = ""
         for step in 0..<Swift.min(steps, PlaylistBuilder.maximumTrackCount) {
             let t = Float(steps > 1 ? Double(step) / Double(steps - 1) : 0)
@@ -102,9 +102,21 @@ public struct PlaylistBuilder: Sendable {
             used.insert(best)
             usedSongs.insert(recommender.songKeys[best])
             previousArtist = recommender.artistKeys[best]
-            path.append(recommender.table.trackIDs[best])
+            path.append(best)
         }
-        return path
+        // The ramp: the chosen tracks in the order of how far along the way from `start` to `end`
+        // they lie on the valence–energy plane, so that a nearest track that overshoots its
+        // waypoint does not break the rise. A stable sort keeps ties in waypoint order.
+        let (from, to) = (start.point, end.point)
+        let table = recommender.table
+        let progress = path.map { row -> Double in
+            let valence = table.value(row: row, feature: .valence).map(Double.init) ?? from.valence
+            let energy = table.value(row: row, feature: .energy).map(Double.init) ?? from.energy
+            return (valence - from.valence) * (to.valence - from.valence) + (energy - from.energy)
+                * (to.energy - from.energy)
+        }
+        let order = path.indices.sorted { progress[$0] < progress[$1] || (progress[$0] == progress[$1] && $0 < $1) }
+        return order.map { recommender.table.trackIDs[path[$0]] }
     }
 
     /// The number of consecutive tracks that make one step of a mood path.

@@ -50,8 +50,14 @@ struct PlaylistBuilderTests {
         for step in steps {
             #expect(Set(ordered[step].map(\.trackID)) == Set(path[step]))
         }
-        // The ramp, step by step: each step's mean energy is above the one before.
-        let means = steps.map { step in ordered[step].map { $0.features.energy! }.reduce(0, +) / Double(step.count) }
+        // The ramp, step by step: each step lies further along the way from calm to energetic on
+        // the valence–energy plane (the path's own direction) than the one before.
+        let (from, to) = (MoodWord.calm.point, MoodWord.energetic.point)
+        func progress(_ entry: Playlist.Entry) -> Double {
+            (entry.features.valence! - from.valence) * (to.valence - from.valence)
+                + (entry.features.energy! - from.energy) * (to.energy - from.energy)
+        }
+        let means = steps.map { step in ordered[step].map(progress).reduce(0, +) / Double(step.count) }
         #expect(zip(means, means.dropFirst()).allSatisfy { $0 < $1 }, "\(means)")
     }
 

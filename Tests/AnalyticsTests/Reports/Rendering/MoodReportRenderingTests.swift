@@ -197,7 +197,7 @@ struct MoodReportRenderingTests {
         let collector = ChartCollector.parse(html)
         // The library says what is missing; what to do is the caller's hint, escaped.
         #expect(html.contains(MoodReport.noVibesText + " Cluster &lt;first&gt; &amp; see."))
-        #expect(!report.renderedHTML().contains("vibes-analyze"))
+        #expect(!report.renderedHTML().contains("vibes-analyze cluster"))
         #expect(html.contains("No listening history"))
         let map = try chart("library-map", in: collector)
         #expect(map.marks.count == 6)  // all six tracks, coloured by quadrant
