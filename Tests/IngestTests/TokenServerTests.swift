@@ -297,11 +297,12 @@ struct TokenServerTests {
                 let started = ContinuousClock.now
                 #expect(try await post(endpoints.swapURL, form: ["code": "AQC-1"]).status == 400)
                 #expect(try await post(endpoints.swapURL, form: ["code": "AQC-2"]).status == 400)
-                // On a machine so loaded that the first two took most of a minute, the bucket has
-                // legitimately refilled: then the third is let through.
+                // On a machine so loaded that the first two took most of a minute, whether the
+                // bucket has refilled when the server handles the third depends on the scheduler:
+                // either answer is right then, as long as it matches what reached Spotify.
                 if ContinuousClock.now - started > .seconds(50) {
-                    #expect(try await post(endpoints.swapURL, form: ["code": "AQC-3"]).status == 400)
-                    #expect(fake.received.count == 3)
+                    let status = try await post(endpoints.swapURL, form: ["code": "AQC-3"]).status
+                    #expect(status == 400 ? fake.received.count == 3 : status == 429 && fake.received.count == 2)
                     return
                 }
                 let third = try await post(endpoints.swapURL, form: ["code": "AQC-3"])
