@@ -6,7 +6,7 @@ import Testing
 /// Every analysis over random libraries salted with extreme values: infinities, NaN, 1e300,
 /// the largest `Float`, keys of 10⁹, durations of `Int.max`. None may trap or loop; each is run
 /// under a time limit, and every value an analysis sees must be finite and valid.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(10)))
 struct ExtremeValueTests {
     /// Values drawn for a feature: mostly ordinary, often extreme.
     static func value(for feature: AudioFeature, using rng: inout SplitMix64) -> Double {

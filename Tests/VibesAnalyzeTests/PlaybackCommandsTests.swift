@@ -4,7 +4,7 @@ import Testing
 import VibesTestSupport
 
 /// Playback control through the built tool against the fake Spotify player.
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.serialized, .timeLimit(.minutes(10)))
 struct PlaybackCommandsTests {
     /// A signed-in environment with two devices: an active laptop and an idle kitchen speaker.
     static func environment(directory: String, fake: FakeSpotify) async throws -> [String: String] {

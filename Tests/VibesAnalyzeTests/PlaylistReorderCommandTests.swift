@@ -5,7 +5,7 @@ import Testing
 import VibesTestSupport
 
 /// `playlist reorder` through the built tool against the fake Spotify.
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.serialized, .timeLimit(.minutes(10)))
 struct PlaylistReorderCommandTests {
     /// The fake's ID of listed track `index`.
     static func listedID(_ index: Int) -> String {

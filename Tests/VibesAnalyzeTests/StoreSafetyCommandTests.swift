@@ -8,7 +8,7 @@ import VibesTestSupport
 /// built tool as a user runs it.
 /// Serialized: each test runs several tool processes, and a 2-core CI machine shares them with
 /// every other suite.
-@Suite(.serialized, .timeLimit(.minutes(5)))
+@Suite(.serialized, .timeLimit(.minutes(10)))
 struct StoreSafetyCommandTests {
     static let excerpt = Fixtures.path("csv/tidytuesday-excerpt.csv")
 
