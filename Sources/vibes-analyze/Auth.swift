@@ -12,6 +12,8 @@ extension VibesAnalyze {
                 Create an app at https://developer.spotify.com/dashboard and register the redirect URI \
                 http://127.0.0.1:8977/callback (or the port you choose with --port). Spotify refuses \
                 "localhost"; use 127.0.0.1. The session is kept in a file only you can read.
+
+                Example: vibes-analyze auth login --client-id YOUR_CLIENT_ID
                 """,
             subcommands: [Login.self, Status.self, Logout.self]
         )
@@ -21,10 +23,11 @@ extension VibesAnalyze {
 extension VibesAnalyze.Auth {
     struct Login: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Sign in to Spotify (Authorization Code with PKCE, or with the client secret when one is set)."
+            abstract: "Sign in to Spotify (Authorization Code with PKCE, or with the client secret when one is set).",
+            discussion: "Example: vibes-analyze auth login --client-id YOUR_CLIENT_ID"
         )
 
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup var global: OutputOptions
         @OptionGroup var spotify: SpotifyOptions
 
         @Option(
@@ -145,10 +148,11 @@ extension VibesAnalyze.Auth {
 
     struct Status: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Show who is signed in, the scopes granted and when the access token expires."
+            abstract: "Show who is signed in, the scopes granted and when the access token expires.",
+            discussion: "Example: vibes-analyze auth status --json"
         )
 
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup var global: OutputOptions
         @OptionGroup var spotify: SpotifyOptions
 
         func run() async throws {
@@ -225,9 +229,12 @@ extension VibesAnalyze.Auth {
     }
 
     struct Logout: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Forget the stored Spotify session.")
+        static let configuration = CommandConfiguration(
+            abstract: "Forget the stored Spotify session.",
+            discussion: "Example: vibes-analyze auth logout"
+        )
 
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup var global: OutputOptions
         @OptionGroup var spotify: SpotifyOptions
 
         func run() async throws {

@@ -20,6 +20,8 @@ extension VibesAnalyze {
                 second), peak memory and inertia, and warns when other work is running. With the defaults it \
                 takes about a minute on a 2-core machine; --n 1e5 --repeats 1 takes a few seconds. Build with \
                 -c release for figures that mean something.
+
+                Example: vibes-analyze bench --n 1e5 --repeats 1
                 """
         )
 

@@ -86,7 +86,7 @@ extension VibesAnalyze {
             discussion: "Example: vibes-analyze now --json"
         )
 
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup var global: OutputOptions
         @OptionGroup var spotify: SpotifyOptions
 
         func run() async throws {
@@ -106,7 +106,7 @@ extension VibesAnalyze {
             discussion: "Example: vibes-analyze recent --limit 10"
         )
 
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup var global: OutputOptions
         @OptionGroup var spotify: SpotifyOptions
 
         @OptionGroup var count: LimitOption
@@ -144,7 +144,7 @@ extension VibesAnalyze {
             discussion: "Example: vibes-analyze top --type artists --range short"
         )
 
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup var global: OutputOptions
         @OptionGroup var spotify: SpotifyOptions
 
         @Option(help: "Over the last 4 weeks (short), 6 months (medium) or year (long).")
@@ -183,7 +183,7 @@ extension VibesAnalyze {
             discussion: "Example: vibes-analyze search \"daft punk one more time\" --limit 5"
         )
 
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup var global: OutputOptions
         @OptionGroup var spotify: SpotifyOptions
 
         @Argument(help: "What to look for, in Spotify's search syntax (artist:…, track:…, year:…).")

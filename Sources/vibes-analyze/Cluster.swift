@@ -17,10 +17,13 @@ extension VibesAnalyze {
                 deviations, such as "Calm acoustic". With --k auto, every k from 2 to --max-k is \
                 tried and the one with the best silhouette is kept; the scores are printed. \
                 The same seed gives the same vibes.
+
+                Example: vibes-analyze cluster --k auto --seed 42
                 """
         )
 
         @OptionGroup var global: GlobalOptions
+        @OptionGroup var layout: TableOptions
         @OptionGroup(title: "Scope") var scope: PlaylistScopeOptions
 
         @Option(
@@ -181,7 +184,11 @@ extension VibesAnalyze {
                 let runID = try store.saveClusteringRun(unsaved)
                 try? FileManager.default.removeItem(atPath: restore)
                 let report = try VibesReport(store: store, runID: runID, exampleCount: examples)
-                if global.json { try Console.printJSON(report) } else { print(report.renderedTable(), terminator: "") }
+                if global.json {
+                    try Console.printJSON(report)
+                } else {
+                    print(report.renderedTable(width: layout.width), terminator: "")
+                }
                 if !global.quiet { Console.diagnostic("Saved run \(runID) from \(restore).") }
                 return
             }
@@ -329,7 +336,7 @@ extension VibesAnalyze {
             if global.json {
                 try Console.printJSON(report)
             } else {
-                print(report.renderedTable(), terminator: "")
+                print(report.renderedTable(width: layout.width), terminator: "")
             }
             timer.lap("render")
             if !global.quiet {

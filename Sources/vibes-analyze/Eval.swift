@@ -21,6 +21,14 @@ extension VibesAnalyze {
                 (1 = the same grouping, 0 = unrelated). With --label playlist, catch-all playlists (Liked \
                 Songs, or any holding more than 30 % of the tracks) are left out unless --include-catch-all \
                 is given. The similarity evaluated never uses the label it is graded on.
+
+                With --ordering, it judges playlist order instead: every imported playlist with 10 to 500 \
+                tracks with features (catch-alls left out as above) is ordered by flow and by best-start \
+                greedy nearest neighbour, and the mean transition cost per step of each (lower is \
+                smoother) is compared, with paired bootstrap 95 % CIs over the playlists, with greedy's \
+                and with the exact expected cost of a random order.
+
+                Example: vibes-analyze eval --label genre --sample 2000
                 """
         )
 
@@ -64,6 +72,13 @@ extension VibesAnalyze {
         )
         var includeCatchAll = false
 
+        @Flag(
+            name: .long,
+            help:
+                "Judge playlist order instead: flow against best-start greedy and a random order, per imported playlist."
+        )
+        var ordering = false
+
         @Option(name: .long, help: "The random seed for sampling, k-means and the bootstrap.")
         var seed: UInt64 = 42
 
@@ -86,8 +101,65 @@ extension VibesAnalyze {
 
         func run() async throws {
             let store = try global.openStore()
+            if ordering {
+                let report = try orderingReport(store: store)
+                if global.json { try Console.printJSON(report) } else { print(report.text()) }
+                return
+            }
             let report = try await makeReport(store: store)
             if global.json { try Console.printJSON(report) } else { print(report.text()) }
+        }
+
+        /// The playlists an ordering evaluation takes: 10 to 500 tracks with features.
+        static let orderingLengths = 10...500
+
+        func orderingReport(store: LibraryStore) throws -> OrderingEvalReport {
+            let library = try LoadedLibrary(store: store, scope: .all)
+            let features = library.recommender.features
+            let inLibrary = Set(features.trackIDs)
+            var labels = try store.trackLabels(kind: EvaluationLabel.playlist.rawValue).filter {
+                inLibrary.contains($0.key)
+            }
+            var excluded: [CatchAllPlaylist] = []
+            if !includeCatchAll {
+                excluded = CatchAllPlaylist.find(in: labels, libraryTrackCount: features.rowCount)
+                labels = CatchAllPlaylist.removing(excluded, from: labels)
+            }
+            var members: [String: [Int64]] = [:]
+            for (trackID, names) in labels {
+                for name in names { members[name, default: []].append(trackID) }
+            }
+            let lengths = Self.orderingLengths
+            let chosen = members.filter { lengths.contains($0.value.count) }.sorted { $0.key < $1.key }
+            guard !chosen.isEmpty else {
+                throw CommandFailure(
+                    "No imported playlist has \(lengths.lowerBound) to \(lengths.upperBound) tracks with features; import playlists (an Exportify export, or tidytuesday's playlist_name) first."
+                )
+            }
+            let ids = Array(Set(chosen.flatMap(\.value))).sorted()
+            let facts = Dictionary(uniqueKeysWithValues: zip(ids, try store.trackFacts(for: ids)))
+            let playlists = chosen.map { name, trackIDs in
+                (
+                    name: name,
+                    entries: trackIDs.sorted().map { id in
+                        Features.Playlist.Entry(
+                            trackID: id,
+                            spotifyID: nil,
+                            name: facts[id]?.name ?? "track \(id)",
+                            artists: facts[id]?.artists ?? [],
+                            durationMS: facts[id]?.durationMS,
+                            features: library.recommender.audioFeatures(of: id)
+                        )
+                    }
+                )
+            }
+            let comparison = OrderingComparison.measure(playlists: playlists, resampleCount: resamples, seed: seed)
+            return OrderingEvalReport(
+                comparison: comparison,
+                excludedPlaylists: excluded,
+                skippedPlaylistCount: members.count - chosen.count,
+                lengths: lengths
+            )
         }
 
         func makeReport(store: LibraryStore) async throws -> EvalReport {
@@ -256,6 +328,63 @@ struct EvalReport: Codable {
                 "run \(savedRun.id) agreement: NMI \(agreement.normalizedMutualInformation.formatted(digits: 3)), ARI \(agreement.adjustedRandIndex.formatted(digits: 3)) (k = \(savedRun.clusterCount), \(agreement.itemCount) labelled tracks)"
             )
         }
+        return lines.joined(separator: "\n")
+    }
+}
+
+/// What `eval --ordering` prints.
+struct OrderingEvalReport: Encodable {
+    var comparison: OrderingComparison
+    /// The catch-all playlists left out.
+    var excludedPlaylists: [CatchAllPlaylist]
+    /// The playlists left out for their length.
+    var skippedPlaylistCount: Int
+    var lengths: ClosedRange<Int>
+
+    enum CodingKeys: String, CodingKey {
+        case comparison = "ordering"
+        case excludedPlaylists = "excluded_playlists"
+        case skippedPlaylistCount = "skipped_playlists"
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(comparison, forKey: .comparison)
+        try container.encode(excludedPlaylists, forKey: .excludedPlaylists)
+        try container.encode(skippedPlaylistCount, forKey: .skippedPlaylistCount)
+    }
+
+    func text() -> String {
+        let c = comparison
+        var lines: [String] = []
+        if !excludedPlaylists.isEmpty {
+            lines.append(
+                "left out \(excludedPlaylists.count) catch-all playlist\(excludedPlaylists.count == 1 ? "" : "s") (--include-catch-all keeps them)"
+            )
+        }
+        let tracks = c.playlists.reduce(0) { $0 + $1.trackCount }
+        lines.append(
+            "ordering: \(c.playlists.count) playlists of \(lengths.lowerBound)–\(lengths.upperBound) tracks (\(tracks) tracks)"
+                + (skippedPlaylistCount > 0 ? "; \(skippedPlaylistCount) shorter or longer left out" : "")
+        )
+        if let interval = c.playlists.isEmpty ? nil : c.greedyDifference {
+            lines.append(
+                "transition cost per step (0–2, lower is smoother), and flow − baseline with a paired bootstrap \(Int((interval.confidenceLevel * 100).rounded())) % CI (\(interval.resampleCount) resamples over playlists, seed \(c.bootstrapSeed))"
+            )
+        }
+        let width = 36
+        lines.append("  \("flow".padding(to: width)) \(c.flow.formatted(digits: 4))")
+        lines.append(
+            "  \("best-start greedy nearest neighbour".padding(to: width)) \(c.greedy.formatted(digits: 4))  difference \(c.greedyDifference.summary)"
+        )
+        lines.append(
+            "  \("random order (exact expectation)".padding(to: width)) \(c.random.formatted(digits: 4))  difference \(c.randomDifference.summary)"
+        )
+        lines.append("flow is lower than greedy on \(c.lower), equal on \(c.equal) and higher on \(c.higher) playlists")
+        let verdict =
+            c.greedyDifference.isBelowZero
+            ? "is smoother than" : c.greedyDifference.isAboveZero ? "is rougher than" : "is not distinguishable from"
+        lines.append("flow \(verdict) the greedy baseline")
         return lines.joined(separator: "\n")
     }
 }

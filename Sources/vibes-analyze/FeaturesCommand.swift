@@ -16,6 +16,8 @@ struct FeaturesCommand: AsyncParsableCommand {
             /audio-features endpoint for apps that still have it, and ReccoBeats, which serves Spotify's \
             own values by Spotify ID or ISRC. When a track has values from several sources, the \
             precedence decides which one analyses use.
+
+            Example: vibes-analyze features status
             """,
         subcommands: [Status.self, Fetch.self, Precedence.self]
     )
@@ -25,7 +27,8 @@ extension FeaturesCommand {
     /// `features status`.
     struct Status: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Show feature coverage per source and per playlist, and what is missing and why."
+            abstract: "Show feature coverage per source and per playlist, and what is missing and why.",
+            discussion: "Example: vibes-analyze features status --playlist \"Road trip\""
         )
 
         @OptionGroup var global: GlobalOptions

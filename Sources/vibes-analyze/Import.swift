@@ -21,6 +21,8 @@ extension VibesAnalyze {
                 vibes. Each file is imported in one transaction: a \
                 file with a bad row changes nothing unless --skip-invalid is given. Importing the same \
                 file again changes nothing.
+
+                Example: vibes-analyze import ~/Downloads/Liked_Songs.csv
                 """
         )
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Features
 import Foundation
 import Ingest
 import VibesCommandSupport
@@ -6,10 +7,12 @@ import VibesCommandSupport
 extension VibesAnalyze {
     struct Library: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Show what the library holds: tracks, feature coverage by feature and source, history, top tags."
+            abstract: "Show what the library holds: tracks, feature coverage by feature and source, history, top tags.",
+            discussion: "Example: vibes-analyze library --json"
         )
 
         @OptionGroup var global: GlobalOptions
+        @OptionGroup var layout: TableOptions
 
         func run() async throws {
             var timer = PhaseTimer(isEnabled: global.timings)
@@ -20,13 +23,15 @@ extension VibesAnalyze {
             if global.json {
                 try Console.printJSON(summary)
             } else {
-                print(Library.describe(summary))
+                print(Library.describe(summary, width: layout.width))
             }
             timer.lap("render")
             timer.report()
         }
 
-        static func describe(_ summary: LibrarySummary) -> String {
+        /// The summary for people; on a terminal of `width` columns, each line of top tags keeps
+        /// the tags that fit and ends with "…".
+        static func describe(_ summary: LibrarySummary, width: Int? = nil) -> String {
             var lines = ["Library: \(summary.path)"]
             func percent(_ part: Int, _ whole: Int) -> String {
                 whole == 0 ? "0%" : String(format: "%.1f%%", Double(part) * 100 / Double(whole))
@@ -72,7 +77,16 @@ extension VibesAnalyze {
                 var kinds: [String: [LibrarySummary.TagCount]] = [:]
                 for tag in summary.topTags { kinds[tag.kind, default: []].append(tag) }
                 for (kind, tags) in kinds.sorted(by: { $0.key < $1.key }) {
-                    lines.append("  \(kind): " + tags.map { "\($0.value) (\($0.tracks))" }.joined(separator: ", "))
+                    var line = "  \(kind): "
+                    for (index, tag) in tags.enumerated() {
+                        let text = (index == 0 ? "" : ", ") + "\(TerminalText.singleLine(tag.value)) (\(tag.tracks))"
+                        if let width, line.count + text.count > width - 2 {
+                            line += index == 0 ? text.fitted(to: Swift.max(1, width - line.count)) : ", …"
+                            break
+                        }
+                        line += text
+                    }
+                    lines.append(line)
                 }
             }
             return lines.joined(separator: "\n")

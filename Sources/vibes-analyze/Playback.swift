@@ -39,7 +39,7 @@ struct DeviceOption: ParsableArguments {
 
 /// One player command: sign in, resolve the device, act, say what happened.
 private func runPlayerCommand(
-    global: GlobalOptions,
+    global: some OutputSettings,
     spotify: SpotifyOptions,
     device: DeviceOption,
     done: String,
@@ -60,7 +60,7 @@ private func runPlayerCommand(
 /// A player command without arguments of its own: it acts on the device and says `done`.
 protocol PlayerCommand: AsyncParsableCommand {
     static var done: String { get }
-    var global: GlobalOptions { get }
+    var global: OutputOptions { get }
     var spotify: SpotifyOptions { get }
     var device: DeviceOption { get }
     func act(_ client: SpotifyClient, deviceID: String?) async throws
@@ -170,7 +170,7 @@ extension VibesAnalyze {
             discussion: "Example: vibes-analyze pause"
         )
         static let done = "Paused."
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup var global: OutputOptions
         @OptionGroup var spotify: SpotifyOptions
         @OptionGroup var device: DeviceOption
 
@@ -186,7 +186,7 @@ extension VibesAnalyze {
             discussion: "Example: vibes-analyze next"
         )
         static let done = "Skipped to the next track."
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup var global: OutputOptions
         @OptionGroup var spotify: SpotifyOptions
         @OptionGroup var device: DeviceOption
 
@@ -202,7 +202,7 @@ extension VibesAnalyze {
             discussion: "Example: vibes-analyze previous"
         )
         static let done = "Back to the previous track."
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup var global: OutputOptions
         @OptionGroup var spotify: SpotifyOptions
         @OptionGroup var device: DeviceOption
 
@@ -217,7 +217,7 @@ extension VibesAnalyze {
             abstract: "Jump to a position in the current track (Premium).",
             discussion: "POSITION is seconds (95) or minutes and seconds (1:35).\n\nExample: vibes-analyze seek 1:35"
         )
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup var global: OutputOptions
         @OptionGroup var spotify: SpotifyOptions
         @OptionGroup var device: DeviceOption
 
@@ -260,7 +260,7 @@ extension VibesAnalyze {
             abstract: "List the devices Spotify can play on; the active one is marked.",
             discussion: "Example: vibes-analyze devices --json"
         )
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup var global: OutputOptions
         @OptionGroup var spotify: SpotifyOptions
 
         struct Item: Encodable {

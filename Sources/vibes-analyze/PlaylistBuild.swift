@@ -11,6 +11,7 @@ extension VibesAnalyze {
         static let configuration = CommandConfiguration(
             commandName: "playlist",
             abstract: "Build vibe-matched playlists that flow, and push them to Spotify.",
+            discussion: "Example: vibes-analyze playlist build --mood chill --duration 1h --save",
             subcommands: [Build.self, PlaylistPush.self, Reorder.self]
         )
     }
@@ -34,9 +35,10 @@ extension VibesAnalyze.PlaylistCommand {
         )
 
         @OptionGroup var global: GlobalOptions
-        @OptionGroup var seeds: SeedOptions
-        @OptionGroup var tuning: TunableOptions
+        @OptionGroup(title: "Seeds") var seeds: SeedOptions
+        @OptionGroup(title: "Tuning") var tuning: TunableOptions
         @OptionGroup(title: "Scope") var candidates: CandidateScopeOptions
+        @OptionGroup var layout: TableOptions
 
         @Option(name: .customLong("from-mood"), help: "Start a mood path at this mood (with --to-mood).")
         var fromMood: MoodWord?
@@ -44,7 +46,7 @@ extension VibesAnalyze.PlaylistCommand {
         @Option(name: .customLong("to-mood"), help: "End a mood path at this mood (with --from-mood).")
         var toMood: MoodWord?
 
-        @Option(name: [.customShort("n"), .long], help: "The number of tracks (1–100), unless --duration is given.")
+        @Option(name: [.customShort("n"), .long], help: "The number of tracks (1–10000), unless --duration is given.")
         var count = 20
 
         @Option(name: .long, help: "The total length instead of a count, such as 45m, 1h30m or 2700s.")
@@ -113,6 +115,11 @@ extension VibesAnalyze.PlaylistCommand {
             if out != nil && export == nil {
                 throw ValidationError("Please say which format to write to --out with --export m3u|csv|json.")
             }
+            if global.json && export != nil && out == nil {
+                throw ValidationError(
+                    "--export without --out writes the playlist to standard output, where --json would print too; please give --out FILE, or drop --json (--export json is JSON)."
+                )
+            }
             for text in lock { _ = try Build.parseLock(text) }
             if order == .arc && fromMood != nil {
                 throw ValidationError(
@@ -145,7 +152,7 @@ extension VibesAnalyze.PlaylistCommand {
             if global.json {
                 try Console.printJSON(report.playlist)
             } else if export == nil || out != nil {
-                print(Build.table(report.playlist))
+                print(Build.table(report.playlist, width: layout.width))
             }
         }
 
@@ -307,19 +314,21 @@ extension VibesAnalyze.PlaylistCommand {
             return (position, String(parts[1]))
         }
 
-        /// The human-readable listing: position, Camelot key, tempo, energy, track.
-        static func table(_ playlist: Features.Playlist) -> String {
-            var lines = ["\(playlist.name) — \(playlist.description)"]
+        /// The human-readable listing: position, Camelot key, tempo, energy, track; on a terminal
+        /// of `width` columns, titles are shortened with "…" to fit.
+        static func table(_ playlist: Features.Playlist, width: Int? = nil) -> String {
+            var lines = TerminalWidth.wrap("\(playlist.name) — \(playlist.description)", to: width)
             for (index, entry) in playlist.entries.enumerated() {
                 let f = entry.features
                 let camelot = f.key.flatMap { key in f.mode.flatMap { CamelotKey(pitchClass: key, mode: $0) } }
                 let title = (entry.artists.first.map { "\($0) – " } ?? "") + entry.name
                 let tempo = f.tempo.map { $0.formatted(digits: 0) } ?? "?"
                 let energy = f.energy.map { $0.formatted(digits: 2) } ?? "?"
-                lines.append(
+                let prefix =
                     "\((index + 1).padded(to: 3)). \((camelot?.description ?? "–").padding(to: 3))  \(tempo.padding(to: 5)) BPM  energy \(energy)  "
-                        + title.truncated(to: 60) + (entry.isLocked ? "  [locked]" : "")
-                )
+                let locked = entry.isLocked ? "  [locked]" : ""
+                let room = width.map { Swift.max(12, $0 - prefix.count - locked.count) }
+                lines.append(prefix + title.fitted(to: room) + locked)
             }
             return lines.joined(separator: "\n")
         }

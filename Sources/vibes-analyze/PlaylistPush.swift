@@ -15,6 +15,8 @@ struct PlaylistPush: AsyncParsableCommand {
             The first push creates a private Spotify playlist; later pushes of the same playlist \
             replace its items. Tracks without a Spotify ID (local files, rows from imports without \
             IDs) are left out and counted.
+
+            Example: vibes-analyze playlist push "Calm evening"
             """
     )
 

@@ -20,11 +20,12 @@ extension VibesAnalyze {
         )
 
         @OptionGroup var global: GlobalOptions
-        @OptionGroup var seeds: SeedOptions
-        @OptionGroup var tuning: TunableOptions
+        @OptionGroup(title: "Seeds") var seeds: SeedOptions
+        @OptionGroup(title: "Tuning") var tuning: TunableOptions
         @OptionGroup(title: "Scope") var candidates: CandidateScopeOptions
+        @OptionGroup var layout: TableOptions
 
-        @Option(name: [.customShort("n"), .long], help: "The number of tracks to return (1–100).")
+        @Option(name: [.customShort("n"), .long], help: "The number of tracks to return (1–10000).")
         var count = 20
 
         @Option(
@@ -37,8 +38,10 @@ extension VibesAnalyze {
         var maxPerArtist: Int?
 
         func validate() throws {
-            guard (1...100).contains(count) else {
-                throw ValidationError("Please ask for 1 to 100 tracks with -n (got \(count)).")
+            guard (1...RecommendationQuery.maximumCount).contains(count) else {
+                throw ValidationError(
+                    "Please ask for 1 to \(RecommendationQuery.maximumCount) tracks with -n (got \(count))."
+                )
             }
             guard (0...1).contains(diversity) else {
                 throw ValidationError("Please give --diversity from 0 to 1 (got \(diversity)).")
@@ -62,7 +65,7 @@ extension VibesAnalyze {
                 try Console.printJSON(report)
             } else {
                 if !global.quiet { report.notes.forEach(Console.diagnostic) }
-                print(report.table())
+                print(report.table(width: layout.width))
             }
             timer.lap("render")
             timer.report()
@@ -160,16 +163,25 @@ struct RecommendReport: Codable {
     var tracks: [Track]
 
     /// The human-readable table: rank, track, similarity and the features that differ most.
-    func table() -> String {
+    ///
+    /// - Parameter width: The terminal's width: titles are shortened with "…" to fit, and the
+    ///   differing features are left out (`--wide` keeps them). `nil` (piped, or `--wide`) prints
+    ///   every line whole.
+    func table(width: Int? = nil) -> String {
         var lines: [String] = []
         for track in tracks {
             let title = (track.artists.first.map { "\($0) – " } ?? "") + track.name
-            let why = track.differences.map(RecommendReport.describe).joined(separator: ", ")
-            var line =
-                "\(track.rank.padded(to: 3)). \(title.truncated(to: 48).padding(to: 48))  sim \(track.similarity.formatted(digits: 3))"
-            if let fit = track.targetFit { line += "  fit \(fit.formatted(digits: 2))" }
-            if seeds.count > 1 { line += "  [\(track.seed)]" }
-            lines.append(line + "  " + why)
+            let prefix = "\(track.rank.padded(to: 3)). "
+            var tail = "  sim \(track.similarity.formatted(digits: 3))"
+            if let fit = track.targetFit { tail += "  fit \(fit.formatted(digits: 2))" }
+            if seeds.count > 1 { tail += "  [\(width == nil ? track.seed : track.seed.fitted(to: 16))]" }
+            if let width {
+                let titleWidth = Swift.max(12, Swift.min(48, width - prefix.count - tail.count))
+                lines.append(prefix + title.fitted(to: titleWidth).padding(to: titleWidth) + tail)
+            } else {
+                let why = track.differences.map(RecommendReport.describe).joined(separator: ", ")
+                lines.append(prefix + title.padding(to: 48) + tail + "  " + why)
+            }
         }
         return lines.joined(separator: "\n")
     }

@@ -19,6 +19,8 @@ extension VibesAnalyze {
                 history by month, weekday and hour weighted by time played (skips counted apart), and \
                 the tracks least like any vibe. Plays are bucketed in the local time zone unless --utc \
                 or --time-zone is given. The HTML report is one self-contained file.
+
+                Example: vibes-analyze report --format html --out report.html
                 """
         )
 

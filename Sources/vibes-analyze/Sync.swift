@@ -20,6 +20,8 @@ extension VibesAnalyze {
                 `vibes-analyze features fetch` retries. With no part selected, everything is synced. \
                 Each part fails alone: the exit status is 0 when every requested part landed and 1 when \
                 any failed, and the summary names the failed parts.
+
+                Example: vibes-analyze sync --playlists
                 """
         )
 

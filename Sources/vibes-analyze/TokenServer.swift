@@ -15,6 +15,8 @@ extension VibesAnalyze {
                 answer with the refresh token encrypted. POST /refresh takes that encrypted token. Make the \
                 key once with --new-key FILE. The server listens on 127.0.0.1: put a TLS proxy in front of it. \
                 Each request is logged to stderr without tokens, codes or secrets. Ctrl-C stops it.
+
+                Example: vibes-analyze token-server --new-key key.bin
                 """
         )
 

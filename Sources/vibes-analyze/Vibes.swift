@@ -7,10 +7,12 @@ extension VibesAnalyze {
     /// `vibes-analyze vibes [RUN]`: shows a saved clustering run.
     struct Vibes: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Show the vibes of a saved clustering run (the latest by default)."
+            abstract: "Show the vibes of a saved clustering run (the latest by default).",
+            discussion: "Example: vibes-analyze vibes 2 --examples 5"
         )
 
         @OptionGroup var global: GlobalOptions
+        @OptionGroup var layout: TableOptions
 
         @Argument(help: "The run number, as printed by `cluster`; the latest run when omitted.")
         var run: Int64?
@@ -49,7 +51,7 @@ extension VibesAnalyze {
             if global.json {
                 try Console.printJSON(report)
             } else {
-                print(report.renderedTable(), terminator: "")
+                print(report.renderedTable(width: layout.width), terminator: "")
             }
         }
     }

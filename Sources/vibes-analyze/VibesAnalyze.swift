@@ -28,6 +28,13 @@ struct VibesAnalyze: AsyncParsableCommand {
     static func main() async {
         OpenBLASThreads.endIdleWorkers()
         var command: any ParsableCommand
+        if let unknown = unknownSubcommand(in: Array(CommandLine.arguments.dropFirst())) {
+            var message = "Error: '\(unknown.typed)' is not a command of \(unknown.path.joined(separator: " "))."
+            if let suggestion = unknown.suggestion { message += " Did you mean '\(suggestion)'?" }
+            Console.diagnostic(message)
+            Console.diagnostic("  See '\(unknown.path.joined(separator: " ")) --help' for its commands.")
+            Foundation.exit(ExitCode.validationFailure.rawValue)
+        }
         do {
             command = try parseAsRoot(nil)
         } catch {
@@ -46,5 +53,63 @@ struct VibesAnalyze: AsyncParsableCommand {
             Console.diagnostic("Error: " + Console.message(for: error))
             Foundation.exit(1)
         }
+    }
+}
+
+extension VibesAnalyze {
+    /// A word in a command's place that names none of its subcommands, with the closest name
+    /// when one is near (an edit distance of at most a third of the word, and at least 1).
+    ///
+    /// `nil` when every word names a command, or the words reach a command without subcommands
+    /// (whose own arguments follow), an option, or `help`.
+    static func unknownSubcommand(in arguments: [String]) -> (typed: String, suggestion: String?, path: [String])? {
+        var command: any ParsableCommand.Type = VibesAnalyze.self
+        var path = [VibesAnalyze._commandName]
+        for argument in arguments {
+            let subcommands = command.configuration.subcommands
+            guard !subcommands.isEmpty, command.configuration.defaultSubcommand == nil, !argument.hasPrefix("-"),
+                argument != "help"
+            else { return nil }
+            if let next = subcommands.first(where: {
+                $0._commandName == argument || $0.configuration.aliases.contains(argument)
+            }) {
+                command = next
+                path.append(argument)
+                continue
+            }
+            let names = subcommands.filter { $0.configuration.shouldDisplay }.map { $0._commandName }
+            let scored = names.map { (name: $0, distance: editDistance($0, argument)) }
+            let best = scored.min { ($0.distance, $0.name) < ($1.distance, $1.name) }
+            let limit = Swift.max(1, argument.count / 3)
+            let prefixed = names.filter { $0.hasPrefix(argument) }
+            let suggestion =
+                best.flatMap { $0.distance <= limit ? $0.name : nil } ?? (prefixed.count == 1 ? prefixed[0] : nil)
+            return (argument, suggestion, path)
+        }
+        return nil
+    }
+
+    /// The edit distance between two words, by characters, where swapping two neighbours counts as
+    /// one edit (optimal string alignment): "biuld" is one edit from "build".
+    static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a)
+        let b = Array(b)
+        guard !a.isEmpty else { return b.count }
+        guard !b.isEmpty else { return a.count }
+        var beforePrevious = [Int](repeating: 0, count: b.count + 1)
+        var previous = Array(0...b.count)
+        var current = [Int](repeating: 0, count: b.count + 1)
+        for i in 1...a.count {
+            current[0] = i
+            for j in 1...b.count {
+                let substitution = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)
+                current[j] = Swift.min(previous[j] + 1, current[j - 1] + 1, substitution)
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
+                    current[j] = Swift.min(current[j], beforePrevious[j - 2] + 1)
+                }
+            }
+            (beforePrevious, previous, current) = (previous, current, beforePrevious)
+        }
+        return previous[b.count]
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Ingest
+import VibesCommandSupport
 
 /// A saved clustering run as `cluster` and `vibes` print it: the run's parameters and scores and
 /// every vibe with its profile and representative tracks.
@@ -149,20 +150,27 @@ struct VibesReport: Codable {
     }
 
     /// The report as a text table for a terminal.
-    func renderedTable() -> String {
+    ///
+    /// - Parameter width: The terminal's width: the header wraps, the table keeps the columns
+    ///   that fit (number, vibe, size, share, energy, valence, tempo) with long names shortened
+    ///   with "…", and example tracks are cut to one line each. `nil` (piped, or `--wide`) prints
+    ///   every column.
+    func renderedTable(width: Int? = nil) -> String {
         var lines: [String] = []
         let weights = run.weights.sorted { $0.key < $1.key }.map { "\($0.key)×\(format($0.value, digits: 2))" }
-        lines.append(
+        lines += TerminalWidth.wrap(
             "Run \(run.id): \(run.clusterCount) vibes from \(run.trackCount) tracks"
                 + (run.excludedTrackCount > 0 ? " (\(run.excludedTrackCount) left out for missing features)" : "")
-                + "; k-means, \(run.scaling) over \(run.features.joined(separator: ","))"
-                + (weights.isEmpty ? "" : " weighted \(weights.joined(separator: ","))")
+                + "; k-means, \(run.scaling) over \(run.features.joined(separator: ", "))"
+                + (weights.isEmpty ? "" : " weighted \(weights.joined(separator: ", "))")
                 + ", seed \(run.seed), n-init \(run.restartCount), \(run.iterationCount) iterations"
-                + (run.hasConverged ? "" : " (not converged)") + "."
+                + (run.hasConverged ? "" : " (not converged)") + ".",
+            to: width
         )
-        lines.append(
+        lines += TerminalWidth.wrap(
             "Scores: inertia \(format(run.inertia, digits: 1)), silhouette \(optional(run.silhouette, digits: 3)), "
-                + "Calinski–Harabasz \(optional(run.calinskiHarabasz, digits: 1)), Davies–Bouldin \(optional(run.daviesBouldin, digits: 3))."
+                + "Calinski–Harabasz \(optional(run.calinskiHarabasz, digits: 1)), Davies–Bouldin \(optional(run.daviesBouldin, digits: 3)).",
+            to: width
         )
         if let scan = run.clusterCountScan {
             lines.append("")
@@ -187,8 +195,32 @@ struct VibesReport: Codable {
             }
         }
         lines.append("")
-        let nameWidth = max(4, vibes.map(\.name.count).max() ?? 0)
-        let widths = [2, nameWidth, 6, 6, 15, 6, 7, 5, 8, 6, 8]
+        let longestName = max(4, vibes.map(\.name.count).max() ?? 0)
+        if let width {
+            // #, Vibe, Tracks, Share, Energy, Valence, Tempo: 6 + 6 + 6 + 7 + 6 + 2 and 2 between each.
+            let nameWidth = max(8, min(longestName, width - 45))
+            let widths = [2, nameWidth, 6, 6, 6, 7, 5]
+            lines.append(row(["#", "Vibe", "Tracks", "Share", "Energy", "Valence", "Tempo"], widths: widths))
+            for (index, vibe) in vibes.enumerated() {
+                lines.append(
+                    row(
+                        [
+                            "\(index + 1)", vibe.name.fitted(to: nameWidth), "\(vibe.size)",
+                            format(vibe.share * 100, digits: 1) + "%", optional(vibe.means["energy"], digits: 2),
+                            optional(vibe.means["valence"], digits: 2), optional(vibe.means["tempo"], digits: 0),
+                        ],
+                        widths: widths
+                    )
+                )
+                for example in vibe.examples {
+                    let artists = example.artists.isEmpty ? "" : example.artists.joined(separator: ", ") + " – "
+                    lines.append(("    " + artists + example.name).fitted(to: width))
+                }
+            }
+            lines.append("(--wide shows mood, danceability, acousticness, loudness and what stands out)")
+            return lines.joined(separator: "\n") + "\n"
+        }
+        let widths = [2, longestName, 6, 6, 15, 6, 7, 5, 8, 6, 8]
         lines.append(
             row(
                 [

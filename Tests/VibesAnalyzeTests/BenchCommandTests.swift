@@ -153,6 +153,8 @@ struct BenchCommandTests {
             1e5 --repeats 1 takes a few seconds. Build with -c release for figures that
             mean something.
 
+            Example: vibes-analyze bench --n 1e5 --repeats 1
+
             USAGE: vibes-analyze bench <options>
 
             OPTIONS:

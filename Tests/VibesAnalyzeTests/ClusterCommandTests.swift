@@ -183,6 +183,8 @@ struct ClusterCommandTests {
             With --k auto, every k from 2 to --max-k is tried and the one with the best
             silhouette is kept; the scores are printed. The same seed gives the same vibes.
 
+            Example: vibes-analyze cluster --k auto --seed 42
+
             USAGE: vibes-analyze cluster <options>
 
             SCOPE:
@@ -202,6 +204,8 @@ struct ClusterCommandTests {
                                       writes to the library (default: as long as it takes).
               --no-wait               Fail at once instead of waiting when another program
                                       is writing to the library.
+              --wide                  On a terminal, print every column (the reasons a
+                                      track was chosen, every feature) even past its width.
               --from <from>           Cluster your library (the default), or the library
                                       and the reference pool (all). (values: library, all;
                                       default: library)

@@ -115,3 +115,63 @@ struct EvalCommandTests {
         }
     }
 }
+
+/// `eval --ordering` on the bundled sample's real playlists.
+struct EvalOrderingCommandTests {
+    @Test func orderingComparesFlowWithGreedyAndRandomOnThePlaylists() async throws {
+        try await withTemporaryDirectory { folder in
+            let db = folder + "/library.sqlite"
+            let imported = try await CommandLineTool.run(["import", "--db", db, "--quiet", SampleLibrary.path])
+            #expect(imported.status == 0, "\(imported.stderr)")
+            let arguments = ["eval", "--db", db, "--ordering", "--resamples", "200", "--seed", "3"]
+            let result = try await CommandLineTool.run(arguments)
+            #expect(result.status == 0, "\(result.stderr)")
+            let text = result.stdout
+            #expect(text.contains("paired bootstrap 95 % CI (200 resamples over playlists, seed 3)"), "\(text)")
+            #expect(text.contains("flow is smoother than the greedy baseline"), "\(text)")
+
+            let json = try await CommandLineTool.run(arguments + ["--json"])
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+            let ordering = try #require(object["ordering"] as? [String: Any])
+            let playlists = try #require(ordering["playlists"] as? [[String: Any]])
+            #expect(playlists.count >= 10)
+            // Every playlist has 10 to 500 tracks, and flow never costs more than greedy on any.
+            var (lower, equal) = (0, 0)
+            for playlist in playlists {
+                let count = try #require(playlist["track_count"] as? Int)
+                #expect((10...500).contains(count))
+                let flow = try #require(playlist["flow"] as? Double)
+                let greedy = try #require(playlist["greedy"] as? Double)
+                let random = try #require(playlist["random"] as? Double)
+                #expect(flow <= greedy + 1e-9)
+                #expect(greedy < random)
+                if flow < greedy - 1e-9 { lower += 1 } else { equal += 1 }
+            }
+            #expect(ordering["lower"] as? Int == lower)
+            #expect(ordering["equal"] as? Int == equal)
+            #expect(ordering["higher"] as? Int == 0)
+            let difference = try #require(ordering["flow_minus_greedy"] as? [String: Any])
+            let mean =
+                playlists.reduce(0.0) { $0 + ($1["flow"] as! Double) - ($1["greedy"] as! Double) }
+                / Double(playlists.count)
+            #expect(abs((difference["estimate"] as? Double ?? .nan) - mean) < 1e-9)
+            #expect((difference["upper"] as? Double ?? 0) < 0)
+        }
+    }
+
+    @Test func aLibraryWithoutPlaylistsFailsWithAdvice() async throws {
+        try await withTemporaryDirectory { folder in
+            let db = folder + "/library.sqlite"
+            let imported = try await CommandLineTool.run([
+                "import", "--db", db, "--quiet", Fixtures.path("exportify/Liked_Songs.csv"),
+            ])
+            #expect(imported.status == 0, "\(imported.stderr)")
+            let result = try await CommandLineTool.run(["eval", "--db", db, "--ordering"])
+            #expect(result.status == 1)
+            #expect(
+                result.stderr.contains("No imported playlist has 10 to 500 tracks with features"),
+                "\(result.stderr)"
+            )
+        }
+    }
+}

@@ -34,6 +34,7 @@ struct PlaylistBuildCommandTests {
         ["--mood", "calm", "--order", "arc", "--arc", "0.5"],
         ["--mood", "calm", "--order", "arc", "--arc", "0.2,1.4"],
         ["--mood", "calm", "--order", "arc", "--arc", "wobbly"],
+        ["--mood", "calm", "--export", "m3u", "--json"],
     ])
     func invalidOrderingArgumentsExitWith64(arguments: [String]) {
         do {
@@ -97,6 +98,57 @@ struct PlaylistBuildCommandTests {
             }
             let (chosen, greedy) = try PlaylistBuildCommandTests.costs(in: notes)
             #expect(chosen <= greedy)
+        }
+    }
+}
+
+/// Playlists longer than one Spotify request: `-n` and `--duration` are honoured past 100 tracks.
+struct LongPlaylistBuildTests {
+    static let songs = TidyTuesdaySongs.Song.synthetic(count: 1_400, seed: 9)
+
+    @Test func aCountAboveOneHundredIsHonouredToTheTrack() throws {
+        try withTemporaryDirectory { folder in
+            let store = try makeStore(in: folder, songs: LongPlaylistBuildTests.songs)
+            let (playlist, _) = try PlaylistBuildCommandTests.build(
+                ["--mood", "chill", "-n", "250", "--db", store.path],
+                store: store
+            )
+            #expect(playlist.entries.count == 250)
+            #expect(Set(playlist.entries.map(\.trackID)).count == 250)
+        }
+    }
+
+    /// Ten hours from a library whose tracks last 2.5 to 4.5 minutes: well over 100 tracks, and
+    /// the total reaches ten hours without going a whole track past it.
+    @Test(arguments: [["--mood", "chill"], ["--from-mood", "calm", "--to-mood", "energetic"]])
+    func aDurationOfHoursIsHonoured(arguments: [String]) throws {
+        try withTemporaryDirectory { folder in
+            let store = try makeStore(in: folder, songs: LongPlaylistBuildTests.songs)
+            let (playlist, _) = try PlaylistBuildCommandTests.build(
+                arguments + ["--duration", "10h", "--db", store.path],
+                store: store
+            )
+            let total = playlist.entries.reduce(0) { $0 + ($1.durationMS ?? 0) }
+            #expect(playlist.entries.count > 100)
+            #expect(Set(playlist.entries.map(\.trackID)).count == playlist.entries.count)
+            if arguments.contains("--mood") {
+                // Tracks are added until the total reaches the duration.
+                let last = playlist.entries.last?.durationMS ?? 0
+                #expect(total >= 36_000_000 && total - last < 36_000_000, "\(total) ms")
+            } else {
+                // A mood path takes as many steps as tracks of the median length fill the duration.
+                #expect(abs(Double(total) / 36_000_000 - 1) < 0.1, "\(total) ms")
+            }
+        }
+    }
+
+    @Test func moreThanSpotifyHoldsIsAUsageError() {
+        do {
+            _ = try VibesAnalyze.parseAsRoot(["playlist", "build", "--mood", "chill", "-n", "10001"])
+            Issue.record("-n 10001 parsed")
+        } catch {
+            #expect(VibesAnalyze.exitCode(for: error) == .validationFailure)
+            #expect(VibesAnalyze.message(for: error).contains("1 to 10000"))
         }
     }
 }

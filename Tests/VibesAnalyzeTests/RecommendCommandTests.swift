@@ -180,6 +180,8 @@ struct RecommendCommandTests {
             help == """
                 OVERVIEW: Build vibe-matched playlists that flow, and push them to Spotify.
 
+                Example: vibes-analyze playlist build --mood chill --duration 1h --save
+
                 USAGE: vibes-analyze playlist <subcommand>
 
                 OPTIONS:

@@ -40,6 +40,8 @@ struct SpotifyCommandsTests {
                 --port). Spotify refuses "localhost"; use 127.0.0.1. The session is kept in a
                 file only you can read.
 
+                Example: vibes-analyze auth login --client-id YOUR_CLIENT_ID
+
                 USAGE: vibes-analyze auth <subcommand>
 
                 OPTIONS:

@@ -47,6 +47,8 @@ struct TokenServerCommandTests {
                 listens on 127.0.0.1: put a TLS proxy in front of it. Each request is logged to
                 stderr without tokens, codes or secrets. Ctrl-C stops it.
 
+                Example: vibes-analyze token-server --new-key key.bin
+
                 \(usage)
 
                 OPTIONS:

@@ -10,15 +10,16 @@ import Features
 public struct PlaylistBuilder: Sendable {
     /// How long a playlist should be.
     public enum Length: Hashable, Sendable {
-        /// A number of tracks, 1…100.
+        /// A number of tracks, 1…``PlaylistBuilder/maximumTrackCount``.
         case trackCount(Int)
         /// A total duration: tracks are added until the total reaches it (tracks of unknown
         /// duration count as 3.5 minutes).
         case duration(milliseconds: Int)
     }
 
-    /// The longest playlist built, in tracks.
-    public static let maximumTrackCount = 100
+    /// The longest playlist built, in tracks: Spotify's limit for the items of one playlist.
+    /// (Spotify takes at most 100 items per request; pushing a playlist sends it in such chunks.)
+    public static let maximumTrackCount = 10_000
 
     /// The recommender whose library and space the playlists come from.
     public let recommender: Recommender
@@ -32,9 +33,24 @@ public struct PlaylistBuilder: Sendable {
     /// - Throws: ``RecommendationError`` for an invalid query.
     public func tracks(for query: RecommendationQuery, length: Length) throws -> [Int64] {
         var query = query
-        query.count = PlaylistBuilder.maximumTrackCount
-        let result = try recommender.recommend(query)
-        return cut(result.recommendations.map(\.trackID), to: length)
+        switch length {
+        case .trackCount(let count):
+            query.count = Swift.min(Swift.max(1, count), PlaylistBuilder.maximumTrackCount)
+        case .duration(let milliseconds):
+            // Enough tracks of the median length, and more while the duration is not reached and
+            // the library has more to give.
+            let estimate = Double(milliseconds) / Double(Swift.max(1, medianDuration())) * 1.5 + 10
+            query.count = Int(Swift.min(estimate, Double(PlaylistBuilder.maximumTrackCount)))
+        }
+        while true {
+            let ranked = try recommender.recommend(query).recommendations.map(\.trackID)
+            let picked = cut(ranked, to: length)
+            let isShort = picked.count == ranked.count && ranked.count == query.count
+            guard case .duration = length, isShort, query.count < PlaylistBuilder.maximumTrackCount else {
+                return picked
+            }
+            query.count = Swift.min(query.count * 2, PlaylistBuilder.maximumTrackCount)
+        }
     }
 
     /// The members of a vibe cluster, strongest first: by cosine similarity to the members' centroid.
@@ -77,14 +93,15 @@ public struct PlaylistBuilder: Sendable {
             let tracks = (Double(milliseconds) / Double(Swift.max(1, medianDuration()))).rounded()
             steps = Swift.max(1, Int(Swift.min(tracks, Double(PlaylistBuilder.maximumTrackCount))))
         }
+        let stepCount = Swift.min(steps, PlaylistBuilder.maximumTrackCount, recommender.trackCount)
         let d = recommender.features.columnCount
         let values = recommender.features.values.elements
         var used = Set<Int>()
         var usedSongs = Set<String>()
         var path: [Int] = []
         var previousArtist = ""
-        for step in 0..<Swift.min(steps, PlaylistBuilder.maximumTrackCount) {
-            let t = Float(steps > 1 ? Double(step) / Double(steps - 1) : 0)
+        for step in 0..<stepCount {
+            let t = Float(stepCount > 1 ? Double(step) / Double(stepCount - 1) : 0)
             let point = (0..<d).map { a[$0] + (b[$0] - a[$0]) * t }
             var best = -1
             var bestDistance = Float.infinity

@@ -149,6 +149,9 @@ public struct PlaylistOrdering: Sendable {
     /// - Complexity: O(*n*³) for the greedy starts (at most 32 starts above 128 free tracks, then
     ///   O(32 · *n*²)), and O(*n*²) per improvement pass, with the passes capped for long playlists.
     public func arrange(_ entries: [Playlist.Entry], steps: [Range<Int>] = []) -> Arrangement {
+        if entries.count > PlaylistOrdering.windowLength {
+            return arrangeInWindows(entries, steps: steps)
+        }
         // Costs are computed from valid values only; an infinite tempo or a key of 10⁹ counts as
         // missing, so no cost is NaN and no index leaves its table.
         let cleaned = entries.map { entry in
@@ -177,6 +180,94 @@ public struct PlaylistOrdering: Sendable {
         )
     }
 
+    // MARK: - Long playlists
+
+    /// The most tracks ordered as one problem. The cost matrix takes 8 *n*² bytes, so a longer
+    /// playlist is ordered in consecutive windows of this many positions (a multiple of the mood
+    /// path's step length, so no step is split).
+    public static let windowLength = 999
+
+    /// Orders a playlist longer than ``windowLength`` window by window.
+    ///
+    /// Flow orders each window of consecutive entries as a playlist of its own and joins them; its
+    /// greedy cost is that of best-start greedy within the same windows, joined the same way. An
+    /// arc first deals the free tracks to positions by energy rank over the whole playlist (the
+    /// calmest to the lowest point of the curve), then orders each window's tracks along its
+    /// stretch of the curve. Locked entries keep their positions.
+    func arrangeInWindows(_ entries: [Playlist.Entry], steps: [Range<Int>]) -> Arrangement {
+        let count = entries.count
+        let windows = PlaylistOrdering.windows(count: count, steps: steps)
+        var ordered: [Playlist.Entry] = []
+        var greedy: [Playlist.Entry] = []
+        ordered.reserveCapacity(count)
+        if let arc, arc != .flat {
+            precondition(steps.isEmpty, "An energy arc orders the whole playlist; steps apply to flow only.")
+            let targets = PlaylistOrdering.targets(of: arc, count: count)
+            // Global rank matching decides which window each free track plays in.
+            let cleanedEnergies = entries.map { $0.features.removingInvalidValues().features.energy }
+            let known = cleanedEnergies.compactMap { $0 }.sorted()
+            let median = known.isEmpty ? 0.5 : known[known.count / 2]
+            let free = (0..<count).filter { !entries[$0].isLocked }
+            let tracks = free.sorted {
+                (cleanedEnergies[$0] ?? median, entries[$0].trackID, $0)
+                    < (cleanedEnergies[$1] ?? median, entries[$1].trackID, $1)
+            }
+            let positions = free.sorted { (targets[$0], $0) < (targets[$1], $1) }
+            var dealt = entries
+            for (track, position) in zip(tracks, positions) { dealt[position] = entries[track] }
+            for (window, _) in windows {
+                let part = Array(dealt[window])
+                let cleaned = part.map { entry in
+                    var entry = entry
+                    entry.features = entry.features.removingInvalidValues().features
+                    return entry
+                }
+                let problem = OrderingProblem(entries: cleaned, steps: [], cost: transitionCost(from:to:))
+                let order = problem.arcOrder(targets: Array(targets[window])).order
+                ordered += order.map { part[$0] }
+                greedy += problem.bestGreedyOrder().map { part[$0] }
+            }
+            return Arrangement(
+                entries: ordered,
+                cost: totalCost(of: PlaylistOrdering.cleaned(ordered)),
+                greedyCost: totalCost(of: PlaylistOrdering.cleaned(greedy)),
+                arcCorrelation: PlaylistOrdering.arcCorrelation(of: ordered, following: arc)
+            )
+        }
+        for (window, partSteps) in windows {
+            let part = Array(entries[window])
+            ordered += arrange(part, steps: partSteps).entries
+            greedy += greedyOrder(part, steps: partSteps)
+        }
+        return Arrangement(
+            entries: ordered,
+            cost: totalCost(of: PlaylistOrdering.cleaned(ordered)),
+            greedyCost: totalCost(of: PlaylistOrdering.cleaned(greedy))
+        )
+    }
+
+    /// The windows of ``windowLength`` positions that cover `count`, each with the steps within
+    /// it, counted from the window's start.
+    static func windows(count: Int, steps: [Range<Int>]) -> [(window: Range<Int>, steps: [Range<Int>])] {
+        stride(from: 0, to: count, by: windowLength).map { start in
+            let window = start..<Swift.min(start + windowLength, count)
+            let inside = steps.compactMap { step -> Range<Int>? in
+                let clipped = step.clamped(to: window)
+                return clipped.isEmpty ? nil : (clipped.lowerBound - start)..<(clipped.upperBound - start)
+            }
+            return (window, inside)
+        }
+    }
+
+    /// The entries with invalid feature values (an infinite tempo, a key of 10⁹) removed.
+    static func cleaned(_ entries: [Playlist.Entry]) -> [Playlist.Entry] {
+        entries.map { entry in
+            var entry = entry
+            entry.features = entry.features.removingInvalidValues().features
+            return entry
+        }
+    }
+
     // MARK: - Costs
 
     /// The cost of playing `b` right after `a`, 0…2: the weighted roughness of the key change,
@@ -200,6 +291,11 @@ public struct PlaylistOrdering: Sendable {
     /// the lowest cost from the track before it (plus the cost into a locked track after it); the
     /// tour with the lowest total wins, the first start on a tie.
     public func greedyOrder(_ entries: [Playlist.Entry], steps: [Range<Int>] = []) -> [Playlist.Entry] {
+        if entries.count > PlaylistOrdering.windowLength {
+            return PlaylistOrdering.windows(count: entries.count, steps: steps).flatMap { window, partSteps in
+                greedyOrder(Array(entries[window]), steps: partSteps)
+            }
+        }
         let cleaned = entries.map { entry in
             var entry = entry
             entry.features = entry.features.removingInvalidValues().features

@@ -26,7 +26,7 @@ public enum RecommendationError: Error, CustomStringConvertible, Equatable {
         case .tooManySeeds(let count):
             "Please give at most \(RecommendationQuery.maximumSeedCount) seeds (got \(count)), as Spotify's endpoint did."
         case .invalidCount(let count):
-            "Please ask for 1 to 100 tracks (got \(count))."
+            "Please ask for 1 to \(RecommendationQuery.maximumCount) tracks (got \(count))."
         case .invalidDiversity(let value):
             "Please give a diversity from 0 (similarity only) to 1 (variety only), got \(value)."
         case .emptyRange(let attribute, let minimum, let maximum):

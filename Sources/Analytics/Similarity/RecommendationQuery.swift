@@ -15,6 +15,8 @@ import Features
 public struct RecommendationQuery: Sendable {
     /// The maximum number of positive seeds, as in Spotify's endpoint.
     public static let maximumSeedCount = 5
+    /// The most tracks one query returns: as many as a Spotify playlist holds.
+    public static let maximumCount = 10_000
 
     /// The seeds to recommend from ("more like this").
     public var seeds: [RecommendationSeed]
@@ -27,7 +29,7 @@ public struct RecommendationQuery: Sendable {
     /// Whether a tempo window (`min_tempo` and `max_tempo` together) and `target_tempo` accept half
     /// and double time (60 BPM matches 110…130 BPM); a one-sided tempo bound is applied as given.
     public var tempoOctave: Bool
-    /// The number of tracks to return, 1…100.
+    /// The number of tracks to return, 1…``maximumCount``.
     public var count: Int
     /// The weight of variety against similarity in maximal-marginal-relevance re-ranking: 0 ranks by
     /// similarity alone, 1 by dissimilarity to the tracks already picked alone.
@@ -87,7 +89,9 @@ public struct RecommendationQuery: Sendable {
             throw RecommendationError.tooManySeeds(count: seeds.count)
         }
         guard !seeds.isEmpty || !targets.isEmpty else { throw RecommendationError.noSeeds }
-        guard (1...100).contains(count) else { throw RecommendationError.invalidCount(count) }
+        guard (1...RecommendationQuery.maximumCount).contains(count) else {
+            throw RecommendationError.invalidCount(count)
+        }
         guard (0...1).contains(diversity) else { throw RecommendationError.invalidDiversity(diversity) }
         for (attribute, constraint) in constraints {
             if let minimum = constraint.minimum, let maximum = constraint.maximum, minimum > maximum {

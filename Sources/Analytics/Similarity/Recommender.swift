@@ -167,7 +167,9 @@ public struct Recommender: Sendable {
         // Each lane keeps its best candidates; when de-duplication and the artist limit leave
         // fewer than asked for (a library holding many releases of each song), the pools grow and
         // the selection runs again, until the count is met or every candidate was in a pool.
-        var poolSize = Swift.max(200, query.count * 20)
+        // Twenty candidates per pick up to 100 picks; long playlists take four, so re-ranking for
+        // diversity stays O(c²) rather than O(20 c²).
+        var poolSize = query.count <= 100 ? Swift.max(200, query.count * 20) : Swift.max(2_000, query.count * 4)
         var picks: [Pick]
         while true {
             var pools: [[Candidate]] = []

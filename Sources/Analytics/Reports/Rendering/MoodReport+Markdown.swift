@@ -7,7 +7,8 @@ extension MoodReport {
     ///   of the application showing it; appended to ``noVibesText``.
     public func renderedMarkdown(noVibesHint: String? = nil) -> String {
         var lines: [String] = []
-        func cell(_ text: String) -> String { text.replacingOccurrences(of: "|", with: "\\|") }
+        func cell(_ text: String) -> String { MoodReport.markdownCell(text) }
+        func row(_ cells: [String]) -> String { MoodReport.markdownRow(cells) }
         lines.append("# Mood report")
         lines.append("")
         lines.append(
@@ -21,7 +22,7 @@ extension MoodReport {
             lines.append("| Source | Tracks | Preferred |")
             lines.append("|---|---:|---:|")
             for source in overview.sources {
-                lines.append("| \(cell(source.source)) | \(source.tracks) | \(source.preferred) |")
+                lines.append(row([source.source, "\(source.tracks)", "\(source.preferred)"]))
             }
         }
 
@@ -33,9 +34,12 @@ extension MoodReport {
             let digits = distribution.unit == "0–1" ? 2 : 1
             let counts = distribution.bins.map { Double($0.count) }
             lines.append(
-                "| \(distribution.feature) | \(ReportFormatting.number(distribution.median, digits: digits)) | "
-                    + "\(ReportFormatting.number(distribution.mean, digits: digits)) | \(distribution.missing) | "
-                    + "`\(ReportFormatting.sparkline(counts, range: 0...Swift.max(1, counts.max() ?? 1)))` | \(ReportFormatting.rangeLabel(distribution)) |"
+                row([
+                    distribution.feature, ReportFormatting.number(distribution.median, digits: digits),
+                    ReportFormatting.number(distribution.mean, digits: digits), "\(distribution.missing)",
+                    "`\(ReportFormatting.sparkline(counts, range: 0...Swift.max(1, counts.max() ?? 1)))`",
+                    ReportFormatting.rangeLabel(distribution),
+                ])
             )
         }
 
@@ -45,7 +49,7 @@ extension MoodReport {
         lines.append("| Quadrant | Tracks | Share |")
         lines.append("|---|---:|---:|")
         for quadrant in moodMap.quadrants {
-            lines.append("| \(quadrant.mood) | \(quadrant.tracks) | \(ReportFormatting.percent(quadrant.share)) |")
+            lines.append(row([quadrant.mood, "\(quadrant.tracks)", ReportFormatting.percent(quadrant.share)]))
         }
         let soft = moodMap.softMoods
         lines.append("")
@@ -66,11 +70,12 @@ extension MoodReport {
                 let standsOut = vibe.profile.sorted { abs($0.zScore) > abs($1.zScore) }.prefix(3)
                     .map { "\($0.feature) \(ReportFormatting.sigma($0.zScore))" }.joined(separator: ", ")
                 lines.append(
-                    "| \(index + 1) | \(cell(vibe.name)) | \(vibe.mood) | \(vibe.size) | \(ReportFormatting.percent(vibe.share)) | "
-                        + "\(vibe.listenedShare.map(ReportFormatting.percent) ?? "–") | \(standsOut) | "
-                        + cell(vibe.topArtists.map { "\($0.artist) (\($0.tracks))" }.joined(separator: ", ")) + " | "
-                        + cell((vibe.topGenres ?? []).map { "\($0.genre) (\($0.tracks))" }.joined(separator: ", "))
-                        + " |"
+                    row([
+                        "\(index + 1)", vibe.name, vibe.mood, "\(vibe.size)", ReportFormatting.percent(vibe.share),
+                        vibe.listenedShare.map(ReportFormatting.percent) ?? "–", standsOut,
+                        vibe.topArtists.map { "\($0.artist) (\($0.tracks))" }.joined(separator: ", "),
+                        (vibe.topGenres ?? []).map { "\($0.genre) (\($0.tracks))" }.joined(separator: ", "),
+                    ])
                 )
             }
             for vibe in section.vibes where !vibe.representatives.isEmpty {
@@ -99,7 +104,10 @@ extension MoodReport {
             lines.append("|---|---:|---:|")
             for loading in map.loadings {
                 lines.append(
-                    "| \(loading.column) | \(ReportFormatting.number(loading.pc1, digits: 2)) | \(ReportFormatting.number(loading.pc2, digits: 2)) |"
+                    row([
+                        loading.column, ReportFormatting.number(loading.pc1, digits: 2),
+                        ReportFormatting.number(loading.pc2, digits: 2),
+                    ])
                 )
             }
         }
@@ -120,8 +128,11 @@ extension MoodReport {
                 ])
                 for bucket in buckets where bucket.plays > 0 {
                     lines.append(
-                        "| \(bucket.label) | \(bucket.plays) | \(ReportFormatting.duration(ms: bucket.msPlayed)) | \(bucket.skips) | "
-                            + "\(ReportFormatting.number(bucket.valence, digits: 2)) | \(ReportFormatting.number(bucket.energy, digits: 2)) |"
+                        row([
+                            bucket.label, "\(bucket.plays)", ReportFormatting.duration(ms: bucket.msPlayed),
+                            "\(bucket.skips)", ReportFormatting.number(bucket.valence, digits: 2),
+                            ReportFormatting.number(bucket.energy, digits: 2),
+                        ])
                     )
                 }
             }
@@ -134,8 +145,10 @@ extension MoodReport {
                 ])
                 for vibe in listening.vibes {
                     lines.append(
-                        "| \(cell(vibe.name)) | \(ReportFormatting.percent(vibe.listenedShare)) | \(ReportFormatting.percent(vibe.libraryShare)) | "
-                            + "\(ReportFormatting.duration(ms: vibe.msPlayed)) |"
+                        row([
+                            vibe.name, ReportFormatting.percent(vibe.listenedShare),
+                            ReportFormatting.percent(vibe.libraryShare), ReportFormatting.duration(ms: vibe.msPlayed),
+                        ])
                     )
                 }
             }
@@ -151,14 +164,36 @@ extension MoodReport {
             lines.append("|---:|---|---:|---|---|")
             for (index, outlier) in outliers.tracks.enumerated() {
                 lines.append(
-                    "| \(index + 1) | \(cell(ReportFormatting.label(outlier.track))) | \(ReportFormatting.number(outlier.distance, digits: 2)) | "
-                        + "\(cell(outlier.vibe ?? "–")) | "
-                        + outlier.standsOut.map { "\($0.feature) \(ReportFormatting.sigma($0.zScore))" }.joined(
+                    row([
+                        "\(index + 1)", ReportFormatting.label(outlier.track),
+                        ReportFormatting.number(outlier.distance, digits: 2), outlier.vibe ?? "–",
+                        outlier.standsOut.map { "\($0.feature) \(ReportFormatting.sigma($0.zScore))" }.joined(
                             separator: ", "
-                        ) + " |"
+                        ),
+                    ])
                 )
             }
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// A table cell's text: on one line, with every `|` escaped so it cannot open a cell, and
+    /// backslashes doubled so none escapes the pipe after it.
+    static func markdownCell(_ text: String) -> String {
+        var cell = ""
+        for character in text {
+            switch character {
+            case "|": cell += "\\|"
+            case "\\": cell += "\\\\"
+            case "\n", "\r", "\r\n", "\t": cell += " "
+            default: cell.append(character)
+            }
+        }
+        return cell
+    }
+
+    /// One table row of escaped cells.
+    static func markdownRow(_ cells: [String]) -> String {
+        "| " + cells.map(markdownCell).joined(separator: " | ") + " |"
     }
 }

@@ -224,6 +224,69 @@ struct MoodReportRenderingTests {
         #expect(markdown.contains("| Loud | 50.0% | 66.7% | 8 min |"))
     }
 
+    /// The cells of a Markdown table row: split at every `|` that no backslash escapes.
+    static func markdownCells(_ row: Substring) -> [String] {
+        var cells: [String] = []
+        var current = ""
+        var escaped = false
+        for character in row.dropFirst().dropLast() {
+            if escaped {
+                current.append(character)
+                escaped = false
+            } else if character == "\\" {
+                current.append(character)
+                escaped = true
+            } else if character == "|" {
+                cells.append(current)
+                current = ""
+            } else {
+                current.append(character)
+            }
+        }
+        return cells + [current]
+    }
+
+    /// Names holding pipes, backslashes and line breaks stay inside their cells: every row of every
+    /// table has as many cells as its header.
+    @Test func everyMarkdownRowHasTheHeadersCellCount() throws {
+        var report = try report()
+        let hostile = "A|B \\| C\nD\\"
+        try #require(report.vibes?.vibes.first?.topArtists.isEmpty == false)
+        report.overview.sources.append(.init(source: hostile, tracks: 1, preferred: 1))
+        report.vibes?.vibes[0].name = hostile
+        report.vibes?.vibes[0].mood = hostile
+        report.vibes?.vibes[0].topArtists[0].artist = hostile
+        report.features[0].feature = hostile
+        if !report.outliers.tracks.isEmpty {
+            report.outliers.tracks[0].track.name = hostile
+            report.outliers.tracks[0].vibe = hostile
+        }
+        let markdown = report.renderedMarkdown()
+        let lines = markdown.split(separator: "\n", omittingEmptySubsequences: false)
+        var tables = 0
+        var index = 0
+        while index < lines.count {
+            guard lines[index].hasPrefix("|"), index + 1 < lines.count, lines[index + 1].hasPrefix("|-") else {
+                index += 1
+                continue
+            }
+            tables += 1
+            let width = MoodReportRenderingTests.markdownCells(lines[index]).count
+            #expect(MoodReportRenderingTests.markdownCells(lines[index + 1]).count == width)
+            index += 2
+            while index < lines.count, lines[index].hasPrefix("|") {
+                #expect(
+                    MoodReportRenderingTests.markdownCells(lines[index]).count == width,
+                    "\(lines[index])"
+                )
+                #expect(lines[index].hasSuffix("|"), "\(lines[index])")
+                index += 1
+            }
+        }
+        #expect(tables >= 6)
+        #expect(markdown.contains("A\\|B \\\\\\| C D\\\\"))
+    }
+
     @Test func jsonRoundTripsWithAVersionedSnakeCaseSchema() throws {
         let report = try report()
         let json = try report.renderedJSON()

@@ -1,0 +1,120 @@
+import Foundation
+import Testing
+import VibesTestSupport
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Tables on a real pseudo-terminal of a given width, and the same commands piped.
+@Suite(.serialized)
+struct TerminalWidthCommandTests {
+    /// Runs the built tool with standard output on a new pseudo-terminal `columns` wide, and
+    /// returns what it printed there (line ends as `\n`) with its exit status.
+    static func runInTerminal(_ arguments: [String], columns: Int) throws -> (status: Int32, output: String) {
+        // posix_openpt and friends are in the C library but not in Swift's Glibc module.
+        let library = dlopen(nil, RTLD_NOW)
+        func function<T>(_ name: String, as type: T.Type) throws -> T {
+            unsafeBitCast(try #require(dlsym(library, name), "no \(name)"), to: type)
+        }
+        let openPrimary = try function("posix_openpt", as: (@convention(c) (Int32) -> Int32).self)
+        let grant = try function("grantpt", as: (@convention(c) (Int32) -> Int32).self)
+        let unlock = try function("unlockpt", as: (@convention(c) (Int32) -> Int32).self)
+        let secondaryName = try function(
+            "ptsname",
+            as: (@convention(c) (Int32) -> UnsafeMutablePointer<CChar>?).self
+        )
+        let primary = openPrimary(O_RDWR | O_NOCTTY)
+        try #require(primary >= 0 && grant(primary) == 0 && unlock(primary) == 0)
+        defer { close(primary) }
+        let name = String(cString: try #require(secondaryName(primary)))
+        let secondary = open(name, O_RDWR | O_NOCTTY)
+        try #require(secondary >= 0)
+        var size = winsize(ws_row: 60, ws_col: UInt16(columns), ws_xpixel: 0, ws_ypixel: 0)
+        try #require(ioctl(secondary, UInt(TIOCSWINSZ), &size) == 0)
+
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CommandLineTool.executablePath)
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["COLUMNS"] = nil
+        environment["NO_COLOR"] = "1"
+        process.environment = environment
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle(fileDescriptor: secondary, closeOnDealloc: false)
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        close(secondary)
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = read(primary, &buffer, buffer.count)
+            if count <= 0 { break }  // EIO once the tool has exited and closed its side
+            bytes += buffer[0..<count]
+        }
+        process.waitUntilExit()
+        let text = String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: "\r\n", with: "\n")
+        return (process.terminationStatus, text)
+    }
+
+    /// A store with the bundled sample and one clustering run, in `folder`.
+    static func sampleStore(in folder: String) async throws -> String {
+        let db = folder + "/library.sqlite"
+        for arguments in [
+            ["import", "--db", db, "--quiet", SampleLibrary.path], ["cluster", "--db", db, "--k", "6", "--quiet"],
+        ] {
+            let result = try await CommandLineTool.run(arguments)
+            try #require(result.status == 0, "\(arguments): \(result.stderr)")
+        }
+        return db
+    }
+
+    @Test func everyTableFitsEightyColumnsOnATerminalAndIsWholeWhenPiped() async throws {
+        try await withTemporaryDirectory { folder in
+            let db = try await TerminalWidthCommandTests.sampleStore(in: folder)
+            let commands = [
+                ["recommend", "--db", db, "--mood", "chill", "-n", "15"],
+                ["recommend", "--db", db, "--mood", "chill", "--mood", "energetic", "-n", "15"],
+                ["playlist", "build", "--db", db, "--mood", "energetic", "-n", "15"],
+                ["vibes", "--db", db],
+                ["library", "--db", db],
+                ["features", "status", "--db", db],
+            ]
+            for arguments in commands {
+                let terminal = try TerminalWidthCommandTests.runInTerminal(arguments, columns: 80)
+                #expect(terminal.status == 0, "\(arguments)")
+                let lines = terminal.output.split(separator: "\n")
+                #expect(lines.count >= 3, "\(arguments): \(terminal.output)")
+                for line in lines {
+                    #expect(line.count <= 80, "\(arguments): \(line.count) columns: \(line)")
+                }
+                let piped = try await CommandLineTool.run(arguments)
+                #expect(piped.status == 0)
+                #expect(!piped.stdout.contains("…"), "\(arguments): piped output was shortened")
+            }
+            // The reasons a track was picked appear when piped or with --wide, not on 80 columns.
+            let recommend = ["recommend", "--db", db, "--mood", "chill", "-n", "15"]
+            #expect(try await CommandLineTool.run(recommend).stdout.contains("σ ("))
+            #expect(!(try TerminalWidthCommandTests.runInTerminal(recommend, columns: 80).output.contains("σ (")))
+            let wide = try TerminalWidthCommandTests.runInTerminal(recommend + ["--wide"], columns: 80)
+            #expect(wide.output.contains("σ ("))
+            #expect(wide.output.split(separator: "\n").contains { $0.count > 80 })
+        }
+    }
+
+    @Test func aNarrowerTerminalShortensNamesWithAnEllipsis() async throws {
+        try await withTemporaryDirectory { folder in
+            let db = try await TerminalWidthCommandTests.sampleStore(in: folder)
+            let arguments = ["recommend", "--db", db, "--mood", "chill", "-n", "20"]
+            let narrow = try TerminalWidthCommandTests.runInTerminal(arguments, columns: 50)
+            let lines = narrow.output.split(separator: "\n")
+            #expect(lines.count == 20)
+            #expect(lines.allSatisfy { $0.count <= 50 }, "\(narrow.output)")
+            #expect(lines.contains { $0.contains("…") })
+            // The same tracks in the same order as the wide listing.
+            let piped = try await CommandLineTool.run(arguments)
+            let ranks = { (text: String) in text.split(separator: "\n").map { $0.prefix(5) } }
+            #expect(ranks(narrow.output) == ranks(piped.stdout))
+        }
+    }
+}
