@@ -190,13 +190,9 @@ package enum Console {
         Swift.print(TerminalText.safe(text, keepingStyles: keepingStyles), terminator: terminator)
     }
 
-    /// Writes a value as pretty-printed JSON with sorted keys to stdout.
+    /// Writes a value to stdout as JSON in the house style (``JSONStyle``).
     package static func printJSON(_ value: some Encodable) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
-        let data = try encoder.encode(value)
-        print(String(decoding: data, as: UTF8.self))
+        print(try JSONStyle.text(of: value))
     }
 
     /// Whether stderr is a terminal (progress is drawn only then).

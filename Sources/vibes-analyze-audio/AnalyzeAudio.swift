@@ -52,7 +52,7 @@ struct AnalyzeAudio: AsyncParsableCommand {
         timer.lap("calibrate")
 
         if global.json {
-            try Console.printJSON(try results.map { try AnalyzedFileJSON(result: $0, store: store) })
+            try Console.printJSON(["files": try results.map { try AnalyzedFileJSON(result: $0, store: store) }])
         } else {
             for line in Self.summary(results, seconds: seconds, jobs: jobs) { print(line) }
             for line in calibration.describedLines { print(line) }

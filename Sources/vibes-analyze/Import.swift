@@ -86,7 +86,7 @@ extension VibesAnalyze {
             }
             // The next command reads the library's features in one go instead of row by row.
             if summaries.contains(where: { $0.status != .unchanged }) { try? store.prepareSnapshots() }
-            if global.json { try Console.printJSON(summaries) }
+            if global.json { try Console.printJSON(["files": summaries]) }
             if failures > 0 { throw ExitCode.failure }
         }
 

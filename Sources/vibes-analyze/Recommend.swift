@@ -118,7 +118,7 @@ extension VibesAnalyze {
                     return RecommendReport.Track(
                         rank: rank + 1,
                         trackID: recommendation.trackID,
-                        uri: summary?.spotifyID.flatMap { SpotifyID($0)?.trackURI },
+                        spotifyID: summary?.spotifyID.flatMap { SpotifyID($0)?.rawValue },
                         name: summary?.name ?? "",
                         artists: summary?.artists ?? [],
                         similarity: recommendation.similarity,
@@ -138,7 +138,8 @@ struct RecommendReport: Codable {
     struct Track: Codable {
         var rank: Int
         var trackID: Int64
-        var uri: String?
+        /// The track's Spotify ID (22 base-62 characters), as `playlist build` spells it.
+        var spotifyID: String?
         var name: String
         var artists: [String]
         var similarity: Double
@@ -150,7 +151,8 @@ struct RecommendReport: Codable {
         enum CodingKeys: String, CodingKey {
             case rank
             case trackID = "track_id"
-            case uri, name, artists, similarity, score
+            case spotifyID = "spotify_id"
+            case name, artists, similarity, score
             case targetFit = "target_fit"
             case seed
             case differences

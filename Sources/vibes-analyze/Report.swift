@@ -104,7 +104,7 @@ extension VibesAnalyze {
             case .text:
                 text = report.renderedText(style: style, noVibesHint: Self.noVibesHint)
             case .markdown: text = report.renderedMarkdown(noVibesHint: Self.noVibesHint)
-            case .json: text = try report.renderedJSON()
+            case .json: text = JSONStyle.roundingNumbers(in: try report.renderedJSON())
             case .html: text = report.renderedHTML(noVibesHint: "Run “vibes-analyze cluster” to find them.")
             }
             timer.lap("render")

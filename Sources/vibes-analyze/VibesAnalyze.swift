@@ -27,18 +27,23 @@ struct VibesAnalyze: AsyncParsableCommand {
     /// terminal-safe console.
     static func main() async {
         OpenBLASThreads.endIdleWorkers()
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        let wantsJSON = arguments.prefix { $0 != "--" }.contains("--json")
         var command: any ParsableCommand
-        if let unknown = unknownSubcommand(in: Array(CommandLine.arguments.dropFirst())) {
+        if let unknown = unknownSubcommand(in: arguments) {
             var message = "Error: '\(unknown.typed)' is not a command of \(unknown.path.joined(separator: " "))."
             if let suggestion = unknown.suggestion { message += " Did you mean '\(suggestion)'?" }
             Console.diagnostic(message)
             Console.diagnostic("  See '\(unknown.path.joined(separator: " ")) --help' for its commands.")
+            if wantsJSON {
+                Console.write(JSONStyle.errorText(code: ExitCode.validationFailure.rawValue, message: message))
+            }
             Foundation.exit(ExitCode.validationFailure.rawValue)
         }
         do {
-            command = try parseAsRoot(nil)
+            command = try parseAsRoot(arguments)
         } catch {
-            exit(withError: error)
+            exitPrintingJSON(for: error, if: wantsJSON)
         }
         do {
             if var asyncCommand = command as? any AsyncParsableCommand {
@@ -48,11 +53,25 @@ struct VibesAnalyze: AsyncParsableCommand {
             }
         } catch  where String(reflecting: type(of: error)).hasPrefix("ArgumentParser.") {
             // Help, version, validation and exit codes: argument-parser's own handling.
-            exit(withError: error)
+            exitPrintingJSON(for: error, if: wantsJSON)
         } catch {
-            Console.diagnostic("Error: " + Console.message(for: error))
+            let message = Console.message(for: error)
+            Console.diagnostic("Error: " + message)
+            if wantsJSON { Console.write(JSONStyle.errorText(code: 1, message: message)) }
             Foundation.exit(1)
         }
+    }
+
+    /// argument-parser's own exit for `error`; under `--json`, a failure (not help, not an exit
+    /// status of 0) also prints the error object on stdout.
+    static func exitPrintingJSON(for error: any Error, if wantsJSON: Bool) -> Never {
+        let code = exitCode(for: error)
+        if wantsJSON, code != .success {
+            var message = self.message(for: error)
+            if message.isEmpty { message = code == .failure ? "failed" : "interrupted" }
+            Console.write(JSONStyle.errorText(code: code.rawValue, message: message))
+        }
+        exit(withError: error)
     }
 }
 

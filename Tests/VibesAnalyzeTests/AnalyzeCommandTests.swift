@@ -27,7 +27,8 @@ import VibesTestSupport
     }
 
     private func json(_ text: String) throws -> [[String: Any]] {
-        try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [[String: Any]])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        return try #require(object["files"] as? [[String: Any]])
     }
 
     @Test func analyzeClusterAndExportAFolder() async throws {

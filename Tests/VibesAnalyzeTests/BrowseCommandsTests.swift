@@ -18,8 +18,8 @@ struct BrowseCommandsTests {
                 #expect(nothing.exitCode == 0 && nothing.stdout == "Nothing playing.\n", "\(nothing.stderr)")
                 await spotify.state.configure { $0.nothingPlaying = false }
                 let now = try await runTool(["now", "--json"], environment: env)
-                let playing = try JSONDecoder().decode([String: [BrowseItemShape]].self, from: Data(now.stdout.utf8))
-                #expect(playing["items"]?.first?.name == "Now" && playing["items"]?.first?.kind == "track")
+                let playing = try JSONDecoder().decode(BrowseOutputShape.self, from: Data(now.stdout.utf8))
+                #expect(playing.items.first?.name == "Now" && playing.items.first?.kind == "track")
 
                 let recent = try await runTool(["recent", "--limit", "2"], environment: env)
                 #expect(
@@ -36,8 +36,8 @@ struct BrowseCommandsTests {
                 #expect(topRequest?.query["time_range"] == "short_term" && topRequest?.query["limit"] == "5")
 
                 let found = try await runTool(["search", "one more time", "--json"], environment: env)
-                let tracks = try JSONDecoder().decode([String: [BrowseItemShape]].self, from: Data(found.stdout.utf8))
-                #expect(tracks["items"]?.first?.name == "one more time")
+                let tracks = try JSONDecoder().decode(BrowseOutputShape.self, from: Data(found.stdout.utf8))
+                #expect(tracks.items.first?.name == "one more time")
                 let playlists = try await runTool(["search", "road", "--type", "playlist"], environment: env)
                 #expect(playlists.stdout.contains("Found road by spotify"))
                 #expect(await spotify.state.requests(to: "/v1/search").last?.query["type"] == "playlist")
@@ -59,5 +59,16 @@ private struct BrowseItemShape: Decodable {
     enum CodingKeys: String, CodingKey {
         case kind, name, uri
         case spotifyID = "spotify_id"
+    }
+}
+
+/// What `now`, `recent`, `top` and `search` print under `--json`.
+private struct BrowseOutputShape: Decodable {
+    var items: [BrowseItemShape]
+    var schemaVersion: Int
+
+    enum CodingKeys: String, CodingKey {
+        case items
+        case schemaVersion = "schema_version"
     }
 }

@@ -56,7 +56,7 @@ struct RecommendCommandTests {
             #expect(report.notes[0].contains("Song 7"))
             #expect(!report.tracks.contains { $0.name == "Song 7" })
             #expect(
-                report.tracks.allSatisfy { $0.differences.count == 3 && $0.uri?.hasPrefix("spotify:track:") == true }
+                report.tracks.allSatisfy { $0.differences.count == 3 && $0.spotifyID.flatMap(SpotifyID.init) != nil }
             )
             #expect(report.pool.candidates == 79)
             #expect(report.pool.afterFilters <= 79)

@@ -36,6 +36,13 @@ public struct RetrievalEvaluation: Hashable, Sendable, Codable {
         public var seedCount: Int
         public var precision: Double
         public var randomBaseline: Double
+
+        enum CodingKeys: String, CodingKey {
+            case label
+            case seedCount = "seed_count"
+            case precision
+            case randomBaseline = "random_baseline"
+        }
     }
 
     enum CodingKeys: String, CodingKey {

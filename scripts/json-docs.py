@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""Writes docs/json.md: the --json shape of every command that reads the library, with an example
+from the bundled sample. Each array in an example is cut to its first two items; the shape test
+(Tests/VibesAnalyzeTests/JSONShapeTests.swift) runs the same commands and checks that the keys and
+value types match the document.
+
+    scripts/json-docs.py [--bin PATH]   (default .build/debug/vibes-analyze)
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+# (arguments after `vibes-analyze`, what the object holds). The shape test reads this list back
+# from the document, so the commands run in this order on a store holding the bundled sample.
+COMMANDS = [
+    ("import samples/tidytuesday-sample.csv --json", "What each file added: its format, rows, tracks and features written, and rejections."),
+    ("analyze Sources/VibesTestSupport/Fixtures/audio/clip.flac --json", "Each file analysed: its track, features with provenance and confidence, or why it failed."),
+    ("library --json", "Counts, feature coverage per feature and source, import runs and top tags."),
+    ("features status --json", "Feature coverage per source and per playlist, and what is missing and why."),
+    ("features precedence --json", "Which source wins when a track has features from several."),
+    ("cluster --k 4 --seed 42 --json", "The saved run (`run.k`, its scores and settings) and its vibes."),
+    ("vibes --json", "The same shape as `cluster`, for a saved run."),
+    ("recommend --mood chill -n 3 --json", "The tracks, best first, with similarity, score and the features that differ most."),
+    ("playlist build --mood chill -n 3 --json", "The playlist: name, description, transition score and its tracks with features."),
+    ("eval --sample 200 --resamples 100 --clusters 0 --json", "Precision@k against naive baselines with paired bootstrap intervals."),
+    ("eval --ordering --resamples 100 --json", "Playlist order: flow against greedy and random, per playlist and on average."),
+]
+
+
+def cut(value):
+    if isinstance(value, list):
+        return [cut(v) for v in value[:2]]
+    if isinstance(value, dict):
+        return {k: cut(v) for k, v in value.items()}
+    return value
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--bin", default=os.path.join(ROOT, ".build/debug/vibes-analyze"))
+    args = parser.parse_args()
+    out = ["# JSON output", "",
+           "Every command takes `--json` and then prints one JSON object on standard output, in one style:",
+           "",
+           "- keys in snake_case, sorted; the same concept has one name everywhere (`spotify_id` for a",
+           "  Spotify track ID, `track_id` for the library's own ID, `k` for a number of clusters);",
+           "- numbers with a fraction have at most 6 significant digits;",
+           "- `schema_version` (now 1) changes when a key is renamed or removed;",
+           "- a failure prints `{\"error\": {\"code\": 1, \"message\": \"…\"}, \"schema_version\": 1}` on",
+           "  standard output (the same message goes to standard error), with the exit status as `code`:",
+           "  1 for a failure, 64 for a mistake on the command line.",
+           "",
+           "`playlist build --export json` writes the playlist in the shape shown below, and `report",
+           "--format json` writes the mood report (documented in the Analytics library's Reports article).",
+           "The Spotify commands print what Spotify answered, in the same style: `now`, `recent`, `top`,",
+           "`search`, `devices` and `auth status` objects, and `{\"ok\": true}` for the player commands.",
+           "",
+           "The examples come from the bundled sample (`scripts/json-docs.py` writes this file); arrays are",
+           "cut to two items. A test runs every command below and checks that its keys and value types are",
+           "the ones shown.",
+           ""]
+    with tempfile.TemporaryDirectory() as folder:
+        db = os.path.join(folder, "library.sqlite")
+        for arguments, description in COMMANDS:
+            words = arguments.split(" ")
+            result = subprocess.run([args.bin] + words + ["--db", db], cwd=ROOT, capture_output=True, text=True)
+            if result.returncode != 0:
+                sys.exit(f"{arguments}: exit {result.returncode}: {result.stderr}")
+            value = json.loads(result.stdout)
+            out += [f"## `vibes-analyze {arguments}`", "", description, "", "```json",
+                    json.dumps(cut(value), indent=2, sort_keys=True, ensure_ascii=False), "```", ""]
+    with open(os.path.join(ROOT, "docs/json.md"), "w") as file:
+        file.write("\n".join(out))
+
+
+if __name__ == "__main__":
+    main()
