@@ -240,7 +240,8 @@ extension MoodReport.Input {
                 endedAt: play.endedAt,
                 msPlayed: play.msPlayed,
                 trackID: play.trackID,
-                isSkip: ReportPlay.isSkip(skipped: play.skipped, reasonEnd: play.reasonEnd)
+                isSkip: ReportPlay.isSkip(skipped: play.skipped, reasonEnd: play.reasonEnd),
+                skipIsRecorded: ReportPlay.skipIsRecorded(skipped: play.skipped, reasonEnd: play.reasonEnd)
             )
         }
         return (

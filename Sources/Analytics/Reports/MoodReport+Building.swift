@@ -386,6 +386,7 @@ extension MoodReport {
         var msPlayed = 0
         var skips = 0
         var skippedMS = 0
+        var playsWithSkipData = 0
         var msWithFeatures = 0
         var valenceSum = 0.0
         var energySum = 0.0
@@ -397,6 +398,7 @@ extension MoodReport {
                 msPlayed: msPlayed,
                 skips: skips,
                 skippedMS: skippedMS,
+                playsWithSkipData: playsWithSkipData,
                 msWithFeatures: msWithFeatures,
                 valence: msWithFeatures > 0 ? valenceSum / Double(msWithFeatures) : nil,
                 energy: msWithFeatures > 0 ? energySum / Double(msWithFeatures) : nil
@@ -462,6 +464,7 @@ extension MoodReport {
                     sums.skips += 1
                     sums.skippedMS += play.msPlayed
                 }
+                if play.skipIsRecorded || play.isSkip { sums.playsWithSkipData += 1 }
                 if let point {
                     sums.msWithFeatures += play.msPlayed
                     sums.valenceSum += Double(play.msPlayed) * point.0
@@ -503,6 +506,7 @@ extension MoodReport {
             msPlayed: total.msPlayed,
             skips: total.skips,
             skippedMS: total.skippedMS,
+            playsWithSkipData: total.playsWithSkipData,
             playsWithFeatures: playsWithFeatures,
             msWithFeatures: total.msWithFeatures,
             playsWithoutFeatures: withoutFeatures.plays,

@@ -28,12 +28,16 @@ public struct ReportPlay: Hashable, Sendable {
     public var trackID: Int64?
     /// Whether the play counts as a skip; see ``isSkip(skipped:reasonEnd:)``.
     public var isSkip: Bool
+    /// Whether the history says if the play was skipped; see
+    /// ``skipIsRecorded(skipped:reasonEnd:)``. A play without skip data has ``isSkip`` false.
+    public var skipIsRecorded: Bool
 
-    public init(endedAt: Date, msPlayed: Int, trackID: Int64?, isSkip: Bool) {
+    public init(endedAt: Date, msPlayed: Int, trackID: Int64?, isSkip: Bool, skipIsRecorded: Bool = true) {
         self.endedAt = endedAt
         self.msPlayed = msPlayed
         self.trackID = trackID
         self.isSkip = isSkip
+        self.skipIsRecorded = skipIsRecorded
     }
 
     /// Whether a play of the extended streaming history was a skip.
@@ -44,6 +48,13 @@ public struct ReportPlay: Hashable, Sendable {
     public static func isSkip(skipped: Bool?, reasonEnd: String?) -> Bool {
         if let skipped { return skipped }
         return reasonEnd == "fwdbtn"
+    }
+
+    /// Whether a play's source says if it was skipped: it carries Spotify's `skipped` or a
+    /// `reason_end`. Account-data `StreamingHistory` files carry neither, so a report of such a
+    /// history says that skips are not recorded rather than that there were none.
+    public static func skipIsRecorded(skipped: Bool?, reasonEnd: String?) -> Bool {
+        skipped != nil || reasonEnd != nil
     }
 }
 

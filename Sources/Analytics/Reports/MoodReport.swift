@@ -15,8 +15,8 @@ public struct MoodReport: Hashable, Sendable, Codable {
     /// the caller's hint (such as how to make a run) to it.
     public static let noVibesText = "No clustering run yet, so this report has no vibes."
 
-    /// The version of the JSON schema: raised whenever a field is removed or changes meaning.
-    public static let currentSchemaVersion = 1
+    /// The version of the JSON schema: raised whenever a field is added, removed or changes meaning.
+    public static let currentSchemaVersion = 2
 
     /// The ``currentSchemaVersion`` the report was made with.
     public var schemaVersion: Int
@@ -291,10 +291,17 @@ extension MoodReport {
         /// Plays counted as skips (see ``ReportPlay/isSkip``), and their time.
         public var skips: Int
         public var skippedMS: Int
+        /// Plays whose source says whether they were skipped (``ReportPlay/skipIsRecorded``); when
+        /// 0, ``skips`` is 0 because skips are not recorded, not because there were none.
+        public var playsWithSkipData: Int
         /// The time of non-skipped plays whose track has valence and energy.
         public var msWithFeatures: Int
         public var valence: Double?
         public var energy: Double?
+
+        /// Whether ``skips`` counts skips: true when some play of the bucket says whether it was
+        /// skipped, or the bucket has no plays.
+        public var skipsAreRecorded: Bool { playsWithSkipData > 0 || plays == 0 }
     }
 
     /// Time spent on one vibe of the run, against its share of the library.
@@ -309,8 +316,13 @@ extension MoodReport {
     public struct Listening: Hashable, Sendable, Codable {
         public var plays: Int
         public var msPlayed: Int
+        /// Plays counted as skips (see ``ReportPlay/isSkip``), and their time.
         public var skips: Int
         public var skippedMS: Int
+        /// Plays whose source says whether they were skipped (``ReportPlay/skipIsRecorded``). When
+        /// 0 (an account-data `StreamingHistory` export), ``skips`` is 0 because skips are not
+        /// recorded, and the renderers say so instead of "0 skips".
+        public var playsWithSkipData: Int
         /// Non-skipped plays whose track has valence and energy, and their time.
         public var playsWithFeatures: Int
         public var msWithFeatures: Int
@@ -335,6 +347,9 @@ extension MoodReport {
         public var byHour: [TimeBucket]
         /// Time per vibe of the run, largest library share first; empty without a run.
         public var vibes: [VibeListening]
+
+        /// Whether ``skips`` counts skips: true when some play says whether it was skipped.
+        public var skipsAreRecorded: Bool { playsWithSkipData > 0 || plays == 0 }
     }
 }
 

@@ -338,5 +338,35 @@ struct MoodReportTests {
         #expect(!ReportPlay.isSkip(skipped: false, reasonEnd: "fwdbtn"))
         #expect(ReportPlay.isSkip(skipped: nil, reasonEnd: "fwdbtn"))
         #expect(!ReportPlay.isSkip(skipped: nil, reasonEnd: nil))
+        #expect(ReportPlay.skipIsRecorded(skipped: false, reasonEnd: nil))
+        #expect(ReportPlay.skipIsRecorded(skipped: nil, reasonEnd: "trackdone"))
+        #expect(!ReportPlay.skipIsRecorded(skipped: nil, reasonEnd: nil))
+    }
+
+    /// An account-data history says nothing about skips: the report counts no skips and knows
+    /// that it cannot, overall and per bucket; a history with some skip data counts the gap.
+    @Test func aHistoryWithoutSkipDataIsNotAHistoryWithoutSkips() throws {
+        let recorded = try #require(try MoodReport(SmallLibrary.input()).listening)
+        #expect(recorded.playsWithSkipData == 20 && recorded.skipsAreRecorded)
+
+        var input = try SmallLibrary.input()
+        input.plays = input.plays.map { play in
+            var play = play
+            play.isSkip = false
+            play.skipIsRecorded = false
+            return play
+        }
+        let unrecorded = try #require(try MoodReport(input).listening)
+        #expect(unrecorded.skips == 0 && unrecorded.playsWithSkipData == 0)
+        #expect(!unrecorded.skipsAreRecorded)
+        #expect(unrecorded.byMonth.allSatisfy { !$0.skipsAreRecorded })
+        #expect(unrecorded.byHour[0].plays == 0 && unrecorded.byHour[0].skipsAreRecorded)
+
+        // The first four plays of track 1 say whether they were skipped; the other 16 do not.
+        for index in 4..<input.plays.count { input.plays[index].skipIsRecorded = false }
+        for index in 0..<4 { input.plays[index].skipIsRecorded = true }
+        let partial = try #require(try MoodReport(input).listening)
+        #expect(partial.playsWithSkipData == 4 && partial.skipsAreRecorded)
+        #expect(partial.byMonth.map(\.playsWithSkipData) == [4, 0, 0])
     }
 }

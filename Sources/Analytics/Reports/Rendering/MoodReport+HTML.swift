@@ -425,8 +425,15 @@ extension MoodReport {
             "<p>\(ReportFormatting.count(listening.plays)) plays, \(ReportFormatting.duration(ms: listening.msPlayed)), from \(SVGChart.escape(listening.firstPlay)) to \(SVGChart.escape(listening.lastPlay)). "
             + "Bars are time played; lines are the valence and energy of what was played, weighted by time and leaving skips out.</p>"
         html += "<ul class=\"facts\">"
-        html +=
-            "<li><strong>\(ReportFormatting.count(listening.skips))</strong> \(listening.skips == 1 ? "skip" : "skips") (\(ReportFormatting.duration(ms: listening.skippedMS))), counted apart</li>"
+        if listening.skipsAreRecorded {
+            let missing = listening.plays - listening.playsWithSkipData
+            html +=
+                "<li><strong>\(ReportFormatting.count(listening.skips))</strong> \(listening.skips == 1 ? "skip" : "skips") (\(ReportFormatting.duration(ms: listening.skippedMS))), counted apart"
+                + (missing > 0 ? "; \(ReportFormatting.count(missing, "play")) without skip data" : "") + "</li>"
+        } else {
+            html +=
+                "<li class=\"skips-not-recorded\">\(ReportFormatting.skipsNotRecorded): this listening history does not say which plays were skipped</li>"
+        }
         html +=
             "<li><strong>\(ReportFormatting.count(listening.playsWithFeatures))</strong> \(listening.playsWithFeatures == 1 ? "play" : "plays") (\(ReportFormatting.duration(ms: listening.msWithFeatures))) on the mood map</li>"
         html +=
@@ -472,8 +479,10 @@ extension MoodReport {
                 [xTitle, "plays", "time", "skips", "skipped time", "valence", "energy"],
                 buckets.map {
                     [
-                        $0.label, String($0.plays), ReportFormatting.duration(ms: $0.msPlayed), String($0.skips),
-                        ReportFormatting.duration(ms: $0.skippedMS), ReportFormatting.number($0.valence, digits: 3),
+                        $0.label, String($0.plays), ReportFormatting.duration(ms: $0.msPlayed),
+                        $0.skipsAreRecorded ? String($0.skips) : "–",
+                        $0.skipsAreRecorded ? ReportFormatting.duration(ms: $0.skippedMS) : "–",
+                        ReportFormatting.number($0.valence, digits: 3),
                         ReportFormatting.number($0.energy, digits: 3),
                     ]
                 }

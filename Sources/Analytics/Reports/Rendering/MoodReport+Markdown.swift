@@ -108,7 +108,7 @@ extension MoodReport {
         if let listening {
             lines.append(
                 "\(listening.plays) plays (\(ReportFormatting.duration(ms: listening.msPlayed))) from \(listening.firstPlay) to \(listening.lastPlay). "
-                    + "Skips: \(listening.skips) (\(ReportFormatting.duration(ms: listening.skippedMS))), counted apart. "
+                    + "\(ReportFormatting.skipsSentence(of: listening)). "
                     + "On the mood map: \(listening.playsWithFeatures) plays. Without features: \(listening.playsWithoutFeatures) plays "
                     + "(\(ReportFormatting.duration(ms: listening.msWithoutFeatures))); \(listening.unmatchedPlays) plays match no track."
             )
@@ -120,7 +120,7 @@ extension MoodReport {
                 ])
                 for bucket in buckets where bucket.plays > 0 {
                     lines.append(
-                        "| \(bucket.label) | \(bucket.plays) | \(ReportFormatting.duration(ms: bucket.msPlayed)) | \(bucket.skips) | "
+                        "| \(bucket.label) | \(bucket.plays) | \(ReportFormatting.duration(ms: bucket.msPlayed)) | \(bucket.skipsAreRecorded ? String(bucket.skips) : "–") | "
                             + "\(ReportFormatting.number(bucket.valence, digits: 2)) | \(ReportFormatting.number(bucket.energy, digits: 2)) |"
                     )
                 }
