@@ -95,6 +95,8 @@ extension VibesAnalyze {
                 // Colour sequences survive printing, so names are made safe before they are styled.
                 input.makeNamesTerminalSafe()
             }
+            // The HTML page lists every track for its explorer; the other formats stay summaries.
+            input.includesTrackList = chosen == .html
             let report = try MoodReport(input)
             timer.lap("compute")
             let text: String
@@ -125,12 +127,11 @@ extension MoodReport.Input {
     /// Track, artist and vibe names on one line and without control characters.
     mutating func makeNamesTerminalSafe() {
         for (id, track) in tracks {
-            tracks[id] = ReportTrack(
-                id: track.id,
-                name: TerminalText.singleLine(track.name),
-                artists: track.artists.map(TerminalText.singleLine),
-                genres: track.genres.map(TerminalText.singleLine)
-            )
+            var safe = track
+            safe.name = TerminalText.singleLine(track.name)
+            safe.artists = track.artists.map(TerminalText.singleLine)
+            safe.genres = track.genres.map(TerminalText.singleLine)
+            tracks[id] = safe
         }
         if var run {
             run.vibes = run.vibes.map { vibe in
@@ -196,9 +197,17 @@ extension MoodReport.Input {
                 "The library has no tracks with audio features yet; import a features CSV (`vibes-analyze import FILE`) for moods and vibes."
             )
         }
-        let tracks = try store.trackCredits().mapValues {
-            ReportTrack(id: $0.id, name: $0.name, artists: $0.artists, genres: $0.genres)
+        var tracks = try store.trackCredits().mapValues {
+            ReportTrack(
+                id: $0.id,
+                name: $0.name,
+                artists: $0.artists,
+                genres: $0.genres,
+                spotifyID: $0.spotifyID,
+                durationMS: $0.durationMS
+            )
         }
+        for (id, path) in try store.localFilePaths(for: table.trackIDs) { tracks[id]?.filePath = path }
 
         var run: ReportRun?
         if let record = try store.clusteringRun(id: runID), let id = record.id {

@@ -1,7 +1,8 @@
 import Features
 import Foundation
 
-/// A track as a report names it: its store ID, title and credited artists.
+/// A track as a report names it: its store ID, title and credited artists, and where it can be
+/// played.
 public struct ReportTrack: Hashable, Sendable {
     public var id: Int64
     public var name: String
@@ -9,12 +10,29 @@ public struct ReportTrack: Hashable, Sendable {
     public var artists: [String]
     /// Its genres (the artists' genres as Spotify tags them), if known.
     public var genres: [String]
+    /// Its Spotify track ID, if it has one.
+    public var spotifyID: SpotifyID?
+    /// The path of the audio file it was analysed from, if any.
+    public var filePath: String?
+    /// Its length in milliseconds, if known.
+    public var durationMS: Int?
 
-    public init(id: Int64, name: String, artists: [String], genres: [String] = []) {
+    public init(
+        id: Int64,
+        name: String,
+        artists: [String],
+        genres: [String] = [],
+        spotifyID: SpotifyID? = nil,
+        filePath: String? = nil,
+        durationMS: Int? = nil
+    ) {
         self.id = id
         self.name = name
         self.artists = artists
         self.genres = genres
+        self.spotifyID = spotifyID
+        self.filePath = filePath
+        self.durationMS = durationMS
     }
 }
 
@@ -143,6 +161,12 @@ extension MoodReport {
         public var outlierCount = 8
         /// The most points drawn on the library map; larger libraries are sampled evenly.
         public var mapPointLimit = 1500
+        /// Whether the report lists every track with features (``MoodReport/tracks``), as the
+        /// HTML explorer needs; off by default, which keeps the other formats small.
+        public var includesTrackList = false
+        /// The most points the explorer's scatter draws; larger libraries are sampled evenly by
+        /// track ID, while the track list stays complete.
+        public var trackListPointLimit = 20_000
 
         public init(
             overview: Overview,

@@ -1,3 +1,5 @@
+import Features
+
 /// What a library feels like, what its vibes are and how its owner's listening mood has moved:
 /// every number of a mood report, ready for a renderer.
 ///
@@ -36,6 +38,9 @@ public struct MoodReport: Hashable, Sendable, Codable {
     public var listening: Listening?
     /// The tracks least like any vibe.
     public var outliers: Outliers
+    /// Every track with audio features, for the HTML report's explorer, or `nil` unless the input
+    /// asks for it (``Input/includesTrackList``).
+    public var tracks: TrackList?
 }
 
 // MARK: - Overview
@@ -273,6 +278,63 @@ extension MoodReport {
         public var trackCount: Int
         /// The points drawn: every track, or an even sample of at most the point limit.
         public var points: [Point]
+    }
+}
+
+// MARK: - Track list
+
+extension MoodReport {
+    /// Every track with audio features, grouped and ready to be drawn, sorted and exported.
+    ///
+    /// With a run, the groups are its vibes, largest first as in ``VibesSection/vibes``, then
+    /// `not in run N` when some tracks with features were not clustered by the run; without one,
+    /// the four mood quadrants in ``Mood`` declaration order. Feature values are the stored ones
+    /// rounded to 3 decimals. When there are more tracks than ``pointLimit``, the scatter draws an
+    /// even sample by track ID (``Entry/isDrawn``); the list itself is always complete.
+    public struct TrackList: Hashable, Sendable, Codable {
+        /// A vibe or a mood quadrant, and how many tracks of the list it holds.
+        public struct Group: Hashable, Sendable, Codable {
+            public var name: String
+            public var tracks: Int
+        }
+
+        /// One track.
+        public struct Entry: Hashable, Sendable, Codable {
+            /// The store's track ID.
+            public var id: Int64
+            public var name: String
+            /// The credited artists, main artist first.
+            public var artists: [String]
+            /// The Spotify track ID, if the track has one.
+            public var spotifyID: SpotifyID?
+            /// The path of the audio file the track was analysed from, if any.
+            public var filePath: String?
+            /// The track's length in milliseconds, if known.
+            public var durationMS: Int?
+            /// The index into ``TrackList/groups``.
+            public var group: Int
+            /// The distance to its vibe's centroid in the run's scaled space, rounded to 3
+            /// decimals; `nil` without a run or outside it.
+            public var distance: Double?
+            /// One value per ``TrackList/features`` entry, in its units, rounded to 3 decimals;
+            /// `nil` where the track has none.
+            public var values: [Double?]
+            /// Whether the explorer's scatter draws the track.
+            public var isDrawn: Bool
+        }
+
+        /// The features of ``Entry/values``, by wire name, such as `valence`.
+        public var features: [String]
+        /// Their units, such as `0–1`, `dB` or `BPM`.
+        public var units: [String]
+        /// The groups, every one of them, even when empty.
+        public var groups: [Group]
+        /// The most tracks the scatter draws.
+        public var pointLimit: Int
+        /// How many tracks the scatter draws: all of them, or `pointLimit`.
+        public var drawnCount: Int
+        /// Every track with features, by ascending track ID.
+        public var entries: [Entry]
     }
 }
 
