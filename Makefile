@@ -5,8 +5,9 @@
 #               vibes, recommends, builds a playlist and writes the HTML mood report
 #   make test   checks the formatting (.swift-format) and runs the whole test suite
 SHELL := /bin/bash
+# chromium runs the HTML report's browser tests (and scripts/render-report.sh).
 APT_PACKAGES := libopenblas-dev liblapacke-dev libsqlite3-dev pkg-config \
-	libavformat-dev libavcodec-dev libswresample-dev libavutil-dev libebur128-dev libaubio-dev
+	libavformat-dev libavcodec-dev libswresample-dev libavutil-dev libebur128-dev libaubio-dev chromium
 DEMO_DIR := out/demo
 DEMO_DB := $(DEMO_DIR)/library.sqlite
 BIN := .build/release/vibes-analyze
@@ -30,7 +31,7 @@ deps:
 	@if ! dpkg -s $(APT_PACKAGES) >/dev/null 2>&1; then \
 		echo "Installing $(APT_PACKAGES) (needs root or sudo)"; \
 		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
-		$$SUDO apt-get update && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y $(APT_PACKAGES); \
+		$$SUDO apt-get update && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y --no-install-recommends $(APT_PACKAGES); \
 	fi
 
 build: deps

@@ -136,14 +136,18 @@ enum ExplorerScript {
             drawTicks(fx, fy);
             if (marked !== null) { showCard(marked); }
           }
+          // Wheel and drag redraw at most once a frame, and within 50 ms where no frames come.
           var pending = false;
           function drawSoon() {
             if (pending) { return; }
             pending = true;
-            (window.requestAnimationFrame || function (f) { return setTimeout(f, 16); })(function () {
+            var done = function () {
+              if (!pending) { return; }
               pending = false;
               draw();
-            });
+            };
+            if (window.requestAnimationFrame) { window.requestAnimationFrame(done); }
+            setTimeout(done, 50);
           }
 
           // Points, each with its title for screen readers and native tooltips.
