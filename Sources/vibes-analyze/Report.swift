@@ -16,9 +16,12 @@ extension VibesAnalyze {
             discussion: """
                 The report covers the library's feature distributions and valence–energy moods, the vibes \
                 of a saved clustering run (the latest unless --run is given) with a PCA map, listening \
-                history by month, weekday and hour weighted by time played (skips counted apart), and \
-                the tracks least like any vibe. Plays are bucketed in the local time zone unless --utc \
-                or --time-zone is given. The HTML report is one self-contained file.
+                history by month, weekday and hour weighted by time played (skips counted apart, or \
+                "skips not recorded" for a history that does not say), and the tracks least like any \
+                vibe. Plays are bucketed in the local time zone unless --utc or --time-zone is given. \
+                The HTML report is one self-contained file that works offline; its explorer draws every \
+                track on any two features, opens a track on Spotify or as a local file, and sorts and \
+                downloads (M3U, CSV) each vibe's tracks.
                 """
         )
 
