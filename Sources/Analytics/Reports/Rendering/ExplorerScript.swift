@@ -60,10 +60,10 @@ enum ExplorerScript {
           }
           function isUnit(f) { return data.units[f] === "0\u20131"; }
           function axisTitle(f) { return isUnit(f) ? data.features[f] : data.features[f] + " (" + data.units[f] + ")"; }
+          // As the rest of the report: a real minus sign, and an en dash for a missing value.
           function format(f, v) {
             if (v === null) { return "\u2013"; }
-            if (isUnit(f)) { return v.toFixed(3); }
-            return v.toFixed(1);
+            return v.toFixed(isUnit(f) ? 3 : 1).replace("-", "\u2212");
           }
 
           // Extents, with 5% of padding for features without a fixed 0–1 range.
@@ -487,7 +487,7 @@ enum ExplorerScript {
           border-radius: 8px; padding: 0.2rem 0.6rem; cursor: pointer; }
         .zoom { display: inline-flex; gap: 0.3rem; }
         .explorer-plot-area { position: relative; background: var(--card); border: 1px solid var(--line); border-radius: 12px; padding: 0.5rem; }
-        .explorer-plot { cursor: grab; touch-action: none; } .explorer-plot.dragging { cursor: grabbing; }
+        .explorer-plot { cursor: grab; } .explorer-plot.dragging { cursor: grabbing; }
         .explorer-plot:focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }
         .explorer-plot .point { fill-opacity: 0.75; cursor: pointer; }
         .explorer-plot .point.marked { stroke: var(--fg); stroke-width: 2; fill-opacity: 1; r: 6; }
@@ -506,7 +506,9 @@ enum ExplorerScript {
         .explorer-table th button { font: inherit; font-weight: 600; color: var(--fg); background: none; border: 0; padding: 0; cursor: pointer; text-align: left; }
         .explorer-table th[aria-sort="ascending"] button::after { content: " ▲"; }
         .explorer-table th[aria-sort="descending"] button::after { content: " ▼"; }
-        .explorer-table td.number { text-align: right; }
+        .explorer-table td.number, .explorer-table th + th { text-align: right; }
+        .explorer-table th + th button { text-align: right; }
+        .explorer-table td:first-child { min-width: 14rem; }
         .explorer-table tbody tr:hover, .explorer-table tbody tr:focus-within { background: var(--bg); }
         """
 }
