@@ -7,6 +7,8 @@
 SHELL := /bin/bash
 APT_PACKAGES := libopenblas-dev liblapacke-dev libsqlite3-dev pkg-config \
 	libavformat-dev libavcodec-dev libswresample-dev libavutil-dev libebur128-dev libaubio-dev
+# What only the tests need: chromium runs the HTML report's browser tests (and scripts/render-report.sh).
+TEST_APT_PACKAGES := chromium
 DEMO_DIR := out/demo
 DEMO_DB := $(DEMO_DIR)/library.sqlite
 BIN := .build/release/vibes-analyze
@@ -20,7 +22,7 @@ ifeq ($(HOST_CPU),1)
 CPU_FLAGS := $(shell scripts/host-cpu-flags.sh)
 endif
 
-.PHONY: demo test deps build clean lint format install uninstall
+.PHONY: demo test deps test-deps build clean lint format install uninstall
 
 # Where `make install` puts the programs, the manual pages and the shell completions.
 PREFIX ?= $(HOME)/.local
@@ -30,7 +32,14 @@ deps:
 	@if ! dpkg -s $(APT_PACKAGES) >/dev/null 2>&1; then \
 		echo "Installing $(APT_PACKAGES) (needs root or sudo)"; \
 		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
-		$$SUDO apt-get update && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y $(APT_PACKAGES); \
+		$$SUDO apt-get update && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y --no-install-recommends $(APT_PACKAGES); \
+	fi
+
+test-deps: deps
+	@if ! dpkg -s $(TEST_APT_PACKAGES) >/dev/null 2>&1; then \
+		echo "Installing $(TEST_APT_PACKAGES) for the browser tests (needs root or sudo)"; \
+		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+		$$SUDO apt-get update && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y --no-install-recommends $(TEST_APT_PACKAGES); \
 	fi
 
 build: deps
@@ -85,7 +94,7 @@ lint:
 format:
 	swift format --in-place --recursive --parallel Sources Tests Package.swift Benchmarks
 
-test: deps lint
+test: test-deps lint
 	swift test
 	$(MAKE) fuzz
 

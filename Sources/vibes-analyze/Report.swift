@@ -16,9 +16,12 @@ extension VibesAnalyze {
             discussion: """
                 The report covers the library's feature distributions and valence–energy moods, the vibes \
                 of a saved clustering run (the latest unless --run is given) with a PCA map, listening \
-                history by month, weekday and hour weighted by time played (skips counted apart), and \
-                the tracks least like any vibe. Plays are bucketed in the local time zone unless --utc \
-                or --time-zone is given. The HTML report is one self-contained file.
+                history by month, weekday and hour weighted by time played (skips counted apart, or \
+                "skips not recorded" for a history that does not say), and the tracks least like any \
+                vibe. Plays are bucketed in the local time zone unless --utc or --time-zone is given. \
+                The HTML report is one self-contained file that works offline; its explorer draws every \
+                track on any two features, opens a track on Spotify or as a local file, and sorts and \
+                downloads (M3U, CSV) each vibe's tracks.
 
                 Example: vibes-analyze report --format html --out report.html
                 """
@@ -97,6 +100,8 @@ extension VibesAnalyze {
                 // Colour sequences survive printing, so names are made safe before they are styled.
                 input.makeNamesTerminalSafe()
             }
+            // The HTML page lists every track for its explorer; the other formats stay summaries.
+            input.includesTrackList = chosen == .html
             let report = try MoodReport(input)
             timer.lap("compute")
             let text: String
@@ -127,12 +132,11 @@ extension MoodReport.Input {
     /// Track, artist and vibe names on one line and without control characters.
     mutating func makeNamesTerminalSafe() {
         for (id, track) in tracks {
-            tracks[id] = ReportTrack(
-                id: track.id,
-                name: TerminalText.singleLine(track.name),
-                artists: track.artists.map(TerminalText.singleLine),
-                genres: track.genres.map(TerminalText.singleLine)
-            )
+            var safe = track
+            safe.name = TerminalText.singleLine(track.name)
+            safe.artists = track.artists.map(TerminalText.singleLine)
+            safe.genres = track.genres.map(TerminalText.singleLine)
+            tracks[id] = safe
         }
         if var run {
             run.vibes = run.vibes.map { vibe in
@@ -198,9 +202,17 @@ extension MoodReport.Input {
                 "The library has no tracks with audio features yet; import a features CSV (`vibes-analyze import FILE`) for moods and vibes."
             )
         }
-        let tracks = try store.trackCredits().mapValues {
-            ReportTrack(id: $0.id, name: $0.name, artists: $0.artists, genres: $0.genres)
+        var tracks = try store.trackCredits().mapValues {
+            ReportTrack(
+                id: $0.id,
+                name: $0.name,
+                artists: $0.artists,
+                genres: $0.genres,
+                spotifyID: $0.spotifyID,
+                durationMS: $0.durationMS
+            )
         }
+        for (id, path) in try store.localFilePaths(for: table.trackIDs) { tracks[id]?.filePath = path }
 
         var run: ReportRun?
         if let record = try store.clusteringRun(id: runID), let id = record.id {
@@ -242,7 +254,8 @@ extension MoodReport.Input {
                 endedAt: play.endedAt,
                 msPlayed: play.msPlayed,
                 trackID: play.trackID,
-                isSkip: ReportPlay.isSkip(skipped: play.skipped, reasonEnd: play.reasonEnd)
+                isSkip: ReportPlay.isSkip(skipped: play.skipped, reasonEnd: play.reasonEnd),
+                skipIsRecorded: ReportPlay.skipIsRecorded(skipped: play.skipped, reasonEnd: play.reasonEnd)
             )
         }
         return (

@@ -48,6 +48,9 @@ struct ReportStoreTests {
             let memories = try #require(plays[0].trackID.flatMap { credits[$0] })
             #expect(memories.name == "Memories - Dillon Francis Remix")
             #expect(memories.artists == ["Maroon 5"])
+            // Where the report's explorer links it, and how long its M3U entry says it is.
+            #expect(memories.spotifyID?.rawValue == "0r7CVbZTWZgbTCYdfa2P31")
+            #expect(memories.durationMS == 162_600)
             // The track of the last play was created from the play and has no features.
             let table = try store.featureTable()
             #expect(table.trackIDs.contains(plays[0].trackID!))

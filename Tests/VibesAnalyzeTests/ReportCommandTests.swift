@@ -72,6 +72,7 @@ struct ReportCommandTests {
             let listening = try #require(report.listening)
             #expect(listening.plays == 43)
             #expect(listening.skips == 1 && listening.skippedMS == 12_000)
+            #expect(listening.playsWithSkipData == 3)  // the account-data plays do not say
             #expect(listening.unmatchedPlays == 40)
             #expect(listening.playsWithFeatures == 1 && listening.msWithFeatures == 215_000)
             #expect(listening.playsWithoutFeatures == 41)
@@ -81,7 +82,7 @@ struct ReportCommandTests {
 
             let text = try await run(["report", "--db", db, "--utc"]).stdout
             #expect(text.contains("Vibes of run 1"))
-            #expect(text.contains("Skips: 1 (12 s), counted apart."))
+            #expect(text.contains("Skips: 1 (12 s), counted apart; 40 plays without skip data."))
             #expect(!text.contains("\u{1B}["))
             let markdown = try await run(["report", "--db", db, "--utc", "--format", "markdown"]).stdout
             #expect(markdown.contains("## Vibes of run 1"))
@@ -120,9 +121,11 @@ struct ReportCommandTests {
         try await withTemporaryDirectory { folder in
             let db = folder + "/library.sqlite"
             try await run(["import", "--db", db, "--quiet", Fixtures.path("csv/tidytuesday-excerpt.csv")])
+            // Account-data plays say nothing about skips.
+            try await run(["import", "--db", db, "--quiet", Fixtures.path("json/StreamingHistory0.json")])
             let out = folder + "/out/report.html"
             try FileManager.default.createDirectory(atPath: folder + "/out", withIntermediateDirectories: true)
-            let result = try await run(["report", "--db", db, "--format", "html", "--out", out])
+            let result = try await run(["report", "--db", db, "--format", "html", "--out", out, "--utc"])
             #expect(result.stdout.isEmpty)
             #expect(result.stderr.contains("Wrote the html report to \(out)."))
             #expect(result.stderr.contains("run `vibes-analyze cluster`"))
@@ -132,6 +135,39 @@ struct ReportCommandTests {
             let html = String(decoding: data, as: UTF8.self)
             #expect(html.contains("data-chart=\"library-map\""))
             #expect(html.contains("No clustering run yet"))
+            #expect(html.contains("skips not recorded"))
+            // The explorer lists every track with features, with its Spotify ID for the link.
+            #expect(html.contains("<section id=\"explore\">"))
+            #expect(html.contains("Tracks by mood quadrant"))
+            let start = try #require(html.range(of: "<script type=\"application/json\" id=\"explorer-data\">"))
+            let end = try #require(html.range(of: "</script>", range: start.upperBound..<html.endIndex))
+            let embedded = try JSONSerialization.jsonObject(with: Data(html[start.upperBound..<end.lowerBound].utf8))
+            let tracks = try #require((embedded as? [String: Any])?["tracks"] as? [[Any]])
+            #expect(tracks.count == 36)
+            #expect(tracks.allSatisfy { ($0[3] as? String)?.utf8.count == 22 })
+        }
+    }
+
+    /// The same store gives the same page byte for byte, from separate processes (whose hashing
+    /// seeds, and so dictionary orders, differ).
+    @Test func theSameStoreGivesTheSameHTML() async throws {
+        try await withTemporaryDirectory { folder in
+            let db = folder + "/library.sqlite"
+            try await run(["import", "--db", db, "--quiet", Fixtures.path("csv/tidytuesday-excerpt.csv")])
+            try await run([
+                "import", "--db", db, "--quiet", Fixtures.path("json/Streaming_History_Audio_2023-2024_0.json"),
+            ])
+            try await run(["cluster", "--db", db, "--k", "3", "--seed", "7", "--quiet"])
+            var pages: [Data] = []
+            for index in 0..<2 {
+                let out = folder + "/report-\(index).html"
+                try await run(["report", "--db", db, "--format", "html", "--out", out, "--utc", "--quiet"])
+                pages.append(try #require(FileManager.default.contents(atPath: out)))
+            }
+            #expect(pages[0] == pages[1])
+            let html = String(decoding: pages[0], as: UTF8.self)
+            #expect(html.contains("Tracks by vibe"))
+            #expect(!html.contains("skips not recorded"))
         }
     }
 
@@ -185,7 +221,7 @@ struct ReportCommandTests {
             #expect(report.moodMap.tracks == 28_356)
             let listening = try #require(report.listening)
             #expect(listening.plays == 10_000)
-            #expect(listening.skips == 0)  // account data says nothing about skips
+            #expect(listening.skips == 0 && !listening.skipsAreRecorded)  // account data says nothing about skips
             #expect(listening.playsWithFeatures + listening.playsWithoutFeatures == 10_000)
             #expect(listening.byMonth.map(\.label) == ["2021-04", "2021-05", "2021-06"])
             for buckets in [listening.byMonth, listening.byWeekday, listening.byHour] {
@@ -197,8 +233,15 @@ struct ReportCommandTests {
 
             let out = folder + "/report.html"
             try await run(["report", "--db", db, "--utc", "--format", "html", "--out", out, "--quiet"])
-            let parser = XMLParser(data: try #require(FileManager.default.contents(atPath: out)))
+            let data = try #require(FileManager.default.contents(atPath: out))
+            let parser = XMLParser(data: data)
             #expect(parser.parse())
+            // Every track in the page, compactly; the scatter sampled, and saying so.
+            #expect(data.count < 8_000_000, "\(data.count) bytes")
+            let html = String(decoding: data, as: UTF8.self)
+            #expect(html.contains("The scatter draws 20\u{2009}000 of the 28\u{2009}356 tracks"))
+            #expect(html.contains("skips not recorded"))
+            #expect(html.components(separatedBy: "],\n[").count == 28_356)
         }
     }
 }

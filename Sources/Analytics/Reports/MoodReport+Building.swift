@@ -26,6 +26,7 @@ extension MoodReport {
         map = try MoodReport.libraryMap(input: input)
         listening = input.plays.isEmpty ? nil : MoodReport.listening(input: input)
         outliers = MoodReport.outliers(input: input, statistics: statistics)
+        tracks = input.includesTrackList ? MoodReport.trackList(input: input) : nil
     }
 }
 
@@ -374,6 +375,79 @@ extension MoodReport {
     }
 }
 
+// MARK: - Track list
+
+extension MoodReport {
+    /// The features the track list carries: the continuous ones a scatter can use as axes.
+    static let trackListFeatures: [AudioFeature] = [
+        .danceability, .energy, .valence, .acousticness, .instrumentalness, .speechiness, .liveness, .loudness,
+        .tempo,
+    ]
+
+    /// Lists every track of the feature table, grouped by vibe (or mood quadrant without a run).
+    ///
+    /// - Complexity: O(*n* log *n*) for *n* tracks with features.
+    static func trackList(input: Input) -> TrackList {
+        let table = input.table
+        let rows = (0..<table.rowCount).sorted { table.trackIDs[$0] < table.trackIDs[$1] }
+        var groupNames: [String]
+        var groupOfRow: [Int] = []
+        if let run = input.run {
+            let vibeOrder = run.vibes.sorted { $0.size != $1.size ? $0.size > $1.size : $0.cluster < $1.cluster }
+            let groupOfCluster = Dictionary(uniqueKeysWithValues: vibeOrder.enumerated().map { ($1.cluster, $0) })
+            groupNames = vibeOrder.map(\.name)
+            let outside = groupNames.count
+            for row in rows {
+                let cluster = run.assignments[table.trackIDs[row]]?.cluster
+                groupOfRow.append(cluster.flatMap { groupOfCluster[$0] } ?? outside)
+            }
+            if groupOfRow.contains(outside) { groupNames.append("not in run \(run.id)") }
+        } else {
+            groupNames = Mood.allCases.map(\.rawValue)
+            for row in rows {
+                // As on the library map: a missing valence or energy counts as the middle, 0.5.
+                let valence = decimal(table.value(row: row, feature: .valence) ?? 0.5)
+                let energy = decimal(table.value(row: row, feature: .energy) ?? 0.5)
+                groupOfRow.append(Mood.allCases.firstIndex(of: quadrant(valence: valence, energy: energy))!)
+            }
+        }
+        // An even sample: the tracks at ⌊i · n / limit⌋ for i below the limit, distinct as n > limit.
+        let limit = Swift.max(1, input.trackListPointLimit)
+        var isDrawn = [Bool](repeating: rows.count <= limit, count: rows.count)
+        if rows.count > limit {
+            for index in 0..<limit { isDrawn[index * rows.count / limit] = true }
+        }
+        var sizes = [Int](repeating: 0, count: groupNames.count)
+        let entries = rows.enumerated().map { index, row -> TrackList.Entry in
+            let id = table.trackIDs[row]
+            let track = input.tracks[id]
+            sizes[groupOfRow[index]] += 1
+            return TrackList.Entry(
+                id: id,
+                name: track?.name ?? "track \(id)",
+                artists: track?.artists ?? [],
+                spotifyID: track?.spotifyID,
+                filePath: track?.filePath,
+                durationMS: track?.durationMS.flatMap { Track.validDurationMS.contains($0) ? $0 : nil },
+                group: groupOfRow[index],
+                distance: input.run?.assignments[id].map { rounded($0.distance, digits: 3) + 0 },
+                values: trackListFeatures.map { feature in
+                    table.value(row: row, feature: feature).map { rounded(decimal($0), digits: 3) + 0 }
+                },
+                isDrawn: isDrawn[index]
+            )
+        }
+        return TrackList(
+            features: trackListFeatures.map(\.rawValue),
+            units: trackListFeatures.map(\.unit),
+            groups: zip(groupNames, sizes).map { TrackList.Group(name: $0, tracks: $1) },
+            pointLimit: limit,
+            drawnCount: Swift.min(rows.count, limit),
+            entries: entries
+        )
+    }
+}
+
 // MARK: - Listening
 
 extension MoodReport {
@@ -386,6 +460,7 @@ extension MoodReport {
         var msPlayed = 0
         var skips = 0
         var skippedMS = 0
+        var playsWithSkipData = 0
         var msWithFeatures = 0
         var valenceSum = 0.0
         var energySum = 0.0
@@ -397,6 +472,7 @@ extension MoodReport {
                 msPlayed: msPlayed,
                 skips: skips,
                 skippedMS: skippedMS,
+                playsWithSkipData: playsWithSkipData,
                 msWithFeatures: msWithFeatures,
                 valence: msWithFeatures > 0 ? valenceSum / Double(msWithFeatures) : nil,
                 energy: msWithFeatures > 0 ? energySum / Double(msWithFeatures) : nil
@@ -462,6 +538,7 @@ extension MoodReport {
                     sums.skips += 1
                     sums.skippedMS += play.msPlayed
                 }
+                if play.skipIsRecorded || play.isSkip { sums.playsWithSkipData += 1 }
                 if let point {
                     sums.msWithFeatures += play.msPlayed
                     sums.valenceSum += Double(play.msPlayed) * point.0
@@ -503,6 +580,7 @@ extension MoodReport {
             msPlayed: total.msPlayed,
             skips: total.skips,
             skippedMS: total.skippedMS,
+            playsWithSkipData: total.playsWithSkipData,
             playsWithFeatures: playsWithFeatures,
             msWithFeatures: total.msWithFeatures,
             playsWithoutFeatures: withoutFeatures.plays,

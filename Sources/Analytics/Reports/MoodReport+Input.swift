@@ -1,7 +1,8 @@
 import Features
 import Foundation
 
-/// A track as a report names it: its store ID, title and credited artists.
+/// A track as a report names it: its store ID, title and credited artists, and where it can be
+/// played.
 public struct ReportTrack: Hashable, Sendable {
     public var id: Int64
     public var name: String
@@ -9,12 +10,29 @@ public struct ReportTrack: Hashable, Sendable {
     public var artists: [String]
     /// Its genres (the artists' genres as Spotify tags them), if known.
     public var genres: [String]
+    /// Its Spotify track ID, if it has one.
+    public var spotifyID: SpotifyID?
+    /// The path of the audio file it was analysed from, if any.
+    public var filePath: String?
+    /// Its length in milliseconds, if known.
+    public var durationMS: Int?
 
-    public init(id: Int64, name: String, artists: [String], genres: [String] = []) {
+    public init(
+        id: Int64,
+        name: String,
+        artists: [String],
+        genres: [String] = [],
+        spotifyID: SpotifyID? = nil,
+        filePath: String? = nil,
+        durationMS: Int? = nil
+    ) {
         self.id = id
         self.name = name
         self.artists = artists
         self.genres = genres
+        self.spotifyID = spotifyID
+        self.filePath = filePath
+        self.durationMS = durationMS
     }
 }
 
@@ -28,12 +46,16 @@ public struct ReportPlay: Hashable, Sendable {
     public var trackID: Int64?
     /// Whether the play counts as a skip; see ``isSkip(skipped:reasonEnd:)``.
     public var isSkip: Bool
+    /// Whether the history says if the play was skipped; see
+    /// ``skipIsRecorded(skipped:reasonEnd:)``. A play without skip data has ``isSkip`` false.
+    public var skipIsRecorded: Bool
 
-    public init(endedAt: Date, msPlayed: Int, trackID: Int64?, isSkip: Bool) {
+    public init(endedAt: Date, msPlayed: Int, trackID: Int64?, isSkip: Bool, skipIsRecorded: Bool = true) {
         self.endedAt = endedAt
         self.msPlayed = msPlayed
         self.trackID = trackID
         self.isSkip = isSkip
+        self.skipIsRecorded = skipIsRecorded
     }
 
     /// Whether a play of the extended streaming history was a skip.
@@ -44,6 +66,13 @@ public struct ReportPlay: Hashable, Sendable {
     public static func isSkip(skipped: Bool?, reasonEnd: String?) -> Bool {
         if let skipped { return skipped }
         return reasonEnd == "fwdbtn"
+    }
+
+    /// Whether a play's source says if it was skipped: it carries Spotify's `skipped` or a
+    /// `reason_end`. Account-data `StreamingHistory` files carry neither, so a report of such a
+    /// history says that skips are not recorded rather than that there were none.
+    public static func skipIsRecorded(skipped: Bool?, reasonEnd: String?) -> Bool {
+        skipped != nil || reasonEnd != nil
     }
 }
 
@@ -132,6 +161,12 @@ extension MoodReport {
         public var outlierCount = 8
         /// The most points drawn on the library map; larger libraries are sampled evenly.
         public var mapPointLimit = 1500
+        /// Whether the report lists every track with features (``MoodReport/tracks``), as the
+        /// HTML explorer needs; off by default, which keeps the other formats small.
+        public var includesTrackList = false
+        /// The most points the explorer's scatter draws; larger libraries are sampled evenly by
+        /// track ID, while the track list stays complete.
+        public var trackListPointLimit = 20_000
 
         public init(
             overview: Overview,

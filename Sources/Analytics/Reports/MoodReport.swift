@@ -1,3 +1,5 @@
+import Features
+
 /// What a library feels like, what its vibes are and how its owner's listening mood has moved:
 /// every number of a mood report, ready for a renderer.
 ///
@@ -15,8 +17,8 @@ public struct MoodReport: Hashable, Sendable, Codable {
     /// the caller's hint (such as how to make a run) to it.
     public static let noVibesText = "No clustering run yet, so this report has no vibes."
 
-    /// The version of the JSON schema: raised whenever a field is removed or changes meaning.
-    public static let currentSchemaVersion = 1
+    /// The version of the JSON schema: raised whenever a field is added, removed or changes meaning.
+    public static let currentSchemaVersion = 2
 
     /// The ``currentSchemaVersion`` the report was made with.
     public var schemaVersion: Int
@@ -36,6 +38,9 @@ public struct MoodReport: Hashable, Sendable, Codable {
     public var listening: Listening?
     /// The tracks least like any vibe.
     public var outliers: Outliers
+    /// Every track with audio features, for the HTML report's explorer, or `nil` unless the input
+    /// asks for it (``Input/includesTrackList``).
+    public var tracks: TrackList?
 }
 
 // MARK: - Overview
@@ -276,6 +281,63 @@ extension MoodReport {
     }
 }
 
+// MARK: - Track list
+
+extension MoodReport {
+    /// Every track with audio features, grouped and ready to be drawn, sorted and exported.
+    ///
+    /// With a run, the groups are its vibes, largest first as in ``VibesSection/vibes``, then
+    /// `not in run N` when some tracks with features were not clustered by the run; without one,
+    /// the four mood quadrants in ``Mood`` declaration order. Feature values are the stored ones
+    /// rounded to 3 decimals. When there are more tracks than ``pointLimit``, the scatter draws an
+    /// even sample by track ID (``Entry/isDrawn``); the list itself is always complete.
+    public struct TrackList: Hashable, Sendable, Codable {
+        /// A vibe or a mood quadrant, and how many tracks of the list it holds.
+        public struct Group: Hashable, Sendable, Codable {
+            public var name: String
+            public var tracks: Int
+        }
+
+        /// One track.
+        public struct Entry: Hashable, Sendable, Codable {
+            /// The store's track ID.
+            public var id: Int64
+            public var name: String
+            /// The credited artists, main artist first.
+            public var artists: [String]
+            /// The Spotify track ID, if the track has one.
+            public var spotifyID: SpotifyID?
+            /// The path of the audio file the track was analysed from, if any.
+            public var filePath: String?
+            /// The track's length in milliseconds, if known.
+            public var durationMS: Int?
+            /// The index into ``TrackList/groups``.
+            public var group: Int
+            /// The distance to its vibe's centroid in the run's scaled space, rounded to 3
+            /// decimals; `nil` without a run or outside it.
+            public var distance: Double?
+            /// One value per ``TrackList/features`` entry, in its units, rounded to 3 decimals;
+            /// `nil` where the track has none.
+            public var values: [Double?]
+            /// Whether the explorer's scatter draws the track.
+            public var isDrawn: Bool
+        }
+
+        /// The features of ``Entry/values``, by wire name, such as `valence`.
+        public var features: [String]
+        /// Their units, such as `0–1`, `dB` or `BPM`.
+        public var units: [String]
+        /// The groups, every one of them, even when empty.
+        public var groups: [Group]
+        /// The most tracks the scatter draws.
+        public var pointLimit: Int
+        /// How many tracks the scatter draws: all of them, or `pointLimit`.
+        public var drawnCount: Int
+        /// Every track with features, by ascending track ID.
+        public var entries: [Entry]
+    }
+}
+
 // MARK: - Listening
 
 extension MoodReport {
@@ -291,10 +353,17 @@ extension MoodReport {
         /// Plays counted as skips (see ``ReportPlay/isSkip``), and their time.
         public var skips: Int
         public var skippedMS: Int
+        /// Plays whose source says whether they were skipped (``ReportPlay/skipIsRecorded``); when
+        /// 0, ``skips`` is 0 because skips are not recorded, not because there were none.
+        public var playsWithSkipData: Int
         /// The time of non-skipped plays whose track has valence and energy.
         public var msWithFeatures: Int
         public var valence: Double?
         public var energy: Double?
+
+        /// Whether ``skips`` counts skips: true when some play of the bucket says whether it was
+        /// skipped, or the bucket has no plays.
+        public var skipsAreRecorded: Bool { playsWithSkipData > 0 || plays == 0 }
     }
 
     /// Time spent on one vibe of the run, against its share of the library.
@@ -309,8 +378,13 @@ extension MoodReport {
     public struct Listening: Hashable, Sendable, Codable {
         public var plays: Int
         public var msPlayed: Int
+        /// Plays counted as skips (see ``ReportPlay/isSkip``), and their time.
         public var skips: Int
         public var skippedMS: Int
+        /// Plays whose source says whether they were skipped (``ReportPlay/skipIsRecorded``). When
+        /// 0 (an account-data `StreamingHistory` export), ``skips`` is 0 because skips are not
+        /// recorded, and the renderers say so instead of "0 skips".
+        public var playsWithSkipData: Int
         /// Non-skipped plays whose track has valence and energy, and their time.
         public var playsWithFeatures: Int
         public var msWithFeatures: Int
@@ -335,6 +409,9 @@ extension MoodReport {
         public var byHour: [TimeBucket]
         /// Time per vibe of the run, largest library share first; empty without a run.
         public var vibes: [VibeListening]
+
+        /// Whether ``skips`` counts skips: true when some play says whether it was skipped.
+        public var skipsAreRecorded: Bool { playsWithSkipData > 0 || plays == 0 }
     }
 }
 

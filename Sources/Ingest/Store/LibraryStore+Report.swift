@@ -25,6 +25,10 @@ public struct TrackCredit: Hashable, Sendable {
     /// Its genres: the `artist-genre` tags (from Spotify or an Exportify export), else `genre`
     /// tags (a dataset's playlist genre), most specific first as stored.
     public var genres: [String] = []
+    /// Its Spotify track ID, when it has a valid one.
+    public var spotifyID: SpotifyID?
+    /// Its length in milliseconds, when known.
+    public var durationMS: Int?
 }
 
 extension LibraryStore {
@@ -67,16 +71,23 @@ extension LibraryStore {
         }
     }
 
-    /// Reads the name, credited artists and genres of every track, keyed by track ID.
+    /// Reads the name, credited artists, genres, Spotify ID and length of every track, keyed by
+    /// track ID.
     ///
     /// - Complexity: One scan of `tracks` and `track_artists`.
     public func trackCredits() throws -> [Int64: TrackCredit] {
         try reportRead { db in
             var result: [Int64: TrackCredit] = [:]
-            let rows = try Row.fetchCursor(db, sql: "SELECT id, name FROM tracks")
+            let rows = try Row.fetchCursor(db, sql: "SELECT id, name, spotify_id, duration_ms FROM tracks")
             while let row = try rows.next() {
                 let id: Int64 = row[0]
-                result[id] = TrackCredit(id: id, name: row[1], artists: [])
+                result[id] = TrackCredit(
+                    id: id,
+                    name: row[1],
+                    artists: [],
+                    spotifyID: (row[2] as String?).flatMap { SpotifyID($0) },
+                    durationMS: row[3]
+                )
             }
             let credits = try Row.fetchCursor(
                 db,

@@ -333,10 +333,96 @@ struct MoodReportTests {
         #expect(fallback.points.map(\.group) == [0, 0, 1, 2, 3, 3])
     }
 
+    @Test func trackListHoldsEveryTrackOfItsVibe() throws {
+        #expect(try MoodReport(SmallLibrary.input()).tracks == nil)  // only when asked
+
+        var input = try SmallLibrary.input()
+        input.includesTrackList = true
+        input.tracks[1]?.spotifyID = SpotifyID("4uLU6hMCjMI75M1A2tKUQC")
+        input.tracks[2]?.filePath = "/music/Song 2.flac"
+        input.tracks[2]?.durationMS = 201_500
+        let list = try #require(try MoodReport(input).tracks)
+        #expect(list.features.prefix(3) == ["danceability", "energy", "valence"])
+        #expect(list.units.last == "BPM")
+        #expect(list.groups.map(\.name) == ["Loud", "Quiet"] && list.groups.map(\.tracks) == [4, 2])
+        #expect(list.entries.map(\.id) == [1, 2, 3, 4, 5, 6])
+        #expect(list.entries.map(\.group) == [0, 0, 1, 1, 0, 0])
+        #expect(list.entries.map(\.distance) == [0.5, 0.2, 0.3, 0.6, 0.9, 1.7])
+        #expect(list.entries.allSatisfy(\.isDrawn) && list.drawnCount == 6 && list.pointLimit == 20_000)
+        let first = list.entries[0]
+        #expect(first.name == "Song 1" && first.artists == ["A"])
+        #expect(first.spotifyID?.rawValue == "4uLU6hMCjMI75M1A2tKUQC" && first.filePath == nil)
+        #expect(list.entries[1].filePath == "/music/Song 2.flac" && list.entries[1].durationMS == 201_500)
+        // Values in `features` order, as stored (0.9, not 0.899999976); no tempo in this library.
+        #expect(first.values.prefix(3) == [0.5, 0.9, 0.8])
+        #expect(first.values[list.features.firstIndex(of: "loudness")!] == -3)
+        #expect(first.values.last == .some(nil))
+    }
+
+    @Test func trackListGroupsByMoodWithoutARunAndKeepsTracksOutsideTheRun() throws {
+        var input = try SmallLibrary.input(withRun: false)
+        input.includesTrackList = true
+        let moods = try #require(try MoodReport(input).tracks)
+        #expect(moods.groups.map(\.name) == ["happy/energetic", "calm/content", "sad/melancholic", "tense/angry"])
+        #expect(moods.groups.map(\.tracks) == [2, 1, 1, 2])
+        #expect(moods.entries.map(\.group) == [0, 0, 1, 2, 3, 3])
+        #expect(moods.entries.allSatisfy { $0.distance == nil })
+
+        var partial = try SmallLibrary.input()
+        partial.includesTrackList = true
+        partial.run?.assignments[5] = nil
+        let list = try #require(try MoodReport(partial).tracks)
+        #expect(list.groups.map(\.name) == ["Loud", "Quiet", "not in run 1"])
+        #expect(list.groups.map(\.tracks) == [3, 2, 1])
+        #expect(list.entries[4].id == 5 && list.entries[4].group == 2 && list.entries[4].distance == nil)
+    }
+
+    /// Above the point limit the scatter draws the tracks at ⌊i · n / limit⌋: with 6 tracks and a
+    /// limit of 4, rows 0, 1, 3 and 4 (tracks 1, 2, 4 and 5); the list stays complete.
+    @Test func trackListSamplesTheScatterEvenlyAndKeepsEveryTrack() throws {
+        var input = try SmallLibrary.input()
+        input.includesTrackList = true
+        input.trackListPointLimit = 4
+        let list = try #require(try MoodReport(input).tracks)
+        #expect(list.entries.count == 6 && list.drawnCount == 4)
+        #expect(list.entries.filter(\.isDrawn).map(\.id) == [1, 2, 4, 5])
+        #expect(try MoodReport(input).tracks == list)  // the same sample every time
+    }
+
     @Test func skipsFollowSkippedThenReasonEnd() {
         #expect(ReportPlay.isSkip(skipped: true, reasonEnd: "trackdone"))
         #expect(!ReportPlay.isSkip(skipped: false, reasonEnd: "fwdbtn"))
         #expect(ReportPlay.isSkip(skipped: nil, reasonEnd: "fwdbtn"))
         #expect(!ReportPlay.isSkip(skipped: nil, reasonEnd: nil))
+        #expect(ReportPlay.skipIsRecorded(skipped: false, reasonEnd: nil))
+        #expect(ReportPlay.skipIsRecorded(skipped: nil, reasonEnd: "trackdone"))
+        #expect(!ReportPlay.skipIsRecorded(skipped: nil, reasonEnd: nil))
+    }
+
+    /// An account-data history says nothing about skips: the report counts no skips and knows
+    /// that it cannot, overall and per bucket; a history with some skip data counts the gap.
+    @Test func aHistoryWithoutSkipDataIsNotAHistoryWithoutSkips() throws {
+        let recorded = try #require(try MoodReport(SmallLibrary.input()).listening)
+        #expect(recorded.playsWithSkipData == 20 && recorded.skipsAreRecorded)
+
+        var input = try SmallLibrary.input()
+        input.plays = input.plays.map { play in
+            var play = play
+            play.isSkip = false
+            play.skipIsRecorded = false
+            return play
+        }
+        let unrecorded = try #require(try MoodReport(input).listening)
+        #expect(unrecorded.skips == 0 && unrecorded.playsWithSkipData == 0)
+        #expect(!unrecorded.skipsAreRecorded)
+        #expect(unrecorded.byMonth.allSatisfy { !$0.skipsAreRecorded })
+        #expect(unrecorded.byHour[0].plays == 0 && unrecorded.byHour[0].skipsAreRecorded)
+
+        // The first four plays of track 1 say whether they were skipped; the other 16 do not.
+        for index in 4..<input.plays.count { input.plays[index].skipIsRecorded = false }
+        for index in 0..<4 { input.plays[index].skipIsRecorded = true }
+        let partial = try #require(try MoodReport(input).listening)
+        #expect(partial.playsWithSkipData == 4 && partial.skipsAreRecorded)
+        #expect(partial.byMonth.map(\.playsWithSkipData) == [4, 0, 0])
     }
 }

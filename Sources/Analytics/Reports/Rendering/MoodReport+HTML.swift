@@ -2,12 +2,18 @@ import Features
 import Foundation
 
 extension MoodReport {
-    /// The report as one self-contained HTML page with inline SVG charts.
+    /// The report as one self-contained HTML page with inline SVG charts and, when the report
+    /// lists its tracks (``tracks``), an explorer.
     ///
-    /// The page needs no script, font or network: styles are inline, light and dark follow
+    /// The page needs no font or network: styles and scripts are inline, light and dark follow
     /// `prefers-color-scheme`, and the layout reflows from a phone to a desktop. Every chart has a
     /// title, a description, axis titles and a data table beside it; every mark carries its value
-    /// (see `SVGChart`). The page is well-formed XML (XHTML syntax) so it can be checked by a parser.
+    /// (see `SVGChart`). The charts need no script. The explorer's script draws every track (or an
+    /// even sample of large libraries) on two chosen features, with zoom, pan, a hover card and a
+    /// click that opens the track on Spotify or as a local file, and fills a sortable table per
+    /// vibe with M3U and CSV downloads. The page is well-formed XML (XHTML syntax, the script in a
+    /// CDATA section) so it can be checked by a parser, and the same report renders to the same
+    /// bytes.
     ///
     /// - Parameter noVibesHint: What the reader can do when the report has no vibes, in the words
     ///   of the application showing it; appended to ``noVibesText``.
@@ -17,11 +23,12 @@ extension MoodReport {
         page.add(overviewSection())
         page.add(moodMapSection())
         page.add(vibesSection(noVibesHint: noVibesHint))
+        if let tracks { page.add(explorerSection(tracks)) }
         page.add(mapSection())
         page.add(listeningSection())
         page.add(featuresSection())
         page.add(outliersSection())
-        return page.document(title: "Mood report")
+        return page.document(title: "Mood report", extraCSS: tracks == nil ? "" : ExplorerScript.css)
     }
 
     private var overviewSentence: String {
@@ -337,11 +344,27 @@ extension MoodReport {
 
     private func scatterChart(_ map: LibraryMap, first: Double, second: Double) -> String {
         let width = 640.0
-        let height = 420.0
         let left = 40.0
         let top = 12.0
         let plotWidth = width - left - 12
-        let plotHeight = height - top - 70
+        let plotHeight = 338.0
+        var counts = [Int](repeating: 0, count: map.groups.count)
+        for point in map.points where point.group < counts.count { counts[point.group] += 1 }
+        // The legend wraps onto as many rows as its entries need, and the chart grows to hold them.
+        var legend: [(x: Double, row: Int, label: String, index: Int)] = []
+        var legendX = left
+        var legendRow = 0
+        for (index, name) in map.groups.enumerated() {
+            let label = "\(name) (\(counts[index]))"
+            let labelWidth = Double(label.count) * 6.6 + 24
+            if legendX + labelWidth > width - 8 && legendX > left {
+                legendX = left
+                legendRow += 1
+            }
+            legend.append((legendX, legendRow, label, index))
+            legendX += labelWidth
+        }
+        let height = top + plotHeight + 40 + Double(legendRow) * 18 + 12
         let xs = map.points.map(\.x)
         let ys = map.points.map(\.y)
         // 5% of padding keeps the extreme points off the frame.
@@ -353,8 +376,6 @@ extension MoodReport {
         let maxY = (ys.max() ?? 1) + padY
         func px(_ x: Double) -> Double { left + (maxX > minX ? (x - minX) / (maxX - minX) : 0.5) * plotWidth }
         func py(_ y: Double) -> Double { top + (maxY > minY ? (maxY - y) / (maxY - minY) : 0.5) * plotHeight }
-        var counts = [Int](repeating: 0, count: map.groups.count)
-        for point in map.points where point.group < counts.count { counts[point.group] += 1 }
         var svg = SVGChart.open(
             id: "library-map",
             width: Int(width),
@@ -396,21 +417,13 @@ extension MoodReport {
             cssClass: "axis-title",
             rotate: true
         )
-        // Legend, wrapping onto a second row when needed.
-        var x = left
-        var y = top + plotHeight + 40
-        for (index, name) in map.groups.enumerated() {
-            let label = "\(name) (\(counts[index]))"
-            let labelWidth = Double(label.count) * 6.6 + 24
-            if x + labelWidth > width - 8 {
-                x = left
-                y += 18
-            }
-            let groupClass = moodClasses ? HTMLPage.moodClass(Mood(rawValue: name) ?? .calm) : "g\(index % 10)"
+        for entry in legend {
+            let y = top + plotHeight + 40 + Double(entry.row) * 18
+            let name = map.groups[entry.index]
+            let groupClass = moodClasses ? HTMLPage.moodClass(Mood(rawValue: name) ?? .calm) : "g\(entry.index % 10)"
             svg +=
-                "<circle class=\"\(groupClass)\" cx=\"\(SVGChart.coordinate(x + 5))\" cy=\"\(SVGChart.coordinate(y - 4))\" r=\"5\"/>"
-            svg += SVGChart.text(label, x: x + 14, y: y, anchor: "start", cssClass: "tick")
-            x += labelWidth
+                "<circle class=\"legend \(groupClass)\" cx=\"\(SVGChart.coordinate(entry.x + 5))\" cy=\"\(SVGChart.coordinate(y - 4))\" r=\"5\"/>"
+            svg += SVGChart.text(entry.label, x: entry.x + 14, y: y, anchor: "start", cssClass: "tick legend-label")
         }
         return svg + "</svg>"
     }
@@ -425,8 +438,15 @@ extension MoodReport {
             "<p>\(ReportFormatting.count(listening.plays)) plays, \(ReportFormatting.duration(ms: listening.msPlayed)), from \(SVGChart.escape(listening.firstPlay)) to \(SVGChart.escape(listening.lastPlay)). "
             + "Bars are time played; lines are the valence and energy of what was played, weighted by time and leaving skips out.</p>"
         html += "<ul class=\"facts\">"
-        html +=
-            "<li><strong>\(ReportFormatting.count(listening.skips))</strong> \(listening.skips == 1 ? "skip" : "skips") (\(ReportFormatting.duration(ms: listening.skippedMS))), counted apart</li>"
+        if listening.skipsAreRecorded {
+            let missing = listening.plays - listening.playsWithSkipData
+            html +=
+                "<li><strong>\(ReportFormatting.count(listening.skips))</strong> \(listening.skips == 1 ? "skip" : "skips") (\(ReportFormatting.duration(ms: listening.skippedMS))), counted apart"
+                + (missing > 0 ? "; \(ReportFormatting.count(missing, "play")) without skip data" : "") + "</li>"
+        } else {
+            html +=
+                "<li class=\"skips-not-recorded\">\(ReportFormatting.skipsNotRecorded): this listening history does not say which plays were skipped</li>"
+        }
         html +=
             "<li><strong>\(ReportFormatting.count(listening.playsWithFeatures))</strong> \(listening.playsWithFeatures == 1 ? "play" : "plays") (\(ReportFormatting.duration(ms: listening.msWithFeatures))) on the mood map</li>"
         html +=
@@ -472,8 +492,10 @@ extension MoodReport {
                 [xTitle, "plays", "time", "skips", "skipped time", "valence", "energy"],
                 buckets.map {
                     [
-                        $0.label, String($0.plays), ReportFormatting.duration(ms: $0.msPlayed), String($0.skips),
-                        ReportFormatting.duration(ms: $0.skippedMS), ReportFormatting.number($0.valence, digits: 3),
+                        $0.label, String($0.plays), ReportFormatting.duration(ms: $0.msPlayed),
+                        $0.skipsAreRecorded ? String($0.skips) : "–",
+                        $0.skipsAreRecorded ? ReportFormatting.duration(ms: $0.skippedMS) : "–",
+                        ReportFormatting.number($0.valence, digits: 3),
                         ReportFormatting.number($0.energy, digits: 3),
                     ]
                 }

@@ -116,7 +116,7 @@ extension MoodReport {
         if let listening {
             lines.append(
                 "\(listening.plays) plays (\(ReportFormatting.duration(ms: listening.msPlayed))) from \(listening.firstPlay) to \(listening.lastPlay). "
-                    + "Skips: \(listening.skips) (\(ReportFormatting.duration(ms: listening.skippedMS))), counted apart. "
+                    + "\(ReportFormatting.skipsSentence(of: listening)). "
                     + "On the mood map: \(listening.playsWithFeatures) plays. Without features: \(listening.playsWithoutFeatures) plays "
                     + "(\(ReportFormatting.duration(ms: listening.msWithoutFeatures))); \(listening.unmatchedPlays) plays match no track."
             )
@@ -130,7 +130,8 @@ extension MoodReport {
                     lines.append(
                         row([
                             bucket.label, "\(bucket.plays)", ReportFormatting.duration(ms: bucket.msPlayed),
-                            "\(bucket.skips)", ReportFormatting.number(bucket.valence, digits: 2),
+                            bucket.skipsAreRecorded ? String(bucket.skips) : "–",
+                            ReportFormatting.number(bucket.valence, digits: 2),
                             ReportFormatting.number(bucket.energy, digits: 2),
                         ])
                     )

@@ -187,7 +187,7 @@ extension MoodReport {
                 + "\(listening.firstPlay) to \(listening.lastPlay)."
         )
         writer.line(
-            "Skips: \(ReportFormatting.count(listening.skips)) (\(ReportFormatting.duration(ms: listening.skippedMS))), counted apart. "
+            "\(ReportFormatting.skipsSentence(of: listening)). "
                 + "On the mood map: \(ReportFormatting.count(listening.playsWithFeatures, "play")) (\(ReportFormatting.duration(ms: listening.msWithFeatures))). "
                 + "Without features: \(ReportFormatting.count(listening.playsWithoutFeatures, "play")) "
                 + "(\(ReportFormatting.duration(ms: listening.msWithoutFeatures))); \(ReportFormatting.count(listening.unmatchedPlays)) plays match no track."
@@ -224,10 +224,11 @@ extension MoodReport {
             writer.line(
                 "    skips    "
                     + writer.dim(
-                        ReportFormatting.sparkline(
-                            buckets.map { Double($0.skips) },
-                            range: 0...Double(Swift.max(1, buckets.map(\.skips).max() ?? 1))
-                        )
+                        listening.skipsAreRecorded
+                            ? ReportFormatting.sparkline(
+                                buckets.map { $0.skipsAreRecorded ? Double($0.skips) : nil },
+                                range: 0...Double(Swift.max(1, buckets.map(\.skips).max() ?? 1))
+                            ) : "not recorded"
                     )
             )
         }

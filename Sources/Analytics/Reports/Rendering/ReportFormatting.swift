@@ -50,6 +50,21 @@ package enum ReportFormatting {
         count(value) + " " + (value == 1 ? singular : plural ?? singular + "s")
     }
 
+    /// What the renderers say of skips when no play says whether it was skipped.
+    package static let skipsNotRecorded = "skips not recorded"
+
+    /// The skips of a listening history as a sentence without its full stop: `Skips: 3 (30 s),
+    /// counted apart`, noting the plays without skip data when only some have it, or
+    /// `Skips not recorded (…)` when no play says whether it was skipped.
+    package static func skipsSentence(of listening: MoodReport.Listening) -> String {
+        guard listening.skipsAreRecorded else {
+            return "Skips not recorded (this listening history does not say which plays were skipped)"
+        }
+        let missing = listening.plays - listening.playsWithSkipData
+        return "Skips: \(count(listening.skips)) (\(duration(ms: listening.skippedMS))), counted apart"
+            + (missing > 0 ? "; \(count(missing, "play")) without skip data" : "")
+    }
+
     /// A track as `Artist, Artist – Title`.
     package static func label(_ track: MoodReport.TrackReference) -> String {
         let name = track.name.isEmpty ? "(untitled)" : track.name

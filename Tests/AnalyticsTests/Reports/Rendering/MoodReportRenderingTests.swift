@@ -203,6 +203,37 @@ struct MoodReportRenderingTests {
         #expect(map.marks.count == 6)  // all six tracks, coloured by quadrant
     }
 
+    /// Every renderer says "skips not recorded" for a history without skip data, never "0 skips".
+    @Test func skipsNotRecordedInEveryFormat() throws {
+        var input = try SmallLibrary.input()
+        input.plays = input.plays.map {
+            ReportPlay(
+                endedAt: $0.endedAt,
+                msPlayed: $0.msPlayed,
+                trackID: $0.trackID,
+                isSkip: false,
+                skipIsRecorded: false
+            )
+        }
+        let report = try MoodReport(input)
+        let html = report.renderedHTML()
+        _ = ChartCollector.parse(html)
+        #expect(html.contains("skips not recorded"))
+        #expect(!html.contains("<strong>0</strong> skips"))
+        #expect(!html.contains("counted apart</li>"))
+        let text = report.renderedText(style: .plain)
+        #expect(text.contains("Skips not recorded (this listening history does not say which plays were skipped)."))
+        #expect(text.contains("skips    not recorded"))
+        #expect(!text.contains("Skips: 0"))
+        let markdown = report.renderedMarkdown()
+        #expect(markdown.contains("Skips not recorded"))
+        #expect(markdown.contains("| 2021-01 | 8 | 8 min | – | 0.80 | 0.90 |"))
+
+        let recorded = try self.report().renderedHTML()
+        #expect(recorded.contains("<strong>3</strong> skips (30 s), counted apart</li>"))
+        #expect(!recorded.contains("skips not recorded"))
+    }
+
     @Test func textHasColourOnlyWhenAsked() throws {
         let report = try report()
         let plain = report.renderedText(style: .plain)
@@ -294,6 +325,7 @@ struct MoodReportRenderingTests {
         #expect(decoded == report)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
         #expect(object["schema_version"] as? Int == MoodReport.currentSchemaVersion)
+        #expect(MoodReport.currentSchemaVersion == 2)
         #expect(
             Set(object.keys) == [
                 "schema_version", "time_zone", "overview", "features", "mood_map", "vibes", "map", "listening",
@@ -302,6 +334,9 @@ struct MoodReportRenderingTests {
         )
         let listening = try #require(object["listening"] as? [String: Any])
         #expect(listening["skipped_ms"] as? Int == 30_000)
+        #expect(listening["plays_with_skip_data"] as? Int == 20)
+        let months = try #require(listening["by_month"] as? [[String: Any]])
+        #expect(months.map { $0["plays_with_skip_data"] as? Int } == [8, 7, 5])
         let vibes = try #require(object["vibes"] as? [String: Any])
         #expect(vibes["run_id"] as? Int == 1)
     }
