@@ -3,12 +3,22 @@ import Foundation
 /// A one-line progress bar on stderr, drawn only when stderr is a terminal and output is not quiet:
 /// `ReccoBeats [#######.....] 280/400  93.1/s  ETA 2 s`.
 package struct ProgressBar: Sendable {
+    /// What the counts count.
+    package enum Unit: Sendable {
+        /// Items, printed as they are: `280/400  93.1/s`.
+        case items
+        /// Bytes, printed in megabytes: `12.3/45.6 MB  8.1 MB/s`.
+        case bytes
+    }
+
     package let label: String
+    package let unit: Unit
     package let isEnabled: Bool
     package let started = ContinuousClock.now
 
-    package init(label: String, quiet: Bool) {
+    package init(label: String, quiet: Bool, unit: Unit = .items) {
         self.label = label
+        self.unit = unit
         self.isEnabled = !quiet && Console.stderrIsTerminal
     }
 
@@ -21,7 +31,15 @@ package struct ProgressBar: Sendable {
         let width = 24
         let filled = total > 0 ? min(width, done * width / total) : width
         let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
-        let line = "\(label) [\(bar)] \(done)/\(total)  \(String(format: "%.1f", rate))/s  ETA \(Self.format(eta))"
+        let counts: String
+        switch unit {
+        case .items:
+            counts = "\(done)/\(total)  \(String(format: "%.1f", rate))/s"
+        case .bytes:
+            let megabytes = { (bytes: Double) in String(format: "%.1f", bytes / 1_000_000) }
+            counts = "\(megabytes(Double(done)))/\(megabytes(Double(total))) MB  \(megabytes(rate)) MB/s"
+        }
+        let line = "\(label) [\(bar)] \(counts)  ETA \(Self.format(eta))"
         FileHandle.standardError.write(Data("\r\u{1B}[K\(line)".utf8))
     }
 

@@ -239,12 +239,15 @@ extension VibesAnalyze {
             start = clock.now
             switch clusterCount {
             case .auto:
+                let bar = ProgressBar(label: "Choosing k", quiet: global.quiet)
                 let result = try await KMeans.fitChoosingClusterCount(
                     data,
                     among: 2...maxK,
                     options: options,
-                    using: &rng
+                    using: &rng,
+                    progress: { done, total in bar.update(done: done, total: total) }
                 )
+                bar.finish()
                 model = result.model
                 scan = result.qualities
                 quality = result.qualities.first { $0.clusterCount == model.clusterCount }!

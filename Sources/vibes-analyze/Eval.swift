@@ -153,7 +153,14 @@ extension VibesAnalyze {
                     }
                 )
             }
-            let comparison = OrderingComparison.measure(playlists: playlists, resampleCount: resamples, seed: seed)
+            let bar = ProgressBar(label: "Ordering playlists (tracks)", quiet: global.quiet)
+            let comparison = OrderingComparison.measure(
+                playlists: playlists,
+                resampleCount: resamples,
+                seed: seed,
+                progress: { done, total in bar.update(done: done, total: total) }
+            )
+            bar.finish()
             return OrderingEvalReport(
                 comparison: comparison,
                 excludedPlaylists: excluded,
@@ -182,6 +189,7 @@ extension VibesAnalyze {
                     "Only \(labels.count) tracks with features have a \(kind.rawValue) label\(left); import a file with \(kind.rawValue) labels (such as tidytuesday's playlist_genre) first."
                 )
             }
+            let bar = ProgressBar(label: "Searching the tool's and the baselines' spaces", quiet: global.quiet)
             let comparison = try await RetrievalComparison.measure(
                 subject: recommender.similaritySpace,
                 baselines: SimilaritySpace.naiveBaselines(for: recommender.table),
@@ -191,8 +199,10 @@ extension VibesAnalyze {
                 sampleSize: sample,
                 sampleSeed: seed,
                 resampleCount: resamples,
-                bootstrapSeed: seed
+                bootstrapSeed: seed,
+                progress: { done, total in bar.update(done: done, total: total) }
             )
+            bar.finish()
 
             var kMeans: ClusterAgreement?
             let clusterCount = clusters ?? Set(labels.values.flatMap { $0 }).count

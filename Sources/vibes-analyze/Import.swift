@@ -65,18 +65,21 @@ extension VibesAnalyze {
                     force: force,
                     isReference: reference
                 )
-                if !global.quiet && Console.stderrIsTerminal {
-                    options.progress = { read, total in
-                        let percent = total > 0 ? read * 100 / total : 0
-                        FileHandle.standardError.write(Data("\r\(TerminalText.singleLine(file)): \(percent)%".utf8))
-                    }
+                let bar = ProgressBar(
+                    label: TerminalText.singleLine((file as NSString).lastPathComponent),
+                    quiet: global.quiet,
+                    unit: .bytes
+                )
+                if bar.isEnabled {
+                    options.progress = { read, total in bar.update(done: read, total: total) }
                 }
                 do {
                     let summary = try store.importFile(at: file, options: options)
-                    if options.progress != nil { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+                    bar.finish()
                     summaries.append(summary)
                     if !global.json { print(Import.describe(summary)) }
                 } catch {
+                    bar.finish()
                     failures += 1
                     Console.diagnostic("error: \(error)")
                     if !global.json {

@@ -11,7 +11,11 @@ import Glibc
 struct TerminalWidthCommandTests {
     /// Runs the built tool with standard output on a new pseudo-terminal `columns` wide, and
     /// returns what it printed there (line ends as `\n`) with its exit status.
-    static func runInTerminal(_ arguments: [String], columns: Int) throws -> (status: Int32, output: String) {
+    static func runInTerminal(
+        _ arguments: [String],
+        columns: Int,
+        standardErrorToo: Bool = false
+    ) throws -> (status: Int32, output: String) {
         // posix_openpt and friends are in the C library but not in Swift's Glibc module.
         let library = dlopen(nil, RTLD_NOW)
         func function<T>(_ name: String, as type: T.Type) throws -> T {
@@ -42,7 +46,8 @@ struct TerminalWidthCommandTests {
         process.environment = environment
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = FileHandle(fileDescriptor: secondary, closeOnDealloc: false)
-        process.standardError = FileHandle.nullDevice
+        process.standardError =
+            standardErrorToo ? FileHandle(fileDescriptor: secondary, closeOnDealloc: false) : FileHandle.nullDevice
         try process.run()
         close(secondary)
         var bytes: [UInt8] = []
@@ -115,6 +120,37 @@ struct TerminalWidthCommandTests {
             let piped = try await CommandLineTool.run(arguments)
             let ranks = { (text: String) in text.split(separator: "\n").map { $0.prefix(5) } }
             #expect(ranks(narrow.output) == ranks(piped.stdout))
+        }
+    }
+
+    /// Long steps draw a progress line with rate and ETA on a terminal's stderr, and nothing when
+    /// piped or with --quiet.
+    @Test func longStepsShowProgressOnATerminalOnly() async throws {
+        try await withTemporaryDirectory { folder in
+            let db = try await TerminalWidthCommandTests.sampleStore(in: folder)
+            let steps: [(arguments: [String], label: String)] = [
+                (["cluster", "--db", db, "--k", "auto", "--max-k", "5", "--seed", "1"], "Choosing k ["),
+                (["eval", "--db", db, "--sample", "300", "--resamples", "50", "--clusters", "0"], "Searching"),
+                (["eval", "--db", db, "--ordering", "--resamples", "50"], "Ordering playlists (tracks) ["),
+            ]
+            for (arguments, label) in steps {
+                let terminal = try TerminalWidthCommandTests.runInTerminal(
+                    arguments,
+                    columns: 120,
+                    standardErrorToo: true
+                )
+                #expect(terminal.status == 0, "\(arguments)")
+                #expect(terminal.output.contains(label) && terminal.output.contains("/s  ETA "), "\(arguments)")
+                let quiet = try TerminalWidthCommandTests.runInTerminal(
+                    arguments + ["--quiet"],
+                    columns: 120,
+                    standardErrorToo: true
+                )
+                #expect(!quiet.output.contains("ETA"), "\(arguments) --quiet")
+                let piped = try await CommandLineTool.run(arguments)
+                #expect(piped.status == 0)
+                #expect(!piped.stderr.contains("ETA") && !piped.stderr.contains("\r"), "\(arguments) piped")
+            }
         }
     }
 }

@@ -22,6 +22,8 @@ extension KMeans {
     ///   - options: The options of every fit.
     ///   - silhouetteSampleSize: The sample size of each silhouette.
     ///   - generator: The source of randomness, drawn from in increasing k.
+    ///   - progress: Called after each k with the work done and the whole work, counting each k as
+    ///     k units (a fit's cost grows with k).
     /// - Returns: The scores of every k and the chosen model.
     /// - Throws: ``AnalyticsError/tooFewSamples(required:available:what:)`` with fewer than
     ///   `clusterCounts.lowerBound + 1` rows.
@@ -30,7 +32,8 @@ extension KMeans {
         among clusterCounts: ClosedRange<Int> = 2...12,
         options: Options = Options(),
         silhouetteSampleSize: Int = 4000,
-        using generator: inout some RandomNumberGenerator
+        using generator: inout some RandomNumberGenerator,
+        progress: (@Sendable (_ done: Int, _ total: Int) -> Void)? = nil
     ) async throws -> ClusterCountScan {
         guard clusterCounts.lowerBound >= 2 else {
             throw AnalyticsError.invalidParameter(
@@ -49,6 +52,8 @@ extension KMeans {
         }
         var qualities: [ClusterQuality] = []
         var best: (model: KMeans, silhouette: Double)?
+        let work = (clusterCounts.lowerBound...upper).reduce(0, +)
+        var done = 0
         for k in clusterCounts.lowerBound...upper {
             let model = try await fit(data, clusterCount: k, options: options, using: &generator)
             let quality = ClusterQuality.evaluate(
@@ -58,6 +63,8 @@ extension KMeans {
                 using: &generator
             )
             qualities.append(quality)
+            done += k
+            progress?(done, work)
             let score = quality.silhouette ?? -.infinity
             if best == nil || score > best!.silhouette { best = (model, score) }
         }

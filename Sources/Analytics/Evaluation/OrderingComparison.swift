@@ -67,17 +67,24 @@ public struct OrderingComparison: Hashable, Sendable, Codable {
     ///   - ordering: The ordering whose flow is judged; its ``PlaylistOrdering/arc`` is ignored.
     ///   - resampleCount: The bootstrap resamples of each interval.
     ///   - seed: The seed of the bootstrap.
+    ///   - progress: Called after each playlist with the tracks ordered so far and in all.
     /// - Returns: The comparison; every mean and interval is 0 without playlists.
     public static func measure(
         playlists: [(name: String, entries: [Playlist.Entry])],
         ordering: PlaylistOrdering = PlaylistOrdering(),
         resampleCount: Int = 1_000,
-        seed: UInt64
+        seed: UInt64,
+        progress: ((_ done: Int, _ total: Int) -> Void)? = nil
     ) -> OrderingComparison {
         var flowOrdering = ordering
         flowOrdering.arc = nil
         var results: [PlaylistResult] = []
-        for playlist in playlists where playlist.entries.count >= 3 {
+        let work = playlists.reduce(0) { $0 + $1.entries.count }
+        var done = 0
+        for playlist in playlists {
+            done += playlist.entries.count
+            defer { progress?(done, work) }
+            guard playlist.entries.count >= 3 else { continue }
             let steps = Double(playlist.entries.count - 1)
             let arrangement = flowOrdering.arrange(playlist.entries)
             results.append(

@@ -85,6 +85,9 @@ public struct RetrievalComparison: Hashable, Sendable, Codable {
     /// - Throws: ``AnalyticsError/labelLeak(space:signal:label:)`` when a space uses a signal derived
     ///   from `label`.
     /// - Complexity: O(*s* · *q* · *n* · *d*) for *s* spaces, *q* seeds and *n* labelled tracks.
+    ///
+    /// `progress`, when given, is called after each space is searched with the spaces done and
+    /// the number of spaces.
     public static func measure(
         subject: SimilaritySpace,
         baselines: [SimilaritySpace],
@@ -96,7 +99,8 @@ public struct RetrievalComparison: Hashable, Sendable, Codable {
         resampleCount: Int = 1_000,
         confidenceLevel: Double = 0.95,
         bootstrapSeed: UInt64 = 42,
-        taskCount: Int = Parallelism.defaultThreadCount
+        taskCount: Int = Parallelism.defaultThreadCount,
+        progress: (@Sendable (_ done: Int, _ total: Int) -> Void)? = nil
     ) async throws -> RetrievalComparison {
         for space in [subject] + baselines {
             precondition(
@@ -136,9 +140,11 @@ public struct RetrievalComparison: Hashable, Sendable, Codable {
             )
         }
         let subjectRates = await queries.hitRates(in: subject, taskCount: taskCount)
+        progress?(1, baselines.count + 1)
         var measured: [Baseline] = []
-        for baseline in baselines {
+        for (index, baseline) in baselines.enumerated() {
             let rates = await queries.hitRates(in: baseline, taskCount: taskCount)
+            progress?(index + 2, baselines.count + 1)
             measured.append(
                 Baseline(
                     name: baseline.name,
