@@ -44,6 +44,38 @@ public struct Playlist: Hashable, Sendable, Codable {
         public var isLocked: Bool
         /// The path of the track's audio file, for tracks analysed from local files.
         public var filePath: String?
+        /// What a CSV export writes beyond the fields above, when the application looked it up.
+        public var exportDetails: ExportDetails?
+
+        /// The columns of an Exportify CSV that a library keeps besides the fields of an entry,
+        /// so that an exported playlist imports back without losing them.
+        public struct ExportDetails: Hashable, Sendable, Codable {
+            /// The album's release date as imported: `2019`, `2019-06` or `2019-06-14`.
+            public var releaseDate: String?
+            public var isExplicit: Bool?
+            /// Who added the track, and when (ISO 8601), in the playlist or library it came from.
+            public var addedBy: String?
+            public var addedAt: String?
+            /// The artists' genres.
+            public var genres: [String]
+            public var recordLabel: String?
+
+            public init(
+                releaseDate: String? = nil,
+                isExplicit: Bool? = nil,
+                addedBy: String? = nil,
+                addedAt: String? = nil,
+                genres: [String] = [],
+                recordLabel: String? = nil
+            ) {
+                self.releaseDate = releaseDate
+                self.isExplicit = isExplicit
+                self.addedBy = addedBy
+                self.addedAt = addedAt
+                self.genres = genres
+                self.recordLabel = recordLabel
+            }
+        }
 
         public init(
             trackID: Int64,

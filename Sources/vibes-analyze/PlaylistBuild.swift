@@ -134,7 +134,14 @@ extension VibesAnalyze.PlaylistCommand {
             let report = try makePlaylist(store: store)
             if !global.quiet { report.notes.forEach(Console.diagnostic) }
             if let export {
-                let text = try PlaylistExport.text(of: report.playlist, as: export)
+                var playlist = report.playlist
+                if export == .csv {
+                    let details = try store.exportDetails(for: playlist.entries.map(\.trackID))
+                    for index in playlist.entries.indices {
+                        playlist.entries[index].exportDetails = details[playlist.entries[index].trackID]
+                    }
+                }
+                let text = try PlaylistExport.text(of: playlist, as: export)
                 if let out {
                     do {
                         try text.write(toFile: out, atomically: true, encoding: .utf8)

@@ -51,16 +51,21 @@ public enum PlaylistExport {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// CSV with ``exportifyColumns``: text fields quoted, artists separated by `;` as Exportify does,
-    /// empty cells for what the library does not know (release date, added by/at, genres, label).
+    /// CSV with ``exportifyColumns``: text fields quoted, artists separated by `;` and genres by
+    /// `,` as Exportify does. Release date, explicit, added by/at, genres and label come from each
+    /// entry's ``Playlist/Entry/exportDetails``; cells are empty for what is not known.
     static func csv(_ playlist: Playlist) -> String {
         var lines = [exportifyColumns.joined(separator: ",")]
         for entry in playlist.entries {
             let f = entry.features
+            let details = entry.exportDetails
             let cells: [String] = [
                 entry.spotifyID?.trackURI ?? "", quoted(entry.name), quoted(entry.album ?? ""),
-                quoted(entry.artists.joined(separator: ";")), "", entry.durationMS.map(String.init) ?? "",
-                entry.popularity.map(String.init) ?? "", "", "", "", quoted(""), quoted(""),
+                quoted(entry.artists.joined(separator: ";")), quoted(details?.releaseDate ?? ""),
+                entry.durationMS.map(String.init) ?? "", entry.popularity.map(String.init) ?? "",
+                details?.isExplicit.map { $0 ? "true" : "false" } ?? "", quoted(details?.addedBy ?? ""),
+                quoted(details?.addedAt ?? ""), quoted((details?.genres ?? []).joined(separator: ",")),
+                quoted(details?.recordLabel ?? ""),
                 number(f.danceability), number(f.energy), f.key.map(String.init) ?? "", number(f.loudness),
                 f.mode.map(String.init) ?? "", number(f.speechiness), number(f.acousticness),
                 number(f.instrumentalness),

@@ -65,6 +65,52 @@ extension LibraryStore {
     }
 }
 
+extension LibraryStore {
+    /// Reads what a CSV export writes beyond a track's summary, keyed by track ID: the release
+    /// date, the explicit flag, the artists' genres and the record label (imported as tags), and
+    /// when and by whom the track was added (when it was saved to the library, else when it first
+    /// entered an imported playlist).
+    public func exportDetails(for ids: some Collection<Int64>) throws -> [Int64: Playlist.Entry.ExportDetails] {
+        guard !ids.isEmpty else { return [:] }
+        return try database.read { db in
+            var result: [Int64: Playlist.Entry.ExportDetails] = [:]
+            for chunk in Array(ids).chunked(into: 500) {
+                let rows = try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT t.id, t.release_date, t.explicit,
+                               (SELECT group_concat(value, char(31)) FROM
+                                   (SELECT g.value FROM track_tags tt JOIN tags g ON g.id = tt.tag_id
+                                    WHERE tt.track_id = t.id AND g.kind = 'artist-genre' ORDER BY g.value)) AS genres,
+                               (SELECT g.value FROM track_tags tt JOIN tags g ON g.id = tt.tag_id
+                                WHERE tt.track_id = t.id AND g.kind = 'label' ORDER BY g.value LIMIT 1) AS label,
+                               COALESCE((SELECT s.added_at FROM saved_tracks s WHERE s.track_id = t.id),
+                                        (SELECT MIN(pi.added_at) FROM playlist_items pi WHERE pi.track_id = t.id))
+                                   AS added_at,
+                               (SELECT pi.added_by FROM playlist_items pi
+                                WHERE pi.track_id = t.id AND pi.added_by IS NOT NULL
+                                ORDER BY pi.added_at, pi.playlist_id, pi.position LIMIT 1) AS added_by
+                        FROM tracks t WHERE t.id IN (\(databaseQuestionMarks(count: chunk.count)))
+                        """,
+                    arguments: StatementArguments(chunk)
+                )
+                for row in rows {
+                    let explicit: Int? = row["explicit"]
+                    result[row["id"]] = Playlist.Entry.ExportDetails(
+                        releaseDate: row["release_date"],
+                        isExplicit: explicit.map { $0 != 0 },
+                        addedBy: row["added_by"],
+                        addedAt: row["added_at"],
+                        genres: (row["genres"] as String?).map { $0.split(separator: "\u{1F}").map(String.init) } ?? [],
+                        recordLabel: row["label"]
+                    )
+                }
+            }
+            return result
+        }
+    }
+}
+
 extension Array {
     /// The array cut into consecutive pieces of at most `size` elements.
     func chunked(into size: Int) -> [ArraySlice<Element>] {
