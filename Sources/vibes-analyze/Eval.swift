@@ -34,6 +34,7 @@ extension VibesAnalyze {
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup(title: "Scope") var scope: PlaylistScopeOptions
+        @OptionGroup var layout: TableOptions
 
         @Option(
             name: .long,
@@ -103,11 +104,11 @@ extension VibesAnalyze {
             let store = try global.openStore()
             if ordering {
                 let report = try orderingReport(store: store)
-                if global.json { try Console.printJSON(report) } else { print(report.text()) }
+                if global.json { try Console.printJSON(report) } else { print(report.text(width: layout.width)) }
                 return
             }
             let report = try await makeReport(store: store)
-            if global.json { try Console.printJSON(report) } else { print(report.text()) }
+            if global.json { try Console.printJSON(report) } else { print(report.text(width: layout.width)) }
         }
 
         /// The playlists an ordering evaluation takes: 10 to 500 tracks with features.
@@ -283,7 +284,8 @@ struct EvalReport: Codable {
     /// The NMI of the k-means clustering, if one was made.
     var nmi: Double? { kMeans?.normalizedMutualInformation }
 
-    func text() -> String {
+    /// The report for people; on a terminal of `width` columns, long lines wrap.
+    func text(width: Int? = nil) -> String {
         let e = evaluation
         var lines: [String] = []
         if !excludedPlaylists.isEmpty {
@@ -311,15 +313,15 @@ struct EvalReport: Codable {
                 "baselines, same \(e.seedCount) seeds: precision@\(e.k), and this tool − baseline with a paired bootstrap \(Int((interval.confidenceLevel * 100).rounded())) % CI (\(interval.resampleCount) resamples over seeds, seed \(comparison.bootstrapSeed))"
             )
         }
-        let width = 32
-        lines.append("  \("this tool".padding(to: width)) \(e.precision.formatted(digits: 4))")
+        let nameWidth = 30
+        lines.append("  \("this tool".padding(to: nameWidth)) \(e.precision.formatted(digits: 4))")
         for baseline in comparison.baselines {
             lines.append(
-                "  \(baseline.name.padding(to: width)) \(baseline.precision.formatted(digits: 4))  difference \(baseline.difference.summary)"
+                "  \(baseline.name.padding(to: nameWidth)) \(baseline.precision.formatted(digits: 4))  difference \(baseline.difference.summary)"
             )
         }
         lines.append(
-            "  \("random (exact expectation)".padding(to: width)) \(e.randomBaseline.formatted(digits: 4))  difference \(comparison.randomDifference.summary)"
+            "  \("random (exact expectation)".padding(to: nameWidth)) \(e.randomBaseline.formatted(digits: 4))  difference \(comparison.randomDifference.summary)"
         )
         if let best = comparison.bestBaseline {
             let verdict =
@@ -338,7 +340,7 @@ struct EvalReport: Codable {
                 "run \(savedRun.id) agreement: NMI \(agreement.normalizedMutualInformation.formatted(digits: 3)), ARI \(agreement.adjustedRandIndex.formatted(digits: 3)) (k = \(savedRun.clusterCount), \(agreement.itemCount) labelled tracks)"
             )
         }
-        return lines.joined(separator: "\n")
+        return lines.flatMap { TerminalWidth.wrap($0, to: width, indent: "    ") }.joined(separator: "\n")
     }
 }
 
@@ -364,7 +366,8 @@ struct OrderingEvalReport: Encodable {
         try container.encode(skippedPlaylistCount, forKey: .skippedPlaylistCount)
     }
 
-    func text() -> String {
+    /// The report for people; on a terminal of `width` columns, long lines wrap.
+    func text(width: Int? = nil) -> String {
         let c = comparison
         var lines: [String] = []
         if !excludedPlaylists.isEmpty {
@@ -379,23 +382,23 @@ struct OrderingEvalReport: Encodable {
         )
         if let interval = c.playlists.isEmpty ? nil : c.greedyDifference {
             lines.append(
-                "transition cost per step (0–2, lower is smoother), and flow − baseline with a paired bootstrap \(Int((interval.confidenceLevel * 100).rounded())) % CI (\(interval.resampleCount) resamples over playlists, seed \(c.bootstrapSeed))"
+                "transition cost per step (0–2, lower is smoother; greedy: the best of greedy nearest-neighbour tours from every start), and flow − baseline with a paired bootstrap \(Int((interval.confidenceLevel * 100).rounded())) % CI (\(interval.resampleCount) resamples over playlists, seed \(c.bootstrapSeed))"
             )
         }
-        let width = 36
-        lines.append("  \("flow".padding(to: width)) \(c.flow.formatted(digits: 4))")
+        let nameWidth = 30
+        lines.append("  \("flow".padding(to: nameWidth)) \(c.flow.formatted(digits: 4))")
         lines.append(
-            "  \("best-start greedy nearest neighbour".padding(to: width)) \(c.greedy.formatted(digits: 4))  difference \(c.greedyDifference.summary)"
+            "  \("greedy nearest neighbour".padding(to: nameWidth)) \(c.greedy.formatted(digits: 4))  difference \(c.greedyDifference.summary)"
         )
         lines.append(
-            "  \("random order (exact expectation)".padding(to: width)) \(c.random.formatted(digits: 4))  difference \(c.randomDifference.summary)"
+            "  \("random (exact expectation)".padding(to: nameWidth)) \(c.random.formatted(digits: 4))  difference \(c.randomDifference.summary)"
         )
         lines.append("flow is lower than greedy on \(c.lower), equal on \(c.equal) and higher on \(c.higher) playlists")
         let verdict =
             c.greedyDifference.isBelowZero
             ? "is smoother than" : c.greedyDifference.isAboveZero ? "is rougher than" : "is not distinguishable from"
         lines.append("flow \(verdict) the greedy baseline")
-        return lines.joined(separator: "\n")
+        return lines.flatMap { TerminalWidth.wrap($0, to: width, indent: "    ") }.joined(separator: "\n")
     }
 }
 

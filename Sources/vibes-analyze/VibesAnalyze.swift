@@ -9,6 +9,12 @@ struct VibesAnalyze: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "vibes-analyze",
         abstract: "Turn a music library into vibes: import audio features, cluster, recommend and report.",
+        discussion: """
+            Exit status: 0 on success; 1 when a command fails (one line on stderr saying why and what \
+            to do, and under --json an {"error": …} object on stdout); 64 for a mistake on the command \
+            line (with the command's usage); 130 when interrupted with Ctrl-C, keeping everything \
+            finished so far.
+            """,
         version: LibraryStore.softwareVersion,
         subcommands: [
             Import.self, Analyze.self, Library.self, Cluster.self, Vibes.self, Recommend.self, PlaylistCommand.self,

@@ -84,6 +84,8 @@ struct TerminalWidthCommandTests {
                 ["vibes", "--db", db],
                 ["library", "--db", db],
                 ["features", "status", "--db", db],
+                ["eval", "--db", db, "--sample", "200", "--resamples", "50", "--clusters", "3"],
+                ["eval", "--db", db, "--ordering", "--resamples", "50"],
             ]
             for arguments in commands {
                 let terminal = try TerminalWidthCommandTests.runInTerminal(arguments, columns: 80)
