@@ -58,7 +58,8 @@ let package = Package(
                 "Analytics", "Features", "Ingest", "VibesBenchmarking", "VibesCommandSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            plugins: ["GitDescribe"]
         ),
         // Its own program, so that only it links FFmpeg and aubio: `vibes-analyze analyze` runs it.
         .executableTarget(
@@ -70,6 +71,9 @@ let package = Package(
         ),
 
         // MARK: - Implementation details
+
+        // `git describe` for `vibes-analyze --version`.
+        .plugin(name: "GitDescribe", capability: .buildTool(), path: "Plugins/GitDescribe"),
 
         .systemLibrary(
             name: "CBLAS",

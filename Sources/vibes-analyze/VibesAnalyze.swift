@@ -15,7 +15,7 @@ struct VibesAnalyze: AsyncParsableCommand {
             line (with the command's usage); 130 when interrupted with Ctrl-C, keeping everything \
             finished so far.
             """,
-        version: LibraryStore.softwareVersion,
+        version: "\(LibraryStore.softwareVersion) (\(gitDescription))",
         subcommands: [
             Import.self, Analyze.self, Library.self, Cluster.self, Vibes.self, Recommend.self, PlaylistCommand.self,
             Report.self,

@@ -115,4 +115,30 @@ struct HelpCommandTests {
             #expect(help.contains("TUNING:"))
         }
     }
+
+    /// `--version` names the checkout it was built from, as `git describe` does.
+    @Test func theVersionCarriesTheGitDescription() async throws {
+        let result = try await CommandLineTool.run(["--version"])
+        #expect(result.status == 0)
+        let line = result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let prefix = "0.1.0 ("
+        try #require(line.hasPrefix(prefix) && line.hasSuffix(")"), "\(line)")
+        let description = String(line.dropFirst(prefix.count).dropLast())
+        let git = Process()
+        git.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        git.arguments = ["git", "-C", JSONShapeTests.root, "describe", "--tags", "--always"]
+        let pipe = Pipe()
+        git.standardOutput = pipe
+        git.standardError = FileHandle.nullDevice
+        try git.run()
+        let expected = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        git.waitUntilExit()
+        if git.terminationStatus == 0 && !expected.isEmpty {
+            // Changes made after the build may add or drop "-dirty".
+            #expect(description == expected || description == expected + "-dirty", "\(description) vs \(expected)")
+        } else {
+            #expect(description == "unknown")
+        }
+    }
 }
