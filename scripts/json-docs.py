@@ -58,8 +58,7 @@ def main():
            "",
            "`playlist build --export json` writes the playlist in the shape shown below, and `report",
            "--format json` writes the mood report (documented in the Analytics library's Reports article).",
-           "The Spotify commands print what Spotify answered, in the same style: `now`, `recent`, `top`,",
-           "`search`, `devices` and `auth status` objects, and `{\"ok\": true}` for the player commands.",
+           "The Spotify commands follow at the end, from a fake Spotify account.",
            "",
            "The examples come from the bundled sample (`scripts/json-docs.py` writes this file); arrays are",
            "cut to two items. A test runs every command below and checks that its keys and value types are",
@@ -75,8 +74,18 @@ def main():
             value = json.loads(result.stdout)
             out += [f"## `vibes-analyze {arguments}`", "", description, "", "```json",
                     json.dumps(cut(value), indent=2, sort_keys=True, ensure_ascii=False), "```", ""]
-    with open(os.path.join(ROOT, "docs/json.md"), "w") as file:
-        file.write("\n".join(out))
+    # The Spotify part is written by the test that runs those commands against the fake Spotify
+    # (VIBES_WRITE_JSON_DOCS=1 swift test --filter SpotifyJSONShapeTests); keep it.
+    marker = "<!-- The Spotify commands: written by SpotifyJSONShapeTests with VIBES_WRITE_JSON_DOCS=1. -->"
+    path = os.path.join(ROOT, "docs/json.md")
+    tail = ""
+    if os.path.exists(path):
+        with open(path) as file:
+            existing = file.read()
+        if marker in existing:
+            tail = marker + existing.split(marker, 1)[1]
+    with open(path, "w") as file:
+        file.write("\n".join(out) + ("\n" + tail if tail else "\n" + marker + "\n"))
 
 
 if __name__ == "__main__":

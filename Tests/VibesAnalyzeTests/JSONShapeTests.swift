@@ -11,9 +11,19 @@ struct JSONShapeTests {
         return url.path
     }()
 
-    /// The documented commands, in order, with their example objects.
-    static func documented() throws -> [(arguments: [String], example: Any)] {
-        let text = try String(contentsOfFile: root + "/docs/json.md", encoding: .utf8)
+    /// The parts of the document: the library commands, then the Spotify commands.
+    enum Part {
+        case library, spotify
+    }
+
+    /// The documented commands of `part`, in order, with their example objects.
+    static func documented(part: Part = .library) throws -> [(arguments: [String], example: Any)] {
+        try documented(text: String(contentsOfFile: root + "/docs/json.md", encoding: .utf8), part: part)
+    }
+
+    static func documented(text whole: String, part: Part) throws -> [(arguments: [String], example: Any)] {
+        let pieces = whole.components(separatedBy: SpotifyJSONShapeTests.marker)
+        let text = part == .library ? pieces[0] : (pieces.count > 1 ? pieces[1] : "")
         var sections: [(arguments: [String], example: Any)] = []
         var arguments: [String]?
         var block: [Substring]?
