@@ -47,7 +47,7 @@ public enum HeadlessChromium {
     /// - Throws: ``Failure`` when Chromium is missing, fails or times out.
     public static func dumpDOM(
         ofFileAt path: String,
-        virtualTimeBudget: Int = 5000,
+        virtualTimeBudget: Int = 30_000,
         timeout: Duration = .seconds(240)
     ) async throws -> String {
         guard let executable else { throw Failure(description: "Chromium is not installed") }

@@ -39,6 +39,13 @@ func signedInToolEnvironment(
 /// The path a new user takes, through the built tool: a Spotify app that gets 403 on audio
 /// features, ReccoBeats beside it, one `sync`, then the analyses.
 struct FeaturesCommandTests {
+    private func strings(_ sql: String, in path: String) throws -> Set<String> {
+        var configuration = Configuration()
+        configuration.readonly = true
+        let queue = try DatabaseQueue(path: path, configuration: configuration)
+        return Set(try queue.read { db in try String.fetchAll(db, sql: sql) })
+    }
+
     private func count(_ sql: String, in path: String) throws -> Int {
         var configuration = Configuration()
         configuration.readonly = true
@@ -187,16 +194,23 @@ struct FeaturesCommandTests {
                     #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGINT)
                     let kept = try count("SELECT count(*) FROM audio_features", in: database)
                     #expect(kept > 0 && kept < 200 && kept % 40 == 0, "\(kept)")
+                    let keptIDs = try strings(
+                        "SELECT t.spotify_id FROM audio_features f JOIN tracks t ON t.id = f.track_id",
+                        in: database
+                    )
 
                     await recco.state.configure { $0.responseDelay = .zero }
-                    // The request the interrupted process had in flight is recorded after its delay.
+                    // The request the interrupted process had in flight is recorded after its delay,
+                    // later still on a loaded host; its tracks were not stored, so the rerun may ask
+                    // for them again, but never for a track that was kept.
                     try await Task.sleep(for: .milliseconds(800))
                     let asked = await recco.state.requests.count
                     let rerun = try await runTool(["features", "fetch", "--source", "reccobeats"], environment: env)
                     #expect(rerun.exitCode == 0, "\(rerun.stderr)")
                     #expect(try count("SELECT count(*) FROM audio_features", in: database) == 200)
-                    let resumed = await recco.state.requests.dropFirst(asked).map(\.ids.count).reduce(0, +)
-                    #expect(resumed == 200 - kept)
+                    let resumed = await recco.state.requests.dropFirst(asked).flatMap(\.ids)
+                    #expect(Set(resumed).isDisjoint(with: keptIDs), "a kept track was fetched again")
+                    #expect(Set(resumed).count >= 200 - kept && resumed.count <= 200 - kept + 40, "\(resumed.count)")
                 }
             }
         }
