@@ -17,14 +17,12 @@ package struct GlobalOptions: ParsableArguments {
     )
     package var db: String?
 
-    @Flag(name: .long, help: "Print results as JSON for scripts.")
-    package var json = false
+    /// `--json`, `--quiet` and `--verbose`, as the commands that never open the library take them.
+    @OptionGroup package var output: OutputOptions
 
-    @Flag(name: .shortAndLong, help: "Print only results and errors, no progress.")
-    package var quiet = false
-
-    @Flag(name: .shortAndLong, help: "Print diagnostics while working.")
-    package var verbose = false
+    package var json: Bool { output.json }
+    package var quiet: Bool { output.quiet }
+    package var verbose: Bool { output.verbose }
 
     @Flag(help: "Print how long each phase took (open, load, compute, save, render) to stderr.")
     package var timings = false
@@ -42,9 +40,7 @@ package struct GlobalOptions: ParsableArguments {
     package var noWait = false
 
     package func validate() throws {
-        if quiet && verbose {
-            throw ValidationError("Please choose either --quiet or --verbose, not both.")
-        }
+        // --quiet with --verbose is refused by the output options.
         if let wait, !(wait >= 0 && wait <= 31_536_000) {
             throw ValidationError("Please give --wait a number of seconds from 0 to 31536000 (got \(wait)).")
         }
