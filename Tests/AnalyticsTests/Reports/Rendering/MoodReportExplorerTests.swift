@@ -10,7 +10,7 @@ import FoundationXML
 #endif
 
 /// Every element of an XML document with its attributes and the text inside it (CDATA included).
-final class ElementCollector: NSObject, XMLParserDelegate {
+final class ElementCollector: NSObject, XMLCollecting {
     struct Element {
         var name: String
         var attributes: [String: String]
@@ -54,19 +54,6 @@ final class ElementCollector: NSObject, XMLParserDelegate {
         elements.filter { $0.name == name && (id == nil || $0.attributes["id"] == id) }
     }
 
-    /// Parses `html`, recording an issue when it is not well-formed XML.
-    static func parse(_ html: String, sourceLocation: SourceLocation = #_sourceLocation) -> ElementCollector {
-        let collector = ElementCollector()
-        let parser = XMLParser(data: Data(html.utf8))
-        parser.delegate = collector
-        let isWellFormed = parser.parse()
-        #expect(
-            isWellFormed,
-            "not well-formed XML: \(String(describing: collector.error ?? parser.parserError)) at line \(parser.lineNumber)",
-            sourceLocation: sourceLocation
-        )
-        return collector
-    }
 }
 
 /// A report of the small library with its track list, some tracks on Spotify, one only a file.

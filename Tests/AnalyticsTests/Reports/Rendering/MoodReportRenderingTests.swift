@@ -11,7 +11,30 @@ import FoundationXML
 #endif
 
 /// What an XML parse of the HTML report found: every chart with its marks.
-final class ChartCollector: NSObject, XMLParserDelegate {
+/// An XML parser delegate that collects what a test reads from a page.
+protocol XMLCollecting: XMLParserDelegate {
+    init()
+    /// The first error the collector met, if any.
+    var error: Error? { get }
+}
+
+extension XMLCollecting {
+    /// Parses `html` and returns the collector, recording an issue when it is not well-formed XML.
+    static func parse(_ html: String, sourceLocation: SourceLocation = #_sourceLocation) -> Self {
+        let collector = Self()
+        let parser = XMLParser(data: Data(html.utf8))
+        parser.delegate = collector
+        let isWellFormed = parser.parse()
+        #expect(
+            isWellFormed,
+            "not well-formed XML: \(String(describing: collector.error ?? parser.parserError)) at line \(parser.lineNumber)",
+            sourceLocation: sourceLocation
+        )
+        return collector
+    }
+}
+
+final class ChartCollector: NSObject, XMLCollecting {
     struct Chart {
         var id: String
         var role: String?
@@ -71,19 +94,6 @@ final class ChartCollector: NSObject, XMLParserDelegate {
         error = parseError
     }
 
-    /// Parses `html` and returns the collector, or records why it is not well-formed.
-    static func parse(_ html: String, sourceLocation: SourceLocation = #_sourceLocation) -> ChartCollector {
-        let collector = ChartCollector()
-        let parser = XMLParser(data: Data(html.utf8))
-        parser.delegate = collector
-        let isWellFormed = parser.parse()
-        #expect(
-            isWellFormed,
-            "not well-formed XML: \(String(describing: collector.error ?? parser.parserError)) at line \(parser.lineNumber)",
-            sourceLocation: sourceLocation
-        )
-        return collector
-    }
 }
 
 struct MoodReportRenderingTests {
