@@ -30,6 +30,7 @@ COMMANDS = [
     ("playlist build --mood chill -n 3 --json", "The playlist: name, description, transition score and its tracks with features."),
     ("eval --sample 200 --resamples 100 --clusters 0 --json", "Precision@k against naive baselines with paired bootstrap intervals."),
     ("eval --ordering --resamples 100 --json", "Playlist order: flow against greedy and random, per playlist and on average."),
+    ("bench --n 2000 --k 2 --threads 1 --repeats 1 --json", "Timings of every configuration, with the machine's measured bandwidth and peak."),
 ]
 
 

@@ -19,6 +19,17 @@ struct SpotifyJSONShapeTests {
         (["devices", "--json"], "The devices Spotify can play on; `is_active` marks the active one."),
         (["pause", "--json"], "Every player command (`play`, `pause`, `next`, `previous`, `seek`) prints this."),
         (["sync", "--playlists", "--json"], "What each part of the sync fetched and wrote."),
+        (["features", "fetch", "--json"], "What each source was asked for and what it gave."),
+        (["playlist", "push", "Pushed", "--json"], "The Spotify playlist written, and how many tracks went in."),
+        (
+            ["playlist", "reorder", "Roadtrip", "--json"],
+            "The order written, and the transition score before and after."
+        ),
+    ]
+
+    /// Commands run between the documented ones to set the account and library up.
+    static let setUp: [String: [String]] = [
+        "playlist push": ["playlist", "build", "--mood", "chill", "-n", "3", "--save", "--name", "Pushed"]
     ]
 
     /// `value` with every array cut to its first two items.
@@ -41,40 +52,54 @@ struct SpotifyJSONShapeTests {
             try await FakeSpotify.withServer { spotify in
                 await spotify.state.setPlayCount(3)
                 await spotify.state.configure { $0.nothingPlaying = false }
-                await spotify.state.addPlaylist(name: "Road trip", trackCount: 3)
-                let environment = try await signedInToolEnvironment(
-                    directory: directory,
-                    spotify: spotify,
-                    reccoBeatsURL: try FakeReccoBeats.unreachableBaseURL(),
-                    scopes: [
-                        "user-library-read", "playlist-read-private", "user-read-recently-played", "user-top-read",
-                        "user-read-playback-state", "user-modify-playback-state", "user-read-currently-playing",
-                    ]
-                )
-                for (index, (arguments, description)) in SpotifyJSONShapeTests.commands.enumerated() {
-                    let result = try await runTool(arguments, environment: environment)
-                    try #require(result.exitCode == 0, "\(arguments): \(result.stderr)")
-                    let actual = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8))
-                    if writing {
-                        let example = try JSONSerialization.data(
-                            withJSONObject: SpotifyJSONShapeTests.cut(actual),
-                            options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-                        )
-                        written += [
-                            "## `vibes-analyze \(arguments.joined(separator: " "))`", "", description, "", "```json",
-                            String(decoding: example, as: UTF8.self), "```", "",
+                await spotify.state.addPlaylist(name: "Roadtrip", trackCount: 4)
+                try await FakeReccoBeats.withServer { recco in
+                    let environment = try await signedInToolEnvironment(
+                        directory: directory,
+                        spotify: spotify,
+                        reccoBeatsURL: recco.baseURL,
+                        scopes: [
+                            "user-library-read", "playlist-read-private", "user-read-recently-played", "user-top-read",
+                            "user-read-playback-state", "user-modify-playback-state", "user-read-currently-playing",
+                            "playlist-modify-private", "playlist-modify-public",
                         ]
-                        continue
+                    )
+                    for (index, (arguments, description)) in SpotifyJSONShapeTests.commands.enumerated() {
+                        if let setUp = SpotifyJSONShapeTests.setUp[arguments.prefix(2).joined(separator: " ")] {
+                            let prepared = try await runTool(setUp, environment: environment)
+                            try #require(prepared.exitCode == 0, "\(setUp): \(prepared.stderr)")
+                        }
+                        let result = try await runTool(arguments, environment: environment)
+                        try #require(result.exitCode == 0, "\(arguments): \(result.stderr)")
+                        let actual = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8))
+                        if writing {
+                            let example = try JSONSerialization.data(
+                                withJSONObject: SpotifyJSONShapeTests.cut(actual),
+                                options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+                            )
+                            written += [
+                                "## `vibes-analyze \(arguments.joined(separator: " "))`", "", description, "",
+                                "```json",
+                                String(decoding: example, as: UTF8.self), "```", "",
+                            ]
+                            continue
+                        }
+                        try #require(index < documented.count)
+                        #expect(documented[index].arguments == arguments)
+                        var expected = Set<String>()
+                        var printed = Set<String>()
+                        JSONShapeTests.shape(of: documented[index].example, into: &expected)
+                        JSONShapeTests.shape(of: actual, into: &printed)
+                        #expect(
+                            printed.subtracting(expected).sorted() == [],
+                            "\(arguments): printed but not documented"
+                        )
+                        #expect(
+                            expected.subtracting(printed).sorted() == [],
+                            "\(arguments): documented but not printed"
+                        )
+                        #expect(printed.contains(".schema_version: number or bool"), "\(arguments)")
                     }
-                    try #require(index < documented.count)
-                    #expect(documented[index].arguments == arguments)
-                    var expected = Set<String>()
-                    var printed = Set<String>()
-                    JSONShapeTests.shape(of: documented[index].example, into: &expected)
-                    JSONShapeTests.shape(of: actual, into: &printed)
-                    #expect(printed.subtracting(expected).sorted() == [], "\(arguments): printed but not documented")
-                    #expect(expected.subtracting(printed).sorted() == [], "\(arguments): documented but not printed")
-                    #expect(printed.contains(".schema_version: number or bool"), "\(arguments)")
                 }
             }
         }
