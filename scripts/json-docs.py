@@ -26,6 +26,7 @@ COMMANDS = [
     ("features precedence --json", "Which source wins when a track has features from several."),
     ("cluster --k 4 --seed 42 --json", "The saved run (`run.k`, its scores and settings) and its vibes."),
     ("vibes --json", "The same shape as `cluster`, for a saved run."),
+    ("vibes --list --json", "Every saved run, newest first."),
     ("recommend --mood chill -n 3 --json", "The tracks, best first, with similarity, score and the features that differ most."),
     ("playlist build --mood chill -n 3 --json", "The playlist: name, description, transition score and its tracks with features."),
     ("eval --sample 200 --resamples 100 --clusters 0 --json", "Precision@k against naive baselines with paired bootstrap intervals."),

@@ -45,6 +45,77 @@ package enum TerminalWidth {
     }
 }
 
+extension TerminalWidth {
+    /// `text` made to fit `width` columns, line by line: prose wraps at spaces under its own
+    /// indentation; a table row or a chart line (two spaces in a row, or box-drawing characters)
+    /// is cut with "…". Colour sequences take no columns and are kept whole. Unchanged without
+    /// a width.
+    package static func fit(_ text: String, to width: Int?) -> String {
+        guard let width else { return text }
+        return text.split(separator: "\n", omittingEmptySubsequences: false).flatMap { line -> [String] in
+            let line = String(line)
+            guard visibleCount(line) > width else { return [line] }
+            let indent = String(line.prefix { $0 == " " })
+            let body = line.dropFirst(indent.count)
+            let isTabular = body.contains("  ") || body.contains { "│└┌─┼┤├".contains($0) }
+            if isTabular { return [cut(line, to: width)] }
+            var lines: [String] = []
+            var current = ""
+            for word in body.split(separator: " ") {
+                let candidate = current.isEmpty ? indent + word : current + " " + word
+                if !current.isEmpty && visibleCount(candidate) > width {
+                    lines.append(current)
+                    current = indent + "  " + word
+                } else {
+                    current = candidate
+                }
+            }
+            if !current.isEmpty { lines.append(current) }
+            return lines
+        }.joined(separator: "\n")
+    }
+
+    /// The columns `text` takes: its characters, less its colour sequences (`ESC [ … m`).
+    static func visibleCount(_ text: String) -> Int {
+        var count = 0
+        var inSequence = false
+        for character in text {
+            if inSequence {
+                if character == "m" { inSequence = false }
+            } else if character == "\u{1B}" {
+                inSequence = true
+            } else {
+                count += 1
+            }
+        }
+        return count
+    }
+
+    /// `text` cut to `width` visible columns with "…", keeping colour sequences whole and
+    /// resetting the colour after the cut.
+    static func cut(_ text: String, to width: Int) -> String {
+        var result = ""
+        var count = 0
+        var inSequence = false
+        var hasSequences = false
+        for character in text {
+            if inSequence {
+                result.append(character)
+                if character == "m" { inSequence = false }
+            } else if character == "\u{1B}" {
+                result.append(character)
+                inSequence = true
+                hasSequences = true
+            } else {
+                if count == width - 1 { break }
+                result.append(character)
+                count += 1
+            }
+        }
+        return result + "…" + (hasSequences ? "\u{1B}[0m" : "")
+    }
+}
+
 extension String {
     /// The text shortened with "…" to at most `width` characters; unchanged without a width.
     package func fitted(to width: Int?) -> String {

@@ -33,11 +33,7 @@ public final class FakeReccoBeats: Sendable {
 
     /// A base URL where nothing listens: a ReccoBeats that is down.
     public static func unreachableBaseURL() throws -> URL {
-        let socket = try Socket(domain: AF_INET, type: .stream)
-        try socket.bind(to: sockaddr_in.inet(ip4: "127.0.0.1", port: 0))
-        guard case .ip4(_, let port) = try socket.sockname() else { fatalError("no port") }
-        try socket.close()
-        return URL(string: "http://127.0.0.1:\(port)/v1/")!
+        UnreachableLoopback.url(path: "v1/")
     }
 }
 

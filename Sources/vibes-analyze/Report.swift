@@ -33,6 +33,7 @@ extension VibesAnalyze {
         }
 
         @OptionGroup var global: GlobalOptions
+        @OptionGroup var layout: TableOptions
         @OptionGroup(title: "Scope") var scope: PlaylistScopeOptions
 
         @Option(help: "The clustering run whose vibes are reported, as printed by `cluster`; the latest by default.")
@@ -107,7 +108,11 @@ extension VibesAnalyze {
             let text: String
             switch chosen {
             case .text:
-                text = report.renderedText(style: style, noVibesHint: Self.noVibesHint)
+                // On a terminal, prose wraps and tables and charts are cut to its width.
+                text = TerminalWidth.fit(
+                    report.renderedText(style: style, noVibesHint: Self.noVibesHint),
+                    to: out == nil ? layout.width : nil
+                )
             case .markdown: text = report.renderedMarkdown(noVibesHint: Self.noVibesHint)
             case .json: text = JSONStyle.roundingNumbers(in: try report.renderedJSON())
             case .html: text = report.renderedHTML(noVibesHint: "Run “vibes-analyze cluster” to find them.")

@@ -33,15 +33,18 @@ extension VibesAnalyze {
             if list {
                 let runs = try store.clusteringRuns()
                 if global.json {
-                    try Console.printJSON(runs.map { RunSummary(record: $0) })
+                    try Console.printJSON(["runs": runs.map { RunSummary(record: $0) }])
                 } else if runs.isEmpty {
                     print("No clustering runs yet; make one with `vibes-analyze cluster`.")
                 } else {
                     for run in runs {
                         let summary = RunSummary(record: run)
                         print(
-                            "\(summary.id)  \(summary.createdAt)  k=\(summary.clusterCount)  \(summary.trackCount) tracks  "
-                                + "\(summary.scaling) \(summary.features.joined(separator: ","))  seed \(summary.seed)"
+                            TerminalWidth.fit(
+                                "\(summary.id)  \(summary.createdAt)  k=\(summary.clusterCount)  \(summary.trackCount) tracks  "
+                                    + "seed \(summary.seed)  \(summary.scaling) \(summary.features.joined(separator: ","))",
+                                to: layout.width
+                            )
                         )
                     }
                 }

@@ -202,7 +202,7 @@ struct TokenServerTests {
     }
 
     @Test func anUnreachableAccountsServiceIsABadGateway() async throws {
-        let closed = try await FakeAccounts.withServer { fake in fake.baseURL }
+        let closed = UnreachableLoopback.url()
         try await withTokenServer(accountsURL: closed) { endpoints, _ in
             let answer = try await post(endpoints.swapURL, form: ["code": FakeAccounts.validCode])
             #expect(answer.status == 502)
