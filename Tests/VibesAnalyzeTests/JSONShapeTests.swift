@@ -83,8 +83,13 @@ struct JSONShapeTests {
                 #expect(expected.subtracting(printed).sorted() == [], "\(arguments): documented but not printed")
                 #expect(printed.contains(".schema_version: number or bool"), "\(arguments)")
                 // No float32 noise: at most 6 significant digits.
+                // Significant digits: those of the mantissa without leading zeros, or trailing zeros
+                // after the point ("200708.0" has 6).
                 let long = result.stdout.split(whereSeparator: { " ,:[\n".contains($0) }).filter { token in
-                    let mantissa = token.split(whereSeparator: { $0 == "e" || $0 == "E" }).first ?? token
+                    var mantissa = Substring(token.split(whereSeparator: { $0 == "e" || $0 == "E" }).first ?? token)
+                    if mantissa.contains(".") {
+                        while mantissa.last == "0" { mantissa = mantissa.dropLast() }
+                    }
                     return token.contains(".") && Double(token) != nil
                         && mantissa.filter(\.isNumber).drop { $0 == "0" }.count > 6
                 }
