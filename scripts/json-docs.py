@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Writes docs/json.md: the --json shape of every command that reads the library, with an example
-from the bundled sample. Each array in an example is cut to its first two items; the shape test
+from the bundled sample. Each array in an example is cut to its first two items (and any later item
+with keys those lack); the shape test
 (Tests/VibesAnalyzeTests/JSONShapeTests.swift) runs the same commands and checks that the keys and
 value types match the document.
 
@@ -24,9 +25,9 @@ COMMANDS = [
     ("library --json", "Counts, feature coverage per feature and source, import runs and top tags."),
     ("features status --json", "Feature coverage per source and per playlist, and what is missing and why."),
     ("features precedence --json", "Which source wins when a track has features from several."),
-    ("cluster --k 4 --seed 42 --json", "The saved run (`run.k`, its scores and settings) and its vibes."),
+    ("cluster --k 4 --seed 42 --json", "The saved run (`run.cluster_count`, its scores, settings and fitted scaling; the same keys as the store's `clustering_runs` columns) and its vibes."),
     ("vibes --json", "The same shape as `cluster`, for a saved run."),
-    ("vibes --list --json", "Every saved run, newest first."),
+    ("vibes --list --json", "Every saved run, newest first, with when it was made and how long each phase took."),
     ("recommend --mood chill -n 3 --json", "The tracks, best first, with similarity, score and the features that differ most."),
     ("playlist build --mood chill -n 3 --json", "The playlist: name, description, transition score and its tracks with features."),
     ("eval --sample 200 --resamples 100 --clusters 0 --json", "Precision@k against naive baselines with paired bootstrap intervals."),
@@ -35,9 +36,25 @@ COMMANDS = [
 ]
 
 
-def cut(value):
+def paths(value, prefix=""):
+    """The key paths under a value, as the shape test sees them."""
     if isinstance(value, list):
-        return [cut(v) for v in value[:2]]
+        return set().union(*[paths(v, prefix + "[]") for v in value]) if value else {prefix + "[]"}
+    if isinstance(value, dict):
+        return set().union({prefix}, *[paths(v, prefix + "." + k) for k, v in value.items()])
+    return {prefix}
+
+
+def cut(value):
+    """Cuts each array to its first two items, plus any later item with keys those do not show."""
+    if isinstance(value, list):
+        kept, seen = [], set()
+        for index, item in enumerate(value):
+            item_paths = paths(item)
+            if index < 2 or not item_paths <= seen:
+                kept.append(item)
+                seen |= item_paths
+        return [cut(v) for v in kept]
     if isinstance(value, dict):
         return {k: cut(v) for k, v in value.items()}
     return value
@@ -51,10 +68,12 @@ def main():
            "Every command takes `--json` and then prints one JSON object on standard output, in one style:",
            "",
            "- keys in snake_case, sorted; the same concept has one name everywhere (`spotify_id` for a",
-           "  Spotify track ID, `track_id` for the library's own ID, `k` for a number of clusters);",
+           "  Spotify track ID, `track_id` for the library's own ID, `cluster_count` for a number of clusters,",
+           "  as in the store's columns);",
            "- numbers with a fraction have at most 6 significant digits;",
-           "- `schema_version` (now 1) changes when a key is renamed or removed;",
-           "- a failure prints `{\"error\": {\"code\": 1, \"message\": \"…\"}, \"schema_version\": 1}` on",
+           "- `schema_version` (now 2) changes when a key is renamed or removed (2: a clustering run's keys became the",
+           "  store's column names, `cluster_count` instead of `k`);",
+           "- a failure prints `{\"error\": {\"code\": 1, \"message\": \"…\"}, \"schema_version\": 2}` on",
            "  standard output (the same message goes to standard error), with the exit status as `code`:",
            "  1 for a failure, 64 for a mistake on the command line.",
            "",
@@ -63,7 +82,7 @@ def main():
            "The Spotify commands follow at the end, from a fake Spotify account.",
            "",
            "The examples come from the bundled sample (`scripts/json-docs.py` writes this file); arrays are",
-           "cut to two items. A test runs every command below and checks that its keys and value types are",
+           "cut to two items (and any later item with keys the two lack). A test runs every command below and checks that its keys and value types are",
            "the ones shown.",
            ""]
     with tempfile.TemporaryDirectory() as folder:

@@ -190,7 +190,7 @@ extension BenchmarkReport {
         enum CodingKeys: String, CodingKey {
             case rowCount = "n"
             case columnCount = "d"
-            case clusterCount = "k"
+            case clusterCount = "cluster_count"
             case threadCount = "threads"
             case repeats
             case seedingSeconds = "seeding_seconds"

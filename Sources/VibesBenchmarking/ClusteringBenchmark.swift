@@ -55,7 +55,7 @@ public struct ClusteringBenchmark: Sendable {
         enum CodingKeys: String, CodingKey {
             case rowCounts = "n"
             case columnCount = "d"
-            case clusterCounts = "k"
+            case clusterCounts = "cluster_counts"
             case threadCounts = "threads"
             case iterations
             case repeats

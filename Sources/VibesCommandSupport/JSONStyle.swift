@@ -6,7 +6,7 @@ import Foundation
 /// The shapes are documented in `docs/json.md`.
 package enum JSONStyle {
     /// The version of the documented shapes; it changes when a key is renamed or removed.
-    package static let schemaVersion = 1
+    package static let schemaVersion = 2
 
     /// The significant digits kept of a number with a fraction.
     package static let significantDigits = 6

@@ -75,7 +75,7 @@ extension VibesAnalyze {
         var maxIterations = 300
 
         @Option(help: "The algorithm: lloyd (exact, the default) or minibatch (for very large libraries).")
-        var algorithm: AlgorithmChoice = .lloyd
+        var algorithm: ClusteringRun.Algorithm = .lloyd
 
         @Option(help: "The rows per step of --algorithm minibatch.")
         var batchSize = 4096
@@ -193,10 +193,9 @@ extension VibesAnalyze {
                 return
             }
             let clock = ContinuousClock()
-            var timings: [String: Double] = [:]
             var start = clock.now
             let table = try describingScope { try store.featureTable(scope: scope.scope(from: pool)) }
-            timings["load"] = (clock.now - start).milliseconds
+            let loadMS = (clock.now - start).milliseconds
             timer.lap("load")
             if table.rowCount == 0 {
                 let reference = try store.summary().referenceTracks
@@ -208,117 +207,61 @@ extension VibesAnalyze {
                 throw ExitCode.failure
             }
 
-            start = clock.now
-            let space = try makeSchema().makeSpace(from: table)
-            timings["matrix"] = (clock.now - start).milliseconds
-            timer.lap("matrix")
-            if space.excludedTrackCount > 0 && !global.quiet {
-                let imputed = space.scaling.schema.imputedFeatures
-                let missing = space.missingCounts.filter { $0.value > 0 && !imputed.contains($0.key) }
-                    .sorted { $0.key.rawValue < $1.key.rawValue }
+            var settings = VibeClustering.Settings(
+                schema: try makeSchema(),
+                clusterCount: clusterCount == .auto ? .best(among: 2...maxK) : .fixed(clusterCount.fixedValue!)
+            )
+            settings.algorithm = algorithm
+            settings.seed = seed
+            settings.kMeans.restartCount = restartCount
+            settings.kMeans.maxIterations = maxIterations
+            settings.kMeans.threadCount = threads
+            settings.miniBatch.batchSize = batchSize
+            settings.miniBatch.maxSteps = maxIterations
+            let bar = clusterCount == .auto ? ProgressBar(label: "Choosing k", quiet: global.quiet) : nil
+            let outcome = try await VibeClustering.cluster(table, settings: settings) { done, total in
+                bar?.update(done: done, total: total)
+            }
+            bar?.finish()
+            timer.lap("k-means and names")
+            let missing = outcome.missingCounts.filter { $0.value > 0 }
+            if !missing.isEmpty && !global.quiet {
+                let counts = missing.sorted { $0.key.rawValue < $1.key.rawValue }
                     .map { "\($0.key.rawValue) \($0.value)" }.joined(separator: ", ")
                 Console.diagnostic(
-                    "Left out \(space.excludedTrackCount) tracks that miss a clustered feature (\(missing))."
+                    "Left out \(outcome.run.excludedTrackCount) tracks that miss a clustered feature (\(counts))."
                 )
             }
-            if !space.imputedCounts.isEmpty && !global.quiet {
-                let filled = space.imputedCounts.sorted { $0.key.rawValue < $1.key.rawValue }
+            if !outcome.imputedCounts.isEmpty && !global.quiet {
+                let filled = outcome.imputedCounts.sorted { $0.key.rawValue < $1.key.rawValue }
                     .map { "\($0.key.rawValue) for \($0.value) tracks" }.joined(separator: ", ")
                 Console.diagnostic("Filled in the library's mean \(filled) (no source measures it for them).")
             }
 
-            var options = KMeans.Options()
-            options.restartCount = restartCount
-            options.maxIterations = maxIterations
-            options.threadCount = threads
-            var rng = SplitMix64(seed: seed)
-            let data = space.matrix.values
-            let model: KMeans
-            var quality: ClusterQuality
-            var scan: [ClusterQuality]?
             start = clock.now
-            switch clusterCount {
-            case .auto:
-                let bar = ProgressBar(label: "Choosing k", quiet: global.quiet)
-                let result = try await KMeans.fitChoosingClusterCount(
-                    data,
-                    among: 2...maxK,
-                    options: options,
-                    using: &rng,
-                    progress: { done, total in bar.update(done: done, total: total) }
-                )
-                bar.finish()
-                model = result.model
-                scan = result.qualities
-                quality = result.qualities.first { $0.clusterCount == model.clusterCount }!
-            case .fixed(let k) where algorithm == .minibatch:
-                var miniBatch = KMeans.MiniBatchOptions()
-                miniBatch.batchSize = batchSize
-                miniBatch.maxSteps = maxIterations
-                miniBatch.threadCount = threads
-                model = try await KMeans.fitMiniBatch(data, clusterCount: k, options: miniBatch, using: &rng)
-                quality = ClusterQuality.evaluate(model, on: data, using: &rng)
-            case .fixed(let k):
-                model = try await KMeans.fit(data, clusterCount: k, options: options, using: &rng)
-                quality = ClusterQuality.evaluate(model, on: data, using: &rng)
-            }
-            timings["clustering"] = (clock.now - start).milliseconds
-            timer.lap("k-means")
-            timings["seeding"] = model.timings.seeding.milliseconds
-            timings["iterations"] = model.timings.iterations.milliseconds
-            quality.inertia = model.inertia
-
-            let profiles = VibeNames.profiles(
-                table: table,
-                tableRows: space.tableRows,
-                labels: model.labels,
-                clusterCount: model.clusterCount
-            )
-            let runRecord = ClusteringRunRecord(
-                createdAt: Date(),
-                algorithm: algorithm.rawValue,
-                clusterCount: model.clusterCount,
-                seed: Int64(bitPattern: seed),
-                restartCount: restartCount,
-                maxIterations: maxIterations,
-                tolerance: options.tolerance,
-                threadCount: threads,
-                scaling: space.scaling,
-                trackCount: space.matrix.rowCount,
-                excludedTrackCount: space.excludedTrackCount,
-                iterationCount: model.iterationCount,
-                hasConverged: model.hasConverged,
-                inertia: model.inertia,
-                silhouette: quality.silhouette,
-                calinskiHarabasz: quality.calinskiHarabasz,
-                daviesBouldin: quality.daviesBouldin,
-                clusterCountScan: scan?.map(ClusterCountScore.init),
-                timings: timings
-            )
-            let clusters = profiles.map { profile in
-                let centroid = Array(model.centroids.row(profile.cluster))
-                let original = space.scaling.originalValues(ofScaledRow: centroid)
-                return ClusterRecord(
-                    runID: 0,
-                    cluster: profile.cluster,
-                    name: profile.name,
-                    mood: profile.mood.rawValue,
-                    size: profile.size,
-                    share: profile.share,
-                    centroidScaled: centroid,
-                    centroidOriginal: Dictionary(uniqueKeysWithValues: original.map { ($0.key.rawValue, $0.value) }),
-                    means: profile.means,
-                    zScores: profile.zScores,
-                    distinguishingFeatures: profile.distinguishingFeatures
-                )
-            }
-            start = clock.now
+            var timings = outcome.timings
+            timings["load"] = loadMS
             let unsaved = UnsavedClusteringRun(
-                run: runRecord,
-                clusters: clusters,
-                trackIDs: space.matrix.trackIDs,
-                labels: model.labels,
-                distances: model.squaredDistances.map { $0.squareRoot() }
+                run: outcome.run,
+                timings: timings,
+                clusters: outcome.vibes.map { vibe in
+                    ClusterRecord(
+                        runID: 0,
+                        cluster: vibe.profile.cluster,
+                        name: vibe.profile.name,
+                        mood: vibe.profile.mood.rawValue,
+                        size: vibe.profile.size,
+                        share: vibe.profile.share,
+                        centroidScaled: vibe.centroidScaled,
+                        centroidOriginal: vibe.centroidOriginal,
+                        means: vibe.profile.means,
+                        zScores: vibe.profile.zScores,
+                        distinguishingFeatures: vibe.profile.distinguishingFeatures
+                    )
+                },
+                trackIDs: outcome.trackIDs,
+                labels: outcome.labels,
+                distances: outcome.distances
             )
             let runID: Int64
             do {
@@ -333,7 +276,7 @@ extension VibesAnalyze {
                 throw ExitCode.failure
             }
             let saving = (clock.now - start).milliseconds
-            timer.lap("names and save")
+            timer.lap("save")
 
             let report = try VibesReport(store: store, runID: runID, exampleCount: examples)
             if global.json {
@@ -344,8 +287,8 @@ extension VibesAnalyze {
             timer.lap("render")
             if !global.quiet {
                 Console.diagnostic(
-                    "Saved run \(runID). Times: load \(format(timings["load"]!)), matrix \(format(timings["matrix"]!)), "
-                        + "k-means \(format(timings["clustering"]!)) (\(model.iterationCount) iterations), save \(format(saving))."
+                    "Saved run \(runID). Times: load \(format(loadMS)), matrix \(format(timings["matrix"]!)), "
+                        + "k-means \(format(timings["clustering"]!)) (\(outcome.run.iterationCount) iterations), save \(format(saving))."
                 )
             }
         }
@@ -371,6 +314,12 @@ enum ClusterCountChoice: ExpressibleByArgument, Equatable {
         }
     }
 
+    /// The fixed count, or `nil` for `auto`.
+    var fixedValue: Int? {
+        if case .fixed(let k) = self { return k }
+        return nil
+    }
+
     var defaultValueDescription: String {
         switch self {
         case .fixed(let k): "\(k)"
@@ -380,9 +329,7 @@ enum ClusterCountChoice: ExpressibleByArgument, Equatable {
 }
 
 /// `--algorithm`.
-enum AlgorithmChoice: String, ExpressibleByArgument, CaseIterable {
-    case lloyd, minibatch
-}
+extension ClusteringRun.Algorithm: ExpressibleByArgument {}
 
 /// `--scaling`.
 enum ScalingChoice: String, ExpressibleByArgument, CaseIterable {
@@ -395,18 +342,6 @@ enum ScalingChoice: String, ExpressibleByArgument, CaseIterable {
         case .minmax: .minMax
         case .raw: .raw
         }
-    }
-}
-
-extension ClusterCountScore {
-    init(_ quality: ClusterQuality) {
-        self.init(
-            clusterCount: quality.clusterCount,
-            inertia: quality.inertia,
-            silhouette: quality.silhouette,
-            calinskiHarabasz: quality.calinskiHarabasz,
-            daviesBouldin: quality.daviesBouldin
-        )
     }
 }
 

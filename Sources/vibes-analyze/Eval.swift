@@ -217,7 +217,7 @@ extension VibesAnalyze {
 
             var saved: EvalReport.SavedRun?
             if let run {
-                guard let record = try store.clusteringRun(id: run), let id = record.id else {
+                guard let record = try store.clusteringRun(id: run), let id = record.run.id else {
                     throw CommandFailure(
                         "There is no clustering run \(run); list the runs with `vibes-analyze vibes --list`."
                     )
@@ -226,7 +226,7 @@ extension VibesAnalyze {
                 for item in try store.assignments(ofRun: id) { assignment[item.trackID] = item.cluster }
                 saved = EvalReport.SavedRun(
                     id: id,
-                    clusterCount: record.clusterCount,
+                    clusterCount: record.run.clusterCount,
                     agreement: ClusterAgreement(clusters: assignment, labels: labels)
                 )
             }

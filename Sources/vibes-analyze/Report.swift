@@ -220,7 +220,7 @@ extension MoodReport.Input {
         for (id, path) in try store.localFilePaths(for: table.trackIDs) { tracks[id]?.filePath = path }
 
         var run: ReportRun?
-        if let record = try store.clusteringRun(id: runID), let id = record.id {
+        if let record = try store.clusteringRun(id: runID), let id = record.run.id {
             let vibes = try store.clusters(ofRun: id).map { cluster in
                 ReportRun.Vibe(
                     cluster: cluster.cluster,
@@ -239,7 +239,7 @@ extension MoodReport.Input {
                     distance: assignment.distance
                 )
             }
-            run = ReportRun(id: id, scaling: record.scaling, vibes: vibes, assignments: assignments)
+            run = ReportRun(id: id, scaling: record.run.scaling, vibes: vibes, assignments: assignments)
         } else if let runID {
             throw StoreError.notFound(what: "Clustering run \(runID) (list the runs with `vibes-analyze vibes --list`)")
         } else if table.rowCount > 0 {

@@ -201,7 +201,7 @@ extension SeedOptions {
     /// - Returns: The member track IDs and a label such as `vibe 2 "Upbeat Dance"`.
     /// - Throws: `ValidationError` when there is no run or no such vibe.
     static func vibeMembers(_ number: Int, run: Int64?, in store: LibraryStore) throws -> ([Int64], String) {
-        guard let record = try store.clusteringRun(id: run), let id = record.id else {
+        guard let record = try store.clusteringRun(id: run), let id = record.run.id else {
             throw CommandFailure(
                 run.map { "There is no clustering run \($0); list the runs with `vibes-analyze vibes --list`." }
                     ?? "There are no vibes yet; find them with `vibes-analyze cluster` first."

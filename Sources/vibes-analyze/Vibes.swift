@@ -33,16 +33,18 @@ extension VibesAnalyze {
             if list {
                 let runs = try store.clusteringRuns()
                 if global.json {
-                    try Console.printJSON(["runs": runs.map { RunSummary(record: $0) }])
+                    try Console.printJSON(["runs": runs])
                 } else if runs.isEmpty {
                     print("No clustering runs yet; make one with `vibes-analyze cluster`.")
                 } else {
-                    for run in runs {
-                        let summary = RunSummary(record: run)
+                    for record in runs {
+                        let run = record.run
+                        let schema = run.scaling.schema
                         print(
                             TerminalWidth.fit(
-                                "\(summary.id)  \(summary.createdAt)  k=\(summary.clusterCount)  \(summary.trackCount) tracks  "
-                                    + "seed \(summary.seed)  \(summary.scaling) \(summary.features.joined(separator: ","))",
+                                "\(run.id ?? 0)  \(ISO8601DateFormatter().string(from: record.createdAt))  "
+                                    + "k=\(run.clusterCount)  \(run.trackCount) tracks  seed \(run.seed)  "
+                                    + "\(schema.scaling.rawValue) \(schema.features.map(\.rawValue).joined(separator: ","))",
                                 to: layout.width
                             )
                         )
@@ -57,34 +59,5 @@ extension VibesAnalyze {
                 print(report.renderedTable(width: layout.width), terminator: "")
             }
         }
-    }
-}
-
-/// One line of `vibes --list`.
-struct RunSummary: Codable {
-    var id: Int64
-    var createdAt: String
-    var clusterCount: Int
-    var trackCount: Int
-    var scaling: String
-    var features: [String]
-    var seed: UInt64
-
-    init(record: ClusteringRunRecord) {
-        id = record.id ?? 0
-        createdAt = ISO8601DateFormatter().string(from: record.createdAt)
-        clusterCount = record.clusterCount
-        trackCount = record.trackCount
-        scaling = record.scaling.schema.scaling.rawValue
-        features = record.scaling.schema.features.map(\.rawValue)
-        seed = UInt64(bitPattern: record.seed)
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case id
-        case createdAt = "created_at"
-        case clusterCount = "k"
-        case trackCount = "track_count"
-        case scaling, features, seed
     }
 }

@@ -1,3 +1,4 @@
+import Features
 import Foundation
 import Ingest
 import VibesCommandSupport
@@ -5,46 +6,9 @@ import VibesCommandSupport
 /// A saved clustering run as `cluster` and `vibes` print it: the run's parameters and scores and
 /// every vibe with its profile and representative tracks.
 ///
-/// The report leaves out the creation time and timings, so the same seed prints the same report.
+/// The run is printed as ``ClusteringRun`` encodes it, with the store's column names as keys. The
+/// report leaves out the creation time and timings, so the same seed prints the same report.
 struct VibesReport: Codable {
-    struct Run: Codable {
-        var id: Int64
-        var algorithm: String
-        var clusterCount: Int
-        var seed: UInt64
-        var restartCount: Int
-        var maxIterations: Int
-        var scaling: String
-        var features: [String]
-        var weights: [String: Double]
-        var trackCount: Int
-        var excludedTrackCount: Int
-        var iterationCount: Int
-        var hasConverged: Bool
-        var inertia: Double
-        var silhouette: Double?
-        var calinskiHarabasz: Double?
-        var daviesBouldin: Double?
-        var clusterCountScan: [ClusterCountScore]?
-
-        enum CodingKeys: String, CodingKey {
-            case id, algorithm
-            case clusterCount = "k"
-            case seed
-            case restartCount = "n_init"
-            case maxIterations = "max_iter"
-            case scaling, features, weights
-            case trackCount = "track_count"
-            case excludedTrackCount = "excluded_track_count"
-            case iterationCount = "iterations"
-            case hasConverged = "converged"
-            case inertia, silhouette
-            case calinskiHarabasz = "calinski_harabasz"
-            case daviesBouldin = "davies_bouldin"
-            case clusterCountScan = "k_scan"
-        }
-    }
-
     struct Example: Codable {
         var trackID: Int64
         var name: String
@@ -77,7 +41,7 @@ struct VibesReport: Codable {
         }
     }
 
-    var run: Run
+    var run: ClusteringRun
     /// The vibes, largest first.
     var vibes: [Vibe]
 
@@ -85,34 +49,12 @@ struct VibesReport: Codable {
     ///
     /// - Throws: `StoreError.notFound` when there is no such run.
     init(store: LibraryStore, runID: Int64?, exampleCount: Int) throws {
-        guard let record = try store.clusteringRun(id: runID), let id = record.id else {
+        guard let record = try store.clusteringRun(id: runID), let id = record.run.id else {
             throw StoreError.notFound(
                 what: runID.map { "Clustering run \($0)" } ?? "A clustering run (run `vibes-analyze cluster` first)"
             )
         }
-        let schema = record.scaling.schema
-        run = Run(
-            id: id,
-            algorithm: record.algorithm,
-            clusterCount: record.clusterCount,
-            seed: UInt64(bitPattern: record.seed),
-            restartCount: record.restartCount,
-            maxIterations: record.maxIterations,
-            scaling: schema.scaling.rawValue,
-            features: schema.features.map(\.rawValue),
-            weights: Dictionary(
-                uniqueKeysWithValues: schema.entries.filter { $0.weight != 1 }.map { ($0.feature.rawValue, $0.weight) }
-            ),
-            trackCount: record.trackCount,
-            excludedTrackCount: record.excludedTrackCount,
-            iterationCount: record.iterationCount,
-            hasConverged: record.hasConverged,
-            inertia: record.inertia,
-            silhouette: record.silhouette,
-            calinskiHarabasz: record.calinskiHarabasz,
-            daviesBouldin: record.daviesBouldin,
-            clusterCountScan: record.clusterCountScan
-        )
+        run = record.run
         let clusters = try store.clusters(ofRun: id).sorted {
             $0.size != $1.size ? $0.size > $1.size : $0.cluster < $1.cluster
         }
@@ -157,11 +99,13 @@ struct VibesReport: Codable {
     ///   every column.
     func renderedTable(width: Int? = nil) -> String {
         var lines: [String] = []
-        let weights = run.weights.sorted { $0.key < $1.key }.map { "\($0.key)×\(format($0.value, digits: 2))" }
+        let schema = run.scaling.schema
+        let weights = schema.entries.filter { $0.weight != 1 }.sorted { $0.feature.rawValue < $1.feature.rawValue }
+            .map { "\($0.feature.rawValue)×\(format($0.weight, digits: 2))" }
         lines += TerminalWidth.wrap(
-            "Run \(run.id): \(run.clusterCount) vibes from \(run.trackCount) tracks"
+            "Run \(run.id ?? 0): \(run.clusterCount) vibes from \(run.trackCount) tracks"
                 + (run.excludedTrackCount > 0 ? " (\(run.excludedTrackCount) left out for missing features)" : "")
-                + "; k-means, \(run.scaling) over \(run.features.joined(separator: ", "))"
+                + "; k-means, \(schema.scaling.rawValue) over \(schema.features.map(\.rawValue).joined(separator: ", "))"
                 + (weights.isEmpty ? "" : " weighted \(weights.joined(separator: ", "))")
                 + ", seed \(run.seed), n-init \(run.restartCount), \(run.iterationCount) iterations"
                 + (run.hasConverged ? "" : " (not converged)") + ".",

@@ -22,7 +22,7 @@ struct ClusteringStoreTests {
         }
     }
 
-    private func makeRun(clusterCount: Int) throws -> ClusteringRunRecord {
+    private func makeRun(clusterCount: Int) throws -> ClusteringRun {
         let schema = try FeatureSchema(features: [.energy, .key], weights: [.energy: 2])
         let scaling = FeatureScaling(
             schema: schema,
@@ -32,11 +32,10 @@ struct ClusteringStoreTests {
                 .init(name: "key_cos", feature: .key, encoding: .keyCosine, offset: 0, scale: 0.7, weight: 1),
             ]
         )
-        return ClusteringRunRecord(
-            createdAt: Date(timeIntervalSince1970: 1_700_000_000),
-            algorithm: "lloyd",
+        return ClusteringRun(
+            algorithm: .lloyd,
             clusterCount: clusterCount,
-            seed: Int64(bitPattern: UInt64.max - 1),
+            seed: UInt64.max - 1,
             restartCount: 3,
             maxIterations: 300,
             tolerance: 1e-4,
@@ -51,15 +50,15 @@ struct ClusteringStoreTests {
             calinskiHarabasz: 80,
             daviesBouldin: 0.7,
             clusterCountScan: [
-                ClusterCountScore(
+                ClusterQuality(
                     clusterCount: 2,
                     inertia: 12.5,
                     silhouette: 0.4,
                     calinskiHarabasz: 80,
-                    daviesBouldin: 0.7
+                    daviesBouldin: 0.7,
+                    silhouetteSampleSize: 6
                 )
-            ],
-            timings: ["iterations": 1.5]
+            ]
         )
     }
 
@@ -91,8 +90,10 @@ struct ClusteringStoreTests {
     @Test func runRoundTripsWithClustersAndAssignments() throws {
         try withStore(trackCount: 6) { store, ids in
             let run = try makeRun(clusterCount: 2)
+            let before = Date()
             let runID = try store.saveClusteringRun(
                 run,
+                timings: ["iterations": 1.5],
                 clusters: makeClusters(count: 2),
                 trackIDs: ids,
                 labels: [0, 1, 0, 1, 0, 1],
@@ -101,10 +102,15 @@ struct ClusteringStoreTests {
             let saved = try #require(try store.clusteringRun(id: runID))
             var expected = run
             expected.id = runID
-            #expect(saved == expected)
-            #expect(UInt64(bitPattern: saved.seed) == UInt64.max - 1)
+            #expect(saved.run == expected)
+            #expect(saved.run.seed == UInt64.max - 1)
+            #expect(saved.timings == ["iterations": 1.5])
+            #expect(abs(saved.createdAt.timeIntervalSince(before)) < 60)
             let latest = try store.clusteringRun()
-            #expect(latest?.id == runID)
+            #expect(latest?.run.id == runID)
+            // The columns are the run's own JSON keys.
+            let columns = try store.database.read { db in try db.columns(in: "clustering_runs").map(\.name) }
+            #expect(Set(ClusteringRun.CodingKeys.allCases.map(\.rawValue)).isSubset(of: Set(columns)))
 
             let clusters = try store.clusters(ofRun: runID)
             #expect(clusters.map(\.cluster) == [0, 1])
@@ -136,8 +142,8 @@ struct ClusteringStoreTests {
             )
             let latest = try store.clusteringRun()
             let all = try store.clusteringRuns()
-            #expect(latest?.id == second)
-            #expect(all.map(\.id) == [second, first])
+            #expect(latest?.run.id == second)
+            #expect(all.map(\.run.id) == [second, first])
         }
     }
 
@@ -190,6 +196,36 @@ struct ClusteringStoreTests {
                     distances: [1]
                 )
             }
+        }
+    }
+
+    @Test func aRunSavedByThePreviousVersionReadsBack() throws {
+        // Before the run vocabulary was unified, the `--k auto` scan was kept with the key "k" and
+        // without the silhouette's sample size.
+        try withStore(trackCount: 0) { store, _ in
+            let scaling = String(
+                decoding: try JSONEncoder().encode(try makeRun(clusterCount: 2).scaling),
+                as: UTF8.self
+            )
+            try store.database.write { db in
+                try db.execute(
+                    sql: """
+                        INSERT INTO clustering_runs (created_at, algorithm, cluster_count, seed, restart_count,
+                            max_iterations, tolerance, thread_count, scaling, track_count, excluded_track_count,
+                            iteration_count, has_converged, inertia, silhouette, calinski_harabasz, davies_bouldin,
+                            cluster_count_scan, timings)
+                        VALUES ('2026-01-02 03:04:05.000', 'minibatch', 2, -2, 3, 300, 0.0001, 2, ?, 6, 0, 7, 1,
+                            12.5, 0.4, 80, 0.7, '[{"k":2,"inertia":12.5,"silhouette":0.4}]', '{"load":3}')
+                        """,
+                    arguments: [scaling]
+                )
+            }
+            let saved = try #require(try store.clusteringRun())
+            #expect(saved.run.algorithm == .minibatch)
+            #expect(saved.run.seed == UInt64.max - 1)
+            #expect(saved.run.clusterCountScan?.first?.clusterCount == 2)
+            #expect(saved.run.clusterCountScan?.first?.calinskiHarabasz == nil)
+            #expect(saved.timings == ["load": 3])
         }
     }
 }

@@ -49,7 +49,7 @@ struct BenchCommandTests {
         #expect(configurations.count == 1)
         #expect(configurations.first?["n"] as? Int == 2_000)
         #expect(configurations.first?["d"] as? Int == 12)
-        #expect(configurations.first?["k"] as? Int == 4)
+        #expect(configurations.first?["cluster_count"] as? Int == 4)
         #expect(configurations.first?["threads"] as? Int == 1)
         #expect((configurations.first?["inertia"] as? [String: Double])?["median"].map { $0 > 0 } == true)
         #expect((object["searches"] as? [Any])?.count == 1)

@@ -32,7 +32,7 @@ struct ClusterCommandTests {
     @Test func clusterSavesARunThatRecoversTheGroups() async throws {
         try await withSyntheticLibrary { path, store in
             try await run(["cluster", "--db", path, "--k", "3", "--quiet"])
-            let record = try #require(try store.clusteringRun())
+            let record = try #require(try store.clusteringRun()).run
             let runID = try #require(record.id)
             #expect(record.clusterCount == 3)
             #expect(record.trackCount == 120)
@@ -78,7 +78,7 @@ struct ClusterCommandTests {
     @Test func autoChoosesKBySilhouetteAndKeepsTheScores() async throws {
         try await withSyntheticLibrary(perGroup: 30) { path, store in
             try await run(["cluster", "--db", path, "--k", "auto", "--max-k", "6", "--quiet"])
-            let record = try #require(try store.clusteringRun())
+            let record = try #require(try store.clusteringRun()).run
             let scan = try #require(record.clusterCountScan)
             #expect(scan.map(\.clusterCount) == [2, 3, 4, 5, 6])
             let best = try #require(scan.max { ($0.silhouette ?? -1) < ($1.silhouette ?? -1) })
@@ -107,7 +107,7 @@ struct ClusterCommandTests {
                 "cluster", "--db", path, "--k", "3", "--features", "energy,valence,tempo,key",
                 "--weight", "tempo=0.5", "--scaling", "minmax", "--quiet",
             ])
-            let record = try #require(try store.clusteringRun())
+            let record = try #require(try store.clusteringRun()).run
             #expect(record.scaling.schema.features.map(\.rawValue) == ["energy", "valence", "tempo", "key"])
             #expect(record.scaling.columns.map(\.name) == ["energy", "valence", "tempo", "key_sin", "key_cos"])
             #expect(record.scaling.columns[2].weight == 0.5)
@@ -160,7 +160,7 @@ struct ClusterCommandTests {
             try LibrarySeeding.importTidyTuesday(firstRecords: 2000, into: store, folder: folder)
             let tracks = try store.featureTable().rowCount
             try await run(["cluster", "--db", path, "--k", "6", "--seed", "42", "--quiet"])
-            let record = try #require(try store.clusteringRun())
+            let record = try #require(try store.clusteringRun()).run
             let clusters = try store.clusters(ofRun: record.id!)
             #expect(tracks > 1500)  // 2,000 records, some of them the same track in several playlists
             #expect(record.trackCount + record.excludedTrackCount == tracks)

@@ -195,7 +195,7 @@ struct BenchmarkReportRenderingTests {
         #expect(configurations.count == 8)
         let first = configurations[0]
         for key in [
-            "n", "d", "k", "threads", "seeding_seconds", "lloyd_seconds_per_iteration", "lloyd_iterations",
+            "n", "d", "cluster_count", "threads", "seeding_seconds", "lloyd_seconds_per_iteration", "lloyd_iterations",
             "rows_per_second",
             "bandwidth_bytes_per_second", "gflops", "roofline_fraction", "inertia", "mini_batch_seconds_per_step",
             "mini_batch_inertia_ratio", "peak_memory_bytes", "matrix_bytes",
@@ -206,7 +206,7 @@ struct BenchmarkReportRenderingTests {
         #expect(Set(time.keys) == ["median", "min", "max"])
         #expect((object["searches"] as? [Any])?.count == 4)
         let settings = try #require(object["settings"] as? [String: Any])
-        #expect(settings["k"] as? [Int] == [8, 64])
+        #expect(settings["cluster_counts"] as? [Int] == [8, 64])
         // It reads back as the same report.
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601

@@ -2,153 +2,102 @@ import Features
 import Foundation
 import GRDB
 
-/// A saved clustering run: its parameters, the schema and fitted scaling, the quality scores and
-/// how long it took. One row of `clustering_runs`.
+/// A saved clustering run as the store keeps it: the ``ClusteringRun`` itself, and when it was made
+/// and how long it took. One row of `clustering_runs`, whose columns are the run's own JSON keys.
 ///
-/// Array and dictionary properties are stored as JSON text.
-public struct ClusteringRunRecord: Hashable, Sendable, Codable, FetchableRecord, MutablePersistableRecord {
+/// The schema and scaling, the `--k auto` scan and the timings are stored as JSON text; the seed is
+/// stored as its bit pattern (SQLite integers are signed, so a seed above `Int64.max` is stored
+/// negative).
+///
+/// As JSON (`vibes --list --json`) it is `{"run": …, "created_at": …, "timings": …}`, the run
+/// in its one shape.
+public struct ClusteringRunRecord: Hashable, Sendable, Encodable, FetchableRecord, MutablePersistableRecord {
     public static let databaseTableName = "clustering_runs"
 
-    /// The run number, assigned when the run is saved.
-    public var id: Int64?
+    /// The run; its ``ClusteringRun/id`` is assigned when it is saved.
+    public var run: ClusteringRun
     /// When the run was made.
     public var createdAt: Date
-    /// The algorithm, such as `lloyd` or `minibatch`.
-    public var algorithm: String
-    /// The number of clusters.
-    public var clusterCount: Int
-    /// The seed of the random choices, as its bit pattern (a `UInt64` seed above `Int64.max`
-    /// is stored negative).
-    public var seed: Int64
-    /// The number of restarts (`--n-init`).
-    public var restartCount: Int
-    /// The most iterations per restart.
-    public var maxIterations: Int
-    /// The convergence tolerance, relative to the mean column variance.
-    public var tolerance: Double
-    /// The number of threads.
-    public var threadCount: Int
-    /// The schema and its fitted scaling, to map centroids to original units.
-    public var scaling: FeatureScaling
-    /// The number of tracks clustered.
-    public var trackCount: Int
-    /// The number of tracks left out because they miss a schema feature.
-    public var excludedTrackCount: Int
-    /// The iterations run by the kept restart.
-    public var iterationCount: Int
-    /// Whether the kept restart converged before the iteration limit.
-    public var hasConverged: Bool
-    /// The within-cluster sum of squared distances, in scaled units.
-    public var inertia: Double
-    /// The mean silhouette on a sample, when computed.
-    public var silhouette: Double?
-    /// The Calinski–Harabasz score, when computed.
-    public var calinskiHarabasz: Double?
-    /// The Davies–Bouldin score, when computed.
-    public var daviesBouldin: Double?
-    /// With `--k auto`, the scores of every cluster count tried.
-    public var clusterCountScan: [ClusterCountScore]?
     /// Wall-clock durations by phase, in milliseconds (`load`, `matrix`, `seeding`, `iterations`, …).
     public var timings: [String: Double]
 
-    public init(
-        id: Int64? = nil,
-        createdAt: Date,
-        algorithm: String,
-        clusterCount: Int,
-        seed: Int64,
-        restartCount: Int,
-        maxIterations: Int,
-        tolerance: Double,
-        threadCount: Int,
-        scaling: FeatureScaling,
-        trackCount: Int,
-        excludedTrackCount: Int,
-        iterationCount: Int,
-        hasConverged: Bool,
-        inertia: Double,
-        silhouette: Double?,
-        calinskiHarabasz: Double?,
-        daviesBouldin: Double?,
-        clusterCountScan: [ClusterCountScore]?,
-        timings: [String: Double]
-    ) {
-        self.id = id
+    public init(run: ClusteringRun, createdAt: Date, timings: [String: Double]) {
+        self.run = run
         self.createdAt = createdAt
-        self.algorithm = algorithm
-        self.clusterCount = clusterCount
-        self.seed = seed
-        self.restartCount = restartCount
-        self.maxIterations = maxIterations
-        self.tolerance = tolerance
-        self.threadCount = threadCount
-        self.scaling = scaling
-        self.trackCount = trackCount
-        self.excludedTrackCount = excludedTrackCount
-        self.iterationCount = iterationCount
-        self.hasConverged = hasConverged
-        self.inertia = inertia
-        self.silhouette = silhouette
-        self.calinskiHarabasz = calinskiHarabasz
-        self.daviesBouldin = daviesBouldin
-        self.clusterCountScan = clusterCountScan
         self.timings = timings
     }
 
-    enum CodingKeys: String, CodingKey, ColumnExpression {
-        case id
-        case createdAt = "created_at"
-        case algorithm
-        case clusterCount = "cluster_count"
-        case seed
-        case restartCount = "restart_count"
-        case maxIterations = "max_iterations"
-        case tolerance
-        case threadCount = "thread_count"
-        case scaling
-        case trackCount = "track_count"
-        case excludedTrackCount = "excluded_track_count"
-        case iterationCount = "iteration_count"
-        case hasConverged = "has_converged"
-        case inertia, silhouette
-        case calinskiHarabasz = "calinski_harabasz"
-        case daviesBouldin = "davies_bouldin"
-        case clusterCountScan = "cluster_count_scan"
-        case timings
+    private typealias Key = ClusteringRun.CodingKeys
+
+    public init(row: Row) throws {
+        func json<T: Decodable>(_ type: T.Type, _ column: String) throws -> T {
+            try JSONDecoder().decode(T.self, from: Data((row[column] as String).utf8))
+        }
+        let algorithmName: String = row[Key.algorithm.rawValue]
+        guard let algorithm = ClusteringRun.Algorithm(rawValue: algorithmName) else {
+            throw DatabaseError(message: "clustering_runs.algorithm: unknown algorithm '\(algorithmName)'")
+        }
+        let scanText: String? = row[Key.clusterCountScan.rawValue]
+        run = ClusteringRun(
+            id: row[Key.id.rawValue],
+            algorithm: algorithm,
+            clusterCount: row[Key.clusterCount.rawValue],
+            seed: UInt64(bitPattern: row[Key.seed.rawValue] as Int64),
+            restartCount: row[Key.restartCount.rawValue],
+            maxIterations: row[Key.maxIterations.rawValue],
+            tolerance: row[Key.tolerance.rawValue],
+            threadCount: row[Key.threadCount.rawValue],
+            scaling: try json(FeatureScaling.self, Key.scaling.rawValue),
+            trackCount: row[Key.trackCount.rawValue],
+            excludedTrackCount: row[Key.excludedTrackCount.rawValue],
+            iterationCount: row[Key.iterationCount.rawValue],
+            hasConverged: row[Key.hasConverged.rawValue],
+            inertia: row[Key.inertia.rawValue],
+            silhouette: row[Key.silhouette.rawValue],
+            calinskiHarabasz: row[Key.calinskiHarabasz.rawValue],
+            daviesBouldin: row[Key.daviesBouldin.rawValue],
+            clusterCountScan: try scanText.map { try JSONDecoder().decode([ClusterQuality].self, from: Data($0.utf8)) }
+        )
+        createdAt = row["created_at"]
+        timings = try json([String: Double].self, "timings")
+    }
+
+    public func encode(to container: inout PersistenceContainer) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        func json(_ value: some Encodable) throws -> String {
+            String(decoding: try encoder.encode(value), as: UTF8.self)
+        }
+        container[Key.id.rawValue] = run.id
+        container["created_at"] = createdAt
+        container[Key.algorithm.rawValue] = run.algorithm.rawValue
+        container[Key.clusterCount.rawValue] = run.clusterCount
+        container[Key.seed.rawValue] = Int64(bitPattern: run.seed)
+        container[Key.restartCount.rawValue] = run.restartCount
+        container[Key.maxIterations.rawValue] = run.maxIterations
+        container[Key.tolerance.rawValue] = run.tolerance
+        container[Key.threadCount.rawValue] = run.threadCount
+        container[Key.scaling.rawValue] = try json(run.scaling)
+        container[Key.trackCount.rawValue] = run.trackCount
+        container[Key.excludedTrackCount.rawValue] = run.excludedTrackCount
+        container[Key.iterationCount.rawValue] = run.iterationCount
+        container[Key.hasConverged.rawValue] = run.hasConverged
+        container[Key.inertia.rawValue] = run.inertia
+        container[Key.silhouette.rawValue] = run.silhouette
+        container[Key.calinskiHarabasz.rawValue] = run.calinskiHarabasz
+        container[Key.daviesBouldin.rawValue] = run.daviesBouldin
+        container[Key.clusterCountScan.rawValue] = try run.clusterCountScan.map(json)
+        container["timings"] = try json(timings)
     }
 
     public mutating func didInsert(_ inserted: InsertionSuccess) {
-        id = inserted.rowID
-    }
-}
-
-/// The scores of one cluster count tried by `--k auto`.
-public struct ClusterCountScore: Hashable, Sendable, Codable {
-    public var clusterCount: Int
-    public var inertia: Double
-    public var silhouette: Double?
-    public var calinskiHarabasz: Double?
-    public var daviesBouldin: Double?
-
-    public init(
-        clusterCount: Int,
-        inertia: Double,
-        silhouette: Double?,
-        calinskiHarabasz: Double?,
-        daviesBouldin: Double?
-    ) {
-        self.clusterCount = clusterCount
-        self.inertia = inertia
-        self.silhouette = silhouette
-        self.calinskiHarabasz = calinskiHarabasz
-        self.daviesBouldin = daviesBouldin
+        run.id = inserted.rowID
     }
 
     enum CodingKeys: String, CodingKey {
-        case clusterCount = "k"
-        case inertia, silhouette
-        case calinskiHarabasz = "calinski_harabasz"
-        case daviesBouldin = "davies_bouldin"
+        case run
+        case createdAt = "created_at"
+        case timings
     }
 }
 
@@ -252,6 +201,7 @@ extension LibraryStore {
     ///
     /// - Parameters:
     ///   - run: The run; its `id` is ignored and assigned.
+    ///   - timings: How long the run took, by phase, in milliseconds.
     ///   - clusters: One record per cluster; their `runID` is replaced by the new run's.
     ///   - trackIDs: The clustered tracks.
     ///   - labels: The cluster of each track, parallel to `trackIDs`.
@@ -262,7 +212,8 @@ extension LibraryStore {
     /// - Complexity: O(*n* log *n*) to sort and check the tracks, and one row written.
     @discardableResult
     public func saveClusteringRun(
-        _ run: ClusteringRunRecord,
+        _ run: ClusteringRun,
+        timings: [String: Double] = [:],
         clusters: [ClusterRecord],
         trackIDs: [Int64],
         labels: [Int32],
@@ -287,10 +238,10 @@ extension LibraryStore {
                     while let candidate = next, candidate < id { next = try known.next() }
                     guard next == id else { throw StoreError.notFound(what: "Track \(id)") }
                 }
-                var run = run
-                run.id = nil
-                try run.insert(db)
-                let runID = run.id!
+                var record = ClusteringRunRecord(run: run, createdAt: Date(), timings: timings)
+                record.run.id = nil
+                try record.insert(db)
+                let runID = record.run.id!
                 for var cluster in clusters {
                     cluster.runID = runID
                     try cluster.insert(db)
@@ -315,7 +266,7 @@ extension LibraryStore {
     /// Saves a run kept in a file because it could not be saved when it was made.
     ///
     /// - Returns: The new run's ID.
-    /// - Throws: As ``saveClusteringRun(_:clusters:trackIDs:labels:distances:)``.
+    /// - Throws: As ``saveClusteringRun(_:timings:clusters:trackIDs:labels:distances:)``.
     @discardableResult
     public func saveClusteringRun(_ unsaved: UnsavedClusteringRun) throws -> Int64 {
         guard unsaved.trackIDs.count == unsaved.labels.count && unsaved.labels.count == unsaved.distances.count else {
@@ -323,6 +274,7 @@ extension LibraryStore {
         }
         return try saveClusteringRun(
             unsaved.run,
+            timings: unsaved.timings,
             clusters: unsaved.clusters,
             trackIDs: unsaved.trackIDs,
             labels: unsaved.labels,
@@ -334,13 +286,13 @@ extension LibraryStore {
     public func clusteringRun(id: Int64? = nil) throws -> ClusteringRunRecord? {
         try read { db in
             if let id { return try ClusteringRunRecord.fetchOne(db, key: id) }
-            return try ClusteringRunRecord.order(ClusteringRunRecord.CodingKeys.id.desc).fetchOne(db)
+            return try ClusteringRunRecord.order(Column("id").desc).fetchOne(db)
         }
     }
 
     /// Every saved run, newest first.
     public func clusteringRuns() throws -> [ClusteringRunRecord] {
-        try read { db in try ClusteringRunRecord.order(ClusteringRunRecord.CodingKeys.id.desc).fetchAll(db) }
+        try read { db in try ClusteringRunRecord.order(Column("id").desc).fetchAll(db) }
     }
 
     /// The clusters of run `runID`, in cluster order.
@@ -525,20 +477,24 @@ extension LibraryStore {
 /// keeping a run in a file when the store cannot take it (another program held it too long, the
 /// disk was full): finished work is never lost.
 public struct UnsavedClusteringRun: Codable, Sendable {
-    public var run: ClusteringRunRecord
+    public var run: ClusteringRun
+    /// How long the run took, by phase, in milliseconds.
+    public var timings: [String: Double]
     public var clusters: [ClusterRecord]
     public var trackIDs: [Int64]
     public var labels: [Int32]
     public var distances: [Float]
 
     public init(
-        run: ClusteringRunRecord,
+        run: ClusteringRun,
+        timings: [String: Double],
         clusters: [ClusterRecord],
         trackIDs: [Int64],
         labels: [Int32],
         distances: [Float]
     ) {
         self.run = run
+        self.timings = timings
         self.clusters = clusters
         self.trackIDs = trackIDs
         self.labels = labels
@@ -546,7 +502,7 @@ public struct UnsavedClusteringRun: Codable, Sendable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case run, clusters, labels, distances
+        case run, timings, clusters, labels, distances
         case trackIDs = "track_ids"
     }
 

@@ -1,32 +1,7 @@
 import Features
 
-/// How well a clustering separates its points: the scores printed for every k by `--k auto`.
-///
-/// - Inertia: the within-cluster sum of squared distances; always falls as k grows (the elbow).
-/// - Silhouette: from −1 to 1, higher is better; the mean over a seeded random sample of points of
-///   (b − a) / max(a, b), where a is the mean distance to the point's own cluster and b to the
-///   nearest other cluster. Computed on a sample because it costs O(*s*²).
-/// - Calinski–Harabasz: the ratio of between- to within-cluster dispersion, each per degree of
-///   freedom; higher is better.
-/// - Davies–Bouldin: the mean over clusters of the worst ratio of summed spreads to centroid
-///   separation; 0 is best.
-///
-/// The three scores follow scikit-learn's `silhouette_score`, `calinski_harabasz_score` and
-/// `davies_bouldin_score`.
-public struct ClusterQuality: Hashable, Sendable, Codable {
-    /// The number of clusters.
-    public var clusterCount: Int
-    /// The within-cluster sum of squared distances.
-    public var inertia: Double
-    /// The mean silhouette over the sample, or `nil` with fewer than 2 non-empty clusters.
-    public var silhouette: Double?
-    /// The Calinski–Harabasz score, or `nil` with fewer than 2 non-empty clusters.
-    public var calinskiHarabasz: Double?
-    /// The Davies–Bouldin score, or `nil` with fewer than 2 non-empty clusters.
-    public var daviesBouldin: Double?
-    /// The number of points the silhouette was computed on.
-    public var silhouetteSampleSize: Int
-
+/// Computing the scores of ``ClusterQuality`` from a fitted model.
+extension ClusterQuality {
     /// Scores a fitted model on its data.
     ///
     /// - Parameters:
