@@ -126,23 +126,19 @@ extension VibesAnalyze {
                 excluded = CatchAllPlaylist.find(in: labels, libraryTrackCount: features.rowCount)
                 labels = CatchAllPlaylist.removing(excluded, from: labels)
             }
-            var members: [String: [Int64]] = [:]
-            for (trackID, names) in labels {
-                for name in names { members[name, default: []].append(trackID) }
-            }
             let lengths = Self.orderingLengths
-            let chosen = members.filter { lengths.contains($0.value.count) }.sorted { $0.key < $1.key }
+            let (chosen, skippedCount) = OrderingComparison.playlists(from: labels, lengths: lengths)
             guard !chosen.isEmpty else {
                 throw CommandFailure(
                     "No imported playlist has \(lengths.lowerBound) to \(lengths.upperBound) tracks with features; import playlists (an Exportify export, or tidytuesday's playlist_name) first."
                 )
             }
-            let ids = Array(Set(chosen.flatMap(\.value))).sorted()
+            let ids = Array(Set(chosen.flatMap(\.trackIDs))).sorted()
             let facts = Dictionary(uniqueKeysWithValues: zip(ids, try store.trackFacts(for: ids)))
             let playlists = chosen.map { name, trackIDs in
                 (
                     name: name,
-                    entries: trackIDs.sorted().map { id in
+                    entries: trackIDs.map { id in
                         Features.Playlist.Entry(
                             trackID: id,
                             spotifyID: nil,
@@ -165,7 +161,7 @@ extension VibesAnalyze {
             return OrderingEvalReport(
                 comparison: comparison,
                 excludedPlaylists: excluded,
-                skippedPlaylistCount: members.count - chosen.count,
+                skippedPlaylistCount: skippedCount,
                 lengths: lengths
             )
         }
@@ -205,15 +201,12 @@ extension VibesAnalyze {
             )
             bar.finish()
 
-            var kMeans: ClusterAgreement?
-            let clusterCount = clusters ?? Set(labels.values.flatMap { $0 }).count
-            if clusterCount >= 2 {
-                var generator = SplitMix64(seed: seed)
-                let model = try await KMeans.fit(features.values, clusterCount: clusterCount, using: &generator)
-                var assignment: [Int64: Int] = [:]
-                for (row, id) in features.trackIDs.enumerated() { assignment[id] = Int(model.labels[row]) }
-                kMeans = ClusterAgreement(clusters: assignment, labels: labels)
-            }
+            let kMeans = try await ClusterAgreement.ofKMeans(
+                in: features,
+                labels: labels,
+                clusterCount: clusters,
+                seed: seed
+            )
 
             var saved: EvalReport.SavedRun?
             if let run {
@@ -234,8 +227,8 @@ extension VibesAnalyze {
                 label: kind.rawValue,
                 comparison: comparison,
                 excludedPlaylists: excluded,
-                clusterCount: kMeans == nil ? nil : clusterCount,
-                kMeans: kMeans,
+                clusterCount: kMeans?.clusterCount,
+                kMeans: kMeans?.agreement,
                 savedRun: saved,
                 seed: seed
             )

@@ -201,14 +201,15 @@ extension VibesAnalyze.PlaylistCommand {
                     )
                     query.constraints = tuning.constraints
                     query.excludedTrackIDs = resolved.excluded
-                    ids = try builder.tracks(for: query, length: length)
-                    // A playlist from seed tracks starts with them.
                     let seedTracks = resolved.seeds.compactMap { seed -> Int64? in
                         if case .track(let id) = seed { return id }
                         return nil
                     }
-                    ids = seedTracks + ids.filter { !seedTracks.contains($0) }
-                    if case .trackCount(let n) = length { ids = Array(ids.prefix(n)) }
+                    ids = PlaylistBuilder.startingWithSeeds(
+                        try builder.tracks(for: query, length: length),
+                        seeds: seedTracks,
+                        length: length
+                    )
                     description =
                         "Like "
                         + (resolved.notes.isEmpty
@@ -220,40 +221,27 @@ extension VibesAnalyze.PlaylistCommand {
             }
 
             let summaries = try library.summaries(of: ids)
-            var entries = ids.map { makeEntry($0, library: library, summary: summaries[$0], isLocked: false) }
+            let chosen = ids.map { makeEntry($0, library: library, summary: summaries[$0], isLocked: false) }
+            var locks: [PlaylistBuilder.Lock] = []
             for text in lock {
                 let (position, reference) = try Build.parseLock(text)
                 let (id, note) = try SeedOptions.resolveTrack(reference, in: store, hasFeatures: library.hasFeatures)
                 notes.append("lock \(position): " + note)
-                entries.removeAll { $0.trackID == id }
-                entries.insert(
-                    makeEntry(id, library: library, summary: try library.summaries(of: [id])[id], isLocked: true),
-                    at: Swift.min(position - 1, entries.count)
+                let summary = try library.summaries(of: [id])[id]
+                locks.append(
+                    .init(position: position, entry: makeEntry(id, library: library, summary: summary, isLocked: true))
                 )
-                if case .trackCount(let n) = length, entries.count > n,
-                    let last = entries.lastIndex(where: { !$0.isLocked })
-                {
-                    entries.remove(at: last)
-                }
             }
             // A mood path is already in its order; anything else flows unless told otherwise.
             let order: OrderMode = self.order ?? (fromMood != nil ? OrderMode.none : OrderMode.flow)
-            // Flow keeps each track of a mood path within its step, so the ramp survives.
-            let steps = fromMood != nil ? PlaylistBuilder.moodPathSteps(trackCount: entries.count) : []
-            let arrangement: PlaylistOrdering.Arrangement
-            switch order {
-            case .flow: arrangement = PlaylistOrdering(arc: nil).arrange(entries, steps: steps)
-            case .arc: arrangement = PlaylistOrdering(arc: arc).arrange(entries)
-            case .none:
-                let ordering = PlaylistOrdering()
-                arrangement = PlaylistOrdering.Arrangement(
-                    entries: entries,
-                    cost: ordering.totalCost(of: entries),
-                    greedyCost: ordering.totalCost(of: ordering.greedyOrder(entries, steps: steps)),
-                    arcCorrelation: nil
-                )
-            }
-            entries = arrangement.entries
+            let arrangement = PlaylistBuilder.assemble(
+                chosen,
+                locks: locks,
+                length: length,
+                order: order == .flow ? .flow : order == .arc ? .arc(arc) : .asChosen,
+                isMoodPath: fromMood != nil
+            )
+            var entries = arrangement.entries
             let paths = try store.localFilePaths(for: entries.map(\.trackID))
             for index in entries.indices { entries[index].filePath = paths[entries[index].trackID] }
             let score = PlaylistOrdering.transitionScore(of: entries)

@@ -1,3 +1,5 @@
+import Features
+
 /// How well a clustering agrees with labels: normalised mutual information and the adjusted Rand
 /// index.
 ///
@@ -88,4 +90,27 @@ public struct ClusterAgreement: Hashable, Sendable, Codable {
 private struct Pair<A: Hashable, B: Hashable>: Hashable {
     var a: A
     var b: B
+}
+
+extension ClusterAgreement {
+    /// How well k-means in the given space agrees with the labels: Lloyd's algorithm with
+    /// `clusterCount` clusters (by default, one per distinct label), from `seed`.
+    ///
+    /// The space must not be built from the labels, or the agreement is worthless.
+    ///
+    /// - Returns: `nil` when there are fewer than 2 clusters to make.
+    public static func ofKMeans(
+        in features: FeatureMatrix,
+        labels: [Int64: Set<String>],
+        clusterCount: Int? = nil,
+        seed: UInt64
+    ) async throws -> (clusterCount: Int, agreement: ClusterAgreement)? {
+        let count = clusterCount ?? Set(labels.values.flatMap { $0 }).count
+        guard count >= 2 else { return nil }
+        var generator = SplitMix64(seed: seed)
+        let model = try await KMeans.fit(features.values, clusterCount: count, using: &generator)
+        var assignment: [Int64: Int] = [:]
+        for (row, id) in features.trackIDs.enumerated() { assignment[id] = Int(model.labels[row]) }
+        return (count, ClusterAgreement(clusters: assignment, labels: labels))
+    }
 }

@@ -146,3 +146,23 @@ public struct OrderingComparison: Hashable, Sendable, Codable {
         return pairs > 0 ? sum / pairs : 0
     }
 }
+
+extension OrderingComparison {
+    /// The playlists an ordering evaluation takes, from playlist labels: each playlist's tracks,
+    /// by playlist name, keeping those of a length in `lengths`.
+    ///
+    /// - Returns: The kept playlists sorted by name, each with its track IDs in increasing order,
+    ///   and how many playlists were left out for their length.
+    public static func playlists(
+        from labels: [Int64: Set<String>],
+        lengths: ClosedRange<Int>
+    ) -> (kept: [(name: String, trackIDs: [Int64])], skippedCount: Int) {
+        var members: [String: [Int64]] = [:]
+        for (trackID, names) in labels {
+            for name in names { members[name, default: []].append(trackID) }
+        }
+        let kept = members.filter { lengths.contains($0.value.count) }.sorted { $0.key < $1.key }
+            .map { (name: $0.key, trackIDs: $0.value.sorted()) }
+        return (kept, members.count - kept.count)
+    }
+}
