@@ -158,6 +158,12 @@ let package = Package(
             ]
         ),
         .testTarget(
+            name: "DocExampleTests",
+            dependencies: [
+                "Analytics", "AudioAnalysis", "Features", "Ingest", "VibesBenchmarking", "VibesTestSupport",
+            ]
+        ),
+        .testTarget(
             name: "VibesAnalyzeTests",
             dependencies: [
                 "vibes-analyze", "vibes-analyze-audio", "Analytics", "Features", "Ingest", "VibesCommandSupport",

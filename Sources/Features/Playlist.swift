@@ -4,8 +4,10 @@
 /// ``spotifyTrackURIs``) and everything an export needs (titles, artists, durations, features).
 ///
 /// ```swift
-/// try await spotify.createPlaylist(named: playlist.name, description: playlist.description,
-///                                  trackURIs: playlist.spotifyTrackURIs)
+/// let created = try await spotify.createPlaylist(name: playlist.name, description: playlist.description)
+/// if let id = SpotifyID(created.id) {
+///     _ = try await spotify.addItems(playlist.spotifyTrackURIs, to: id)
+/// }
 /// ```
 public struct Playlist: Hashable, Sendable, Codable {
     /// The playlist's name.

@@ -10,7 +10,7 @@ import Foundation
 ///
 /// ```swift
 /// let before = await MachineLoad.measure(over: .milliseconds(250))
-/// if before.isBusy { … }
+/// if before.isBusy { print("busy: the figures may be slower than this machine can do") }
 /// ```
 public struct MachineLoad: Hashable, Sendable, Codable {
     /// The 1-minute load average at the end of the window: runnable and waiting threads,

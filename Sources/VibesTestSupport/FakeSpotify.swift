@@ -13,7 +13,7 @@ import Foundation
 /// ```swift
 /// try await FakeSpotify.withServer { fake in
 ///     await fake.state.setSavedTrackCount(120)
-///     let client = SpotifyClient(tokens: …, baseURL: fake.apiBaseURL)
+///     let client = SpotifyClient(tokens: tokens, baseURL: fake.apiBaseURL)
 /// }
 /// ```
 public final class FakeSpotify: Sendable {
