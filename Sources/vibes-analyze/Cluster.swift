@@ -14,9 +14,9 @@ extension VibesAnalyze {
                 Tracks become points in a space of audio features (rank-normal scores by default, see \
                 --scaling) and k-means \
                 groups them. Each vibe is named from its valence–energy quadrant and its strongest \
-                deviations, such as "Calm acoustic". With --k auto, every k from 2 to --max-k is \
-                tried and the one with the best silhouette is kept; the scores are printed. \
-                The same seed gives the same vibes.
+                deviations, such as "Calm acoustic". With --k auto, every k from --min-k to --max-k \
+                (4 to 12) is tried, and the most vibes whose silhouette is within 0.01 of the best \
+                are kept; the scores of every k are printed. The same seed gives the same vibes.
 
                 Example: vibes-analyze cluster --k auto --seed 42
                 """
@@ -32,8 +32,14 @@ extension VibesAnalyze {
         )
         var pool: CandidatePool = .library
 
-        @Option(name: .customLong("k"), help: "The number of vibes, or 'auto' to choose by silhouette.")
+        @Option(
+            name: .customLong("k"),
+            help: "The number of vibes, or 'auto' to choose from --min-k to --max-k by silhouette."
+        )
         var clusterCount: ClusterCountChoice = .fixed(8)
+
+        @Option(help: "The smallest number of vibes --k auto tries.")
+        var minK = 4
 
         @Option(help: "The largest number of vibes --k auto tries.")
         var maxK = 12
@@ -90,7 +96,10 @@ extension VibesAnalyze {
             if case .fixed(let k) = clusterCount, k < 2 {
                 throw ValidationError("Please choose at least 2 vibes (got \(k)).")
             }
-            guard maxK >= 2 else { throw ValidationError("Please let --max-k be at least 2 (got \(maxK)).") }
+            guard minK >= 2 else { throw ValidationError("Please let --min-k be at least 2 (got \(minK)).") }
+            guard maxK >= minK else {
+                throw ValidationError("Please let --max-k be at least --min-k, \(minK) (got \(maxK)).")
+            }
             guard restartCount >= 1 else {
                 throw ValidationError("Please choose at least 1 restart (got \(restartCount)).")
             }
@@ -209,7 +218,7 @@ extension VibesAnalyze {
 
             var settings = VibeClustering.Settings(
                 schema: try makeSchema(),
-                clusterCount: clusterCount == .auto ? .best(among: 2...maxK) : .fixed(clusterCount.fixedValue!)
+                clusterCount: clusterCount == .auto ? .best(among: minK...maxK) : .fixed(clusterCount.fixedValue!)
             )
             settings.algorithm = algorithm
             settings.seed = seed

@@ -118,7 +118,7 @@ struct VibesReport: Codable {
         )
         if let scan = run.clusterCountScan {
             lines.append("")
-            lines.append("Choosing k (highest silhouette wins):")
+            lines.append("Choosing k (* the most vibes whose silhouette is within 0.01 of the best):")
             lines.append(
                 row(
                     ["", "k", "inertia", "silhouette", "Calinski–Harabasz", "Davies–Bouldin"],

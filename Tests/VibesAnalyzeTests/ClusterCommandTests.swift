@@ -77,13 +77,32 @@ struct ClusterCommandTests {
 
     @Test func autoChoosesKBySilhouetteAndKeepsTheScores() async throws {
         try await withSyntheticLibrary(perGroup: 30) { path, store in
-            try await run(["cluster", "--db", path, "--k", "auto", "--max-k", "6", "--quiet"])
+            // Three clear groups: the silhouette drops sharply past 3, so 3 is chosen.
+            try await run(["cluster", "--db", path, "--k", "auto", "--min-k", "2", "--max-k", "6", "--quiet"])
             let record = try #require(try store.clusteringRun()).run
             let scan = try #require(record.clusterCountScan)
             #expect(scan.map(\.clusterCount) == [2, 3, 4, 5, 6])
-            let best = try #require(scan.max { ($0.silhouette ?? -1) < ($1.silhouette ?? -1) })
-            #expect(record.clusterCount == best.clusterCount)
+            let best = try #require(scan.compactMap(\.silhouette).max())
+            let withinTolerance = scan.filter { ($0.silhouette ?? -1) >= best - 0.01 }.map(\.clusterCount)
+            #expect(record.clusterCount == withinTolerance.max())
             #expect(record.clusterCount == 3)
+        }
+    }
+
+    @Test func autoSearchesFourToTwelveByDefaultAndPrefersFinerVibesOnTheSample() async throws {
+        try await withTemporaryDirectory { folder in
+            let db = folder + "/library.sqlite"
+            try await run(["import", "--db", db, SampleLibrary.path, "--quiet"])
+            try await run(["cluster", "--db", db, "--k", "auto", "--n-init", "1", "--quiet"])
+            let store = try LibraryStore(path: db)
+            let run = try #require(try store.clusteringRun()).run
+            let scan = try #require(run.clusterCountScan)
+            #expect(scan.map(\.clusterCount) == Array(4...12))
+            // Real audio features: the silhouette falls slowly with k, and the highest alone
+            // would take the smallest k; the granularity prior takes more vibes.
+            let highest = try #require(scan.max { ($0.silhouette ?? -1) < ($1.silhouette ?? -1) })
+            #expect(run.clusterCount > highest.clusterCount)
+            #expect(run.clusterCount >= 6)
         }
     }
 
@@ -180,8 +199,9 @@ struct ClusterCommandTests {
             Tracks become points in a space of audio features (rank-normal scores by
             default, see --scaling) and k-means groups them. Each vibe is named from its
             valence–energy quadrant and its strongest deviations, such as "Calm acoustic".
-            With --k auto, every k from 2 to --max-k is tried and the one with the best
-            silhouette is kept; the scores are printed. The same seed gives the same vibes.
+            With --k auto, every k from --min-k to --max-k (4 to 12) is tried, and the most
+            vibes whose silhouette is within 0.01 of the best are kept; the scores of every
+            k are printed. The same seed gives the same vibes.
 
             Example: vibes-analyze cluster --k auto --seed 42
 
@@ -209,8 +229,10 @@ struct ClusterCommandTests {
               --from <from>           Cluster your library (the default), or the library
                                       and the reference pool (all). (values: library, all;
                                       default: library)
-              --k <k>                 The number of vibes, or 'auto' to choose by
-                                      silhouette. (default: 8)
+              --k <k>                 The number of vibes, or 'auto' to choose from --min-k
+                                      to --max-k by silhouette. (default: 8)
+              --min-k <min-k>         The smallest number of vibes --k auto tries.
+                                      (default: 4)
               --max-k <max-k>         The largest number of vibes --k auto tries. (default:
                                       12)
               --features <features>   The features to cluster on, comma-separated.

@@ -11,8 +11,8 @@ public enum VibeClustering {
     public enum ClusterCount: Hashable, Sendable {
         /// Exactly this many.
         case fixed(Int)
-        /// The count in this range whose clustering has the highest silhouette
-        /// (``KMeans/fitChoosingClusterCount(_:among:options:silhouetteSampleSize:using:progress:)``).
+        /// The largest count in this range whose silhouette is within 0.01 of the best one's
+        /// (``KMeans/fitChoosingClusterCount(_:among:options:silhouetteSampleSize:granularityTolerance:using:progress:)``).
         case best(among: ClosedRange<Int>)
     }
 
