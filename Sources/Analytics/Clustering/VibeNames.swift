@@ -1,7 +1,8 @@
 import Features
 
 /// The mood of a vibe: the quadrant of Russell's circumplex its centroid falls in, with valence as
-/// pleasantness and energy as arousal, both measured against the library's own average.
+/// pleasantness and energy as arousal, both measured against a fixed reference population
+/// (``VibeNames/referencePopulation``), so that calm music is calm in any library.
 public enum Mood: String, CaseIterable, Hashable, Sendable, Codable {
     /// Pleasant and aroused: happy, energetic.
     case happy = "happy/energetic"
@@ -24,10 +25,13 @@ public enum Mood: String, CaseIterable, Hashable, Sendable, Codable {
 
     /// The adjective that opens a vibe's name.
     ///
-    /// A centroid near the library average on one axis (|z| < 0.25) is named by the other axis
-    /// alone: "Energetic" or "Mellow" for arousal, "Bright" or "Dark" for valence. The strong words
-    /// ("Euphoric", "Serene", "Melancholic", "Angry") need both axes clearly off average.
-    static func adjective(valence: Double, energy: Double) -> String {
+    /// A centroid near average on one axis (|z| < 0.25) is named by the other axis alone:
+    /// "Energetic" or "Mellow" for arousal, "Bright" or "Dark" for valence. The strong words
+    /// ("Euphoric", "Serene", "Melancholic", "Angry") need both axes clearly off average. Soft,
+    /// very quiet music is calm whatever its valence (``init(valence:energy:softness:)``).
+    static func adjective(valence: Double, energy: Double, softness: Double = 0) -> String {
+        let mood = Mood(valence: valence, energy: energy, softness: softness)
+        let isSoftCalm = mood == .calm && valence < 0
         let isNeutralValence = abs(valence) < 0.25
         let isNeutralEnergy = abs(energy) < 0.25
         switch (isNeutralValence, isNeutralEnergy) {
@@ -36,12 +40,13 @@ public enum Mood: String, CaseIterable, Hashable, Sendable, Codable {
         case (false, true): return valence >= 0 ? "Bright" : "Dark"
         case (false, false): break
         }
-        let isStrong = min(abs(valence), abs(energy)) > 0.5 && max(abs(valence), abs(energy)) > 1
-        switch Mood(valence: valence, energy: energy) {
+        let isStrong =
+            isSoftCalm ? energy <= -1.5 : min(abs(valence), abs(energy)) > 0.5 && max(abs(valence), abs(energy)) > 1
+        switch mood {
         case .happy: return isStrong ? "Euphoric" : "Upbeat"
         case .calm: return isStrong ? "Serene" : "Calm"
         case .sad: return isStrong ? "Melancholic" : "Wistful"
-        case .tense: return isStrong ? "Angry" : "Tense"
+        case .tense: return isStrong ? "Angry" : "Intense"
         }
     }
 }
@@ -62,13 +67,27 @@ public struct VibeProfile: Hashable, Sendable, Codable {
     public var means: [String: Double]
     /// How far each mean lies from the library mean, in library standard deviations.
     public var zScores: [String: Double]
+    /// How far each mean lies from the mean of ``VibeNames/referencePopulation``, in its
+    /// standard deviations.
+    public var referenceZScores: [String: Double] = [:]
     /// The features that set the vibe apart, strongest first (|z| ≥ 0.25), such as `acousticness`.
     public var distinguishingFeatures: [String]
 
     enum CodingKeys: String, CodingKey {
         case cluster, name, mood, size, share, means
         case zScores = "z_scores"
+        case referenceZScores = "reference_z_scores"
         case distinguishingFeatures = "distinguishing_features"
+    }
+
+    /// The z-scores the mood and the opening word are read from (``VibeNames/moodZScores(library:reference:)``).
+    var moodZScores: [String: Double] { VibeNames.moodZScores(library: zScores, reference: referenceZScores) }
+
+    /// The larger of the acousticness and instrumentalness mood z-scores, or 0 without either.
+    var softness: Double {
+        let z = moodZScores
+        let soft = [AudioFeature.acousticness, .instrumentalness].compactMap { z[$0.rawValue] }
+        return soft.max() ?? 0
     }
 }
 
@@ -141,14 +160,18 @@ public enum VibeNames {
         for c in 0..<clusterCount {
             var means: [String: Double] = [:]
             var zScores: [String: Double] = [:]
+            var referenceZScores: [String: Double] = [:]
             for (f, feature) in features.enumerated() where counts[c * features.count + f] > 0 {
                 let mean = sums[c * features.count + f] / Double(counts[c * features.count + f])
                 means[feature.rawValue] = mean
                 zScores[feature.rawValue] =
                     libraryDeviations[f] > 0 ? (mean - libraryMeans[f]) / libraryDeviations[f] : 0
+                referenceZScores[feature.rawValue] = referenceZScore(of: mean, for: feature)
             }
-            let valence = zScores[AudioFeature.valence.rawValue] ?? 0
-            let energy = zScores[AudioFeature.energy.rawValue] ?? 0
+            let moodZ = moodZScores(library: zScores, reference: referenceZScores)
+            let valence = moodZ[AudioFeature.valence.rawValue] ?? 0
+            let energy = moodZ[AudioFeature.energy.rawValue] ?? 0
+            let softness = [AudioFeature.acousticness, .instrumentalness].compactMap { moodZ[$0.rawValue] }.max() ?? 0
             let distinguishing = zScores.filter { abs($0.value) >= 0.25 }
                 .sorted { abs($0.value) != abs($1.value) ? abs($0.value) > abs($1.value) : $0.key < $1.key }
                 .map(\.key)
@@ -156,11 +179,12 @@ public enum VibeNames {
                 VibeProfile(
                     cluster: c,
                     name: "",
-                    mood: Mood(valence: valence, energy: energy),
+                    mood: Mood(valence: valence, energy: energy, softness: softness),
                     size: sizes[c],
                     share: labels.isEmpty ? 0 : Double(sizes[c]) / Double(labels.count),
                     means: means,
                     zScores: zScores,
+                    referenceZScores: referenceZScores,
                     distinguishingFeatures: distinguishing
                 )
             )
@@ -172,9 +196,10 @@ public enum VibeNames {
     /// The names a profile could take, simplest first: the mood adjective with the strongest
     /// descriptor, then with two descriptors, then with the others.
     static func candidateNames(for profile: VibeProfile) -> [String] {
-        let valence = profile.zScores[AudioFeature.valence.rawValue] ?? 0
-        let energy = profile.zScores[AudioFeature.energy.rawValue] ?? 0
-        let adjective = Mood.adjective(valence: valence, energy: energy)
+        let moodZ = profile.moodZScores
+        let valence = moodZ[AudioFeature.valence.rawValue] ?? 0
+        let energy = moodZ[AudioFeature.energy.rawValue] ?? 0
+        let adjective = Mood.adjective(valence: valence, energy: energy, softness: profile.softness)
         let words = descriptors.compactMap { descriptor -> (word: String, strength: Double)? in
             guard let z = profile.zScores[descriptor.feature.rawValue] else { return nil }
             let word = z >= 0 ? descriptor.above : descriptor.below

@@ -86,6 +86,40 @@ struct VibeNamesTests {
         #expect(Set(names).count == 4)
     }
 
+    @Test func aCalmLibrarysVibesAreAllCalm() {
+        // Soft piano: very low energy, low valence (as Spotify rates music without words), acoustic
+        // and instrumental. Two vibes: the quietest and the less quiet.
+        var rows: [[AudioFeature: Double]] = []
+        var labels: [Int32] = []
+        for i in 0..<20 {
+            let jitter = Double(i % 5) / 100
+            rows.append([.valence: 0.15 + jitter, .energy: 0.05 + jitter, .acousticness: 0.97, .instrumentalness: 0.92])
+            labels.append(0)
+            rows.append([.valence: 0.3 + jitter, .energy: 0.25 + jitter, .acousticness: 0.9, .instrumentalness: 0.85])
+            labels.append(1)
+        }
+        let result = profiles(rows, labels: labels, clusterCount: 2)
+        // Against the library alone, the less quiet vibe is above average energy; against the
+        // reference population both are far below it, and soft: both are calm.
+        #expect(result[1].zScores["energy"]! > 0.9)
+        #expect(result[0].referenceZScores["energy"]! < -1.5 && result[1].referenceZScores["energy"]! < -1)
+        #expect(result.allSatisfy { $0.mood == .calm }, "\(result.map(\.name))")
+        #expect(result.allSatisfy { ["Calm", "Serene", "Mellow"].contains($0.name.split(separator: " ")[0]) })
+    }
+
+    @Test func aLoudSadVibeIsNotCalledCalm() {
+        // Low valence and low energy, but neither acoustic nor instrumental: the circumplex decides.
+        var rows: [[AudioFeature: Double]] = []
+        for i in 0..<10 {
+            let jitter = Double(i % 5) / 100
+            rows.append([.valence: 0.1 + jitter, .energy: 0.2 + jitter, .acousticness: 0.1, .instrumentalness: 0])
+            rows.append([.valence: 0.8 + jitter, .energy: 0.8 + jitter, .acousticness: 0.1, .instrumentalness: 0])
+        }
+        let result = profiles(rows, labels: (0..<20).map { Int32($0 % 2) }, clusterCount: 2)
+        #expect(result[0].mood == .sad)
+        #expect(result[1].mood == .happy)
+    }
+
     @Test func representativeRowsAreTheNearestToTheCentroid() async throws {
         let data = Matrix(rows: [[0], [0.5], [-0.2], [10], [10.1], [13]])
         let model = try await KMeans.fit(data, initialCentroids: Matrix(rows: [[0], [11]]))
