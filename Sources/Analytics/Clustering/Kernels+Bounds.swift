@@ -5,7 +5,8 @@ import Features
 // Lloyd's assignment step with Hamerly's bound, reduced to one number per row (a lower bound on
 // the gap between the nearest and the second-nearest centroid), so that rows whose nearest
 // centroid provably did not move are skipped, and the centroid sums are updated only by the rows
-// that changed cluster. Like `Kernels.swift`, pointers never escape the closures that lend them.
+// that changed cluster. Like the other `Kernels` files, pointers never escape the closures that
+// lend them.
 //
 // Why one number per row. The fit may use the matrix plus 25 % (3 floats per row at d = 12), and
 // labels and margins take 2 of them. Richer bounds need more, and on the benchmark's data (1M rows,
@@ -19,6 +20,8 @@ import Features
 // in a pass while under 2 % change cluster.
 
 extension Kernels {
+    // MARK: - Bound state
+
     /// What a bounded assignment pass changed.
     struct BoundedAssignment: Sendable {
         /// Per centroid, the sum of the rows that joined it minus the sum of those that left it
@@ -117,6 +120,8 @@ extension Kernels {
             margin > 0 ? Float(bitPattern: (margin + lower[c]).bitPattern &- 1) : 0
         }
     }
+
+    // MARK: - Bounded pass
 
     /// Assigns to its nearest centroid every row whose bound does not prove that its label still
     /// holds, updating `labels` and `margins` in place; returns how the centroid sums change.
@@ -362,6 +367,8 @@ extension Kernels {
         )
     }
 
+    // MARK: - Bound test
+
     /// The bound test of a run of rows: writes to `candidates`, in order, the rows whose stored
     /// margin does not exceed their cluster's upper level (``MarginLevels``), and returns how many
     /// there are. `candidates` must have room for one per row of `rows`.
@@ -433,6 +440,8 @@ extension Kernels {
         return lanes
     }
     #endif
+
+    // MARK: - Candidates
 
     /// The fused kernel over rows given by index: the label of each and a new margin, the gap
     /// between the distances to its two best centroids, discounted for rounding.
@@ -616,6 +625,8 @@ extension Kernels {
     ) -> NearestTwo {
         scoreEightRows(columns, d: 12, k: k, centroids: centroids, halfNorms: halfNorms, as: NearestTwo.self)
     }
+
+    // MARK: - Prefetch and square roots
 
     /// Requests the cache lines of a row of `d` floats: one every 16 floats (64 bytes) and the
     /// last element's (a row of 12 floats spans one or two lines).
