@@ -27,26 +27,19 @@ extension Kernels {
         let k = prepared.centroids.rowCount
         let blocks = passChunks(rows: n, threadCount: threadCount)
         if kernel == .blas { useSingleThreadedBLAS() }
-        var parts = [Assignment](
-            repeating: Assignment(sums: [], counts: [], changedCount: 0),
-            count: blocks.count
-        )
-        data.elements.withUnsafeBufferPointer { x in
+        let parts = data.elements.withUnsafeBufferPointer { x in
             labels.withUnsafeMutableBufferPointer { labels in
-                parts.withUnsafeMutableBufferPointer { parts in
-                    let shared = SharedBuffers(x: x, labels: labels, parts: parts)
-                    forEachChunk(count: blocks.count, threadCount: threadCount) { block in
-                        shared.parts[block] = assignBlock(
-                            shared.x,
-                            rows: blocks[block],
-                            d: d,
-                            k: k,
-                            prepared,
-                            labels: shared.labels,
-                            accumulation: accumulation,
-                            kernel: kernel
-                        )
-                    }
+                parallelChunks(blocks, threadCount: threadCount) { rows in
+                    assignBlock(
+                        x,
+                        rows: rows,
+                        d: d,
+                        k: k,
+                        prepared,
+                        labels: labels,
+                        accumulation: accumulation,
+                        kernel: kernel
+                    )
                 }
             }
         }
@@ -61,14 +54,6 @@ extension Kernels {
             merged.changedCount += part.changedCount
         }
         return merged
-    }
-
-    /// The buffers the parallel blocks of a pass share; each block writes only its own rows and
-    /// its own slot of `parts`.
-    struct SharedBuffers: @unchecked Sendable {
-        let x: UnsafeBufferPointer<Float>
-        let labels: UnsafeMutableBufferPointer<Int32>
-        let parts: UnsafeMutableBufferPointer<Assignment>
     }
 
     /// One block of ``assign(_:to:labels:accumulation:kernel:threadCount:)``.

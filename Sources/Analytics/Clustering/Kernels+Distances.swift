@@ -25,19 +25,13 @@ extension Kernels {
     ) -> Double {
         precondition(result.count == data.rowCount, "One distance per row is needed.")
         let d = data.columnCount
-        let chunks = (data.rowCount + columnSumChunk - 1) / columnSumChunk
-        var totals = [Double](repeating: 0, count: chunks)
-        data.elements.withUnsafeBufferPointer { x in
+        let chunks = fixedChunks(count: data.rowCount, size: columnSumChunk)
+        let totals = data.elements.withUnsafeBufferPointer { x in
             centroids.elements.withUnsafeBufferPointer { c in
                 labels.withUnsafeBufferPointer { labels in
                     result.withUnsafeMutableBufferPointer { result in
-                        totals.withUnsafeMutableBufferPointer { totals in
-                            let shared = DistanceBuffers(x: x, c: c, labels: labels, result: result, totals: totals)
-                            forEachChunk(count: chunks, threadCount: threadCount) { chunk in
-                                let rows =
-                                    (chunk * columnSumChunk)..<Swift.min((chunk + 1) * columnSumChunk, data.rowCount)
-                                shared.totals[chunk] = squaredDistances(shared, rows: rows, d: d)
-                            }
+                        parallelChunks(chunks, threadCount: threadCount) { rows in
+                            squaredDistances(x, centroids: c, labels: labels, rows: rows, d: d, into: result)
                         }
                     }
                 }
@@ -46,22 +40,29 @@ extension Kernels {
         return totals.reduce(0, +)
     }
 
-    /// ‖xᵢ − c_{labels[i]}‖² for the given rows into `shared.result`, and their sum in `Double`
-    /// in row order.
-    private static func squaredDistances(_ shared: DistanceBuffers, rows: Range<Int>, d: Int) -> Double {
+    /// ‖xᵢ − c_{labels[i]}‖² for the given rows into `result`, and their sum in `Double` in row
+    /// order.
+    private static func squaredDistances(
+        _ x: UnsafeBufferPointer<Float>,
+        centroids c: UnsafeBufferPointer<Float>,
+        labels: UnsafeBufferPointer<Int32>,
+        rows: Range<Int>,
+        d: Int,
+        into result: UnsafeMutableBufferPointer<Float>
+    ) -> Double {
         var tiles = [SIMD8<Float>](repeating: .zero, count: 2 * d)
         tiles.withUnsafeMutableBufferPointer { tiles in
             writeSquaredDistances(
-                shared.x.baseAddress!,
-                centroids: shared.c.baseAddress!,
-                labels: shared.labels.baseAddress!,
+                x.baseAddress!,
+                centroids: c.baseAddress!,
+                labels: labels.baseAddress!,
                 rows: rows,
                 d: d,
                 tiles: tiles.baseAddress!,
-                into: shared.result.baseAddress!
+                into: result.baseAddress!
             )
         }
-        return sumInRowOrder(UnsafeBufferPointer(rebasing: shared.result[rows]))
+        return sumInRowOrder(UnsafeBufferPointer(rebasing: result[rows]))
     }
 
     /// ‖xᵢ − c_{labels[i]}‖² for the given rows into `result[i]`, with `tiles` (2·d vectors) as
@@ -121,24 +122,12 @@ extension Kernels {
     /// within fixed chunks of ``columnSumChunk`` rows added in order, as
     /// ``squaredDistances(_:labels:centroids:threadCount:into:)`` returns it.
     static func inertia(of distances: [Float], threadCount: Int) -> Double {
-        let chunks = (distances.count + columnSumChunk - 1) / columnSumChunk
-        var totals = [Double](repeating: 0, count: chunks)
-        distances.withUnsafeBufferPointer { distances in
-            totals.withUnsafeMutableBufferPointer { totals in
-                let shared = SumBuffers(values: distances, totals: totals)
-                forEachChunk(count: chunks, threadCount: threadCount) { chunk in
-                    let rows = (chunk * columnSumChunk)..<Swift.min((chunk + 1) * columnSumChunk, shared.values.count)
-                    shared.totals[chunk] = sumInRowOrder(UnsafeBufferPointer(rebasing: shared.values[rows]))
-                }
+        let totals = distances.withUnsafeBufferPointer { distances in
+            parallelChunks(fixedChunks(count: distances.count, size: columnSumChunk), threadCount: threadCount) {
+                sumInRowOrder(UnsafeBufferPointer(rebasing: distances[$0]))
             }
         }
         return totals.reduce(0, +)
-    }
-
-    /// The buffers the parallel chunks of ``inertia(of:threadCount:)`` share.
-    private struct SumBuffers: @unchecked Sendable {
-        let values: UnsafeBufferPointer<Float>
-        let totals: UnsafeMutableBufferPointer<Double>
     }
 
     // MARK: - Finite check
@@ -146,37 +135,25 @@ extension Kernels {
     /// Whether every element of `data` is finite, in one vectorized pass on `threadCount`
     /// threads: `v − v` is 0 for a finite `v` and NaN otherwise, and a NaN stays in a sum.
     static func isFinite(_ data: Matrix, threadCount: Int) -> Bool {
-        let count = data.elements.count
-        let chunks = (count + 16 * columnSumChunk - 1) / (16 * columnSumChunk)
-        var flags = [Bool](repeating: true, count: chunks)
-        data.elements.withUnsafeBufferPointer { x in
-            flags.withUnsafeMutableBufferPointer { flags in
-                let shared = FiniteBuffers(x: x, flags: flags)
-                forEachChunk(count: chunks, threadCount: threadCount) { chunk in
-                    let range = (chunk * 16 * columnSumChunk)..<Swift.min((chunk + 1) * 16 * columnSumChunk, count)
-                    var accumulated = SIMD16<Float>.zero
-                    var i = range.lowerBound
-                    while i &+ 16 <= range.upperBound {
-                        let v = UnsafeRawPointer(shared.x.baseAddress! + i).loadUnaligned(as: SIMD16<Float>.self)
-                        accumulated += v - v
-                        i &+= 16
-                    }
-                    var isFinite = accumulated.sum() == 0
-                    while i < range.upperBound {
-                        isFinite = isFinite && shared.x[i].isFinite
-                        i &+= 1
-                    }
-                    shared.flags[chunk] = isFinite
+        let chunks = fixedChunks(count: data.elements.count, size: 16 * columnSumChunk)
+        let flags = data.elements.withUnsafeBufferPointer { x in
+            parallelChunks(chunks, threadCount: threadCount) { range in
+                var accumulated = SIMD16<Float>.zero
+                var i = range.lowerBound
+                while i &+ 16 <= range.upperBound {
+                    let v = UnsafeRawPointer(x.baseAddress! + i).loadUnaligned(as: SIMD16<Float>.self)
+                    accumulated += v - v
+                    i &+= 16
                 }
+                var isFinite = accumulated.sum() == 0
+                while i < range.upperBound {
+                    isFinite = isFinite && x[i].isFinite
+                    i &+= 1
+                }
+                return isFinite
             }
         }
         return flags.allSatisfy { $0 }
-    }
-
-    /// The buffers the parallel chunks of ``isFinite(_:threadCount:)`` share.
-    private struct FiniteBuffers: @unchecked Sendable {
-        let x: UnsafeBufferPointer<Float>
-        let flags: UnsafeMutableBufferPointer<Bool>
     }
 
     // MARK: - Column sums
@@ -189,51 +166,30 @@ extension Kernels {
     /// on `threadCount` threads and merged in order.
     static func columnSums(_ data: Matrix, threadCount: Int) -> (sums: [Double], squares: [Double]) {
         let d = data.columnCount
-        let chunks = (data.rowCount + columnSumChunk - 1) / columnSumChunk
-        var parts = [Double](repeating: 0, count: 2 * d * chunks)
-        data.elements.withUnsafeBufferPointer { x in
-            parts.withUnsafeMutableBufferPointer { parts in
-                let shared = ColumnSumBuffers(x: x, parts: parts)
-                forEachChunk(count: chunks, threadCount: threadCount) { chunk in
-                    let rows = (chunk * columnSumChunk)..<Swift.min((chunk + 1) * columnSumChunk, data.rowCount)
-                    let sums = shared.parts.baseAddress! + 2 &* d &* chunk
-                    let squares = sums + d
-                    for i in rows {
-                        let row = shared.x.baseAddress! + i &* d
-                        for j in 0..<d {
-                            let value = Double(row[j])
-                            sums[j] += value
-                            squares[j] += value * value
-                        }
+        let parts = data.elements.withUnsafeBufferPointer { x in
+            parallelChunks(fixedChunks(count: data.rowCount, size: columnSumChunk), threadCount: threadCount) { rows in
+                var sums = [Double](repeating: 0, count: d)
+                var squares = [Double](repeating: 0, count: d)
+                for i in rows {
+                    let row = x.baseAddress! + i &* d
+                    for j in 0..<d {
+                        let value = Double(row[j])
+                        sums[j] += value
+                        squares[j] += value * value
                     }
                 }
+                return (sums: sums, squares: squares)
             }
         }
         var sums = [Double](repeating: 0, count: d)
         var squares = [Double](repeating: 0, count: d)
-        for chunk in 0..<chunks {
+        for part in parts {
             for j in 0..<d {
-                sums[j] += parts[2 * d * chunk + j]
-                squares[j] += parts[2 * d * chunk + d + j]
+                sums[j] += part.sums[j]
+                squares[j] += part.squares[j]
             }
         }
         return (sums, squares)
-    }
-
-    /// The buffers the parallel chunks of ``columnSums(_:)`` share; each writes only its own sums.
-    private struct ColumnSumBuffers: @unchecked Sendable {
-        let x: UnsafeBufferPointer<Float>
-        let parts: UnsafeMutableBufferPointer<Double>
-    }
-
-    /// The buffers the parallel chunks of ``squaredDistances(_:labels:centroids:threadCount:into:)``
-    /// share; each chunk writes only its own rows and total.
-    private struct DistanceBuffers: @unchecked Sendable {
-        let x: UnsafeBufferPointer<Float>
-        let c: UnsafeBufferPointer<Float>
-        let labels: UnsafeBufferPointer<Int32>
-        let result: UnsafeMutableBufferPointer<Float>
-        let totals: UnsafeMutableBufferPointer<Double>
     }
 
     // MARK: - Seeding distances

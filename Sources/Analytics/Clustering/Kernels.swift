@@ -9,7 +9,7 @@ import Synchronization
 // (`Kernels+Argmin.swift`), the centroid sums (`Kernels+CentreUpdate.swift`), the bounded passes
 // (`Kernels+Bounds.swift`) and the distance and column passes (`Kernels+Distances.swift`).
 // Pointers never escape the closures that lend them: the parallel row chunks run inside those
-// closures (``Kernels/forEachChunk(count:threadCount:_:)``), each writing only its own rows; every
+// closures (``Kernels/parallelChunks(_:threadCount:_:)``), each writing only its own rows; every
 // kernel takes and returns arrays. On x86-64 a few steps use Clang's intrinsics
 // (`_Builtin_intrinsics`) for instructions Swift's SIMD types have no spelling for: `movmskps`
 // (which lanes of a comparison are true, as bits) and 256-bit interleaves; each has a plain-Swift
@@ -53,6 +53,56 @@ enum Kernels {
     static func passChunks(rows: Int, threadCount: Int) -> [Range<Int>] {
         let count = threadCount <= 1 ? 1 : Swift.max(threadCount, Swift.min(8 * threadCount, rows / 8_192))
         return KMeans.blocks(of: rows, parts: count)
+    }
+
+    /// Runs `body` on every range of `chunks` (``forEachChunk(count:threadCount:_:)`` shares them
+    /// out over up to `threadCount` threads) and returns what each returned, in chunk order, so
+    /// that callers that merge the results in that order get the same sums whichever thread ran
+    /// which chunk.
+    ///
+    /// `body` may capture buffer pointers that the chunks share, provided that each chunk writes
+    /// only its own rows of them: this is the one place in `Kernels` where such a closure is
+    /// handed to other threads.
+    ///
+    /// - Parameters:
+    ///   - chunks: The ranges (of rows or elements) to run, usually from
+    ///     ``passChunks(rows:threadCount:)`` or ``fixedChunks(count:size:)``.
+    ///   - threadCount: The most threads to run on; 1 runs the chunks in order on this thread.
+    ///   - body: The work of one chunk, given its range.
+    /// - Returns: One result per chunk, in the order of `chunks`.
+    static func parallelChunks<Result>(
+        _ chunks: [Range<Int>],
+        threadCount: Int,
+        _ body: (Range<Int>) -> Result
+    ) -> [Result] {
+        guard !chunks.isEmpty else { return [] }
+        return [Result](unsafeUninitializedCapacity: chunks.count) { results, initializedCount in
+            withoutActuallyEscaping(body) { body in
+                let pass = ChunkPass(chunks: chunks, body: body, results: results.baseAddress!)
+                forEachChunk(count: chunks.count, threadCount: threadCount) { chunk in
+                    (pass.results + chunk).initialize(to: pass.body(pass.chunks[chunk]))
+                }
+            }
+            initializedCount = chunks.count
+        }
+    }
+
+    /// What the threads of ``parallelChunks(_:threadCount:_:)`` share: the chunks, the work of one
+    /// and a slot per chunk for its result.
+    ///
+    /// Sendable by the contract of ``parallelChunks(_:threadCount:_:)``: every chunk initializes
+    /// only its own slot, and `body` writes only the chunk's own rows of any buffer it captured.
+    /// Nothing of it outlives the call.
+    private struct ChunkPass<Result>: @unchecked Sendable {
+        let chunks: [Range<Int>]
+        let body: (Range<Int>) -> Result
+        let results: UnsafeMutablePointer<Result>
+    }
+
+    /// `0 ..< count` cut into consecutive ranges of `size` (the last one shorter), so that sums
+    /// over them, merged in order, do not depend on the thread count.
+    static func fixedChunks(count: Int, size: Int) -> [Range<Int>] {
+        stride(from: 0, to: count, by: size).map { $0..<Swift.min($0 + size, count) }
     }
 
     // MARK: - Shared types
