@@ -5,7 +5,8 @@ import Features
 // Lloyd's assignment step with Hamerly's bound, reduced to one number per row (a lower bound on
 // the gap between the nearest and the second-nearest centroid), so that rows whose nearest
 // centroid provably did not move are skipped, and the centroid sums are updated only by the rows
-// that changed cluster. Like `Kernels.swift`, pointers never escape the closures that lend them.
+// that changed cluster. Like the other `Kernels` files, pointers never escape the closures that
+// lend them.
 //
 // Why one number per row. The fit may use the matrix plus 25 % (3 floats per row at d = 12), and
 // labels and margins take 2 of them. Richer bounds need more, and on the benchmark's data (1M rows,
@@ -19,6 +20,8 @@ import Features
 // in a pass while under 2 % change cluster.
 
 extension Kernels {
+    // MARK: - Bound state
+
     /// What a bounded assignment pass changed.
     struct BoundedAssignment: Sendable {
         /// Per centroid, the sum of the rows that joined it minus the sum of those that left it
@@ -118,6 +121,8 @@ extension Kernels {
         }
     }
 
+    // MARK: - Bounded pass
+
     /// Assigns to its nearest centroid every row whose bound does not prove that its label still
     /// holds, updating `labels` and `margins` in place; returns how the centroid sums change.
     ///
@@ -154,35 +159,25 @@ extension Kernels {
         let d = data.columnCount
         let k = prepared.centroids.rowCount
         let blocks = passChunks(rows: data.rowCount, threadCount: threadCount)
-        var parts = [BoundedAssignment](
-            repeating: BoundedAssignment(sumChanges: [], countChanges: [], changedCount: 0, recomputedCount: 0),
-            count: blocks.count
-        )
-        data.elements.withUnsafeBufferPointer { x in
+        let parts = data.elements.withUnsafeBufferPointer { x in
             labels.withUnsafeMutableBufferPointer { labels in
                 margins.withUnsafeMutableBufferPointer { margins in
                     levels.upper.withUnsafeBufferPointer { upper in
                         prepared.centroids.elements.withUnsafeBufferPointer { centroids in
-                            parts.withUnsafeMutableBufferPointer { parts in
-                                let shared = BoundedBuffers(
-                                    x: x,
+                            parallelChunks(blocks, threadCount: threadCount) { rows in
+                                assignBoundedBlock(
+                                    x,
                                     centroids: writesDistances ? centroids : nil,
                                     labels: labels,
                                     margins: margins,
                                     upperLevels: upper,
-                                    parts: parts
+                                    rows: rows,
+                                    d: d,
+                                    k: k,
+                                    prepared,
+                                    levels: levels,
+                                    rounding: rounding
                                 )
-                                forEachChunk(count: blocks.count, threadCount: threadCount) { block in
-                                    shared.parts[block] = assignBoundedBlock(
-                                        shared,
-                                        rows: blocks[block],
-                                        d: d,
-                                        k: k,
-                                        prepared,
-                                        levels: levels,
-                                        rounding: rounding
-                                    )
-                                }
                             }
                         }
                     }
@@ -204,22 +199,17 @@ extension Kernels {
         return merged
     }
 
-    /// The buffers the parallel blocks of a bounded pass share; each block writes only its own
-    /// rows and its own slot of `parts`.
-    private struct BoundedBuffers: @unchecked Sendable {
-        let x: UnsafeBufferPointer<Float>
-        /// The centroids' elements when the pass writes the squared distances over the margins.
-        let centroids: UnsafeBufferPointer<Float>?
-        let labels: UnsafeMutableBufferPointer<Int32>
-        let margins: UnsafeMutableBufferPointer<Float>
-        /// ``MarginLevels/upper``.
-        let upperLevels: UnsafeBufferPointer<Float>
-        let parts: UnsafeMutableBufferPointer<BoundedAssignment>
-    }
-
     /// One block of ``assignBounded(_:to:levels:rounding:labels:margins:writesDistances:threadCount:)``.
+    ///
+    /// `centroids` holds the centroids' elements when the pass writes the squared distances over
+    /// the margins, and is `nil` otherwise; `upperLevels` is ``MarginLevels/upper``. The block
+    /// writes only its own rows of `labels` and `margins`.
     private static func assignBoundedBlock(
-        _ shared: BoundedBuffers,
+        _ x: UnsafeBufferPointer<Float>,
+        centroids distanceCentroids: UnsafeBufferPointer<Float>?,
+        labels: UnsafeMutableBufferPointer<Int32>,
+        margins: UnsafeMutableBufferPointer<Float>,
+        upperLevels: UnsafeBufferPointer<Float>,
         rows: Range<Int>,
         d: Int,
         k: Int,
@@ -227,10 +217,6 @@ extension Kernels {
         levels: MarginLevels,
         rounding: MarginRounding
     ) -> BoundedAssignment {
-        let x = shared.x
-        let labels = shared.labels
-        let margins = shared.margins
-        let upperLevels = shared.upperLevels
         var sums = [Double](repeating: 0, count: k * d)
         // Per run: rows joining a cluster, even and odd candidates apart (so that consecutive rows
         // of one cluster do not wait on each other's stores), then rows leaving a cluster.
@@ -243,7 +229,7 @@ extension Kernels {
         var tile = [SIMD8<Float>](repeating: .zero, count: 2 * d)
         var changed = 0
         var recomputed = 0
-        let keepsMargins = shared.centroids == nil
+        let keepsMargins = distanceCentroids == nil
         runSums.withUnsafeMutableBufferPointer { runSums in
             counts.withUnsafeMutableBufferPointer { counts in
                 candidates.withUnsafeMutableBufferPointer { candidates in
@@ -271,7 +257,7 @@ extension Kernels {
                                             into: candidates.baseAddress!
                                         )
                                     }
-                                    if let centroids = shared.centroids {
+                                    if let centroids = distanceCentroids {
                                         // The distances replace the margins, by the labels the rows
                                         // have: this streams the run into cache, where the candidates
                                         // then find their rows; those that change cluster are redone.
@@ -313,7 +299,7 @@ extension Kernels {
                                         guard old != new else { continue }
                                         runChanged &+= 1
                                         labels[i] = new
-                                        if let centroids = shared.centroids {
+                                        if let centroids = distanceCentroids {
                                             writeSquaredDistances(
                                                 x.baseAddress!,
                                                 centroids: centroids.baseAddress!,
@@ -361,6 +347,8 @@ extension Kernels {
             recomputedCount: recomputed
         )
     }
+
+    // MARK: - Bound test
 
     /// The bound test of a run of rows: writes to `candidates`, in order, the rows whose stored
     /// margin does not exceed their cluster's upper level (``MarginLevels``), and returns how many
@@ -433,6 +421,8 @@ extension Kernels {
         return lanes
     }
     #endif
+
+    // MARK: - Candidates
 
     /// The fused kernel over rows given by index: the label of each and a new margin, the gap
     /// between the distances to its two best centroids, discounted for rounding.
@@ -616,6 +606,8 @@ extension Kernels {
     ) -> NearestTwo {
         scoreEightRows(columns, d: 12, k: k, centroids: centroids, halfNorms: halfNorms, as: NearestTwo.self)
     }
+
+    // MARK: - Prefetch and square roots
 
     /// Requests the cache lines of a row of `d` floats: one every 16 floats (64 bytes) and the
     /// last element's (a row of 12 floats spans one or two lines).
