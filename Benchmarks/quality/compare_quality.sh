@@ -8,6 +8,10 @@
 # - tidytuesday 2020-01-21 (28,356 tracks): --label genre, --label subgenre, and --ordering over its
 #   471 playlists (flow against best-start greedy nearest neighbour and a random order);
 # - the Kaggle 2024 dataset (high and low popularity files): --label genre.
+# On both, `cluster --k auto` prints the silhouette of every k from 4 to 12, the k it keeps and the
+# vibes' names. Last, the vibe-name test (Tests/VibesAnalyzeTests/VibeNamesSharedDataTests.swift)
+# names the real playlists chosen by their names (calm, lo-fi and classical; party and workout; sad)
+# and prints how many get a fitting mood word, against naming by the library alone.
 # The similarity graded never sees the label it is graded on (`eval` refuses a label that leaks).
 # The binary defaults to .build/release/vibes-analyze (`make build`). The whole report goes to stdout
 # and to Benchmarks/results/quality.txt.
@@ -48,8 +52,14 @@ run() {
     run eval --db "$WORK/tidy.sqlite" --label genre
     run eval --db "$WORK/tidy.sqlite" --label subgenre --clusters 0
     run eval --db "$WORK/tidy.sqlite" --ordering
+    run cluster --db "$WORK/tidy.sqlite" --k auto --quiet --examples 1
     echo "## Kaggle 2024 (high and low popularity)"
     "$BIN" import --quiet --db "$WORK/kaggle.sqlite" "$KAGGLE/high_popularity_spotify_data.csv" \
         "$KAGGLE/low_popularity_spotify_data.csv" >/dev/null
     run eval --db "$WORK/kaggle.sqlite" --label genre
+    run cluster --db "$WORK/kaggle.sqlite" --k auto --quiet --examples 1
+    echo "## Vibe names on real playlists"
+    echo "\$ swift test --filter VibeNamesSharedDataTests"
+    VIBES_SHARED_DATA="$DATA" swift test --filter VibeNamesSharedDataTests 2>&1 \
+        | grep -E "playlists carry|^(fits|MISS) " || echo "(the vibe-name test did not run)"
 } | tee "$RESULT"

@@ -15,6 +15,9 @@ struct SeedPoint: Sendable {
     var scaled: [Float]
     /// The raw value of each audio feature (`AudioFeature.allCases` order), `nil` where unknown.
     var raw: [Double?]
+    /// The mean artist context of the seed's tracks (``ArtistContext``), or `nil` for a seed that
+    /// is not made of tracks (a mood).
+    var artistContext: [Float]? = nil
 }
 
 /// One query vector with its label and its reference point for explanations.
@@ -24,6 +27,9 @@ struct QueryLane: Sendable {
     var reference: [Double?]
     /// Whether the query has a direction (seeds or target coordinates); without one, the score is the target fit.
     var hasDirection: Bool
+    /// The artist half of the query when every seed is made of tracks: the lane then ranks by
+    /// the hybrid similarity of ``ArtistContext``; `nil` ranks by the audio features alone.
+    var artistContext: [Float]? = nil
 }
 
 extension Recommender {
@@ -34,16 +40,31 @@ extension Recommender {
         switch seed {
         case .track(let id):
             guard let row = row(of: id) else { throw RecommendationError.seedWithoutFeatures(trackID: id) }
-            return centroid(of: [row], label: "track \(id)")
+            var point = centroid(of: [row], label: "track \(id)")
+            point.artistContext = meanArtistContext(of: [row])
+            return point
         case .tracks(let ids, let label):
             let rows = ids.compactMap(row(of:))
             guard !rows.isEmpty else { throw RecommendationError.emptySeed(label: label) }
-            return centroid(of: rows, label: label)
+            var point = centroid(of: rows, label: label)
+            point.artistContext = meanArtistContext(of: rows)
+            return point
         case .mood(let mood):
             let rows = rowsNearest(mood: mood, count: Recommender.moodNeighborhood)
             guard !rows.isEmpty else { throw RecommendationError.emptySeed(label: "mood \(mood.rawValue)") }
             return centroid(of: rows, label: "mood \(mood.rawValue)")
         }
+    }
+
+    /// The mean artist context of `rows` (``ArtistContext/context(row:features:)``).
+    func meanArtistContext(of rows: [Int]) -> [Float] {
+        var mean = [Float](repeating: 0, count: features.columnCount)
+        for row in rows {
+            for (column, value) in artistContext.context(row: row, features: features).enumerated() {
+                mean[column] += value / Float(rows.count)
+            }
+        }
+        return mean
     }
 
     /// The rows whose (valence, energy) lie nearest the mood's point, ties by track ID.
@@ -144,7 +165,19 @@ extension Recommender {
                     vector[column] = Recommender.scaledCoordinate(value, column: scale)
                 }
             }
-            return QueryLane(label: label, query: vector, reference: reference, hasDirection: !points.isEmpty)
+            var contexts = points.compactMap(\.artistContext)
+            if contexts.count != points.count { contexts = [] }
+            let context: [Float]? =
+                contexts.isEmpty
+                ? nil
+                : (0..<d).map { column in contexts.reduce(0) { $0 + $1[column] } / Float(contexts.count) }
+            return QueryLane(
+                label: label,
+                query: vector,
+                reference: reference,
+                hasDirection: !points.isEmpty,
+                artistContext: context
+            )
         }
         if positive.isEmpty { return [lane(from: [], label: "targets")] }
         if query.combination == .interleave && positive.count > 1 {

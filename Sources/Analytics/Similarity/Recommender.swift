@@ -30,6 +30,8 @@ public struct Recommender: Sendable {
     /// (single, album and compilation releases), returned at most once.
     let songKeys: [String]
     let rowsByTrackID: [Int64: Int]
+    /// The artist half of the hybrid similarity of track-seeded queries.
+    let artistContext: ArtistContext
     /// The library mean and standard deviation of each audio feature, in `AudioFeature.allCases` order.
     let rawMeans: [Double]
     let rawDeviations: [Double]
@@ -88,6 +90,7 @@ public struct Recommender: Sendable {
             return attributes.artists.first.map(Track.normalizedName) ?? ""
         }
         songKeys = self.attributes.map { $0.songKey ?? "" }
+        artistContext = ArtistContext(features: features, artistKeys: artistKeys)
         var rows: [Int64: Int] = [:]
         rows.reserveCapacity(included.rowCount)
         for (row, id) in included.trackIDs.enumerated() { rows[id] = row }
@@ -163,7 +166,11 @@ public struct Recommender: Sendable {
                 seedSongs.insert(songKeys[row])
             }
         }
-        let similaritiesByLane = lanes.map { $0.hasDirection ? index.similarities(to: $0.query) : nil }
+        let similaritiesByLane = lanes.map { lane -> [Float]? in
+            guard lane.hasDirection else { return nil }
+            guard let context = lane.artistContext else { return index.similarities(to: lane.query) }
+            return artistContext.similarities(query: lane.query, context: context, features: features)
+        }
         // Each lane keeps its best candidates; when de-duplication and the artist limit leave
         // fewer than asked for (a library holding many releases of each song), the pools grow and
         // the selection runs again, until the count is met or every candidate was in a pool.

@@ -183,10 +183,10 @@ struct RetrievalComparisonTests {
         _ = try await RetrievalComparison.measure(subject: artists, baselines: [], labels: labels, label: label, k: 1)
     }
 
-    @Test func theToolsSpaceAndTheBaselinesUseFeaturesOnly() throws {
+    @Test func theToolsSpaceDeclaresItsArtistContextAndTheBaselinesUseFeaturesOnly() throws {
         let songs = try TidyTuesdaySongs(path: Fixtures.path("csv/tidytuesday-excerpt.csv"))
         let recommender = Recommender(table: songs.featureTable())
-        #expect(recommender.similaritySpace.signals == [.audioFeatures])
+        #expect(recommender.similaritySpace.signals == [.audioFeatures, .artistIdentity])
         for baseline in SimilaritySpace.naiveBaselines(for: recommender.table) {
             #expect(baseline.signals == [.audioFeatures])
             #expect(baseline.features.trackIDs == recommender.features.trackIDs)

@@ -1,0 +1,104 @@
+import Features
+import Testing
+
+@testable import Analytics
+
+/// The artist half of the hybrid similarity.
+struct ArtistContextTests {
+    /// 40 tracks by 9 artists (one artist with a single track, some rows with no artist), seeded.
+    static func library() -> (features: FeatureMatrix, artists: [String]) {
+        var rng = SplitMix64(seed: 5)
+        let d = 4
+        var elements: [Float] = []
+        var artists: [String] = []
+        for row in 0..<40 {
+            for _ in 0..<d { elements.append(Float(Int(rng.next() % 2001) - 1000) / 500) }
+            artists.append(row % 13 == 0 ? "" : row == 7 ? "solo" : "artist \(row % 8)")
+        }
+        let features = FeatureMatrix(
+            values: Matrix(rowCount: 40, columnCount: d, elements: elements),
+            trackIDs: (1...40).map(Int64.init),
+            columnNames: ["a", "b", "c", "d"]
+        )
+        return (features, artists)
+    }
+
+    @Test func theHybridSimilarityIsTheCosineOfTheConcatenations() {
+        let (features, artists) = Self.library()
+        let context = ArtistContext(features: features, artistKeys: artists)
+        let hybrid = context.hybridMatrix(features: features)
+        let cosine = CosineIndex(hybrid)
+        for queryRow in [0, 1, 7, 9, 26] {
+            let query = Array(features.values.row(queryRow))
+            let mine = context.similarities(
+                query: query,
+                context: context.context(row: queryRow, features: features),
+                features: features
+            )
+            let reference = cosine.similarities(to: Array(hybrid.values.row(queryRow)))
+            for row in 0..<40 {
+                #expect(abs(mine[row] - reference[row]) < 1e-5, "query \(queryRow), row \(row)")
+            }
+        }
+    }
+
+    @Test func theContextIsTheOtherTracksMeanShrunkAndEmptyForALoneTrack() {
+        let (features, artists) = Self.library()
+        let context = ArtistContext(features: features, artistKeys: artists)
+        // "solo" has one track, "" is unknown: no context.
+        #expect(context.context(row: 7, features: features).allSatisfy { $0 == 0 })
+        #expect(context.context(row: 0, features: features).allSatisfy { $0 == 0 })
+        // Row 1 is "artist 1", with rows 1, 9, 17, 25 and 33:
+        // its context is the mean of the other four, times 4/5.
+        let others = [9, 17, 25, 33]
+        var expected = [Float](repeating: 0, count: 4)
+        for row in others {
+            let values = Array(features.values.row(row))
+            for column in 0..<4 { expected[column] += values[column] / 4 * 4 / 5 }
+        }
+        let actual = context.context(row: 1, features: features)
+        for column in 0..<4 { #expect(abs(actual[column] - expected[column]) < 1e-6) }
+    }
+
+    @Test func aTrackSeedBringsItsArtistCloserThanTheAudioAloneDoes() throws {
+        // Two artists whose tracks overlap in sound, with a small difference on average that the
+        // noise of each track hides: the artist context brings a seed's artist closer than the
+        // audio alone does.
+        var table = FeatureTable()
+        var attributes: [Int64: TrackAttributes] = [:]
+        for id in Int64(1)...40 {
+            let isA = id <= 20
+            let energy = 0.3 + Double(id % 10) / 20
+            table.append(
+                trackID: id,
+                features: AudioFeatures(
+                    danceability: (isA ? 0.55 : 0.6) + Double((id * 7) % 11 - 5) / 40,
+                    energy: energy,
+                    loudness: -8 + Double(id % 3),
+                    speechiness: 0.05 + Double(id % 4) / 100,
+                    acousticness: 0.2 + Double(id % 5) / 50,
+                    instrumentalness: Double(id % 6) / 100,
+                    liveness: 0.1 + Double(id % 7) / 100,
+                    valence: 0.5 + (isA ? 0.02 : 0),
+                    tempo: 100 + Double(id % 9)
+                )
+            )
+            attributes[id] = TrackAttributes(artists: [isA ? "Artist A" : "Artist B"], songKey: "k\(id)")
+        }
+        let recommender = Recommender(table: table, attributes: attributes)
+        let result = try recommender.recommend(RecommendationQuery(seeds: [.track(5)], count: 10, maximumPerArtist: 10))
+        let sameArtist = result.recommendations.filter { $0.trackID <= 20 }.count
+        let seedRow = try #require(recommender.row(of: 5))
+        let audioOnly = recommender.index.nearestNeighbors(
+            of: Array(recommender.features.values.row(seedRow)),
+            count: 11
+        )
+        .filter { $0.trackID != 5 }.prefix(10)
+        let audioSameArtist = audioOnly.filter { $0.trackID <= 20 }.count
+        #expect(sameArtist > audioSameArtist, "hybrid \(sameArtist), audio alone \(audioSameArtist) of 10")
+        #expect(sameArtist >= 8, "\(result.recommendations.map(\.trackID))")
+        // A mood seed has no artist: it ranks by the audio alone.
+        let mood = try recommender.recommend(RecommendationQuery(seeds: [.mood(.calm)], count: 5))
+        #expect(mood.recommendations.count == 5)
+    }
+}
