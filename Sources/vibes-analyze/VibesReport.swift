@@ -58,15 +58,29 @@ struct VibesReport: Codable {
         let clusters = try store.clusters(ofRun: id).sorted {
             $0.size != $1.size ? $0.size > $1.size : $0.cluster < $1.cluster
         }
+        // A few more than shown, so that releases of one song (the same artists and title under
+        // several IDs: single, album, compilation) are shown once.
         var examplesByCluster: [Int: [ClusterAssignmentRecord]] = [:]
         for cluster in clusters {
             examplesByCluster[cluster.cluster] = try store.representativeTracks(
                 ofRun: id,
                 cluster: cluster.cluster,
-                count: exampleCount
+                count: exampleCount * 4 + 4
             )
         }
         let summaries = try store.trackSummaries(for: examplesByCluster.values.flatMap { $0.map(\.trackID) })
+        for (cluster, candidates) in examplesByCluster {
+            var seen = Set<String>()
+            examplesByCluster[cluster] = Array(
+                candidates.filter { assignment in
+                    guard let summary = summaries[assignment.trackID] else { return true }
+                    let song = (summary.artists.map { $0.lowercased() } + [summary.name.lowercased()])
+                        .joined(separator: "\u{1F}")
+                    return seen.insert(song).inserted
+                }
+                .prefix(exampleCount)
+            )
+        }
         vibes = clusters.map { cluster in
             Vibe(
                 cluster: cluster.cluster,
