@@ -306,6 +306,11 @@ enum ReferenceGreedy {
         let pairs = entries.enumerated().compactMap { position, entry in
             entry.features.energy.map { (arc.value(at: Double(position) / Double(n - 1))!, $0) }
         }
+        return pearson(pairs)
+    }
+
+    /// The Pearson correlation of the pairs' first and second values.
+    static func pearson(_ pairs: [(Double, Double)]) -> Double {
         let count = Double(pairs.count)
         let meanX = pairs.map(\.0).reduce(0, +) / count
         let meanY = pairs.map(\.1).reduce(0, +) / count
@@ -323,14 +328,7 @@ enum ReferenceGreedy {
         let energies = withEnergy.map { $0.features.energy! }.sorted()
         // Only for playlists where every track has an energy.
         precondition(withEnergy.count == n)
-        let pairs = zip(positions, energies).map { ($0, $1) }
-        let count = Double(n)
-        let meanX = pairs.map(\.0).reduce(0, +) / count
-        let meanY = pairs.map(\.1).reduce(0, +) / count
-        let sxy = pairs.map { ($0.0 - meanX) * ($0.1 - meanY) }.reduce(0, +)
-        let sxx = pairs.map { ($0.0 - meanX) * ($0.0 - meanX) }.reduce(0, +)
-        let syy = pairs.map { ($0.1 - meanY) * ($0.1 - meanY) }.reduce(0, +)
-        return sxy / (sxx * syy).squareRoot()
+        return pearson(zip(positions, energies).map { ($0, $1) })
     }
 }
 

@@ -8,6 +8,30 @@ import VibesTestSupport
 /// A hand-checkable library: six tracks with known valence and energy, a two-vibe run and twenty
 /// plays. The expected numbers in the tests are worked out in the comments.
 enum SmallLibrary {
+    /// A report input over `table` with a saved run of `vibes` (placed in the energy–valence
+    /// space) and no plays, in UTC.
+    static func input(
+        table: FeatureTable,
+        tracks: [Int64: ReportTrack],
+        vibes: [ReportRun.Vibe],
+        assignments: [Int64: ReportRun.Assignment]
+    ) throws -> MoodReport.Input {
+        let schema = try FeatureSchema(features: [.energy, .valence])
+        return MoodReport.Input(
+            overview: overview,
+            table: table,
+            tracks: tracks,
+            run: ReportRun(
+                id: 1,
+                scaling: schema.makeSpace(from: table).scaling,
+                vibes: vibes,
+                assignments: assignments
+            ),
+            plays: [],
+            timeZone: TimeZone(identifier: "UTC")!
+        )
+    }
+
     /// (id, artist, valence, energy, loudness).
     ///
     /// Soft moods per track (happy = e·v, sad = (1−e)(1−v), angry = e(1−v), chill = (1−e)·v):

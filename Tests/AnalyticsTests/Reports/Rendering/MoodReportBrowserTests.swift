@@ -409,19 +409,6 @@ enum LargeLibrary {
                 zScores: [:]
             )
         }
-        let schema = try FeatureSchema(features: [.energy, .valence])
-        return MoodReport.Input(
-            overview: SmallLibrary.overview,
-            table: table,
-            tracks: tracks,
-            run: ReportRun(
-                id: 1,
-                scaling: schema.makeSpace(from: table).scaling,
-                vibes: vibes,
-                assignments: assignments
-            ),
-            plays: [],
-            timeZone: TimeZone(identifier: "UTC")!
-        )
+        return try SmallLibrary.input(table: table, tracks: tracks, vibes: vibes, assignments: assignments)
     }
 }

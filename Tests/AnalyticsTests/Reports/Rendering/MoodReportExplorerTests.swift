@@ -290,7 +290,6 @@ enum ManyVibes {
             tracks[id] = ReportTrack(id: id, name: "Song \(id)", artists: ["Artist \(cluster)"])
             assignments[id] = ReportRun.Assignment(cluster: cluster, distance: 0.1 * Double(index % 2))
         }
-        let schema = try FeatureSchema(features: [.energy, .valence])
         let vibes = (0..<vibeCount).map {
             ReportRun.Vibe(
                 cluster: $0,
@@ -302,18 +301,6 @@ enum ManyVibes {
                 zScores: [:]
             )
         }
-        return MoodReport.Input(
-            overview: SmallLibrary.overview,
-            table: table,
-            tracks: tracks,
-            run: ReportRun(
-                id: 1,
-                scaling: schema.makeSpace(from: table).scaling,
-                vibes: vibes,
-                assignments: assignments
-            ),
-            plays: [],
-            timeZone: TimeZone(identifier: "UTC")!
-        )
+        return try SmallLibrary.input(table: table, tracks: tracks, vibes: vibes, assignments: assignments)
     }
 }
