@@ -80,14 +80,13 @@ public struct VibeProfile: Hashable, Sendable, Codable {
         case distinguishingFeatures = "distinguishing_features"
     }
 
-    /// The z-scores the mood and the opening word are read from (``VibeNames/moodZScores(library:reference:)``).
-    var moodZScores: [String: Double] { VibeNames.moodZScores(library: zScores, reference: referenceZScores) }
-
-    /// The larger of the acousticness and instrumentalness mood z-scores, or 0 without either.
-    var softness: Double {
-        let z = moodZScores
+    /// The valence and energy z-scores the mood and the opening word are read from
+    /// (``VibeNames/moodZScores(library:reference:)``), and the softness: the larger of the
+    /// acousticness and instrumentalness z-scores, 0 without either.
+    var moodAxes: (valence: Double, energy: Double, softness: Double) {
+        let z = VibeNames.moodZScores(library: zScores, reference: referenceZScores)
         let soft = [AudioFeature.acousticness, .instrumentalness].compactMap { z[$0.rawValue] }
-        return soft.max() ?? 0
+        return (z[AudioFeature.valence.rawValue] ?? 0, z[AudioFeature.energy.rawValue] ?? 0, soft.max() ?? 0)
     }
 }
 
@@ -168,26 +167,23 @@ public enum VibeNames {
                     libraryDeviations[f] > 0 ? (mean - libraryMeans[f]) / libraryDeviations[f] : 0
                 referenceZScores[feature.rawValue] = referenceZScore(of: mean, for: feature)
             }
-            let moodZ = moodZScores(library: zScores, reference: referenceZScores)
-            let valence = moodZ[AudioFeature.valence.rawValue] ?? 0
-            let energy = moodZ[AudioFeature.energy.rawValue] ?? 0
-            let softness = [AudioFeature.acousticness, .instrumentalness].compactMap { moodZ[$0.rawValue] }.max() ?? 0
             let distinguishing = zScores.filter { abs($0.value) >= 0.25 }
                 .sorted { abs($0.value) != abs($1.value) ? abs($0.value) > abs($1.value) : $0.key < $1.key }
                 .map(\.key)
-            profiles.append(
-                VibeProfile(
-                    cluster: c,
-                    name: "",
-                    mood: Mood(valence: valence, energy: energy, softness: softness),
-                    size: sizes[c],
-                    share: labels.isEmpty ? 0 : Double(sizes[c]) / Double(labels.count),
-                    means: means,
-                    zScores: zScores,
-                    referenceZScores: referenceZScores,
-                    distinguishingFeatures: distinguishing
-                )
+            var profile = VibeProfile(
+                cluster: c,
+                name: "",
+                mood: .calm,
+                size: sizes[c],
+                share: labels.isEmpty ? 0 : Double(sizes[c]) / Double(labels.count),
+                means: means,
+                zScores: zScores,
+                referenceZScores: referenceZScores,
+                distinguishingFeatures: distinguishing
             )
+            let axes = profile.moodAxes
+            profile.mood = Mood(valence: axes.valence, energy: axes.energy, softness: axes.softness)
+            profiles.append(profile)
         }
         nameDistinctly(&profiles)
         return profiles
@@ -196,10 +192,8 @@ public enum VibeNames {
     /// The names a profile could take, simplest first: the mood adjective with the strongest
     /// descriptor, then with two descriptors, then with the others.
     static func candidateNames(for profile: VibeProfile) -> [String] {
-        let moodZ = profile.moodZScores
-        let valence = moodZ[AudioFeature.valence.rawValue] ?? 0
-        let energy = moodZ[AudioFeature.energy.rawValue] ?? 0
-        let adjective = Mood.adjective(valence: valence, energy: energy, softness: profile.softness)
+        let axes = profile.moodAxes
+        let adjective = Mood.adjective(valence: axes.valence, energy: axes.energy, softness: axes.softness)
         let words = descriptors.compactMap { descriptor -> (word: String, strength: Double)? in
             guard let z = profile.zScores[descriptor.feature.rawValue] else { return nil }
             let word = z >= 0 ? descriptor.above : descriptor.below
