@@ -88,9 +88,14 @@ extension VibesAnalyze {
             let store = try global.openStore()
             timer.lap("open")
             var (input, notes) = try describingScope {
-                try MoodReport.Input.read(from: store, runID: run, timeZone: zone, scope: scope.scope())
+                try MoodReport.Input.read(
+                    from: store,
+                    runID: run,
+                    timeZone: zone,
+                    scope: scope.scope(),
+                    timer: &timer
+                )
             }
-            timer.lap("load")
             if !global.quiet { notes.forEach(Console.diagnostic) }
             let chosen: Format = global.json ? .json : format
             let style = Report.textStyle(
@@ -173,30 +178,33 @@ extension MoodReport.Input {
     /// - Parameters:
     ///   - runID: The clustering run to report; the latest when `nil`, none when there is none.
     ///   - timeZone: The zone plays are bucketed in.
+    ///   - timer: Laps each part of the load (`--timings`).
     /// - Returns: The input, and notes for the user (no run yet, unreadable play times).
     /// - Throws: `StoreError.notFound` when run `runID` does not exist.
     static func read(
         from store: LibraryStore,
         runID: Int64?,
         timeZone: TimeZone,
-        scope: TrackScope = .library
+        scope: TrackScope = .library,
+        timer: inout PhaseTimer
     ) throws -> (MoodReport.Input, [String]) {
         var notes: [String] = []
-        let summary = try store.summary()
+        let summary = try store.summary(tagLimit: 0)
         // Tracks and sources as the scope sees them: reference tracks are not the user's library.
-        let status = try store.featureStatus(scope: scope)
+        let coverage = try store.featureCoverage(scope: scope)
         let overview = MoodReport.Overview(
-            tracks: status.tracks,
+            tracks: coverage.tracks,
             artists: summary.artists,
-            tracksWithFeatures: status.withFeatures,
+            tracksWithFeatures: coverage.withFeatures,
             playlists: summary.playlists,
             savedTracks: summary.savedTracks,
             plays: summary.plays,
-            sources: status.sources.map { .init(source: $0.source, tracks: $0.tracks, preferred: $0.preferred) },
+            sources: coverage.sources.map { .init(source: $0.source, tracks: $0.tracks, preferred: $0.preferred) },
             coverage: AudioFeature.all.map {
                 .init(feature: $0.rawValue, tracks: summary.featureCoverage[$0.rawValue] ?? 0)
             }
         )
+        timer.lap("load overview")
         let table = try store.featureTable(scope: scope)
         if table.rowCount == 0 && summary.referenceTracks > 0 && scope == .library {
             notes.append(
@@ -207,17 +215,25 @@ extension MoodReport.Input {
                 "The library has no tracks with audio features yet; import a features CSV (`vibes-analyze import FILE`) for moods and vibes."
             )
         }
-        var tracks = try store.trackCredits().mapValues {
-            ReportTrack(
-                id: $0.id,
-                name: $0.name,
-                artists: $0.artists,
-                genres: $0.genres,
-                spotifyID: $0.spotifyID,
-                durationMS: $0.durationMS
-            )
+        timer.lap("load features")
+        // Only the tracks the report names are read in full, when it asks for them; artists and
+        // genres are counted from codes.
+        let credits = try store.trackCreditTable(for: table.trackIDs)
+        timer.lap("load credits")
+        let lookup: @Sendable ([Int64]) throws -> [Int64: ReportTrack] = { ids in
+            let paths = try store.localFilePaths(for: ids)
+            return try store.trackCredits(for: ids).mapValues {
+                ReportTrack(
+                    id: $0.id,
+                    name: $0.name,
+                    artists: $0.artists,
+                    genres: $0.genres,
+                    spotifyID: $0.spotifyID,
+                    filePath: paths[$0.id],
+                    durationMS: $0.durationMS
+                )
+            }
         }
-        for (id, path) in try store.localFilePaths(for: table.trackIDs) { tracks[id]?.filePath = path }
 
         var run: ReportRun?
         if let record = try store.clusteringRun(id: runID), let id = record.run.id {
@@ -232,14 +248,15 @@ extension MoodReport.Input {
                     zScores: cluster.zScores
                 )
             }
-            var assignments: [Int64: ReportRun.Assignment] = [:]
-            for assignment in try store.assignments(ofRun: id) {
-                assignments[assignment.trackID] = ReportRun.Assignment(
-                    cluster: assignment.cluster,
-                    distance: assignment.distance
-                )
-            }
-            run = ReportRun(id: id, scaling: record.run.scaling, vibes: vibes, assignments: assignments)
+            let packed = try store.packedAssignments(ofRun: id)
+            run = ReportRun(
+                id: id,
+                scaling: record.run.scaling,
+                vibes: vibes,
+                trackIDs: packed.trackIDs,
+                clusters: packed.clusters,
+                distances: packed.distances
+            )
         } else if let runID {
             throw StoreError.notFound(what: "Clustering run \(runID) (list the runs with `vibes-analyze vibes --list`)")
         } else if table.rowCount > 0 {
@@ -247,6 +264,7 @@ extension MoodReport.Input {
                 "No clustering run yet, so the report has no vibes; run `vibes-analyze cluster` first to add them."
             )
         }
+        timer.lap("load run")
 
         let history = try store.playHistory()
         if history.unreadable > 0 {
@@ -254,6 +272,7 @@ extension MoodReport.Input {
                 "\(history.unreadable) plays have an unreadable time and were left out of the listening charts."
             )
         }
+        timer.lap("load plays")
         let plays = history.plays.map { play in
             ReportPlay(
                 endedAt: play.endedAt,
@@ -263,15 +282,16 @@ extension MoodReport.Input {
                 skipIsRecorded: ReportPlay.skipIsRecorded(skipped: play.skipped, reasonEnd: play.reasonEnd)
             )
         }
-        return (
-            MoodReport.Input(
-                overview: overview,
-                table: table,
-                tracks: tracks,
-                run: run,
-                plays: plays,
-                timeZone: timeZone
-            ), notes
+        var input = MoodReport.Input(
+            overview: overview,
+            table: table,
+            tracks: [:],
+            run: run,
+            plays: plays,
+            timeZone: timeZone
         )
+        input.trackLookup = lookup
+        input.credits = credits
+        return (input, notes)
     }
 }

@@ -128,14 +128,105 @@ public struct ReportRun: Sendable {
     public var scaling: FeatureScaling
     /// One entry per cluster, with the names the run saved.
     public var vibes: [Vibe]
-    /// The vibe of every clustered track, keyed by track ID.
-    public var assignments: [Int64: Assignment]
+    /// The clustered tracks, ascending, with each one's cluster and distance at the same index.
+    ///
+    /// Kept as three arrays rather than a dictionary: a run of a million tracks is read from the
+    /// store's packed arrays as they are, and a report looks tracks up by binary search.
+    public private(set) var trackIDs: [Int64]
+    public private(set) var clusters: [Int32]
+    public private(set) var distances: [Float]
 
     public init(id: Int64, scaling: FeatureScaling, vibes: [Vibe], assignments: [Int64: Assignment]) {
+        let sorted = assignments.sorted { $0.key < $1.key }
+        self.init(
+            id: id,
+            scaling: scaling,
+            vibes: vibes,
+            trackIDs: sorted.map(\.key),
+            clusters: sorted.map { Int32($0.value.cluster) },
+            distances: sorted.map { Float($0.value.distance) }
+        )
+    }
+
+    /// A run from its packed arrays, as the store keeps them.
+    ///
+    /// - Precondition: The arrays have one entry per track, and `trackIDs` ascends.
+    public init(
+        id: Int64,
+        scaling: FeatureScaling,
+        vibes: [Vibe],
+        trackIDs: [Int64],
+        clusters: [Int32],
+        distances: [Float]
+    ) {
+        precondition(
+            trackIDs.count == clusters.count && trackIDs.count == distances.count,
+            "A run needs one cluster and one distance per track."
+        )
         self.id = id
         self.scaling = scaling
         self.vibes = vibes
-        self.assignments = assignments
+        self.trackIDs = trackIDs
+        self.clusters = clusters
+        self.distances = distances
+    }
+
+    /// How many tracks the run clustered.
+    public var trackCount: Int { trackIDs.count }
+
+    /// The index of `trackID` in ``trackIDs``, by binary search.
+    func index(of trackID: Int64) -> Int? {
+        TrackIndex.binarySearch(trackID, inAscending: trackIDs)
+    }
+
+    /// The vibe and distance of `trackID`, or `nil` when the run did not cluster it.
+    public func assignment(of trackID: Int64) -> Assignment? {
+        index(of: trackID).map { Assignment(cluster: Int(clusters[$0]), distance: Double(distances[$0])) }
+    }
+
+    /// The vibe of every clustered track, keyed by track ID; setting it replaces the arrays.
+    public var assignments: [Int64: Assignment] {
+        get {
+            Dictionary(uniqueKeysWithValues: trackIDs.indices.map { (trackIDs[$0], assignment(at: $0)) })
+        }
+        set {
+            self = ReportRun(id: id, scaling: scaling, vibes: vibes, assignments: newValue)
+        }
+    }
+
+    func assignment(at index: Int) -> Assignment {
+        Assignment(cluster: Int(clusters[index]), distance: Double(distances[index]))
+    }
+}
+
+/// Finds a track's index in a list of track IDs: by binary search when they ascend (as the store
+/// gives them), else through a dictionary built once.
+struct TrackIndex {
+    private let ids: [Int64]
+    private let dictionary: [Int64: Int]?
+
+    init(_ ids: [Int64]) {
+        self.ids = ids
+        let ascends = zip(ids, ids.dropFirst()).allSatisfy { $0 < $1 }
+        dictionary =
+            ascends ? nil : Dictionary(ids.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// The index of `id`, or `nil` when the list does not hold it.
+    func index(of id: Int64) -> Int? {
+        if let dictionary { return dictionary[id] }
+        return Self.binarySearch(id, inAscending: ids)
+    }
+
+    /// The index of `id` in the ascending `ids`, or `nil`.
+    static func binarySearch(_ id: Int64, inAscending ids: [Int64]) -> Int? {
+        var low = 0
+        var high = ids.count
+        while low < high {
+            let middle = (low + high) / 2
+            if ids[middle] < id { low = middle + 1 } else { high = middle }
+        }
+        return low < ids.count && ids[low] == id ? low : nil
     }
 }
 
@@ -145,8 +236,16 @@ extension MoodReport {
         public var overview: Overview
         /// The current raw features of every track that has any.
         public var table: FeatureTable
-        /// Names and artists of the tracks, keyed by track ID (at least those of `table`).
+        /// Names and artists of tracks, keyed by track ID: every track of `table`, or only some
+        /// when ``trackLookup`` finds the others and ``credits`` counts their artists and genres.
         public var tracks: [Int64: ReportTrack]
+        /// Finds the tracks the report names (representatives, outliers, the explorer's list) that
+        /// ``tracks`` lacks; called once, with every such ID. A library of a million tracks then
+        /// reads the details of the few thousand it shows instead of all of them.
+        public var trackLookup: (@Sendable ([Int64]) throws -> [Int64: ReportTrack])?
+        /// Every row's main artist and genres as codes, for the per-vibe counts; without it they
+        /// are counted from ``tracks``.
+        public var credits: TrackCreditTable?
         /// The run whose vibes are reported, or `nil`.
         public var run: ReportRun?
         /// The listening history, in any order.
@@ -165,8 +264,15 @@ extension MoodReport {
         /// HTML explorer needs; off by default, which keeps the other formats small.
         public var includesTrackList = false
         /// The most points the explorer's scatter draws; larger libraries are sampled evenly by
-        /// track ID, while the track list stays complete.
+        /// track ID.
         public var trackListPointLimit = 20_000
+        /// The most tracks the explorer's tables list. Up to this many, every track is listed
+        /// (and downloadable); above it, the tables hold the scatter's even sample, so that the
+        /// page of a million tracks stays a few megabytes rather than 150 and opens in a browser.
+        public var trackListLimit = 50_000
+        /// The most rows the library map's principal components are fitted on; larger libraries
+        /// are sampled evenly, which moves the components by far less than a drawn point.
+        public var mapFitLimit = 200_000
 
         public init(
             overview: Overview,

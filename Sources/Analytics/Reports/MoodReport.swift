@@ -333,8 +333,14 @@ extension MoodReport {
         public var pointLimit: Int
         /// How many tracks the scatter draws: all of them, or `pointLimit`.
         public var drawnCount: Int
-        /// Every track with features, by ascending track ID.
+        /// How many tracks have features: the sum of the groups' sizes.
+        public var trackCount: Int
+        /// The listed tracks, by ascending track ID: every track with features, or, in a library
+        /// larger than ``MoodReport/Input/trackListLimit``, the drawn ones.
         public var entries: [Entry]
+
+        /// Whether ``entries`` holds every track rather than the scatter's sample.
+        public var listsEveryTrack: Bool { entries.count == trackCount }
     }
 }
 

@@ -82,23 +82,38 @@ public struct FeatureStatus: Sendable, Hashable, Codable {
 }
 
 extension LibraryStore {
+    /// Only the first part of ``featureStatus(scope:)``: the tracks in `scope`, those with
+    /// features, and the tracks of each source, without the queries of why the others are missing
+    /// (on a million tracks those take seconds; a report needs none of them).
+    public func featureCoverage(
+        scope: TrackScope = .library
+    ) throws -> (tracks: Int, withFeatures: Int, sources: [FeatureStatus.SourceCoverage]) {
+        let current = try featureStatistics(scope: scope)
+        let tracks = try database.read { db in
+            let (condition, arguments) = try condition(for: scope, in: db)
+            return try Int.fetchOne(
+                db,
+                sql: "SELECT count(*) FROM (SELECT t.id FROM tracks t WHERE \(condition))",
+                arguments: arguments
+            ) ?? 0
+        }
+        let sources = current.rows.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.map {
+            FeatureStatus.SourceCoverage(source: $0.key, tracks: $0.value, preferred: current.preferred[$0.key] ?? 0)
+        }
+        return (tracks, current.preferred.values.reduce(0, +), sources)
+    }
+
     /// Coverage per source and per playlist, and what is missing and why, for the tracks in `scope`.
     public func featureStatus(scope: TrackScope = .library) throws -> FeatureStatus {
-        let current = try featureStatistics(scope: scope)
+        let coverage = try featureCoverage(scope: scope)
         return try database.read { db in
             let (condition, arguments) = try condition(for: scope, in: db)
             var status = FeatureStatus()
             status.precedence = try Self.precedence(in: db).description
             let inScope = "SELECT t.id FROM tracks t WHERE \(condition)"
-            status.tracks = try Int.fetchOne(db, sql: "SELECT count(*) FROM (\(inScope))", arguments: arguments) ?? 0
-            status.withFeatures = current.preferred.values.reduce(0, +)
-            status.sources = current.rows.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.map {
-                FeatureStatus.SourceCoverage(
-                    source: $0.key,
-                    tracks: $0.value,
-                    preferred: current.preferred[$0.key] ?? 0
-                )
-            }
+            status.tracks = coverage.tracks
+            status.withFeatures = coverage.withFeatures
+            status.sources = coverage.sources
             let missing = try Row.fetchOne(
                 db,
                 sql: """

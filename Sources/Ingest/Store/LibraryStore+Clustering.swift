@@ -333,6 +333,31 @@ extension LibraryStore {
         }
     }
 
+    /// Every assignment of run `runID` as the store packs them: the track IDs ascending, and each
+    /// one's cluster and distance at the same index. Empty arrays when the run has none.
+    ///
+    /// A million assignments come back as three arrays from three BLOBs, with no value per track.
+    public func packedAssignments(
+        ofRun runID: Int64
+    ) throws -> (trackIDs: [Int64], clusters: [Int32], distances: [Float]) {
+        try read { db in
+            guard
+                let row = try Row.fetchOne(
+                    db,
+                    sql: "SELECT track_ids, clusters, distances FROM clustering_run_assignments WHERE run_id = ?",
+                    arguments: [runID]
+                )
+            else { return ([], [], []) }
+            let ids: [Int64] = PackedArray.values(row[0])
+            let labels: [Int32] = PackedArray.values(row[1])
+            let distances: [Float] = PackedArray.values(row[2])
+            guard ids.count == labels.count, ids.count == distances.count else {
+                throw StoreError.damaged(path: path, what: "the assignments of run \(runID) do not fit together")
+            }
+            return (ids, labels, distances)
+        }
+    }
+
     /// Deletes run `runID` with its clusters and assignments; returns whether it existed.
     @discardableResult
     public func deleteClusteringRun(id runID: Int64) throws -> Bool {

@@ -121,6 +121,133 @@ extension LibraryStore {
         }
     }
 
+    /// The name, credited artists, genres, Spotify ID and length of each of `ids` that the store
+    /// holds, keyed by track ID: the few tracks a report names, without reading the others.
+    ///
+    /// - Complexity: Three indexed lookups per 500 IDs.
+    public func trackCredits(for ids: [Int64]) throws -> [Int64: TrackCredit] {
+        try reportRead { db in
+            var result: [Int64: TrackCredit] = [:]
+            for chunk in ids.chunked(into: 500) {
+                let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+                let arguments = StatementArguments(Array(chunk))
+                let statement = try PreparedStatement(
+                    db,
+                    sql: "SELECT id, name, spotify_id, duration_ms FROM tracks WHERE id IN (\(marks))"
+                )
+                try statement.bind(arguments)
+                try statement.forEachRow { row in
+                    let id = row.int64(0)
+                    result[id] = TrackCredit(
+                        id: id,
+                        name: row.string(1) ?? "",
+                        artists: [],
+                        spotifyID: row.string(2).flatMap { SpotifyID($0) },
+                        durationMS: row.isNull(3) ? nil : Int(row.int64(3))
+                    )
+                }
+                let credits = try PreparedStatement(
+                    db,
+                    sql: """
+                        SELECT ta.track_id, a.name FROM track_artists ta JOIN artists a ON a.id = ta.artist_id
+                        WHERE ta.track_id IN (\(marks)) ORDER BY ta.track_id, ta.position
+                        """
+                )
+                try credits.bind(arguments)
+                try credits.forEachRow { row in result[row.int64(0)]?.artists.append(row.string(1) ?? "") }
+                var datasetGenres: [Int64: [String]] = [:]
+                let genres = try PreparedStatement(
+                    db,
+                    sql: """
+                        SELECT tt.track_id, t.kind, t.value FROM track_tags tt JOIN tags t ON t.id = tt.tag_id
+                        WHERE tt.track_id IN (\(marks)) AND t.kind IN ('artist-genre', 'genre')
+                        ORDER BY tt.track_id, t.id
+                        """
+                )
+                try genres.bind(arguments)
+                try genres.forEachRow { row in
+                    let id = row.int64(0)
+                    if row.string(1) == "artist-genre" {
+                        result[id]?.genres.append(row.string(2) ?? "")
+                    } else {
+                        datasetGenres[id, default: []].append(row.string(2) ?? "")
+                    }
+                }
+                for (id, genres) in datasetGenres where result[id]?.genres.isEmpty == true {
+                    result[id]?.genres = genres
+                }
+            }
+            return result
+        }
+    }
+
+    /// Who each of `trackIDs` is by and its genres, as codes, in that order (see
+    /// ``TrackCreditTable``): the main artist, and the `artist-genre` tags, else the `genre` tags.
+    ///
+    /// The artists come from the `facts` snapshot's table of distinct names, and the genres
+    /// through the tag index, one genre at a time; on a million tracks that takes a fraction of a
+    /// second, where reading every track's names as text (``trackCredits()``) took about 5 s.
+    public func trackCreditTable(for trackIDs: [Int64]) throws -> TrackCreditTable {
+        let facts = try withSnapshot(.facts, decode: ArtistReferences.init(parts:)) { db in
+            let facts = try AllTrackFacts(db)
+            let parts = facts.parts
+            guard let references = ArtistReferences(parts: parts) else {
+                throw StoreError.damaged(path: path, what: "the track facts just built do not read back")
+            }
+            return (references, parts)
+        }
+        let index = TrackRowIndex(trackIDs)
+        var mainArtists = [Int32](repeating: -1, count: trackIDs.count)
+        for (row, id) in facts.trackIDs.enumerated() {
+            guard let target = index.row(of: id) else { continue }
+            let start = row == 0 ? 0 : Int(facts.ends[row - 1])
+            if start < Int(facts.ends[row]) { mainArtists[target] = facts.references[start] }
+        }
+        return try reportRead { db in
+            var genreNames: [String] = []
+            var artistGenre: [Bool] = []
+            var tagIDs: [Int64] = []
+            try PreparedStatement(
+                db,
+                sql: "SELECT id, kind, value FROM tags WHERE kind IN ('artist-genre', 'genre') ORDER BY id"
+            ).forEachRow { row in
+                tagIDs.append(row.int64(0))
+                artistGenre.append(row.string(1) == "artist-genre")
+                genreNames.append(row.string(2) ?? "")
+            }
+            // (row, code) pairs, then per row the artist genres if it has any, else the others.
+            var pairs: [(row: Int32, code: Int32)] = []
+            var hasArtistGenre = [Bool](repeating: false, count: trackIDs.count)
+            let statement = try PreparedStatement(db, sql: "SELECT track_id FROM track_tags WHERE tag_id = ?")
+            for (code, tagID) in tagIDs.enumerated() {
+                try statement.bind([tagID])
+                try statement.forEachRow { row in
+                    guard let target = index.row(of: row.int64(0)) else { return }
+                    pairs.append((Int32(target), Int32(code)))
+                    if artistGenre[code] { hasArtistGenre[target] = true }
+                }
+            }
+            pairs.removeAll { artistGenre[Int($0.code)] != hasArtistGenre[Int($0.row)] }
+            var starts = [Int32](repeating: 0, count: trackIDs.count + 1)
+            for pair in pairs { starts[Int(pair.row) + 1] += 1 }
+            for row in 0..<trackIDs.count { starts[row + 1] += starts[row] }
+            var next = starts
+            var genres = [Int32](repeating: 0, count: pairs.count)
+            // Pairs come tag by tag in ID order, so each row's genres stay in tag order.
+            for pair in pairs {
+                genres[Int(next[Int(pair.row)])] = pair.code
+                next[Int(pair.row)] += 1
+            }
+            return TrackCreditTable(
+                mainArtists: mainArtists,
+                artistNames: facts.artistNames,
+                genreStarts: starts,
+                genres: genres,
+                genreNames: genreNames
+            )
+        }
+    }
+
     /// Parses `YYYY-MM-DDTHH:MM[:SS[.fff…]]Z` (or with a space for `T`) as a UTC date; fractions of a
     /// second are dropped. Returns `nil` for any other text.
     static func utcDate(fromISO text: String) -> Date? {
@@ -162,5 +289,55 @@ extension LibraryStore {
         } catch let error as DatabaseError {
             throw StoreError(error, path: path)
         }
+    }
+}
+
+/// The artists of the `facts` snapshot as they are stored: each track's references into a table
+/// of distinct names, without making a string per track.
+struct ArtistReferences {
+    var trackIDs: [Int64]
+    var references: [Int32]
+    /// Where each track's references end.
+    var ends: [Int32]
+    var artistNames: [String]
+
+    init?(parts: [String: Data]) {
+        let trackIDs: [Int64] = PackedArray.values(parts["track_ids"])
+        let references: [Int32] = PackedArray.values(parts["artist_references"])
+        let ends: [Int32] = PackedArray.values(parts["artist_reference_ends"])
+        guard let names = PackedStrings.strings(bytes: parts["artists"], ends: parts["artist_ends"]),
+            ends.count == trackIDs.count,
+            ends.last.map({ Int($0) == references.count }) ?? references.isEmpty,
+            zip([0] + ends, ends).allSatisfy({ $0 <= $1 }),
+            references.allSatisfy({ $0 >= 0 && Int($0) < names.count })
+        else { return nil }
+        self.trackIDs = trackIDs
+        self.references = references
+        self.ends = ends
+        artistNames = names
+    }
+}
+
+/// The row of a track ID among IDs: by binary search when they ascend, else by a dictionary.
+struct TrackRowIndex {
+    private let ids: [Int64]
+    private let dictionary: [Int64: Int]?
+
+    init(_ ids: [Int64]) {
+        self.ids = ids
+        dictionary =
+            zip(ids, ids.dropFirst()).allSatisfy({ $0 < $1 })
+            ? nil : Dictionary(ids.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    func row(of id: Int64) -> Int? {
+        if let dictionary { return dictionary[id] }
+        var low = 0
+        var high = ids.count
+        while low < high {
+            let middle = (low + high) / 2
+            if ids[middle] < id { low = middle + 1 } else { high = middle }
+        }
+        return low < ids.count && ids[low] == id ? low : nil
     }
 }

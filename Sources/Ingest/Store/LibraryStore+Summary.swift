@@ -56,7 +56,8 @@ public struct LibrarySummary: Codable, Sendable {
 extension LibraryStore {
     /// Counts what the library holds: tracks, coverage of each feature and source, history, tags.
     ///
-    /// - Parameter tagLimit: How many of the most used tags of each kind to list.
+    /// - Parameter tagLimit: How many of the most used tags of each kind to list; 0 skips counting
+    ///   them (a scan of every track's tags).
     public func summary(tagLimit: Int = 8) throws -> LibrarySummary {
         let current = try featureStatistics(scope: .all)
         return try database.read { db in
@@ -91,6 +92,7 @@ extension LibraryStore {
                 summary.firstPlay = row[0]
                 summary.lastPlay = row[1]
             }
+            guard tagLimit > 0 else { return summary }
             summary.topTags = try Row.fetchAll(
                 db,
                 sql: """

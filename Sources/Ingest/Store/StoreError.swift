@@ -14,6 +14,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     case missingStore(path: String)
     /// The file is another application's SQLite database; it was left untouched.
     case foreignDatabase(path: String)
+    /// Part of the store does not read back as it was written (`what` says which part).
+    case damaged(path: String, what: String)
     /// The store was written by a newer version (`writtenBy`, when it said), with a schema this
     /// one does not know; it was left untouched.
     case newerSchema(path: String, writtenBy: String?, schema: Int, unknownMigrations: [String])
@@ -34,6 +36,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
             "There is no library at \(path); nothing was created."
         case .foreignDatabase(let path):
             "\(path) is another application's SQLite database, not a vibes-analyze library; it was left as it was."
+        case .damaged(let path, let what):
+            "Part of the library store \(path) is damaged: \(what)."
         case .newerSchema(let path, let writtenBy, let schema, let unknown):
             "The library at \(path) was written by "
                 + (writtenBy.map { "vibes-analyze \($0)" } ?? "a newer vibes-analyze")

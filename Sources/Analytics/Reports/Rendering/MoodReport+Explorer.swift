@@ -17,8 +17,16 @@ extension MoodReport {
             "<p id=\"explorer-help\">Every track on two features of your choice, coloured by \(grouping). Hover a point to see the track; "
             + "click it to open it on Spotify, or its local file when it has one and no Spotify ID. "
             + "Zoom with the wheel or the buttons and drag to pan; with the plot focused, the arrow keys pan, + and − zoom and 0 resets. "
-            + "Click a legend entry to hide or show its tracks. The tables below list every track: Tab reaches each one and Enter opens it.</p>"
-        if list.drawnCount < list.entries.count {
+            + "Click a legend entry to hide or show its tracks. The tables below list "
+            + (list.listsEveryTrack ? "every track" : "the drawn tracks")
+            + ": Tab reaches each one and Enter opens it.</p>"
+        if !list.listsEveryTrack {
+            html +=
+                "<p class=\"note\" id=\"explorer-sample\">The scatter, the tables and the downloads hold \(ReportFormatting.count(list.entries.count)) of the "
+                + "\(ReportFormatting.count(list.trackCount)) tracks, an even sample by track ID, so that the page stays a few megabytes and opens quickly. "
+                + "To take a vibe whole as a playlist file, build one: "
+                + "<code>vibes-analyze playlist build --vibe 1 -n 10000 --order none --export m3u --out vibe-1.m3u</code>.</p>"
+        } else if list.drawnCount < list.entries.count {
             html +=
                 "<p class=\"note\" id=\"explorer-sample\">The scatter draws \(ReportFormatting.count(list.drawnCount)) of the "
                 + "\(ReportFormatting.count(list.entries.count)) tracks, an even sample by track ID, so that the page stays quick; "
@@ -118,7 +126,8 @@ extension MoodReport {
     private func explorerTable(_ list: TrackList, group: TrackList.Group, index: Int) -> String {
         var html =
             "<details class=\"explorer-group\" data-group=\"\(index)\"><summary><span class=\"swatch \(explorerClass(list, group: index))\"></span>"
-            + "\(SVGChart.escape(group.name)) · \(ReportFormatting.count(group.tracks, "track"))</summary>"
+            + "\(SVGChart.escape(group.name)) · \(ReportFormatting.count(group.tracks, "track"))"
+            + (list.listsEveryTrack ? "" : " (a sample listed)") + "</summary>"
         guard group.tracks > 0 else { return html + "<p class=\"note\">No tracks.</p></details>" }
         html +=
             "<p class=\"downloads\"><button type=\"button\" data-download=\"m3u\" data-group=\"\(index)\">Download M3U</button> "
