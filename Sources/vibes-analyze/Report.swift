@@ -189,35 +189,33 @@ extension MoodReport.Input {
         timer: inout PhaseTimer
     ) throws -> (MoodReport.Input, [String]) {
         var notes: [String] = []
-        let summary = try store.summary(tagLimit: 0)
-        // Tracks and sources as the scope sees them: reference tracks are not the user's library.
-        let coverage = try store.featureCoverage(scope: scope)
+        let counts = try store.libraryCounts()
+        // Tracks, sources and coverage as the scope sees them: reference tracks are not the
+        // user's library.
+        let features = try store.featureOverview(scope: scope)
+        let table = features.table
         let overview = MoodReport.Overview(
-            tracks: coverage.tracks,
-            artists: summary.artists,
-            tracksWithFeatures: coverage.withFeatures,
-            playlists: summary.playlists,
-            savedTracks: summary.savedTracks,
-            plays: summary.plays,
-            sources: coverage.sources.map { .init(source: $0.source, tracks: $0.tracks, preferred: $0.preferred) },
-            coverage: AudioFeature.all.map {
-                .init(feature: $0.rawValue, tracks: summary.featureCoverage[$0.rawValue] ?? 0)
-            }
+            tracks: features.tracks,
+            artists: counts.artists,
+            tracksWithFeatures: features.withFeatures,
+            playlists: counts.playlists,
+            savedTracks: counts.savedTracks,
+            plays: counts.plays,
+            sources: features.sources.map { .init(source: $0.source, tracks: $0.tracks, preferred: $0.preferred) },
+            coverage: AudioFeature.all.map { .init(feature: $0.rawValue, tracks: features.coverage[$0.rawValue] ?? 0) }
         )
-        timer.lap("load overview")
-        let table = try store.featureTable(scope: scope)
-        if table.rowCount == 0 && summary.referenceTracks > 0 && scope == .library {
+        timer.lap("load features")
+        // Only an empty table needs the summary's count of reference tracks.
+        let referenceTracks = table.rowCount == 0 ? try store.summary(tagLimit: 0).referenceTracks : 0
+        if table.rowCount == 0 && referenceTracks > 0 && scope == .library {
             notes.append(
-                "Your library has no tracks with audio features; the \(summary.referenceTracks) reference tracks (import --reference) are candidates only and stay out of the report."
+                "Your library has no tracks with audio features; the \(referenceTracks) reference tracks (import --reference) are candidates only and stay out of the report."
             )
         } else if table.rowCount == 0 {
             notes.append(
                 "The library has no tracks with audio features yet; import a features CSV (`vibes-analyze import FILE`) for moods and vibes."
             )
         }
-        timer.lap("load features")
-        // Only the tracks the report names are read in full, when it asks for them; artists and
-        // genres are counted from codes.
         let credits = try store.trackCreditTable(for: table.trackIDs)
         timer.lap("load credits")
         let lookup: @Sendable ([Int64]) throws -> [Int64: ReportTrack] = { ids in

@@ -121,6 +121,11 @@ struct ClusteringStoreTests {
             #expect(nearest.map(\.trackID) == [ids[2], ids[0]])
             let assignments = try store.assignments(ofRun: runID)
             #expect(assignments.count == 6)
+            let packed = try store.packedAssignments(ofRun: runID)
+            #expect(packed.trackIDs == assignments.map(\.trackID))
+            #expect(packed.clusters == assignments.map { Int32($0.cluster) })
+            #expect(packed.distances.map(Double.init) == assignments.map(\.distance))
+            #expect(try store.packedAssignments(ofRun: runID + 1).trackIDs.isEmpty)
         }
     }
 

@@ -67,4 +67,44 @@ struct ReportStoreTests {
             #expect(zip(plays, plays.dropFirst()).allSatisfy { $0.endedAt <= $1.endedAt })
         }
     }
+
+    /// What a report reads of a big library, held to the plain reads: the credit codes name the
+    /// same main artist and genres as ``LibraryStore/trackCredits()``, the lookup by ID returns
+    /// the same tracks, and the coverage is `features status`'s.
+    @Test func creditCodesAndLookupsAgreeWithThePlainReads() throws {
+        try withStore { store in
+            _ = try store.importFile(at: Fixtures.path("csv/tidytuesday-excerpt.csv"))
+            // Exportify's Genres are the artists' genres; they win over a dataset's genre.
+            _ = try store.importFile(at: Fixtures.path("exportify/Liked_Songs.csv"))
+            let table = try store.featureTable(scope: .all)
+            let credits = try store.trackCredits()
+            let codes = try store.trackCreditTable(for: table.trackIDs)
+            #expect(codes.mainArtists.count == table.rowCount)
+            var withGenres = 0
+            for (row, id) in table.trackIDs.enumerated() {
+                let credit = try #require(credits[id])
+                let main = codes.mainArtists[row]
+                #expect((main >= 0 ? codes.artistNames[Int(main)] : nil) == credit.artists.first, "track \(id)")
+                let genres = codes.genres(ofRow: row).map { codes.genreNames[Int($0)] }
+                #expect(Set(genres) == Set(credit.genres), "track \(id)")
+                if !genres.isEmpty { withGenres += 1 }
+            }
+            #expect(withGenres > table.rowCount / 2)
+            // Rows in another order, and an ID the store does not hold.
+            let reversed = codes.mainArtists.reversed() as [Int32]
+            #expect(try store.trackCreditTable(for: table.trackIDs.reversed()).mainArtists == reversed)
+            #expect(try store.trackCreditTable(for: [999_999]).mainArtists == [-1])
+
+            let some = Array(table.trackIDs.prefix(3)) + [999_999]
+            let looked = try store.trackCredits(for: some)
+            #expect(looked.count == 3)
+            for id in some.prefix(3) { #expect(looked[id] == credits[id]) }
+
+            let status = try store.featureStatus(scope: .library)
+            let coverage = try store.featureCoverage(scope: .library)
+            #expect(coverage.tracks == status.tracks)
+            #expect(coverage.withFeatures == status.withFeatures)
+            #expect(coverage.sources == status.sources)
+        }
+    }
 }

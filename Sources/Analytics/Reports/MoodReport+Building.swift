@@ -192,11 +192,15 @@ extension MoodReport {
         return Double(value.description) ?? double
     }
 
+    /// The histogram of every feature of ``histogramFeatures``, on two threads: each feature on
+    /// its own, so the result does not depend on the threads.
     static func distributions(of table: FeatureTable) -> [FeatureDistribution] {
-        var values: [Double] = []
-        values.reserveCapacity(table.rowCount)
-        return histogramFeatures.map { feature in
-            values.removeAll(keepingCapacity: true)
+        let chunks = histogramFeatures.indices.map { $0..<($0 + 1) }
+        let threadCount = table.rowCount >= 50_000 ? Parallelism.defaultThreadCount : 1
+        return Kernels.parallelChunks(chunks, threadCount: threadCount) { chunk in
+            let feature = histogramFeatures[chunk.lowerBound]
+            var values: [Double] = []
+            values.reserveCapacity(table.rowCount)
             let column = FeatureTable.columnIndex(of: feature)
             table.values.withUnsafeBufferPointer { buffer in
                 var index = column
@@ -437,33 +441,48 @@ extension MoodReport {
         var artists: [Int: [String: Int]] = [:]
         var genres: [Int: [String: Int]] = [:]
         if let credits = input.credits, credits.mainArtists.count == input.table.rowCount {
+            // The rows of each cluster together (a counting sort), then one cluster at a time
+            // counted in arrays with a slot per code: memory for the codes, not codes × clusters.
             let clusterCount = (run.vibes.map(\.cluster).max() ?? -1) + 1
-            var artistCounts = [[Int32: Int]](repeating: [:], count: clusterCount)
-            var genreCounts = [[Int32: Int]](repeating: [:], count: clusterCount)
+            var starts = [Int](repeating: 0, count: clusterCount + 1)
+            for cluster in rows.clusterOfRow where cluster >= 0 && Int(cluster) < clusterCount {
+                starts[Int(cluster) + 1] += 1
+            }
+            for cluster in 0..<clusterCount { starts[cluster + 1] += starts[cluster] }
+            var next = starts
+            var members = [Int32](repeating: 0, count: starts[clusterCount])
+            for (row, cluster) in rows.clusterOfRow.enumerated() where cluster >= 0 && Int(cluster) < clusterCount {
+                members[next[Int(cluster)]] = Int32(row)
+                next[Int(cluster)] += 1
+            }
+            var artistCounts = [Int32](repeating: 0, count: credits.artistNames.count)
+            var genreCounts = [Int32](repeating: 0, count: credits.genreNames.count)
             var seen = Set<Int32>()
-            for row in rows.clusterOfRow.indices {
-                let cluster = Int(rows.clusterOfRow[row])
-                guard cluster >= 0, cluster < clusterCount else { continue }
-                let artist = credits.mainArtists[row]
-                if artist >= 0, !credits.artistNames[Int(artist)].isEmpty {
-                    artistCounts[cluster][artist, default: 0] += 1
-                }
-                let rowGenres = credits.genres(ofRow: row)
-                if rowGenres.count == 1 {
-                    genreCounts[cluster][rowGenres[rowGenres.startIndex], default: 0] += 1
-                } else if !rowGenres.isEmpty {
+            for cluster in 0..<clusterCount {
+                var touchedArtists: [Int32] = []
+                var touchedGenres: [Int32] = []
+                for row in members[starts[cluster]..<starts[cluster + 1]].map(Int.init) {
+                    let artist = credits.mainArtists[row]
+                    if artist >= 0 {
+                        if artistCounts[Int(artist)] == 0 { touchedArtists.append(artist) }
+                        artistCounts[Int(artist)] += 1
+                    }
+                    let rowGenres = credits.genres(ofRow: row)
                     seen.removeAll(keepingCapacity: true)
-                    for genre in rowGenres where seen.insert(genre).inserted {
-                        genreCounts[cluster][genre, default: 0] += 1
+                    for genre in rowGenres where rowGenres.count == 1 || seen.insert(genre).inserted {
+                        if genreCounts[Int(genre)] == 0 { touchedGenres.append(genre) }
+                        genreCounts[Int(genre)] += 1
                     }
                 }
-            }
-            for cluster in 0..<clusterCount {
-                for (code, count) in artistCounts[cluster] {
-                    artists[cluster, default: [:]][credits.artistNames[Int(code)], default: 0] += count
+                for code in touchedArtists.map(Int.init) {
+                    let name = credits.artistNames[code]
+                    if !name.isEmpty { artists[cluster, default: [:]][name, default: 0] += Int(artistCounts[code]) }
+                    artistCounts[code] = 0
                 }
-                for (code, count) in genreCounts[cluster] where !credits.genreNames[Int(code)].isEmpty {
-                    genres[cluster, default: [:]][credits.genreNames[Int(code)], default: 0] += count
+                for code in touchedGenres.map(Int.init) {
+                    let name = credits.genreNames[code]
+                    if !name.isEmpty { genres[cluster, default: [:]][name, default: 0] += Int(genreCounts[code]) }
+                    genreCounts[code] = 0
                 }
             }
             return (artists, genres)

@@ -188,7 +188,8 @@ extension LibraryStore {
     /// through the tag index, one genre at a time; on a million tracks that takes a fraction of a
     /// second, where reading every track's names as text (``trackCredits()``) took about 5 s.
     public func trackCreditTable(for trackIDs: [Int64]) throws -> TrackCreditTable {
-        let facts = try withSnapshot(.facts, decode: ArtistReferences.init(parts:)) { db in
+        let facts = try withSnapshot(.facts, only: ArtistReferences.partNames, decode: ArtistReferences.init(parts:)) {
+            db in
             let facts = try AllTrackFacts(db)
             let parts = facts.parts
             guard let references = ArtistReferences(parts: parts) else {
@@ -198,8 +199,9 @@ extension LibraryStore {
         }
         let index = TrackRowIndex(trackIDs)
         var mainArtists = [Int32](repeating: -1, count: trackIDs.count)
+        var from = 0
         for (row, id) in facts.trackIDs.enumerated() {
-            guard let target = index.row(of: id) else { continue }
+            guard let target = index.row(of: id, from: &from) else { continue }
             let start = row == 0 ? 0 : Int(facts.ends[row - 1])
             if start < Int(facts.ends[row]) { mainArtists[target] = facts.references[start] }
         }
@@ -221,8 +223,10 @@ extension LibraryStore {
             let statement = try PreparedStatement(db, sql: "SELECT track_id FROM track_tags WHERE tag_id = ?")
             for (code, tagID) in tagIDs.enumerated() {
                 try statement.bind([tagID])
+                // A tag's tracks come in ID order, so each search starts where the last one ended.
+                var from = 0
                 try statement.forEachRow { row in
-                    guard let target = index.row(of: row.int64(0)) else { return }
+                    guard let target = index.row(of: row.int64(0), from: &from) else { return }
                     pairs.append((Int32(target), Int32(code)))
                     if artistGenre[code] { hasArtistGenre[target] = true }
                 }
@@ -295,6 +299,11 @@ extension LibraryStore {
 /// The artists of the `facts` snapshot as they are stored: each track's references into a table
 /// of distinct names, without making a string per track.
 struct ArtistReferences {
+    /// The snapshot's parts it reads.
+    static let partNames: Set<String> = [
+        "track_ids", "artist_references", "artist_reference_ends", "artists", "artist_ends",
+    ]
+
     var trackIDs: [Int64]
     var references: [Int32]
     /// Where each track's references end.
@@ -331,13 +340,30 @@ struct TrackRowIndex {
     }
 
     func row(of id: Int64) -> Int? {
+        var from = 0
+        return row(of: id, from: &from)
+    }
+
+    /// The row of `id`, searching from `start` on (by galloping, then halving) when the IDs
+    /// ascend; `start` moves to where the search ended, so ascending lookups cost
+    /// O(log distance) each.
+    func row(of id: Int64, from start: inout Int) -> Int? {
         if let dictionary { return dictionary[id] }
-        var low = 0
-        var high = ids.count
+        if start >= ids.count || (start > 0 && ids[start - 1] >= id) { start = 0 }
+        var low = start
+        var step = 1
+        var high = start
+        while high < ids.count, ids[high] < id {
+            low = high + 1
+            high += step
+            step *= 2
+        }
+        high = Swift.min(high + 1, ids.count)
         while low < high {
             let middle = (low + high) / 2
             if ids[middle] < id { low = middle + 1 } else { high = middle }
         }
+        start = low
         return low < ids.count && ids[low] == id ? low : nil
     }
 }

@@ -93,13 +93,20 @@ extension LibraryStore {
         return result
     }
 
-    /// The parts of `snapshot`, or `nil` when it is absent or of another format.
-    static func snapshotParts(_ snapshot: Snapshot, in db: Database) throws -> [String: Data]? {
+    /// The parts of `snapshot` (only those named in `only`, when given), or `nil` when it is absent
+    /// or of another format.
+    static func snapshotParts(
+        _ snapshot: Snapshot,
+        in db: Database,
+        only: Set<String>? = nil
+    ) throws -> [String: Data]? {
         var parts: [String: Data] = [:]
+        let names = only.map { $0.union(["format"]).sorted() }
         let rows = try Row.fetchCursor(
             db,
-            sql: "SELECT part, data FROM snapshots WHERE name = ?",
-            arguments: [snapshot.rawValue]
+            sql: "SELECT part, data FROM snapshots WHERE name = ?"
+                + (names.map { " AND part IN (\(Array(repeating: "?", count: $0.count).joined(separator: ",")))" } ?? ""),
+            arguments: StatementArguments([snapshot.rawValue] + (names ?? []))
         )
         while let row = try rows.next() { parts[row[0]] = row[1] }
         guard let format = parts["format"], String(decoding: format, as: UTF8.self) == snapshot.format else {
@@ -115,12 +122,17 @@ extension LibraryStore {
     /// can land between reading the sources and saving the snapshot. When another program holds
     /// the store, or the file cannot be written, the build runs in a read transaction and is not
     /// saved: a reading command never waits for a writer because of a snapshot.
+    ///
+    /// - Parameter only: The parts `decode` needs, when not all: a command that needs the artists
+    ///   of the `facts` snapshot then does not read its names.
     func withSnapshot<Value>(
         _ snapshot: Snapshot,
+        only: Set<String>? = nil,
         decode: ([String: Data]) -> Value?,
         build: (Database) throws -> (value: Value, parts: [String: Data])
     ) throws -> Value {
-        if let parts = try database.read({ db in try Self.snapshotParts(snapshot, in: db) }), let value = decode(parts)
+        if let parts = try database.read({ db in try Self.snapshotParts(snapshot, in: db, only: only) }),
+            let value = decode(parts)
         {
             return value
         }
@@ -340,6 +352,20 @@ extension LibraryStore {
     /// snapshot, or by a scan when the store has too many sources for it.
     func featureStatistics(scope: TrackScope) throws -> FeatureStatistics {
         let snapshot = try featureSnapshot()
+        return try featureStatistics(
+            of: snapshot,
+            scope: scope,
+            trackIDs: scope == .all || !snapshot.hasStatistics ? nil : try trackIDs(in: scope)
+        )
+    }
+
+    /// The statistics of `snapshot` for `scope`, whose track IDs the caller has read when the
+    /// scope is not `.all` and the snapshot has statistics.
+    func featureStatistics(
+        of snapshot: FeatureSnapshot,
+        scope: TrackScope,
+        trackIDs scopeIDs: [Int64]?
+    ) throws -> FeatureStatistics {
         guard snapshot.hasStatistics else {
             return try database.read { db in
                 try Self.currentFeatureStatistics(
@@ -349,6 +375,7 @@ extension LibraryStore {
             }
         }
         guard scope != .all else { return snapshot.statistics(keeping: nil) }
-        return snapshot.statistics(keeping: Self.rowMask(of: snapshot.table.trackIDs, in: try trackIDs(in: scope)))
+        let ids = try scopeIDs ?? trackIDs(in: scope)
+        return snapshot.statistics(keeping: Self.rowMask(of: snapshot.table.trackIDs, in: ids))
     }
 }

@@ -54,6 +54,19 @@ public struct LibrarySummary: Codable, Sendable {
 }
 
 extension LibraryStore {
+    /// How many artists, playlists, saved tracks and plays the store holds: four counts, without
+    /// the feature and tag scans of ``summary(tagLimit:)``.
+    public func libraryCounts() throws -> (artists: Int, playlists: Int, savedTracks: Int, plays: Int) {
+        try database.read { db in
+            func count(_ table: String) throws -> Int {
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table)") ?? 0
+            }
+            return (try count("artists"), try count("playlists"), try count("saved_tracks"), try count("plays"))
+        }
+    }
+}
+
+extension LibraryStore {
     /// Counts what the library holds: tracks, coverage of each feature and source, history, tags.
     ///
     /// - Parameter tagLimit: How many of the most used tags of each kind to list; 0 skips counting
