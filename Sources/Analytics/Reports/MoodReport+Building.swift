@@ -184,7 +184,8 @@ extension MoodReport {
         if value.isFinite, abs(double) < 1e6 {
             var scale = 1.0
             for _ in 0...9 {
-                let candidate = (double * scale).rounded() / scale
+                // Halfway between two candidates, the even last digit, as `description` chooses.
+                let candidate = (double * scale).rounded(.toNearestOrEven) / scale
                 if Float(candidate) == value { return candidate + 0 }  // + 0 turns −0 into 0
                 scale *= 10
             }
@@ -199,13 +200,13 @@ extension MoodReport {
         let threadCount = table.rowCount >= 50_000 ? Parallelism.defaultThreadCount : 1
         return Kernels.parallelChunks(chunks, threadCount: threadCount) { chunk in
             let feature = histogramFeatures[chunk.lowerBound]
-            var values: [Double] = []
+            var values: [Float] = []
             values.reserveCapacity(table.rowCount)
             let column = FeatureTable.columnIndex(of: feature)
             table.values.withUnsafeBufferPointer { buffer in
                 var index = column
                 while index < buffer.count {
-                    if !buffer[index].isNaN { values.append(decimal(buffer[index])) }
+                    if !buffer[index].isNaN { values.append(buffer[index]) }
                     index += FeatureTable.columnCount
                 }
             }
@@ -215,7 +216,7 @@ extension MoodReport {
 
     /// The `k`-th smallest of `values` (0-based), reordering them: a quickselect that splits three
     /// ways, so that a column of few distinct values (mode, key) stays linear.
-    static func select(_ k: Int, in values: inout [Double]) -> Double {
+    static func select<Value: Comparable>(_ k: Int, in values: inout [Value]) -> Value {
         precondition(values.indices.contains(k), "select needs an index inside the values")
         var low = 0
         var high = values.count - 1
@@ -252,7 +253,11 @@ extension MoodReport {
     }
 
     /// The histogram of one feature's values; see ``FeatureDistribution`` for the bins.
-    static func distribution(of feature: AudioFeature, values: [Double], rowCount: Int) -> FeatureDistribution {
+    ///
+    /// The values stay stored `Float`s: ``decimal(_:)`` rises with its argument, so the minimum,
+    /// maximum and median are those of the floats, read as decimals, and only the mean and the
+    /// bins read every value as its decimal.
+    static func distribution(of feature: AudioFeature, values: [Float], rowCount: Int) -> FeatureDistribution {
         var result = FeatureDistribution(
             feature: feature.rawValue,
             unit: feature.unit,
@@ -260,18 +265,17 @@ extension MoodReport {
             missing: rowCount - values.count,
             mean: nil,
             median: nil,
-            minimum: values.min(),
-            maximum: values.max(),
+            minimum: values.min().map(decimal),
+            maximum: values.max().map(decimal),
             bins: []
         )
         guard let minimum = result.minimum, let maximum = result.maximum else { return result }
-        result.mean = values.reduce(0, +) / Double(values.count)
         var scratch = values
         let middle = values.count / 2
-        let upper = select(middle, in: &scratch)
+        let upper = decimal(select(middle, in: &scratch))
         // After selecting the middle, everything before it is at most it: the lower middle is
         // their largest.
-        result.median = values.count % 2 == 1 ? upper : (scratch[0..<middle].max()! + upper) / 2
+        result.median = values.count % 2 == 1 ? upper : (decimal(scratch[0..<middle].max()!) + upper) / 2
 
         let edges: [Double]
         switch feature {
@@ -286,7 +290,10 @@ extension MoodReport {
         default: edges = (0...10).map { Double($0) / 10 }
         }
         var counts = [Int](repeating: 0, count: edges.count - 1)
-        for value in values {
+        var sum = 0.0
+        for stored in values {
+            let value = decimal(stored)
+            sum += value
             // The bin whose lower edge is the last one at or below the value, clamped to the ends.
             var bin = 0
             var high = edges.count - 1
@@ -296,6 +303,7 @@ extension MoodReport {
             }
             counts[Swift.min(bin, counts.count - 1)] += 1
         }
+        result.mean = sum / Double(values.count)
         result.bins = counts.indices.map {
             FeatureDistribution.Bin(lower: edges[$0], upper: edges[$0 + 1], count: counts[$0])
         }

@@ -253,7 +253,9 @@ struct MoodReportExplorerTests {
         #expect(try MoodReport(json: Data(json.utf8)) == report)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
         let tracks = try #require(object["tracks"] as? [String: Any])
-        #expect(Set(tracks.keys) == ["features", "units", "groups", "point_limit", "drawn_count", "entries"])
+        #expect(
+            Set(tracks.keys) == ["features", "units", "groups", "point_limit", "drawn_count", "track_count", "entries"]
+        )
         let entries = try #require(tracks["entries"] as? [[String: Any]])
         #expect(
             Set(entries[0].keys) == [
