@@ -7,6 +7,7 @@ extension VibesAnalyze {
     /// this program, which links the audio libraries this one does not.
     struct Analyze: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "analyze",
             abstract: AnalyzeOptions.abstract,
             discussion: AnalyzeOptions.discussion
         )

@@ -7,6 +7,7 @@ extension VibesAnalyze {
     /// `vibes-analyze auth login|status|logout`.
     struct Auth: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "auth",
             abstract: "Sign in to Spotify, show the session, or sign out.",
             discussion: """
                 Create an app at https://developer.spotify.com/dashboard and register the redirect URI \
@@ -23,6 +24,7 @@ extension VibesAnalyze {
 extension VibesAnalyze.Auth {
     struct Login: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "login",
             abstract: "Sign in to Spotify (Authorization Code with PKCE, or with the client secret when one is set).",
             discussion: "Example: vibes-analyze auth login --client-id YOUR_CLIENT_ID"
         )
@@ -148,6 +150,7 @@ extension VibesAnalyze.Auth {
 
     struct Status: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "status",
             abstract: "Show who is signed in, the scopes granted and when the access token expires.",
             discussion: "Example: vibes-analyze auth status --json"
         )
@@ -230,6 +233,7 @@ extension VibesAnalyze.Auth {
 
     struct Logout: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "logout",
             abstract: "Forget the stored Spotify session.",
             discussion: "Example: vibes-analyze auth logout"
         )

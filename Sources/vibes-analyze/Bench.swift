@@ -10,6 +10,7 @@ extension VibesAnalyze {
     /// `vibes-analyze bench`: how fast clustering and similarity search run on this machine.
     struct Bench: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "bench",
             abstract: "Measure how fast clustering and similarity search run on this machine.",
             discussion: """
                 Times k-means++ seeding, Lloyd's iterations, mini-batch k-means and exact cosine top-10 for \

@@ -82,6 +82,7 @@ extension VibesAnalyze {
     /// `vibes-analyze now`.
     struct Now: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "now",
             abstract: "Show what you are playing on Spotify now.",
             discussion: "Example: vibes-analyze now --json"
         )
@@ -102,6 +103,7 @@ extension VibesAnalyze {
     /// `vibes-analyze recent`.
     struct Recent: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "recent",
             abstract: "Show the tracks you played most recently on Spotify (at most 50).",
             discussion: "Example: vibes-analyze recent --limit 10"
         )
@@ -140,6 +142,7 @@ extension VibesAnalyze {
         }
 
         static let configuration = CommandConfiguration(
+            commandName: "top",
             abstract: "Show your top tracks or artists on Spotify.",
             discussion: "Example: vibes-analyze top --type artists --range short"
         )
@@ -179,6 +182,7 @@ extension VibesAnalyze {
     /// `vibes-analyze search`.
     struct Search: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "search",
             abstract: "Search Spotify's catalogue for tracks, artists, albums or playlists.",
             discussion: "Example: vibes-analyze search \"daft punk one more time\" --limit 5"
         )

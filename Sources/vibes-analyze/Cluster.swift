@@ -9,6 +9,7 @@ extension VibesAnalyze {
     /// `vibes-analyze cluster`: finds the vibes of the library with k-means and saves the run.
     struct Cluster: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "cluster",
             abstract: "Group the library into vibes with k-means, name them and save the run.",
             discussion: """
                 Tracks become points in a space of audio features (rank-normal scores by default, see \

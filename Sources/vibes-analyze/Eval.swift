@@ -8,6 +8,7 @@ extension VibesAnalyze {
     /// `vibes-analyze eval`: how well neighbours and clusters agree with labels the user already has.
     struct Eval: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "eval",
             abstract:
                 "Measure recommendation quality against labels: precision@k versus naive baselines and chance, and cluster agreement (NMI, ARI).",
             discussion: """

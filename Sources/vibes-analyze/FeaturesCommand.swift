@@ -27,6 +27,7 @@ extension FeaturesCommand {
     /// `features status`.
     struct Status: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "status",
             abstract: "Show feature coverage per source and per playlist, and what is missing and why.",
             discussion: "Example: vibes-analyze features status --playlist \"Road trip\""
         )
@@ -118,6 +119,7 @@ extension FeaturesCommand {
     /// `features fetch`.
     struct Fetch: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "fetch",
             abstract: "Fetch audio features for library tracks that lack them.",
             discussion: """
                 Asks the sources in order for every library track without features: Spotify's legacy \
@@ -227,6 +229,7 @@ extension FeaturesCommand {
     /// `features precedence`.
     struct Precedence: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "precedence",
             abstract: "Show or set which source wins when a track has features from several.",
             discussion: """
                 The order is a list of sources, best first: spotify-api (the legacy endpoint), export \

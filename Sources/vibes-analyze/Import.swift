@@ -10,6 +10,7 @@ extension FeatureScale: ExpressibleByArgument {}
 extension VibesAnalyze {
     struct Import: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "import",
             abstract: "Import music data files into the library.",
             discussion: """
                 Reads audio-feature CSVs (Kaggle, tidytuesday), Exportify exports, Spotify "Download your \

@@ -7,6 +7,7 @@ import VibesCommandSupport
 extension VibesAnalyze {
     struct Library: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "library",
             abstract: "Show what the library holds: tracks, feature coverage by feature and source, history, top tags.",
             discussion: "Example: vibes-analyze library --json"
         )

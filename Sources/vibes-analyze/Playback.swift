@@ -78,6 +78,7 @@ extension VibesAnalyze {
     /// `vibes-analyze play`.
     struct Play: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "play",
             abstract: "Play a playlist, album, artist or tracks on a Spotify device, or resume (Premium).",
             discussion: """
                 TARGET is a playlist of your library by name (one pushed to Spotify plays as that \
@@ -166,6 +167,7 @@ extension VibesAnalyze {
     /// `vibes-analyze pause`.
     struct Pause: PlayerCommand {
         static let configuration = CommandConfiguration(
+            commandName: "pause",
             abstract: "Pause Spotify playback (Premium).",
             discussion: "Example: vibes-analyze pause"
         )
@@ -182,6 +184,7 @@ extension VibesAnalyze {
     /// `vibes-analyze next`.
     struct Next: PlayerCommand {
         static let configuration = CommandConfiguration(
+            commandName: "next",
             abstract: "Skip to the next track (Premium).",
             discussion: "Example: vibes-analyze next"
         )
@@ -198,6 +201,7 @@ extension VibesAnalyze {
     /// `vibes-analyze previous`.
     struct Previous: PlayerCommand {
         static let configuration = CommandConfiguration(
+            commandName: "previous",
             abstract: "Go back to the previous track (Premium).",
             discussion: "Example: vibes-analyze previous"
         )
@@ -214,6 +218,7 @@ extension VibesAnalyze {
     /// `vibes-analyze seek`.
     struct Seek: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "seek",
             abstract: "Jump to a position in the current track (Premium).",
             discussion: "POSITION is seconds (95) or minutes and seconds (1:35).\n\nExample: vibes-analyze seek 1:35"
         )
@@ -257,6 +262,7 @@ extension VibesAnalyze {
     /// `vibes-analyze devices`.
     struct Devices: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "devices",
             abstract: "List the devices Spotify can play on; the active one is marked.",
             discussion: "Example: vibes-analyze devices --json"
         )

@@ -21,6 +21,7 @@ extension VibesAnalyze.PlaylistCommand {
     /// `vibes-analyze playlist build`.
     struct Build: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "build",
             abstract: "Build a playlist from seeds and targets, or along a mood path, ordered for flow.",
             discussion: """
                 Tracks come from the same seeds and --min-/--max-/--target- options as `recommend`, or from \

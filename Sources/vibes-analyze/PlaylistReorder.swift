@@ -9,6 +9,7 @@ extension VibesAnalyze.PlaylistCommand {
     /// `vibes-analyze playlist reorder`.
     struct Reorder: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "reorder",
             abstract: "Reorder a Spotify playlist in place so it flows; --undo puts the old order back.",
             discussion: """
                 NAME is a playlist of your library that is on Spotify (synced, or pushed by \

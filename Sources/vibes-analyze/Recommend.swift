@@ -8,6 +8,7 @@ extension VibesAnalyze {
     /// `vibes-analyze recommend`: Spotify's retired `/v1/recommendations`, over the library.
     struct Recommend: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "recommend",
             abstract: "Recommend tracks from your library like a seed, with Spotify's min/max/target tuning.",
             discussion: """
                 Seeds are tracks (--seed), artists (--seed-artist), saved vibes (--vibe) and moods (--mood), up to five in all. \

@@ -12,6 +12,7 @@ extension VibesAnalyze {
         static let noVibesHint = "Run `vibes-analyze cluster` to find them."
 
         static let configuration = CommandConfiguration(
+            commandName: "report",
             abstract: "Write a mood report: what the library feels like, its vibes, and mood over time.",
             discussion: """
                 The report covers the library's feature distributions and valence–energy moods, the vibes \

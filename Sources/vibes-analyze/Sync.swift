@@ -8,6 +8,7 @@ extension VibesAnalyze {
     /// `vibes-analyze sync`: copy the Spotify library into the store.
     struct Sync: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "sync",
             abstract:
                 "Copy your Spotify library into the store and fetch its audio features: saved tracks, playlists, top items, recent plays, genres.",
             discussion: """

@@ -7,6 +7,7 @@ extension VibesAnalyze {
     /// `vibes-analyze vibes [RUN]`: shows a saved clustering run.
     struct Vibes: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "vibes",
             abstract: "Show the vibes of a saved clustering run (the latest by default).",
             discussion: "Example: vibes-analyze vibes 2 --examples 5"
         )

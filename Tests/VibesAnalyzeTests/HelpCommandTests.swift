@@ -18,6 +18,20 @@ struct HelpCommandTests {
         }
     }
 
+    /// Every command names itself. Without a `commandName`, argument-parser derives the name from
+    /// the type's name on every start, and each such `String(describing:)` of a type scans every
+    /// protocol conformance of the program: about a quarter of `--version`'s time.
+    @Test func everyCommandNamesItself() {
+        var pending: [any ParsableCommand.Type] = [VibesAnalyze.self]
+        var seen = 0
+        while let command = pending.popLast() {
+            #expect(command.configuration.commandName != nil, "\(command)")
+            pending += command.configuration.subcommands
+            seen += 1
+        }
+        #expect(seen > 30)
+    }
+
     /// The words of a command line, with double quotes grouping.
     static func words(_ line: String) -> [String] {
         var words: [String] = []
