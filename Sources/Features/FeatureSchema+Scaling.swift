@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 extension FeatureSchema {
     /// Places the tracks of `table` in this schema's scaled space, fitting the scaling on them.
@@ -54,12 +55,17 @@ extension FeatureSchema {
         // Fit the normal-score tables on the complete rows (an imputed value is not yet known and
         // is left out).
         let columnCount = plan.count
-        let tables: [NormalScoreTable?] = plan.map { column in
-            guard column.encoding == .normalScore else { return nil }
-            return NormalScoreTable(
-                fitting: included.lazy.map { Double(values[Int($0) * width + column.tableColumn]) }
-            )
+        // The columns are fitted on two threads, each column on its own.
+        let fitted = plan.indices.filter { plan[$0].encoding == .normalScore }
+        let fits = Mutex([NormalScoreTable?](repeating: nil, count: plan.count))
+        let rows = included
+        DispatchQueue.concurrentPerform(iterations: fitted.count) { index in
+            let column = plan[fitted[index]]
+            let stored = rows.map { values[Int($0) * width + column.tableColumn] }
+            let table = NormalScoreTable(fittingStored: stored)
+            fits.withLock { $0[fitted[index]] = table }
         }
+        let tables = fits.withLock { $0 }
 
         // Pass 2: encode the complete rows and gather column statistics in Double.
         var elements = [Float](repeating: 0, count: included.count * columnCount)

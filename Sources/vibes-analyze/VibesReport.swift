@@ -60,14 +60,7 @@ struct VibesReport: Codable {
         }
         // A few more than shown, so that releases of one song (the same artists and title under
         // several IDs: single, album, compilation) are shown once.
-        var examplesByCluster: [Int: [ClusterAssignmentRecord]] = [:]
-        for cluster in clusters {
-            examplesByCluster[cluster.cluster] = try store.representativeTracks(
-                ofRun: id,
-                cluster: cluster.cluster,
-                count: exampleCount * 4 + 4
-            )
-        }
+        var examplesByCluster = try store.representativeTracks(ofRun: id, count: exampleCount * 4 + 4)
         let summaries = try store.trackSummaries(for: examplesByCluster.values.flatMap { $0.map(\.trackID) })
         for (cluster, candidates) in examplesByCluster {
             var seen = Set<String>()

@@ -1,7 +1,8 @@
-import Features
 import Foundation
 import Numerics
 import Testing
+
+@testable import Features
 
 struct NormalScoreTableTests {
     // Standard normal quantiles from printed tables: Φ⁻¹(0.9), Φ⁻¹(0.7), Φ⁻¹(0.875), Φ⁻¹(0.975).
@@ -107,5 +108,27 @@ struct NormalScoreTableTests {
         #expect(constant.values == [0.2])
         #expect(constant.score(of: 0.9) == 0)
         #expect(constant.value(ofScore: 1) == 0.2)
+    }
+
+    /// The radix fit of stored floats is the comparison-sort fit of the same values as doubles:
+    /// negatives, both zeros, NaN, ties, and more distinct values than knots.
+    @Test(arguments: [0, 1, 2, 7, 300, 20_000])
+    func radixFitOfStoredFloatsIsThePlainFit(count: Int) {
+        var random = SplitMix64(seed: UInt64(count) + 1)
+        var stored: [Float] = (0..<count).map { index in
+            switch index % 7 {
+            case 0: Float(random.next(below: 12))  // few distinct, many ties
+            case 1: -Float(random.nextUnitInterval() * 60)
+            case 2: .nan
+            default: Float(random.nextUnitInterval() * 250)
+            }
+        }
+        if count > 2 { stored[1] = -0.0 }
+        if count > 3 { stored[2] = 0 }
+        let plain = NormalScoreTable(fitting: stored.map(Double.init))
+        #expect(NormalScoreTable(fittingStored: stored) == plain)
+        let sorted = NormalScoreTable.radixSorted(stored)
+        #expect(sorted == stored.filter { !$0.isNaN }.map { $0 == 0 ? 0 : $0 }.sorted())
+        #expect(sorted.allSatisfy { $0 != 0 || $0.sign == .plus })
     }
 }

@@ -107,4 +107,32 @@ struct ReportStoreTests {
             #expect(coverage.sources == status.sources)
         }
     }
+
+    /// The library scope is every track but the reference ones, which the partial index
+    /// `tracks_reference` lists: the overview counts, the table and the coverage leave them out.
+    @Test func theLibraryOverviewLeavesReferenceTracksOut() throws {
+        try withStore { store in
+            let reference = try store.importFile(
+                at: Fixtures.path("csv/tidytuesday-excerpt.csv"),
+                options: ImportOptions(isReference: true)
+            )
+            let own = try store.importFile(at: Fixtures.path("csv/kaggle-2024-high-excerpt.csv"))
+            let library = try store.featureOverview(scope: .library)
+            let all = try store.featureOverview(scope: .all)
+            let inLibrary = try store.database.read { db in
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM tracks WHERE in_library = 1") ?? 0
+            }
+            #expect(library.tracks == inLibrary && inLibrary == own.tracksNew)
+            #expect(all.tracks == inLibrary + reference.tracksNew)
+            #expect(library.table.rowCount == own.tracksNew)
+            #expect(library.coverage["energy"] == own.tracksNew)
+            #expect(all.coverage["energy"] == own.tracksNew + reference.tracksNew)
+            #expect(try store.featureTable(scope: .library).trackIDs == library.table.trackIDs)
+            let plan = try store.database.read { db in
+                try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN SELECT id FROM tracks WHERE in_library = 0 ORDER BY id")
+                    .map { $0["detail"] as String }.joined()
+            }
+            #expect(plan.contains("tracks_reference"))
+        }
+    }
 }

@@ -113,13 +113,15 @@ extension LibraryStore {
     /// lists the scope's tracks twice; on a million tracks this takes about half the time.
     public func featureOverview(scope: TrackScope = .library) throws -> FeatureOverview {
         let snapshot = try featureSnapshot()
-        let ids = scope == .all ? nil : try trackIDs(in: scope)
-        let statistics = try featureStatistics(of: snapshot, scope: scope, trackIDs: ids)
-        let tracks =
-            try ids?.count ?? database.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM tracks") ?? 0 }
+        let selection = try selection(of: scope)
+        let mask = selection?.mask(of: snapshot.table.trackIDs)
+        let statistics =
+            snapshot.hasStatistics
+            ? snapshot.statistics(keeping: mask)
+            : try featureStatistics(of: snapshot, scope: scope, selection: selection)
         return FeatureOverview(
-            table: ids.map { Self.rows(of: snapshot.table, in: $0) } ?? snapshot.table,
-            tracks: tracks,
+            table: mask.map { Self.rows(of: snapshot.table, keeping: $0) } ?? snapshot.table,
+            tracks: try trackCount(in: selection),
             withFeatures: statistics.preferred.values.reduce(0, +),
             sources: statistics.rows.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.map {
                 FeatureStatus.SourceCoverage(

@@ -227,17 +227,22 @@ extension LibraryStore {
         if let label = labels.first(where: { !clusterNumbers.contains(Int($0)) }) {
             throw StoreError.notFound(what: "Cluster \(label) of the run")
         }
-        let order = trackIDs.indices.sorted { trackIDs[$0] < trackIDs[$1] }
-        let sortedIDs = order.map { trackIDs[$0] }
+        // A feature table's IDs already ascend; only others are sorted.
+        let ascending = zip(trackIDs, trackIDs.dropFirst()).allSatisfy { $0 < $1 }
+        let order = ascending ? nil : trackIDs.indices.sorted { trackIDs[$0] < trackIDs[$1] }
+        let sortedIDs = order.map { $0.map { trackIDs[$0] } } ?? trackIDs
         do {
             return try database.write { db in
                 // Every track must exist: one ordered pass over the track IDs, merged with ours.
-                let known = try Int64.fetchCursor(db, sql: "SELECT id FROM tracks ORDER BY id")
-                var next = try known.next()
-                for id in sortedIDs {
-                    while let candidate = next, candidate < id { next = try known.next() }
-                    guard next == id else { throw StoreError.notFound(what: "Track \(id)") }
+                var next = 0
+                try PreparedStatement(db, sql: "SELECT id FROM tracks ORDER BY id").forEachRow { row in
+                    let known = row.int64(0)
+                    while next < sortedIDs.count, sortedIDs[next] < known {
+                        throw StoreError.notFound(what: "Track \(sortedIDs[next])")
+                    }
+                    while next < sortedIDs.count, sortedIDs[next] == known { next += 1 }
                 }
+                if next < sortedIDs.count { throw StoreError.notFound(what: "Track \(sortedIDs[next])") }
                 var record = ClusteringRunRecord(run: run, createdAt: Date(), timings: timings)
                 record.run.id = nil
                 try record.insert(db)
@@ -253,7 +258,8 @@ extension LibraryStore {
                         """,
                     arguments: [
                         runID, sortedIDs.count, PackedArray.data(sortedIDs),
-                        PackedArray.data(order.map { labels[$0] }), PackedArray.data(order.map { distances[$0] }),
+                        PackedArray.data(order.map { $0.map { labels[$0] } } ?? labels),
+                        PackedArray.data(order.map { $0.map { distances[$0] } } ?? distances),
                     ]
                 )
                 return runID
@@ -305,8 +311,44 @@ extension LibraryStore {
 
     /// The `count` tracks of a cluster nearest its centroid, nearest first (ties by track ID).
     public func representativeTracks(ofRun runID: Int64, cluster: Int, count: Int) throws -> [ClusterAssignmentRecord] {
-        let members = try assignments(ofRun: runID).filter { $0.cluster == cluster }
-        return Array(members.sorted { ($0.distance, $0.trackID) < ($1.distance, $1.trackID) }.prefix(count))
+        try representativeTracks(ofRun: runID, count: count)[cluster] ?? []
+    }
+
+    /// The `count` tracks of every cluster nearest its centroid, nearest first (ties by track ID),
+    /// keyed by cluster: one pass over the run's packed assignments, without sorting them.
+    public func representativeTracks(ofRun runID: Int64, count: Int) throws -> [Int: [ClusterAssignmentRecord]] {
+        let packed = try packedAssignments(ofRun: runID)
+        guard count > 0, let largest = packed.clusters.max(), largest >= 0 else { return [:] }
+        var nearest = [[(distance: Float, trackID: Int64)]](repeating: [], count: Int(largest) + 1)
+        for index in packed.trackIDs.indices where packed.clusters[index] >= 0 {
+            let cluster = Int(packed.clusters[index])
+            let candidate = (distance: packed.distances[index], trackID: packed.trackIDs[index])
+            if nearest[cluster].count == count {
+                guard let last = nearest[cluster].last,
+                    (candidate.distance, candidate.trackID) < (last.distance, last.trackID)
+                else { continue }
+                nearest[cluster].removeLast()
+            }
+            let position = nearest[cluster].firstIndex {
+                (candidate.distance, candidate.trackID) < ($0.distance, $0.trackID)
+            }
+            nearest[cluster].insert(candidate, at: position ?? nearest[cluster].count)
+        }
+        return Dictionary(
+            uniqueKeysWithValues: nearest.enumerated().filter { !$0.element.isEmpty }.map { cluster, best in
+                (
+                    cluster,
+                    best.map {
+                        ClusterAssignmentRecord(
+                            runID: runID,
+                            trackID: $0.trackID,
+                            cluster: cluster,
+                            distance: Double($0.distance)
+                        )
+                    }
+                )
+            }
+        )
     }
 
     /// Every assignment of run `runID`, in track-ID order.

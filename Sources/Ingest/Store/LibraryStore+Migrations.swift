@@ -37,6 +37,11 @@ extension LibraryStore {
         // Adds a table and triggers only: checking every foreign key afterwards (GRDB's default)
         // took 13 s on a million tracks.
         migrator.registerMigration("v11-snapshots", foreignKeyChecks: .immediate, migrate: addSnapshotSchema)
+        // The reference tracks alone (usually none): the library is every track but these, and
+        // listing them this way spares a scan of every track.
+        migrator.registerMigration("v12-reference-index", foreignKeyChecks: .immediate) { db in
+            try db.execute(sql: "CREATE INDEX tracks_reference ON tracks(id) WHERE in_library = 0")
+        }
         return migrator
     }
 

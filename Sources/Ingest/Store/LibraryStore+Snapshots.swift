@@ -352,19 +352,14 @@ extension LibraryStore {
     /// snapshot, or by a scan when the store has too many sources for it.
     func featureStatistics(scope: TrackScope) throws -> FeatureStatistics {
         let snapshot = try featureSnapshot()
-        return try featureStatistics(
-            of: snapshot,
-            scope: scope,
-            trackIDs: scope == .all || !snapshot.hasStatistics ? nil : try trackIDs(in: scope)
-        )
+        return try featureStatistics(of: snapshot, scope: scope, selection: try selection(of: scope))
     }
 
-    /// The statistics of `snapshot` for `scope`, whose track IDs the caller has read when the
-    /// scope is not `.all` and the snapshot has statistics.
+    /// The statistics of `snapshot` for `scope`, cut by `selection` (``selection(of:)``).
     func featureStatistics(
         of snapshot: FeatureSnapshot,
         scope: TrackScope,
-        trackIDs scopeIDs: [Int64]?
+        selection: ScopeSelection?
     ) throws -> FeatureStatistics {
         guard snapshot.hasStatistics else {
             return try database.read { db in
@@ -374,8 +369,6 @@ extension LibraryStore {
                 )
             }
         }
-        guard scope != .all else { return snapshot.statistics(keeping: nil) }
-        let ids = try scopeIDs ?? trackIDs(in: scope)
-        return snapshot.statistics(keeping: Self.rowMask(of: snapshot.table.trackIDs, in: ids))
+        return snapshot.statistics(keeping: selection?.mask(of: snapshot.table.trackIDs))
     }
 }
