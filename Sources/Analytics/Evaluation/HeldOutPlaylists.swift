@@ -155,7 +155,12 @@ public struct HeldOutPlaylists: Hashable, Sendable, Codable {
             Variant(
                 name: name,
                 precision: mean(rates),
-                difference: PairedBootstrap.meanDifference(rates, defaultRates, resampleCount: resampleCount, seed: seed)
+                difference: PairedBootstrap.meanDifference(
+                    rates,
+                    defaultRates,
+                    resampleCount: resampleCount,
+                    seed: seed
+                )
             )
         }
         return HeldOutPlaylists(

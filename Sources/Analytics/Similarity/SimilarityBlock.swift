@@ -127,7 +127,9 @@ public struct SimilarityBlock: Sendable {
     func query(rows: [Int]) -> [(term: Int32, value: Float)] {
         var sums: [Int32: Float] = [:]
         for row in rows {
-            for position in rowStarts[row]..<rowStarts[row + 1] { sums[rowTerms[position], default: 0] += rowValues[position] }
+            for position in rowStarts[row]..<rowStarts[row + 1] {
+                sums[rowTerms[position], default: 0] += rowValues[position]
+            }
         }
         let norm = sums.values.reduce(Float(0)) { $0 + $1 * $1 }.squareRoot()
         guard norm > 0 else { return [] }
