@@ -26,7 +26,8 @@ extension VibesAnalyze {
 extension VibesAnalyze.Weights {
     struct Learn: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Learn personal weights from the imported playlists and store them."
+            abstract: "Learn personal weights from the imported playlists and store them.",
+            discussion: "Example: vibes-analyze weights learn --seed 7"
         )
 
         @OptionGroup var global: GlobalOptions
@@ -72,7 +73,10 @@ extension VibesAnalyze.Weights {
     }
 
     struct Show: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show the weights in use: personal or default.")
+        static let configuration = CommandConfiguration(
+            abstract: "Show the weights in use: personal or default.",
+            discussion: "Example: vibes-analyze weights show --json"
+        )
 
         @OptionGroup var global: GlobalOptions
 
@@ -85,7 +89,10 @@ extension VibesAnalyze.Weights {
     }
 
     struct Clear: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Forget the personal weights; the defaults apply.")
+        static let configuration = CommandConfiguration(
+            abstract: "Forget the personal weights; the defaults apply.",
+            discussion: "Example: vibes-analyze weights clear"
+        )
 
         @OptionGroup var global: GlobalOptions
 
