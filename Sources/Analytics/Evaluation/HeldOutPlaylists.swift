@@ -122,7 +122,7 @@ public struct HeldOutPlaylists: Hashable, Sendable, Codable {
                 minimumLength: minimumPlaylistLength
             )
         }
-        let base = recommender.similaritySpace(excluding: [.playlistMembership])
+        let base = recommender.similaritySpace(excluding: EvaluationLabel.playlist.derivedSignals)
         var defaultRates: [Double] = []
         var coRates: [Double] = []
         var learnedRates: [Double] = []

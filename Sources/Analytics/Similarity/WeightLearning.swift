@@ -68,7 +68,7 @@ public enum WeightLearning {
         seed: UInt64,
         taskCount: Int
     ) async -> SimilarityWeights {
-        let base = recommender.similaritySpace(excluding: [.playlistMembership])
+        let base = recommender.similaritySpace(excluding: EvaluationLabel.playlist.derivedSignals)
         let queries = LabelledQueries(
             trackIDs: recommender.features.trackIDs,
             labels: labels,
