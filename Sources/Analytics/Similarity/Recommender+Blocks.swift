@@ -6,11 +6,13 @@ extension Recommender {
     /// This recommender with `block` in its hybrid similarity, replacing a block of the same kind.
     ///
     /// ```swift
-    /// let tags = SimilarityBlock.tags(
+    /// var hybrid = recommender
+    /// if let tags = SimilarityBlock.tags(
     ///     from: [SimilarityBlock.Source(signal: .artistGenreTags, terms: artistGenres)],
     ///     trackIDs: recommender.features.trackIDs
-    /// )
-    /// let hybrid = recommender.adding(tags)
+    /// ) {
+    ///     hybrid = recommender.adding(tags)
+    /// }
     /// ```
     ///
     /// - Precondition: `block` was built over ``features``' track IDs.
