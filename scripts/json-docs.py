@@ -31,6 +31,7 @@ COMMANDS = [
     ("recommend --mood chill -n 3 --json", "The tracks, best first, with similarity, score and the features that differ most."),
     ("playlist build --mood chill -n 3 --json", "The playlist: name, description, transition score and its tracks with features."),
     ("eval --sample 200 --resamples 100 --clusters 0 --json", "Precision@k against naive baselines with paired bootstrap intervals."),
+    ("weights show --json", "The similarity weights in use: a factor per audio feature, the artist context, tags and co-membership; personal or default."),
     ("eval --ordering --resamples 100 --json", "Playlist order: flow against greedy and random, per playlist and on average."),
     ("bench --n 2000 --k 2 --threads 1 --repeats 1 --json", "Timings of every configuration, with the machine's measured bandwidth and peak."),
 ]

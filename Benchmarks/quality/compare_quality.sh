@@ -5,8 +5,10 @@
 #   Benchmarks/quality/compare_quality.sh [--bin PATH] [--data DIR]
 #
 # Each dataset is imported into a fresh store under $TMPDIR/vibes-quality, then `eval` runs on it:
-# - tidytuesday 2020-01-21 (28,356 tracks): --label genre, --label subgenre, and --ordering over its
-#   471 playlists (flow against best-start greedy nearest neighbour and a random order);
+# - tidytuesday 2020-01-21 (28,356 tracks): --label genre, --label subgenre, --label playlist (with
+#   co-membership and personal weights graded on held-out playlists), `weights learn` (the learned
+#   weights and their held-out before/after), and --ordering over its 471 playlists (flow against
+#   best-start greedy nearest neighbour and a random order);
 # - the Kaggle 2024 dataset (high and low popularity files): --label genre.
 # On both, `cluster --k auto` prints the silhouette of every k from 4 to 12, the k it keeps and the
 # vibes' names. Last, the vibe-name test (Tests/VibesAnalyzeTests/VibeNamesSharedDataTests.swift)
@@ -51,6 +53,8 @@ run() {
     "$BIN" import --quiet --db "$WORK/tidy.sqlite" "$TIDY" >/dev/null
     run eval --db "$WORK/tidy.sqlite" --label genre
     run eval --db "$WORK/tidy.sqlite" --label subgenre --clusters 0
+    run eval --db "$WORK/tidy.sqlite" --label playlist --clusters 0 --quiet
+    run weights learn --db "$WORK/tidy.sqlite" --quiet
     run eval --db "$WORK/tidy.sqlite" --ordering
     run cluster --db "$WORK/tidy.sqlite" --k auto --quiet --examples 1
     echo "## Kaggle 2024 (high and low popularity)"

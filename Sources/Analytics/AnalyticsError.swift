@@ -11,6 +11,8 @@ public enum AnalyticsError: Error, CustomStringConvertible {
     /// A similarity space uses a signal derived from the label it is evaluated on, so its figure
     /// would partly measure the label itself.
     case labelLeak(space: String, signal: String, label: String)
+    /// Too few playlists to learn weights from or grade on held-out playlists.
+    case tooFewPlaylists(eligible: Int, required: Int, minimumLength: Int)
 
     public var description: String {
         switch self {
@@ -26,6 +28,9 @@ public enum AnalyticsError: Error, CustomStringConvertible {
         case .labelLeak(let space, let signal, let label):
             "The similarity \"\(space)\" uses \(signal), which is derived from the \(label) label it would be "
                 + "evaluated on; evaluate it on another label, or without that signal."
+        case .tooFewPlaylists(let eligible, let required, let minimumLength):
+            "Only \(eligible) playlist\(eligible == 1 ? "" : "s") with at least \(minimumLength) tracks with features "
+                + "(catch-alls left out); learning weights needs \(required). The default weights stay."
         }
     }
 }

@@ -62,6 +62,12 @@ extension VibesAnalyze {
         )
         var weights: [String] = []
 
+        @Flag(
+            name: .long,
+            help: "Use the default feature weights, not the personal ones `weights learn` stored."
+        )
+        var noPersonal = false
+
         @Option(
             help: """
                 How features are scaled: ranknormal (acousticness, instrumentalness, speechiness and \
@@ -217,8 +223,10 @@ extension VibesAnalyze {
                 throw ExitCode.failure
             }
 
+            var schema = try makeSchema()
+            if !noPersonal, let personal = try store.personalWeights() { schema = schema.applying(personal) }
             var settings = VibeClustering.Settings(
-                schema: try makeSchema(),
+                schema: schema,
                 clusterCount: clusterCount == .auto ? .best(among: minK...maxK) : .fixed(clusterCount.fixedValue!)
             )
             settings.algorithm = algorithm

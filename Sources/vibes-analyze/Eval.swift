@@ -116,7 +116,7 @@ extension VibesAnalyze {
         static let orderingLengths = 10...500
 
         func orderingReport(store: LibraryStore) throws -> OrderingEvalReport {
-            let library = try LoadedLibrary(store: store, scope: .all)
+            let library = try LoadedLibrary(store: store, scope: .all, personal: false, context: false)
             let features = library.recommender.features
             let inLibrary = Set(features.trackIDs)
             var labels = try store.trackLabels(kind: EvaluationLabel.playlist.rawValue).filter {
@@ -169,7 +169,7 @@ extension VibesAnalyze {
 
         func makeReport(store: LibraryStore) async throws -> EvalReport {
             let kind = EvaluationLabel(name: label)!
-            let library = try LoadedLibrary(store: store, scope: scope.scope(from: .library))
+            let library = try LoadedLibrary(store: store, scope: scope.scope(from: .library), personal: false)
             let recommender = library.recommender
             let features = recommender.features
             let inLibrary = Set(features.trackIDs)
@@ -189,7 +189,7 @@ extension VibesAnalyze {
             }
             let bar = ProgressBar(label: "Searching the tool's and the baselines' spaces", quiet: global.quiet)
             let comparison = try await RetrievalComparison.measure(
-                subject: recommender.similaritySpace,
+                subject: recommender.similaritySpace(excluding: kind.derivedSignals),
                 baselines: SimilaritySpace.naiveBaselines(for: recommender.table),
                 labels: labels,
                 label: kind,
@@ -201,6 +201,35 @@ extension VibesAnalyze {
                 progress: { done, total in bar.update(done: done, total: total) }
             )
             bar.finish()
+            let blocks = recommender.blocks.map { block in
+                EvalReport.BlockUse(
+                    block: block.kind.rawValue,
+                    tracks: block.coveredRowCount,
+                    leftOut: block.signals.intersection(kind.derivedSignals).map(\.rawValue).sorted()
+                )
+            }
+            var heldOut: HeldOutPlaylists?
+            var heldOutNote: String?
+            if kind == .playlist {
+                // Co-membership and personal weights are learned from playlists, so they are graded on
+                // playlists held out of what they were built from.
+                let playlistBar = ProgressBar(label: "Grading on held-out playlists", quiet: global.quiet)
+                do {
+                    heldOut = try await HeldOutPlaylists.measure(
+                        recommender: recommender,
+                        playlists: labels,
+                        k: neighbors,
+                        resampleCount: resamples,
+                        seed: seed
+                    )
+                } catch let error as AnalyticsError {
+                    heldOutNote = error.description
+                }
+                playlistBar.finish()
+            } else {
+                heldOutNote =
+                    "Personal weights and co-membership are learned from playlists, from which \(kind.rawValue) labels may derive; `eval --label playlist` grades them on held-out playlists."
+            }
 
             let kMeans = try await ClusterAgreement.ofKMeans(
                 in: features,
@@ -231,6 +260,9 @@ extension VibesAnalyze {
                 clusterCount: kMeans?.clusterCount,
                 kMeans: kMeans?.agreement,
                 savedRun: saved,
+                blocks: blocks,
+                heldOut: heldOut,
+                heldOutNote: heldOutNote,
                 seed: seed
             )
         }
@@ -247,7 +279,27 @@ struct EvalReport: Codable {
     /// A k-means clustering of the same space against the labels.
     var kMeans: ClusterAgreement?
     var savedRun: SavedRun?
+    /// The sparse blocks of the library's similarity and the signals that kept each out of the figure.
+    var blocks: [BlockUse]
+    /// With `--label playlist`: co-membership and personal weights on held-out playlists.
+    var heldOut: HeldOutPlaylists?
+    /// Why there is no held-out grading.
+    var heldOutNote: String?
     var seed: UInt64
+
+    /// A sparse block and whether the label let it in.
+    struct BlockUse: Codable {
+        var block: String
+        /// The tracks with a term in it.
+        var tracks: Int
+        /// The block's signals derived from the label: it is used when there are none.
+        var leftOut: [String]
+
+        enum CodingKeys: String, CodingKey {
+            case block, tracks
+            case leftOut = "left_out_for"
+        }
+    }
 
     /// A saved clustering run against the labels.
     struct SavedRun: Codable {
@@ -269,6 +321,9 @@ struct EvalReport: Codable {
         case clusterCount = "cluster_count"
         case kMeans = "k_means"
         case savedRun = "run"
+        case blocks
+        case heldOut = "held_out_playlists"
+        case heldOutNote = "held_out_note"
         case seed
     }
 
@@ -322,6 +377,26 @@ struct EvalReport: Codable {
                 best.difference.isAboveZero
                 ? "beats" : best.difference.isBelowZero ? "is below" : "is not distinguishable from"
             lines.append("this tool \(verdict) the best naive baseline (\(best.name))")
+        }
+        for block in blocks {
+            lines.append(
+                block.leftOut.isEmpty
+                    ? "this tool (\(comparison.subjectName)) uses the \(block.block) block (\(block.tracks) tracks)"
+                    : "the \(block.block) block (\(block.tracks) tracks) is left out: \(block.leftOut.joined(separator: ", ")) derive from the \(label) label"
+            )
+        }
+        if let heldOut {
+            lines.append(
+                "held-out playlists: \(heldOut.playlistCount) playlists in \(heldOut.foldCount) folds, \(heldOut.queryCount) queries; each fold graded with only the other folds' playlists known; variant − default with a paired bootstrap 95 % CI"
+            )
+            lines.append("  \("default similarity".padding(to: 48)) \(heldOut.defaultPrecision.formatted(digits: 4))")
+            for variant in heldOut.variants {
+                lines.append(
+                    "  \(variant.name.padding(to: 48)) \(variant.precision.formatted(digits: 4))  difference \(variant.difference.summary)"
+                )
+            }
+        } else if let heldOutNote {
+            lines.append(heldOutNote)
         }
         if let kMeans, let clusterCount {
             lines.append(
@@ -398,14 +473,14 @@ struct OrderingEvalReport: Encodable {
 
 extension PairedBootstrap {
     /// "+0.0105 [+0.0081, +0.0130]".
-    fileprivate var summary: String {
+    var summary: String {
         "\(estimate.signed(digits: 4)) [\(lower.signed(digits: 4)), \(upper.signed(digits: 4))]"
     }
 }
 
 extension Double {
     /// The value with a sign and a fixed number of decimals, such as `+0.0105` or `-0.0021`.
-    fileprivate func signed(digits: Int) -> String {
+    func signed(digits: Int) -> String {
         let text = Swift.abs(self).formatted(digits: digits)
         let isZero = text.allSatisfy { $0 == "0" || $0 == "." }
         return (self < 0 && !isZero ? "-" : "+") + text

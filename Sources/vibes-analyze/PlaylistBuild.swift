@@ -41,6 +41,12 @@ extension VibesAnalyze.PlaylistCommand {
         @OptionGroup(title: "Scope") var candidates: CandidateScopeOptions
         @OptionGroup var layout: TableOptions
 
+        @Flag(
+            name: .long,
+            help: "Use the default similarity weights, not the personal ones `weights learn` stored."
+        )
+        var noPersonal = false
+
         @Option(name: .customLong("from-mood"), help: "Start a mood path at this mood (with --to-mood).")
         var fromMood: MoodWord?
 
@@ -166,7 +172,7 @@ extension VibesAnalyze.PlaylistCommand {
 
         /// Selects, orders, names and (with --save) stores the playlist.
         func makePlaylist(store: LibraryStore) throws -> (playlist: Features.Playlist, notes: [String]) {
-            let library = try LoadedLibrary(store: store, scope: candidates.scope)
+            let library = try LoadedLibrary(store: store, scope: candidates.scope, personal: !noPersonal)
             let builder = PlaylistBuilder(recommender: library.recommender)
             let length: PlaylistBuilder.Length =
                 duration.map { .duration(milliseconds: $0.milliseconds) } ?? .trackCount(count)

@@ -26,6 +26,12 @@ extension VibesAnalyze {
         @OptionGroup(title: "Scope") var candidates: CandidateScopeOptions
         @OptionGroup var layout: TableOptions
 
+        @Flag(
+            name: .long,
+            help: "Use the default similarity weights, not the personal ones `weights learn` stored."
+        )
+        var noPersonal = false
+
         @Option(name: [.customShort("n"), .long], help: "The number of tracks to return (1–10000).")
         var count = 20
 
@@ -82,7 +88,7 @@ extension VibesAnalyze {
         func makeReport(store: LibraryStore, timer: inout PhaseTimer) throws -> RecommendReport {
             let clock = ContinuousClock()
             let start = clock.now
-            let library = try LoadedLibrary(store: store, scope: candidates.scope)
+            let library = try LoadedLibrary(store: store, scope: candidates.scope, personal: !noPersonal)
             timer.lap("load")
             let resolved = try seeds.resolve(in: store, library: library)
             var query = RecommendationQuery(

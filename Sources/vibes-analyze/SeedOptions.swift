@@ -231,8 +231,19 @@ struct LoadedLibrary {
     /// duration, popularity), and builds the similarity space. Display details are read later, for
     /// the few tracks shown (``summaries(of:)``).
     ///
+    /// The weights come from `weights`, or else the store's personal weights when `personal`,
+    /// or else the defaults. With `context`, the hybrid similarity also holds the tag block (artist
+    /// genres, dataset genres and subgenres) and the co-membership block (imported playlists,
+    /// catch-alls left out).
+    ///
     /// - Throws: `ValidationError` when the scope has no tracks with features.
-    init(store: LibraryStore, scope: TrackScope = .all) throws {
+    init(
+        store: LibraryStore,
+        scope: TrackScope = .all,
+        personal: Bool = true,
+        context: Bool = true,
+        weights: SimilarityWeights? = nil
+    ) throws {
         self.store = store
         let table = try describingScope { try store.featureTable(scope: scope) }
         guard table.rowCount > 0 else {
@@ -251,7 +262,37 @@ struct LoadedLibrary {
                 popularity: fact.popularity
             )
         }
-        recommender = Recommender(table: table, attributesByRow: attributes)
+        let chosen = try weights ?? (personal ? store.personalWeights() : nil) ?? .default
+        recommender = Recommender(table: table, attributesByRow: attributes, weights: chosen)
+        if context {
+            let ids = recommender.features.trackIDs
+            if let tags = SimilarityBlock.tags(from: try LoadedLibrary.tagSources(store: store), trackIDs: ids) {
+                recommender = recommender.adding(tags)
+            }
+            let playlists = try LoadedLibrary.playlists(store: store, trackIDs: ids)
+            if let block = SimilarityBlock.coMembership(playlists: playlists, trackIDs: ids) {
+                recommender = recommender.adding(block)
+            }
+        }
+    }
+
+    /// The tags of the tag block, by the signal each kind of tag is.
+    static func tagSources(store: LibraryStore) throws -> [SimilarityBlock.Source] {
+        [
+            SimilarityBlock.Source(signal: .artistGenreTags, terms: try store.trackLabels(kind: "artist-genre")),
+            SimilarityBlock.Source(signal: .genreTags, terms: try store.trackLabels(kind: "genre")),
+            SimilarityBlock.Source(signal: .subgenreTags, terms: try store.trackLabels(kind: "subgenre")),
+        ]
+    }
+
+    /// The imported playlists of each of `trackIDs`, catch-alls left out.
+    static func playlists(store: LibraryStore, trackIDs: [Int64]) throws -> [Int64: Set<String>] {
+        let inSpace = Set(trackIDs)
+        let labels = try store.trackLabels(kind: EvaluationLabel.playlist.rawValue).filter { inSpace.contains($0.key) }
+        return CatchAllPlaylist.removing(
+            CatchAllPlaylist.find(in: labels, libraryTrackCount: trackIDs.count),
+            from: labels
+        )
     }
 
     /// Whether `trackID` is one of the tracks this library can pick (it has features, in scope).

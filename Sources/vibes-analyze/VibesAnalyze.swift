@@ -19,7 +19,8 @@ struct VibesAnalyze: AsyncParsableCommand {
         subcommands: [
             Import.self, Analyze.self, Library.self, Cluster.self, Vibes.self, Recommend.self, PlaylistCommand.self,
             Report.self,
-            Eval.self, Auth.self, Sync.self, FeaturesCommand.self, Now.self, Recent.self, Top.self, Search.self,
+            Eval.self, Weights.self, Auth.self, Sync.self, FeaturesCommand.self, Now.self, Recent.self, Top.self,
+            Search.self,
             Play.self, Pause.self, Next.self, Previous.self, Seek.self, Devices.self, TokenServerCommand.self,
             Bench.self, BenchKMeans.self, BenchKNN.self,
         ]

@@ -218,3 +218,16 @@ func fakeSpotifyExample(tokens: any AccessTokenProvider) async throws {
         let client = SpotifyClient(tokens: tokens, baseURL: fake.apiBaseURL)
     }
 }
+
+// MARK: - Hybrid similarity blocks
+
+func recommenderAddingExample(recommender: Recommender, artistGenres: [Int64: Set<String>]) {
+    var hybrid = recommender
+    if let tags = SimilarityBlock.tags(
+        from: [SimilarityBlock.Source(signal: .artistGenreTags, terms: artistGenres)],
+        trackIDs: recommender.features.trackIDs
+    ) {
+        hybrid = recommender.adding(tags)
+    }
+    _ = hybrid
+}

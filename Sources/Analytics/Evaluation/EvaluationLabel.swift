@@ -23,11 +23,15 @@ public enum EvaluationLabel: String, CaseIterable, Codable, Hashable, Sendable {
     ///
     /// The sets are deliberately wide. Subgenres nest inside genres, so either leaks the other. The
     /// genre and subgenre columns of the public datasets are given per playlist, so playlist
-    /// membership leaks them, and they leak playlist membership in turn. Audio features and artist
-    /// identity are never derived from these labels.
+    /// membership leaks them, and they leak playlist membership in turn. Artist genres (from
+    /// Spotify or Exportify) are genre tags in the same vocabulary, and a dataset's genre column may
+    /// have been filled from them, so they leak genre and subgenre; they are set per artist, never
+    /// per playlist, so they do not leak playlist membership. Audio features and artist identity
+    /// are never derived from these labels.
     public var derivedSignals: Set<SimilaritySignal> {
         switch self {
-        case .genre, .subgenre, .playlist: [.genreTags, .subgenreTags, .playlistMembership]
+        case .genre, .subgenre: [.genreTags, .subgenreTags, .artistGenreTags, .playlistMembership]
+        case .playlist: [.genreTags, .subgenreTags, .playlistMembership]
         }
     }
 }

@@ -56,6 +56,9 @@ struct LabelledQueries {
     /// - Precondition: `space` has the rows the queries were picked from, and ``isMeasurable``.
     func hitRates(in space: SimilaritySpace, taskCount: Int) async -> [Double] {
         let (index, queries) = space.makeSearch(rows: rows)
+        if !space.blocks.isEmpty {
+            return await hybridHitRates(in: space, index: index, queries: queries, taskCount: taskCount)
+        }
         var seedQueries: [Float] = []
         seedQueries.reserveCapacity(seeds.count * queries.columnCount)
         for seed in seeds { seedQueries.append(contentsOf: queries.row(seed)) }
@@ -69,6 +72,55 @@ struct LabelledQueries {
             let hits = others.count { !labelSets[$0.row].isDisjoint(with: labelSets[seed]) }
             return Double(hits) / Double(k)
         }
+    }
+
+    /// ``hitRates(in:taskCount:)`` of a space with sparse blocks: per seed, the cosines over the
+    /// labelled rows plus each block's weighted cosine, then the top `k` (ties by track ID).
+    private func hybridHitRates(
+        in space: SimilaritySpace,
+        index: CosineIndex,
+        queries: Matrix,
+        taskCount: Int
+    ) async -> [Double] {
+        let k = k
+        let rows = rows
+        let seeds = seeds
+        let chunk = Swift.max(1, (seeds.count + taskCount - 1) / Swift.max(1, taskCount))
+        let ranges = stride(from: 0, to: seeds.count, by: chunk).map { $0..<Swift.min($0 + chunk, seeds.count) }
+        let labelSets = labelSets
+        let trackIDs = space.features.trackIDs
+        let blocks = space.blocks
+        let n = space.features.rowCount
+        let parts = await withTaskGroup(of: (Int, [Double]).self) { group in
+            for (position, range) in ranges.enumerated() {
+                group.addTask {
+                    var scratch = [Float](repeating: 0, count: n)
+                    var rates: [Double] = []
+                    for seed in seeds[range] {
+                        var scores = index.similarities(to: Array(queries.row(seed)))
+                        for (block, weight) in blocks {
+                            let query = block.query(rows: [rows[seed]])
+                            guard !query.isEmpty else { continue }
+                            block.addSimilarities(of: query, weight: weight, to: &scratch)
+                            for (position, row) in rows.enumerated() { scores[position] += scratch[row] }
+                            for row in rows { scratch[row] = 0 }
+                        }
+                        var selection = TopK(capacity: k + 1)
+                        for (position, score) in scores.enumerated() where position != seed {
+                            selection.insert(similarity: score, row: position, trackID: trackIDs[rows[position]])
+                        }
+                        let found = selection.neighbors.prefix(k)
+                        let hits = found.count { !labelSets[$0.row].isDisjoint(with: labelSets[seed]) }
+                        rates.append(Double(hits) / Double(k))
+                    }
+                    return (position, rates)
+                }
+            }
+            var parts: [(Int, [Double])] = []
+            for await part in group { parts.append(part) }
+            return parts
+        }
+        return parts.sorted { $0.0 < $1.0 }.flatMap(\.1)
     }
 
     /// The evaluation of one space from its hit rates per seed.

@@ -7,8 +7,12 @@ public enum SimilaritySignal: String, CaseIterable, Codable, Hashable, Sendable 
     case audioFeatures = "audio_features"
     /// Who the track is by: shared or related artists.
     case artistIdentity = "artist_identity"
-    /// Genre tags of the track or its artists.
+    /// Genre tags given with the track by a dataset or a playlist export (`genre` tags), such as
+    /// tidytuesday's `playlist_genre`, which is the genre of the playlist the track came from.
     case genreTags = "genre_tags"
+    /// Genres of the track's artists, from Spotify (`sync`) or an Exportify `Genres` column
+    /// (`artist-genre` tags): set per artist, never per playlist.
+    case artistGenreTags = "artist_genre_tags"
     /// Subgenre tags of the track or its artists.
     case subgenreTags = "subgenre_tags"
     /// Which playlists the track shares with others.

@@ -22,12 +22,25 @@ public struct SimilaritySpace: Sendable {
     public var metric: Metric
     /// What the points are computed from; checked against the label of an evaluation.
     public var signals: Set<SimilaritySignal>
+    /// Sparse blocks whose weighted cosines add to the cosine of ``features`` (only with
+    /// ``Metric/cosine``), each with its weight.
+    public private(set) var blocks: [(block: SimilarityBlock, weight: Float)] = []
 
     public init(name: String, features: FeatureMatrix, metric: Metric, signals: Set<SimilaritySignal>) {
         self.name = name
         self.features = features
         self.metric = metric
         self.signals = signals
+    }
+
+    /// Adds `block` with `weight` to the score, and its signals to ``signals``.
+    ///
+    /// - Precondition: ``metric`` is cosine and `block` has a row per row of ``features``.
+    public mutating func add(_ block: SimilarityBlock, weight: Float) {
+        precondition(metric == .cosine, "Sparse blocks add to a cosine space only.")
+        precondition(block.rowCount == features.rowCount, "A block needs one row per row of the space.")
+        blocks.append((block, weight))
+        signals.formUnion(block.signals)
     }
 }
 

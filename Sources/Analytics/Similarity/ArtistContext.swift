@@ -20,8 +20,11 @@ import Features
 ///
 /// The label of an evaluation never enters: the context uses only who a track is by.
 struct ArtistContext: Sendable {
-    /// *w*: how much the artist context counts beside the audio features.
-    static let weight: Float = 1
+    /// The default *w*: how much the artist context counts beside the audio features.
+    static let defaultWeight: Float = 1
+
+    /// *w*: how much the artist context counts beside the audio features, ≥ 0.
+    let weight: Float
 
     /// The dimension of the audio space.
     let dimension: Int
@@ -39,7 +42,9 @@ struct ArtistContext: Sendable {
     /// - Parameters:
     ///   - features: The scaled audio points, one row per track.
     ///   - artistKeys: The folded main artist of each row, "" when unknown.
-    init(features: FeatureMatrix, artistKeys: [String]) {
+    ///   - weight: *w*, ≥ 0.
+    init(features: FeatureMatrix, artistKeys: [String], weight: Float = ArtistContext.defaultWeight) {
+        self.weight = weight
         let d = features.columnCount
         let x = features.values.elements
         var index: [String: Int32] = [:]
@@ -97,7 +102,7 @@ struct ArtistContext: Sendable {
     /// - Complexity: O(*n* · *d* + *m* · *d*) for *n* rows and *m* artists.
     func similarities(query: [Float], context: [Float], features: FeatureMatrix) -> [Float] {
         let d = dimension
-        let w2 = ArtistContext.weight * ArtistContext.weight
+        let w2 = weight * weight
         let x = features.values.elements
         var queryNorm: Float = 0
         for column in 0..<d { queryNorm += query[column] * query[column] + w2 * context[column] * context[column] }
@@ -134,7 +139,7 @@ struct ArtistContext: Sendable {
         elements.reserveCapacity(artistOfRow.count * 2 * d)
         for row in artistOfRow.indices {
             elements += features.values.elements[(row * d)..<((row + 1) * d)]
-            elements += context(row: row, features: features).map { ArtistContext.weight * $0 }
+            elements += context(row: row, features: features).map { weight * $0 }
         }
         return FeatureMatrix(
             values: Matrix(rowCount: artistOfRow.count, columnCount: 2 * d, elements: elements),

@@ -18,6 +18,8 @@ struct SeedPoint: Sendable {
     /// The mean artist context of the seed's tracks (``ArtistContext``), or `nil` for a seed that
     /// is not made of tracks (a mood).
     var artistContext: [Float]? = nil
+    /// The rows of the seed's tracks, or `nil` for a seed that is not made of tracks.
+    var rows: [Int]? = nil
 }
 
 /// One query vector with its label and its reference point for explanations.
@@ -30,6 +32,8 @@ struct QueryLane: Sendable {
     /// The artist half of the query when every seed is made of tracks: the lane then ranks by
     /// the hybrid similarity of ``ArtistContext``; `nil` ranks by the audio features alone.
     var artistContext: [Float]? = nil
+    /// The rows of the seed tracks when every seed is made of tracks, for the sparse blocks.
+    var seedRows: [Int]? = nil
 }
 
 extension Recommender {
@@ -42,12 +46,14 @@ extension Recommender {
             guard let row = row(of: id) else { throw RecommendationError.seedWithoutFeatures(trackID: id) }
             var point = centroid(of: [row], label: "track \(id)")
             point.artistContext = meanArtistContext(of: [row])
+            point.rows = [row]
             return point
         case .tracks(let ids, let label):
             let rows = ids.compactMap(row(of:))
             guard !rows.isEmpty else { throw RecommendationError.emptySeed(label: label) }
             var point = centroid(of: rows, label: label)
             point.artistContext = meanArtistContext(of: rows)
+            point.rows = rows
             return point
         case .mood(let mood):
             let rows = rowsNearest(mood: mood, count: Recommender.moodNeighborhood)
@@ -171,12 +177,14 @@ extension Recommender {
                 contexts.isEmpty
                 ? nil
                 : (0..<d).map { column in contexts.reduce(0) { $0 + $1[column] } / Float(contexts.count) }
+            let rows = points.compactMap(\.rows)
             return QueryLane(
                 label: label,
                 query: vector,
                 reference: reference,
                 hasDirection: !points.isEmpty,
-                artistContext: context
+                artistContext: context,
+                seedRows: context == nil || rows.count != points.count ? nil : rows.flatMap { $0 }
             )
         }
         if positive.isEmpty { return [lane(from: [], label: "targets")] }

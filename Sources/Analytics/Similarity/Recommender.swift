@@ -32,6 +32,12 @@ public struct Recommender: Sendable {
     let rowsByTrackID: [Int64: Int]
     /// The artist half of the hybrid similarity of track-seeded queries.
     let artistContext: ArtistContext
+    /// The weights of the hybrid similarity: feature factors (already in ``features``), the artist
+    /// context and the sparse blocks.
+    public let weights: SimilarityWeights
+    /// The sparse blocks of the hybrid similarity (tags, playlist co-membership), added with
+    /// ``adding(_:)``; none by default.
+    public internal(set) var blocks: [SimilarityBlock] = []
     /// The library mean and standard deviation of each audio feature, in `AudioFeature.allCases` order.
     let rawMeans: [Double]
     let rawDeviations: [Double]
@@ -48,12 +54,20 @@ public struct Recommender: Sendable {
     ///     by rank-normal scaling.
     ///   - attributes: Artists, duration and popularity by track ID; tracks without an entry have
     ///     no artist and fail every duration or popularity bound.
+    ///   - weights: The hybrid similarity's weights; their feature factors multiply the schema's
+    ///     weights.
     /// - Complexity: O(*n* · *d*).
-    public init(table: FeatureTable, schema: FeatureSchema = .default, attributes: [Int64: TrackAttributes] = [:]) {
+    public init(
+        table: FeatureTable,
+        schema: FeatureSchema = .default,
+        attributes: [Int64: TrackAttributes] = [:],
+        weights: SimilarityWeights = .default
+    ) {
         self.init(
             table: table,
             schema: schema,
-            attributesByRow: table.trackIDs.map { attributes[$0] ?? TrackAttributes() }
+            attributesByRow: table.trackIDs.map { attributes[$0] ?? TrackAttributes() },
+            weights: weights
         )
     }
 
@@ -64,10 +78,18 @@ public struct Recommender: Sendable {
     ///   - table: The raw features of the library, in ascending track ID order (as the store reads it).
     ///   - schema: The features, weights and scaling of the similarity space.
     ///   - attributesByRow: One entry per row of `table`.
+    ///   - weights: The hybrid similarity's weights; their feature factors multiply the schema's
+    ///     weights.
     /// - Complexity: O(*n* · *d*).
-    public init(table: FeatureTable, schema: FeatureSchema = .default, attributesByRow: [TrackAttributes]) {
+    public init(
+        table: FeatureTable,
+        schema: FeatureSchema = .default,
+        attributesByRow: [TrackAttributes],
+        weights: SimilarityWeights = .default
+    ) {
         precondition(attributesByRow.count == table.rowCount, "one attribute entry per table row")
-        let space = schema.makeSpace(from: table)
+        self.weights = weights
+        let space = schema.applying(weights).makeSpace(from: table)
         var values: [Float] = []
         values.reserveCapacity(space.matrix.rowCount * FeatureTable.columnCount)
         for row in space.tableRows.lazy.map(Int.init) {
@@ -90,7 +112,11 @@ public struct Recommender: Sendable {
             return attributes.artists.first.map(Track.normalizedName) ?? ""
         }
         songKeys = self.attributes.map { $0.songKey ?? "" }
-        artistContext = ArtistContext(features: features, artistKeys: artistKeys)
+        artistContext = ArtistContext(
+            features: features,
+            artistKeys: artistKeys,
+            weight: Float(weights.artistContext)
+        )
         var rows: [Int64: Int] = [:]
         rows.reserveCapacity(included.rowCount)
         for (row, id) in included.trackIDs.enumerated() { rows[id] = row }
@@ -169,7 +195,8 @@ public struct Recommender: Sendable {
         let similaritiesByLane = lanes.map { lane -> [Float]? in
             guard lane.hasDirection else { return nil }
             guard let context = lane.artistContext else { return index.similarities(to: lane.query) }
-            return artistContext.similarities(query: lane.query, context: context, features: features)
+            let sound = artistContext.similarities(query: lane.query, context: context, features: features)
+            return lane.seedRows.map { hybridScores(sound: sound, seedRows: $0) } ?? sound
         }
         // Each lane keeps its best candidates; when de-duplication and the artist limit leave
         // fewer than asked for (a library holding many releases of each song), the pools grow and
@@ -258,7 +285,8 @@ public struct TrackAttributes: Hashable, Sendable {
 public struct Recommendation: Hashable, Sendable, Codable {
     /// The store's track ID.
     public var trackID: Int64
-    /// The cosine similarity to the query, −1…1.
+    /// The similarity to the query, −1…1: the cosine of the audio features, or for track seeds the
+    /// hybrid score of ``Features/SimilarityWeights`` (sound, tags, playlist co-membership).
     public var similarity: Double
     /// The ranking score: the similarity, blended half and half with ``targetFit`` when targets are set.
     public var score: Double

@@ -1,0 +1,106 @@
+import Features
+
+// MARK: - Sparse blocks of the hybrid similarity
+
+extension Recommender {
+    /// This recommender with `block` in its hybrid similarity, replacing a block of the same kind.
+    ///
+    /// ```swift
+    /// var hybrid = recommender
+    /// if let tags = SimilarityBlock.tags(
+    ///     from: [SimilarityBlock.Source(signal: .artistGenreTags, terms: artistGenres)],
+    ///     trackIDs: recommender.features.trackIDs
+    /// ) {
+    ///     hybrid = recommender.adding(tags)
+    /// }
+    /// ```
+    ///
+    /// - Precondition: `block` was built over ``features``' track IDs.
+    public func adding(_ block: SimilarityBlock) -> Recommender {
+        precondition(block.rowCount == trackCount, "A block needs one row per track of the recommender.")
+        var copy = self
+        copy.blocks.removeAll { $0.kind == block.kind }
+        copy.blocks.append(block)
+        copy.blocks.sort { $0.kind.rawValue < $1.kind.rawValue }
+        return copy
+    }
+
+    /// The weight of a block of `kind` in ``weights``.
+    func weight(of kind: SimilarityBlock.Kind) -> Float {
+        switch kind {
+        case .tags: Float(weights.tags)
+        case .coMembership: Float(weights.coMembership)
+        }
+    }
+
+    /// The hybrid score of every row for a query made of `seedRows`: the weighted mean of the sound
+    /// cosine (weight 1) and the cosine of each block the seeds have terms in.
+    func hybridScores(sound: [Float], seedRows: [Int]) -> [Float] {
+        var scores = sound
+        var total: Float = 1
+        for block in blocks {
+            let weight = weight(of: block.kind)
+            guard weight > 0 else { continue }
+            let query = block.query(rows: seedRows)
+            guard !query.isEmpty else { continue }
+            block.addSimilarities(of: query, weight: weight, to: &scores)
+            total += weight
+        }
+        if total != 1 { for row in scores.indices { scores[row] /= total } }
+        return scores
+    }
+}
+
+// MARK: - Building blocks
+
+extension SimilarityBlock {
+    /// The terms of one kind of tag and the signal they come from.
+    public struct Source: Sendable {
+        /// What the tags are derived from, such as ``SimilaritySignal/artistGenreTags``.
+        public var signal: SimilaritySignal
+        /// The tags of each track, by track ID.
+        public var terms: [Int64: Set<String>]
+
+        public init(signal: SimilaritySignal, terms: [Int64: Set<String>]) {
+            self.signal = signal
+            self.terms = terms
+        }
+    }
+
+    /// A tag block over `trackIDs` from every source not in `excluded`, or `nil` when no track has
+    /// a tag from them.
+    ///
+    /// Tags of different sources with the same text (an artist genre "pop" and a dataset genre
+    /// "pop") are one term.
+    ///
+    /// - Parameters:
+    ///   - sources: The tags, one source per signal.
+    ///   - trackIDs: The rows of the space.
+    ///   - excluded: Signals to leave out, such as those an evaluation's label derives.
+    public static func tags(
+        from sources: [Source],
+        trackIDs: [Int64],
+        excluding excluded: Set<SimilaritySignal> = []
+    ) -> SimilarityBlock? {
+        let kept = sources.filter { !excluded.contains($0.signal) && !$0.terms.isEmpty }
+        guard !kept.isEmpty else { return nil }
+        var terms: [Int64: Set<String>] = kept.count == 1 ? kept[0].terms : [:]
+        if kept.count > 1 {
+            for source in kept { for (id, set) in source.terms { terms[id, default: []].formUnion(set) } }
+        }
+        let block = SimilarityBlock(kind: .tags, signals: Set(kept.map(\.signal)), terms: terms, trackIDs: trackIDs)
+        return block.coveredRowCount > 0 ? block : nil
+    }
+
+    /// A co-membership block over `trackIDs` from the playlists of each track, or `nil` when no
+    /// track is in one. Leave catch-all playlists out first (``CatchAllPlaylist/removing(_:from:)``).
+    public static func coMembership(playlists: [Int64: Set<String>], trackIDs: [Int64]) -> SimilarityBlock? {
+        let block = SimilarityBlock(
+            kind: .coMembership,
+            signals: [.playlistMembership],
+            terms: playlists,
+            trackIDs: trackIDs
+        )
+        return block.coveredRowCount > 0 ? block : nil
+    }
+}

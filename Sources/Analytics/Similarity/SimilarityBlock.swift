@@ -1,0 +1,150 @@
+import Features
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A sparse block of the hybrid similarity: genre tags or playlist co-membership, as unit-length
+/// TF-IDF vectors, one per track, compared by cosine.
+///
+/// A term (a tag, a playlist) present on a track weighs its inverse document frequency
+/// ln(1 + *n* / *df*), where *n* is the number of tracks with any term and *df* the number with
+/// this one, so a niche genre or a small playlist says more than "pop" or a playlist of a
+/// thousand tracks. Each track's vector is then scaled to unit length. Only the nonzero entries
+/// are kept, row-wise and term-wise, so a million tracks with a few tags each take a few
+/// megabytes; no dense track × term matrix is built.
+///
+/// Each block declares the ``SimilaritySignal``s it is made of, so that an evaluation can refuse a
+/// block derived from its label.
+public struct SimilarityBlock: Sendable {
+    /// What the block is made of.
+    public enum Kind: String, Codable, Hashable, Sendable {
+        /// Genre tags of the track and its artists.
+        case tags
+        /// The playlists the track is in.
+        case coMembership = "co_membership"
+    }
+
+    /// What the block is made of.
+    public let kind: Kind
+    /// The signals its terms come from.
+    public let signals: Set<SimilaritySignal>
+    /// The number of distinct terms.
+    public let termCount: Int
+    /// The number of rows with at least one term.
+    public let coveredRowCount: Int
+    /// Row *r*'s entries are `rowStarts[r]..<rowStarts[r + 1]` of ``rowTerms`` and ``rowValues``.
+    let rowStarts: [Int]
+    let rowTerms: [Int32]
+    let rowValues: [Float]
+    /// Term *t*'s rows are `termStarts[t]..<termStarts[t + 1]` of ``termRows`` and ``termValues``.
+    let termStarts: [Int]
+    let termRows: [Int32]
+    let termValues: [Float]
+
+    /// Builds a block over `trackIDs` (the rows of a similarity space, in order).
+    ///
+    /// - Parameters:
+    ///   - kind: What the terms are.
+    ///   - signals: The signals the terms come from.
+    ///   - terms: The terms of each track, by track ID; tracks absent or not in `trackIDs` have none.
+    ///   - trackIDs: The track of each row.
+    /// - Complexity: O(*n* + *e* log *e*) for *n* rows and *e* track–term pairs.
+    public init(
+        kind: Kind,
+        signals: Set<SimilaritySignal>,
+        terms: [Int64: Set<String>],
+        trackIDs: [Int64]
+    ) {
+        self.kind = kind
+        self.signals = signals
+        var termIndex: [String: Int32] = [:]
+        var documentFrequency: [Int] = []
+        var perRow: [[Int32]] = Array(repeating: [], count: trackIDs.count)
+        for (row, id) in trackIDs.enumerated() {
+            guard let set = terms[id], !set.isEmpty else { continue }
+            // Sorted, so that term numbers and float sums do not depend on hashing.
+            for term in set.sorted() {
+                let index: Int32
+                if let known = termIndex[term] {
+                    index = known
+                } else {
+                    index = Int32(documentFrequency.count)
+                    termIndex[term] = index
+                    documentFrequency.append(0)
+                }
+                documentFrequency[Int(index)] += 1
+                perRow[row].append(index)
+            }
+        }
+        let covered = perRow.count { !$0.isEmpty }
+        let idf = documentFrequency.map { Float(log1p(Double(covered) / Double($0))) }
+        var rowStarts = [0]
+        var rowTerms: [Int32] = []
+        var rowValues: [Float] = []
+        rowStarts.reserveCapacity(trackIDs.count + 1)
+        for entries in perRow {
+            let sorted = entries.sorted()
+            let norm = sorted.reduce(Float(0)) { $0 + idf[Int($1)] * idf[Int($1)] }.squareRoot()
+            for term in sorted where norm > 0 {
+                rowTerms.append(term)
+                rowValues.append(idf[Int(term)] / norm)
+            }
+            rowStarts.append(rowTerms.count)
+        }
+        // The transpose: rows of each term, ascending.
+        var termStarts = [Int](repeating: 0, count: documentFrequency.count + 1)
+        for term in rowTerms { termStarts[Int(term) + 1] += 1 }
+        for term in 0..<documentFrequency.count { termStarts[term + 1] += termStarts[term] }
+        var fill = termStarts
+        var termRows = [Int32](repeating: 0, count: rowTerms.count)
+        var termValues = [Float](repeating: 0, count: rowTerms.count)
+        for row in 0..<perRow.count {
+            for position in rowStarts[row]..<rowStarts[row + 1] {
+                let term = Int(rowTerms[position])
+                termRows[fill[term]] = Int32(row)
+                termValues[fill[term]] = rowValues[position]
+                fill[term] += 1
+            }
+        }
+        termCount = documentFrequency.count
+        coveredRowCount = covered
+        self.rowStarts = rowStarts
+        self.rowTerms = rowTerms
+        self.rowValues = rowValues
+        self.termStarts = termStarts
+        self.termRows = termRows
+        self.termValues = termValues
+    }
+
+    /// The number of rows.
+    public var rowCount: Int { rowStarts.count - 1 }
+
+    /// The unit-length mean of the vectors of `rows`, as (term, value) pairs sorted by term; empty
+    /// when none of them has a term.
+    func query(rows: [Int]) -> [(term: Int32, value: Float)] {
+        var sums: [Int32: Float] = [:]
+        for row in rows {
+            for position in rowStarts[row]..<rowStarts[row + 1] {
+                sums[rowTerms[position], default: 0] += rowValues[position]
+            }
+        }
+        let norm = sums.values.reduce(Float(0)) { $0 + $1 * $1 }.squareRoot()
+        guard norm > 0 else { return [] }
+        return sums.sorted { $0.key < $1.key }.map { ($0.key, $0.value / norm) }
+    }
+
+    /// Adds `weight` × the cosine of `query` with every row to `scores` (one per row).
+    ///
+    /// - Complexity: O(the entries of the query's terms), never O(*n* · terms).
+    func addSimilarities(of query: [(term: Int32, value: Float)], weight: Float, to scores: inout [Float]) {
+        for (term, value) in query {
+            let factor = weight * value
+            for position in termStarts[Int(term)]..<termStarts[Int(term) + 1] {
+                scores[Int(termRows[position])] += factor * termValues[position]
+            }
+        }
+    }
+}

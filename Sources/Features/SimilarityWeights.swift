@@ -1,0 +1,110 @@
+/// How much each part of the recommender's hybrid similarity counts: a factor per audio feature,
+/// and the weight of each block beside the sound.
+///
+/// The hybrid score of a track-seeded query *q* and a track *j* is the weighted mean of block
+/// cosines
+///
+///     (cos_sound(q, j) + w_tags · cos_tags(q, j) + w_co · cos_co(q, j)) / (1 + w_tags + w_co)
+///
+/// where the sound block is the audio features beside the artist context (weight
+/// ``artistContext``, see `ArtistContext` in Analytics), the tag block the TF-IDF-weighted genre
+/// tags of the track and its artists, and the co-membership block the TF-IDF-weighted playlists
+/// it is in. A block the library has no data for is left out of the sum and of the denominator.
+/// The score stays within −1…1. The defaults are ``default``; `vibes-analyze weights learn`
+/// learns personal ones from the user's playlists.
+public struct SimilarityWeights: Hashable, Sendable, Codable {
+    /// A factor per audio feature, multiplying the schema's own weight; a feature absent here
+    /// counts 1. Positive and finite.
+    public var features: [AudioFeature: Double]
+    /// The weight of the artist context against the track's own features inside the sound
+    /// block; 1 by default (0 leaves it out).
+    public var artistContext: Double
+    /// The weight of the genre-tag block, ≥ 0; ``defaultTagWeight`` by default.
+    public var tags: Double
+    /// The weight of the playlist co-membership block, ≥ 0; ``defaultCoMembershipWeight`` by default.
+    public var coMembership: Double
+
+    /// The tag block's default weight: 0.5, half the sound.
+    public static let defaultTagWeight = 0.5
+    /// The co-membership block's default weight: 0.5, half the sound.
+    public static let defaultCoMembershipWeight = 0.5
+
+    /// Every feature at 1, the artist context at 1, tags and co-membership at their defaults.
+    public static let `default` = SimilarityWeights()
+
+    public init(
+        features: [AudioFeature: Double] = [:],
+        artistContext: Double = 1,
+        tags: Double = SimilarityWeights.defaultTagWeight,
+        coMembership: Double = SimilarityWeights.defaultCoMembershipWeight
+    ) {
+        self.features = features
+        self.artistContext = artistContext
+        self.tags = tags
+        self.coMembership = coMembership
+    }
+
+    /// The factor of `feature`: its entry in ``features``, or 1.
+    public func factor(of feature: AudioFeature) -> Double { features[feature] ?? 1 }
+
+    enum CodingKeys: String, CodingKey {
+        case features
+        case artistContext = "artist_context"
+        case tags
+        case coMembership = "co_membership"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let named = try container.decode([String: Double].self, forKey: .features)
+        var features: [AudioFeature: Double] = [:]
+        for (name, value) in named {
+            guard let feature = AudioFeature(rawValue: name) else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .features,
+                    in: container,
+                    debugDescription: "Unknown audio feature \"\(name)\"."
+                )
+            }
+            features[feature] = value
+        }
+        self.init(
+            features: features,
+            artistContext: try container.decode(Double.self, forKey: .artistContext),
+            tags: try container.decode(Double.self, forKey: .tags),
+            coMembership: try container.decode(Double.self, forKey: .coMembership)
+        )
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(
+            Dictionary(uniqueKeysWithValues: features.map { ($0.key.rawValue, $0.value) }),
+            forKey: .features
+        )
+        try container.encode(artistContext, forKey: .artistContext)
+        try container.encode(tags, forKey: .tags)
+        try container.encode(coMembership, forKey: .coMembership)
+    }
+}
+
+// MARK: - Schemas
+
+extension FeatureSchema {
+    /// This schema with each feature's weight multiplied by its factor in `weights`.
+    ///
+    /// - Precondition: Every factor of `weights` is positive and finite.
+    public func applying(_ weights: SimilarityWeights) -> FeatureSchema {
+        var scaled: [AudioFeature: Double] = [:]
+        for entry in entries { scaled[entry.feature] = entry.weight * weights.factor(of: entry.feature) }
+        guard
+            let schema = try? FeatureSchema(
+                features: features,
+                weights: scaled,
+                scaling: scaling,
+                imputing: imputedFeatures
+            )
+        else { preconditionFailure("Feature factors must be positive and finite: \(weights.features).") }
+        return schema
+    }
+}
