@@ -8,6 +8,7 @@ extension VibesAnalyze {
     /// `vibes-analyze weights`: personal similarity weights learned from the user's playlists.
     struct Weights: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "weights",
             abstract: "Learn, show or clear personal similarity weights learned from your playlists.",
             discussion: """
                 `weights learn` chooses a factor per audio feature and the artist context's weight that \
@@ -26,6 +27,7 @@ extension VibesAnalyze {
 extension VibesAnalyze.Weights {
     struct Learn: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "learn",
             abstract: "Learn personal weights from the imported playlists and store them.",
             discussion: "Example: vibes-analyze weights learn --seed 7"
         )
@@ -74,6 +76,7 @@ extension VibesAnalyze.Weights {
 
     struct Show: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "show",
             abstract: "Show the weights in use: personal or default.",
             discussion: "Example: vibes-analyze weights show --json"
         )
@@ -90,6 +93,7 @@ extension VibesAnalyze.Weights {
 
     struct Clear: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "clear",
             abstract: "Forget the personal weights; the defaults apply.",
             discussion: "Example: vibes-analyze weights clear"
         )
