@@ -172,7 +172,12 @@ extension VibesAnalyze.PlaylistCommand {
 
         /// Selects, orders, names and (with --save) stores the playlist.
         func makePlaylist(store: LibraryStore) throws -> (playlist: Features.Playlist, notes: [String]) {
-            let library = try LoadedLibrary(store: store, scope: candidates.scope, personal: !noPersonal)
+            let library = try LoadedLibrary(
+                store: store,
+                scope: candidates.scope,
+                personal: !noPersonal,
+                context: seeds.hasTrackSeeds
+            )
             let builder = PlaylistBuilder(recommender: library.recommender)
             let length: PlaylistBuilder.Length =
                 duration.map { .duration(milliseconds: $0.milliseconds) } ?? .trackCount(count)

@@ -88,7 +88,12 @@ extension VibesAnalyze {
         func makeReport(store: LibraryStore, timer: inout PhaseTimer) throws -> RecommendReport {
             let clock = ContinuousClock()
             let start = clock.now
-            let library = try LoadedLibrary(store: store, scope: candidates.scope, personal: !noPersonal)
+            let library = try LoadedLibrary(
+                store: store,
+                scope: candidates.scope,
+                personal: !noPersonal,
+                context: seeds.hasTrackSeeds
+            )
             timer.lap("load")
             let resolved = try seeds.resolve(in: store, library: library)
             var query = RecommendationQuery(

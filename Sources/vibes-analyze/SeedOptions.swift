@@ -55,6 +55,11 @@ struct SeedOptions: ParsableArguments {
 
     var positiveCount: Int { tracks.count + artists.count + vibes.count + moods.count }
 
+    /// Whether any seed is a track: only a track has tags and playlists for the tag and
+    /// co-membership blocks to compare, so other seeds do without reading them (on a million
+    /// tracks, reading them took most of a `recommend --mood`).
+    var hasTrackSeeds: Bool { !tracks.isEmpty || !avoidTracks.isEmpty }
+
     func validate() throws {
         guard positiveCount <= RecommendationQuery.maximumSeedCount else {
             throw ValidationError(

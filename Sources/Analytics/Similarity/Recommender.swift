@@ -29,7 +29,9 @@ public struct Recommender: Sendable {
     /// The folded "artist␟title" of each row, or "" without a title: equal keys are one song
     /// (single, album and compilation releases), returned at most once.
     let songKeys: [String]
-    let rowsByTrackID: [Int64: Int]
+    /// Finds a track's row: by binary search, as the rows ascend by track ID when they come from
+    /// the store (a dictionary of a million rows took about 0.2 s to build).
+    let rowsByTrackID: TrackIndex
     /// The artist half of the hybrid similarity of track-seeded queries.
     let artistContext: ArtistContext
     /// The weights of the hybrid similarity: feature factors (already in ``features``), the artist
@@ -103,10 +105,15 @@ public struct Recommender: Sendable {
         excludedTrackCount = space.excludedTrackCount
         features = space.matrix
         index = CosineIndex(features)
-        self.attributes = space.tableRows.map { attributesByRow[Int($0)] }
+        // Every row kept (the usual case): the attributes as they are, without a copy per row.
+        self.attributes =
+            space.tableRows.count == table.rowCount
+            ? attributesByRow : space.tableRows.map { attributesByRow[Int($0)] }
         // A store match key already starts with the folded main artist; fold only when it is absent.
+        // The separator is found among the key's bytes: a search by Character took a tenth of
+        // the load of a million tracks.
         artistKeys = self.attributes.map { attributes in
-            if let key = attributes.songKey, let separator = key.firstIndex(of: "\u{1F}") {
+            if let key = attributes.songKey, let separator = key.utf8.firstIndex(of: 0x1F) {
                 return String(key[..<separator])
             }
             return attributes.artists.first.map(Track.normalizedName) ?? ""
@@ -117,20 +124,31 @@ public struct Recommender: Sendable {
             artistKeys: artistKeys,
             weight: Float(weights.artistContext)
         )
-        var rows: [Int64: Int] = [:]
-        rows.reserveCapacity(included.rowCount)
-        for (row, id) in included.trackIDs.enumerated() { rows[id] = row }
-        rowsByTrackID = rows
+        rowsByTrackID = TrackIndex(included.trackIDs)
+        // Two passes over the values, as the mean and the variance need, without a column copy.
+        let width = FeatureTable.columnCount
+        var sums = [Double](repeating: 0, count: width)
+        var counts = [Int](repeating: 0, count: width)
+        included.values.withUnsafeBufferPointer { buffer in
+            for index in buffer.indices where !buffer[index].isNaN {
+                sums[index % width] += Double(buffer[index])
+                counts[index % width] += 1
+            }
+        }
+        let columnMeans = (0..<width).map { counts[$0] > 0 ? sums[$0] / Double(counts[$0]) : 0 }
+        var squares = [Double](repeating: 0, count: width)
+        included.values.withUnsafeBufferPointer { buffer in
+            for index in buffer.indices where !buffer[index].isNaN {
+                let offset = Double(buffer[index]) - columnMeans[index % width]
+                squares[index % width] += offset * offset
+            }
+        }
         var means: [Double] = []
         var deviations: [Double] = []
         for feature in AudioFeature.allCases {
-            let values = (0..<included.rowCount).compactMap { included.value(row: $0, feature: feature) }.map(
-                Double.init
-            )
-            let mean = values.isEmpty ? 0 : values.reduce(0, +) / Double(values.count)
-            let variance =
-                values.isEmpty ? 0 : values.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(values.count)
-            means.append(mean)
+            let column = FeatureTable.columnIndex(of: feature)
+            let variance = counts[column] > 0 ? squares[column] / Double(counts[column]) : 0
+            means.append(columnMeans[column])
             // Uniform keys: the standard deviation of the circular distance is about 3.45.
             deviations.append(feature == .key ? 3.45 : Swift.max(variance.squareRoot(), 1e-9))
         }
@@ -139,7 +157,7 @@ public struct Recommender: Sendable {
     }
 
     /// The row of `trackID` in ``features``, or `nil` when the track has no features.
-    public func row(of trackID: Int64) -> Int? { rowsByTrackID[trackID] }
+    public func row(of trackID: Int64) -> Int? { rowsByTrackID.index(of: trackID) }
 
     /// The number of tracks the recommender can return.
     public var trackCount: Int { table.rowCount }
