@@ -47,7 +47,10 @@ test-deps: deps
 # The programs link the Swift runtime and Foundation statically (libcurl4-openssl-dev is what
 # that link needs): the dynamic loader then resolves a few libraries instead of a dozen, which took
 # about 7 of the 30 ms every command spends starting. `make build STATIC=0` links them dynamically.
+# (Linux only: Apple platforms have no static Swift runtime.)
+ifeq ($(shell uname -s),Linux)
 STATIC ?= 1
+endif
 ifeq ($(STATIC),1)
 LINK_FLAGS := --static-swift-stdlib
 endif

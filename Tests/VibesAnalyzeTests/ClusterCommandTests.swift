@@ -262,6 +262,8 @@ struct ClusterCommandTests {
               --weight <feature=weight>
                                       A feature weight, such as tempo=0.5; repeatable.
                                       Mode, when clustered, weighs 0.5 unless given.
+              --no-personal           Use the default feature weights, not the personal
+                                      ones `weights learn` stored.
               --scaling <scaling>     How features are scaled: ranknormal (acousticness,
                                       instrumentalness, speechiness and liveness as the
                                       normal scores of their ranks in the library, tempo on
