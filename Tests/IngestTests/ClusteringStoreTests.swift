@@ -1,9 +1,10 @@
 import Features
 import Foundation
 import GRDB
-import Ingest
 import Testing
 import VibesTestSupport
+
+@testable import Ingest
 
 struct ClusteringStoreTests {
     private func withStore<T>(trackCount: Int, _ body: (LibraryStore, [Int64]) throws -> T) throws -> T {
@@ -231,6 +232,43 @@ struct ClusteringStoreTests {
             #expect(saved.run.clusterCountScan?.first?.clusterCount == 2)
             #expect(saved.run.clusterCountScan?.first?.calinskiHarabasz == nil)
             #expect(saved.timings == ["load": 3])
+        }
+    }
+
+    /// A run's tracks are checked against the `features` snapshot when there is one; a track
+    /// deleted since (its feature rows go with it, and the snapshot with them) is still refused.
+    @Test func aRunOfDeletedTracksIsRefusedEvenAfterTheSnapshotListedThem() throws {
+        try withTemporaryDirectory { folder in
+            let store = try LibraryStore(path: folder + "/library.sqlite")
+            _ = try store.importFile(at: Fixtures.path("csv/tidytuesday-excerpt.csv"))
+            let ids = try store.featureTable(scope: .all).trackIDs
+            let hasSnapshot = {
+                try store.database.read { db in try LibraryStore.snapshotParts(.features, in: db) != nil }
+            }
+            #expect(try hasSnapshot())
+            let labels = [Int32](repeating: 0, count: ids.count)
+            let distances = [Float](repeating: 1, count: ids.count)
+            let saved = try store.saveClusteringRun(
+                try makeRun(clusterCount: 1),
+                clusters: makeClusters(count: 1),
+                trackIDs: ids,
+                labels: labels,
+                distances: distances
+            )
+            #expect(try store.packedAssignments(ofRun: saved).trackIDs == ids)
+
+            try store.database.write { db in try db.execute(sql: "DELETE FROM tracks WHERE id = ?", arguments: [ids[3]])
+            }
+            #expect(try !hasSnapshot())
+            #expect(throws: StoreError.notFound(what: "Track \(ids[3])")) {
+                try store.saveClusteringRun(
+                    try makeRun(clusterCount: 1),
+                    clusters: makeClusters(count: 1),
+                    trackIDs: ids,
+                    labels: labels,
+                    distances: distances
+                )
+            }
         }
     }
 }

@@ -233,16 +233,13 @@ extension LibraryStore {
         let sortedIDs = order.map { $0.map { trackIDs[$0] } } ?? trackIDs
         do {
             return try database.write { db in
-                // Every track must exist: one ordered pass over the track IDs, merged with ours.
-                var next = 0
-                try PreparedStatement(db, sql: "SELECT id FROM tracks ORDER BY id").forEachRow { row in
-                    let known = row.int64(0)
-                    while next < sortedIDs.count, sortedIDs[next] < known {
-                        throw StoreError.notFound(what: "Track \(sortedIDs[next])")
-                    }
-                    while next < sortedIDs.count, sortedIDs[next] == known { next += 1 }
+                // Every track must exist. The `features` snapshot, when there is one, lists tracks
+                // that exist: deleting a track deletes its feature rows, and their trigger the
+                // snapshot. Its 8 MB of IDs at a million tracks read in milliseconds, where the
+                // ordered pass over every track below read the whole table (0.7 s).
+                if try !Self.snapshotHolds(sortedIDs, in: db) {
+                    try Self.checkTracksExist(sortedIDs, in: db)
                 }
-                if next < sortedIDs.count { throw StoreError.notFound(what: "Track \(sortedIDs[next])") }
                 var record = ClusteringRunRecord(run: run, createdAt: Date(), timings: timings)
                 record.run.id = nil
                 try record.insert(db)
@@ -267,6 +264,32 @@ extension LibraryStore {
         } catch let error as DatabaseError {
             throw StoreError(error, path: path)
         }
+    }
+
+    /// Whether the current `features` snapshot lists every one of `sortedIDs` (ascending).
+    static func snapshotHolds(_ sortedIDs: [Int64], in db: Database) throws -> Bool {
+        guard let parts = try snapshotParts(.features, in: db, only: ["track_ids"]) else { return false }
+        let known: [Int64] = PackedArray.values(parts["track_ids"])
+        var next = 0
+        for id in sortedIDs {
+            while next < known.count, known[next] < id { next += 1 }
+            guard next < known.count, known[next] == id else { return false }
+        }
+        return true
+    }
+
+    /// Throws ``StoreError/notFound(what:)`` for the first of `sortedIDs` (ascending) that names
+    /// no track: one ordered pass over the track IDs, merged with them.
+    static func checkTracksExist(_ sortedIDs: [Int64], in db: Database) throws {
+        var next = 0
+        try PreparedStatement(db, sql: "SELECT id FROM tracks ORDER BY id").forEachRow { row in
+            let known = row.int64(0)
+            while next < sortedIDs.count, sortedIDs[next] < known {
+                throw StoreError.notFound(what: "Track \(sortedIDs[next])")
+            }
+            while next < sortedIDs.count, sortedIDs[next] == known { next += 1 }
+        }
+        if next < sortedIDs.count { throw StoreError.notFound(what: "Track \(sortedIDs[next])") }
     }
 
     /// Saves a run kept in a file because it could not be saved when it was made.
