@@ -302,14 +302,7 @@ struct LoadedLibrary {
 
     /// Whether `trackID` is one of the tracks this library can pick (it has features, in scope).
     func hasFeatures(_ trackID: Int64) -> Bool {
-        let ids = recommender.features.trackIDs
-        var low = 0
-        var high = ids.count
-        while low < high {
-            let middle = (low + high) / 2
-            if ids[middle] < trackID { low = middle + 1 } else { high = middle }
-        }
-        return low < ids.count && ids[low] == trackID
+        recommender.row(of: trackID) != nil
     }
 
     /// The display summaries of `trackIDs`, by ID.

@@ -199,37 +199,6 @@ public struct ReportRun: Sendable {
     }
 }
 
-/// Finds a track's index in a list of track IDs: by binary search when they ascend (as the store
-/// gives them), else through a dictionary built once.
-struct TrackIndex {
-    private let ids: [Int64]
-    private let dictionary: [Int64: Int]?
-
-    init(_ ids: [Int64]) {
-        self.ids = ids
-        let ascends = zip(ids, ids.dropFirst()).allSatisfy { $0 < $1 }
-        dictionary =
-            ascends ? nil : Dictionary(ids.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
-    }
-
-    /// The index of `id`, or `nil` when the list does not hold it.
-    func index(of id: Int64) -> Int? {
-        if let dictionary { return dictionary[id] }
-        return Self.binarySearch(id, inAscending: ids)
-    }
-
-    /// The index of `id` in the ascending `ids`, or `nil`.
-    static func binarySearch(_ id: Int64, inAscending ids: [Int64]) -> Int? {
-        var low = 0
-        var high = ids.count
-        while low < high {
-            let middle = (low + high) / 2
-            if ids[middle] < id { low = middle + 1 } else { high = middle }
-        }
-        return low < ids.count && ids[low] == id ? low : nil
-    }
-}
-
 extension MoodReport {
     /// Everything a report is computed from, read from the store by the caller.
     public struct Input: Sendable {

@@ -376,25 +376,14 @@ extension LibraryStore {
 
     /// Every assignment of run `runID`, in track-ID order.
     public func assignments(ofRun runID: Int64) throws -> [ClusterAssignmentRecord] {
-        try read { db in
-            guard
-                let row = try Row.fetchOne(
-                    db,
-                    sql: "SELECT track_ids, clusters, distances FROM clustering_run_assignments WHERE run_id = ?",
-                    arguments: [runID]
-                )
-            else { return [] }
-            let ids: [Int64] = PackedArray.values(row[0])
-            let labels: [Int32] = PackedArray.values(row[1])
-            let distances: [Float] = PackedArray.values(row[2])
-            return ids.indices.map {
-                ClusterAssignmentRecord(
-                    runID: runID,
-                    trackID: ids[$0],
-                    cluster: Int(labels[$0]),
-                    distance: Double(distances[$0])
-                )
-            }
+        let packed = try packedAssignments(ofRun: runID)
+        return packed.trackIDs.indices.map {
+            ClusterAssignmentRecord(
+                runID: runID,
+                trackID: packed.trackIDs[$0],
+                cluster: Int(packed.clusters[$0]),
+                distance: Double(packed.distances[$0])
+            )
         }
     }
 

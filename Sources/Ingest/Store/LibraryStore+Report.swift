@@ -197,11 +197,11 @@ extension LibraryStore {
             }
             return (references, parts)
         }
-        let index = TrackRowIndex(trackIDs)
+        let index = TrackIndex(trackIDs)
         var mainArtists = [Int32](repeating: -1, count: trackIDs.count)
         var from = 0
         for (row, id) in facts.trackIDs.enumerated() {
-            guard let target = index.row(of: id, from: &from) else { continue }
+            guard let target = index.index(of: id, from: &from) else { continue }
             let start = row == 0 ? 0 : Int(facts.ends[row - 1])
             if start < Int(facts.ends[row]) { mainArtists[target] = facts.references[start] }
         }
@@ -226,7 +226,7 @@ extension LibraryStore {
                 // A tag's tracks come in ID order, so each search starts where the last one ended.
                 var from = 0
                 try statement.forEachRow { row in
-                    guard let target = index.row(of: row.int64(0), from: &from) else { return }
+                    guard let target = index.index(of: row.int64(0), from: &from) else { return }
                     pairs.append((Int32(target), Int32(code)))
                     if artistGenre[code] { hasArtistGenre[target] = true }
                 }
@@ -324,46 +324,5 @@ struct ArtistReferences {
         self.references = references
         self.ends = ends
         artistNames = names
-    }
-}
-
-/// The row of a track ID among IDs: by binary search when they ascend, else by a dictionary.
-struct TrackRowIndex {
-    private let ids: [Int64]
-    private let dictionary: [Int64: Int]?
-
-    init(_ ids: [Int64]) {
-        self.ids = ids
-        dictionary =
-            zip(ids, ids.dropFirst()).allSatisfy({ $0 < $1 })
-            ? nil : Dictionary(ids.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
-    }
-
-    func row(of id: Int64) -> Int? {
-        var from = 0
-        return row(of: id, from: &from)
-    }
-
-    /// The row of `id`, searching from `start` on (by galloping, then halving) when the IDs
-    /// ascend; `start` moves to where the search ended, so ascending lookups cost
-    /// O(log distance) each.
-    func row(of id: Int64, from start: inout Int) -> Int? {
-        if let dictionary { return dictionary[id] }
-        if start >= ids.count || (start > 0 && ids[start - 1] >= id) { start = 0 }
-        var low = start
-        var step = 1
-        var high = start
-        while high < ids.count, ids[high] < id {
-            low = high + 1
-            high += step
-            step *= 2
-        }
-        high = Swift.min(high + 1, ids.count)
-        while low < high {
-            let middle = (low + high) / 2
-            if ids[middle] < id { low = middle + 1 } else { high = middle }
-        }
-        start = low
-        return low < ids.count && ids[low] == id ? low : nil
     }
 }

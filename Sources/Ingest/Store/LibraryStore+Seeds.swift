@@ -201,13 +201,7 @@ struct AllTrackFacts {
 
     /// The row of `id`, by binary search.
     func index(of id: Int64) -> Int? {
-        var low = 0
-        var high = trackIDs.count
-        while low < high {
-            let middle = (low + high) / 2
-            if trackIDs[middle] < id { low = middle + 1 } else { high = middle }
-        }
-        return low < trackIDs.count && trackIDs[low] == id ? low : nil
+        TrackIndex.binarySearch(id, inAscending: trackIDs)
     }
 
     /// Reads every track in two ordered scans.
