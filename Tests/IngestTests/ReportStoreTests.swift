@@ -135,4 +135,25 @@ struct ReportStoreTests {
             #expect(plan.contains("tracks_reference"))
         }
     }
+
+    /// `library` reads the features snapshot for its counts only, without the values: the counts
+    /// are those of a whole read.
+    @Test func theCountsOfTheSnapshotReadWithoutItsValuesAreTheWholeReadsCounts() throws {
+        try withStore { store in
+            _ = try store.importFile(at: Fixtures.path("csv/tidytuesday-excerpt.csv"))
+            _ = try store.importFile(at: Fixtures.path("exportify/Liked_Songs.csv"))
+            let whole = try store.featureSnapshot()
+            let counts = try store.featureSnapshot(only: FeatureSnapshot.countParts)
+            #expect(counts.table.rowCount == 0 && whole.table.rowCount > 0)
+            #expect(counts.trackIDs == whole.table.trackIDs)
+            #expect(counts.hasStatistics && whole.hasStatistics)
+            let all = counts.statistics(keeping: nil)
+            let expected = whole.statistics(keeping: nil)
+            #expect(all.coverage == expected.coverage)
+            #expect(all.preferred == expected.preferred)
+            #expect(all.rows == expected.rows)
+            #expect(all.outOfRangeFlags == expected.outOfRangeFlags)
+            #expect(all.coverage.reduce(0, +) > 0)
+        }
+    }
 }

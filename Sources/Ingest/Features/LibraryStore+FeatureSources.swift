@@ -215,8 +215,11 @@ extension LibraryStore {
 
     /// The `features` snapshot: the whole feature table and what `library` and `features status`
     /// count of it.
-    func featureSnapshot() throws -> FeatureSnapshot {
-        try withSnapshot(.features, decode: FeatureSnapshot.init(parts:)) { db in
+    ///
+    /// - Parameter only: The parts to read, such as ``FeatureSnapshot/countParts``; every part
+    ///   when `nil`.
+    func featureSnapshot(only: Set<String>? = nil) throws -> FeatureSnapshot {
+        try withSnapshot(.features, only: only, decode: FeatureSnapshot.init(parts:)) { db in
             let snapshot = try FeatureSnapshot(db)
             return (snapshot, snapshot.parts)
         }

@@ -114,7 +114,7 @@ extension LibraryStore {
     public func featureOverview(scope: TrackScope = .library) throws -> FeatureOverview {
         let snapshot = try featureSnapshot()
         let selection = try selection(of: scope)
-        let mask = selection?.mask(of: snapshot.table.trackIDs)
+        let mask = selection?.mask(of: snapshot.trackIDs)
         let statistics =
             snapshot.hasStatistics
             ? snapshot.statistics(keeping: mask)

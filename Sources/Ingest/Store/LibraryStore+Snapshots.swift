@@ -243,14 +243,23 @@ struct FeatureStatistics: Equatable {
 /// number of its current source, which values it has, its out-of-range flags and which sources
 /// have a row for it, so that counts for any scope need no scan.
 struct FeatureSnapshot {
+    /// The feature table; empty when the snapshot was read for its counts only
+    /// (``init(parts:)`` without the `values` part).
     var table: FeatureTable
+    /// Every track's ID, ascending: the table's rows, also when the table was not read.
+    var trackIDs: [Int64]
     var sources: [String] = []
     var preferred: [UInt8] = []
     var coverage: [UInt16] = []
     var outOfRange: [Int64] = []
     var sourceMasks: [UInt64] = []
     /// Whether the per-track counts are here: not when the store has more than 64 sources.
-    var hasStatistics: Bool { !sources.isEmpty || table.rowCount == 0 }
+    var hasStatistics: Bool { !sources.isEmpty || trackIDs.isEmpty }
+
+    /// The parts the counts need: all but the values, which are most of the snapshot.
+    static let countParts: Set<String> = [
+        "track_ids", "sources", "source_ends", "preferred", "coverage", "out_of_range", "source_masks",
+    ]
 
     /// Reads every track's current row in one scan of `audio_features`.
     init(_ db: Database) throws {
@@ -281,6 +290,7 @@ struct FeatureSnapshot {
             sourceMasks.append(row.sourceMask)
         }
         self.table = table
+        trackIDs = table.trackIDs
         if numbering.keys.count <= 64 {
             sources = numbering.keys.map { String(decoding: $0, as: UTF8.self) }
             (self.preferred, self.coverage, self.outOfRange, self.sourceMasks) =
@@ -302,11 +312,19 @@ struct FeatureSnapshot {
     }
 
     /// Decodes the snapshot's parts, or returns `nil` when they do not fit together.
+    ///
+    /// Without a `values` part (a read of ``countParts``), the table stays empty and only the
+    /// counts are decoded.
     init?(parts: [String: Data]) {
         let ids: [Int64] = PackedArray.values(parts["track_ids"])
-        let values: [Float] = PackedArray.values(parts["values"])
-        guard values.count == ids.count * FeatureTable.columnCount else { return nil }
-        table = FeatureTable(trackIDs: ids, values: values)
+        trackIDs = ids
+        if parts["values"] == nil {
+            table = FeatureTable()
+        } else {
+            let values: [Float] = PackedArray.values(parts["values"])
+            guard values.count == ids.count * FeatureTable.columnCount else { return nil }
+            table = FeatureTable(trackIDs: ids, values: values)
+        }
         guard let sources = PackedStrings.strings(bytes: parts["sources"], ends: parts["source_ends"]) else { return }
         let preferred: [UInt8] = PackedArray.values(parts["preferred"])
         let coverage: [UInt16] = PackedArray.values(parts["coverage"])
@@ -326,7 +344,7 @@ struct FeatureSnapshot {
         var statistics = FeatureStatistics()
         var preferredCounts = [Int](repeating: 0, count: sources.count)
         var rowCounts = [Int](repeating: 0, count: sources.count)
-        for row in 0..<table.rowCount where keep?[row] ?? true {
+        for row in trackIDs.indices where keep?[row] ?? true {
             let bits = coverage[row]
             for index in statistics.coverage.indices where bits & (1 << UInt16(index)) != 0 {
                 statistics.coverage[index] += 1
@@ -351,7 +369,9 @@ extension LibraryStore {
     /// The counts of the current feature rows of the tracks in `scope`: from the `features`
     /// snapshot, or by a scan when the store has too many sources for it.
     func featureStatistics(scope: TrackScope) throws -> FeatureStatistics {
-        let snapshot = try featureSnapshot()
+        // The counts only: a read without the values, most of the snapshot's bytes (on a million
+        // tracks, `library` went from about 0.9 to 0.6 s).
+        let snapshot = try featureSnapshot(only: FeatureSnapshot.countParts)
         return try featureStatistics(of: snapshot, scope: scope, selection: try selection(of: scope))
     }
 
@@ -369,6 +389,6 @@ extension LibraryStore {
                 )
             }
         }
-        return snapshot.statistics(keeping: selection?.mask(of: snapshot.table.trackIDs))
+        return snapshot.statistics(keeping: selection?.mask(of: snapshot.trackIDs))
     }
 }
