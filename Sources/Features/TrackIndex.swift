@@ -15,6 +15,9 @@ public struct TrackIndex: Sendable {
             ascends ? nil : Dictionary(ids.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
+    /// Whether the IDs ascend (and are looked up by search rather than through a dictionary).
+    public var ascends: Bool { dictionary == nil }
+
     /// The index of `id`, or `nil` when the list does not hold it.
     public func index(of id: Int64) -> Int? {
         var start = 0

@@ -88,7 +88,7 @@ struct ReportRows {
         distanceOfRow = [Float](repeating: .nan, count: table.rowCount)
         guard let run = input.run else { return }
         let ids = table.trackIDs
-        if zip(ids, ids.dropFirst()).allSatisfy({ $0 < $1 }) {
+        if tableIndex.ascends {
             // Both ascend: one merge.
             var next = 0
             for row in ids.indices {
@@ -670,7 +670,7 @@ extension MoodReport {
         let table = input.table
         let ids = table.trackIDs
         let rows =
-            zip(ids, ids.dropFirst()).allSatisfy({ $0 < $1 })
+            tableRows.tableIndex.ascends
             ? Array(0..<table.rowCount) : (0..<table.rowCount).sorted { ids[$0] < ids[$1] }
         var groupNames: [String]
         var groupOfRow: [Int] = []
