@@ -256,19 +256,11 @@ struct LoadedLibrary {
                 "The library at \(store.path) has no tracks with audio features; run `vibes-analyze import FILE` first."
             )
         }
-        let facts = try store.trackFacts(for: table.trackIDs)
-        let attributes = facts.map { fact in
-            // Versions of one song (remixes, remasters, live takes) share a key, so recommendations
-            // and playlists hold at most one of them.
-            TrackAttributes(
-                artists: fact.artists,
-                songKey: fact.songKey,
-                durationMS: fact.durationMS,
-                popularity: fact.popularity
-            )
-        }
+        // Versions of one song (remixes, remasters, live takes) share a song code, so
+        // recommendations and playlists hold at most one of them.
+        let attributes = try store.trackAttributeColumns(for: table.trackIDs)
         let chosen = try weights ?? (personal ? store.personalWeights() : nil) ?? .default
-        recommender = Recommender(table: table, attributesByRow: attributes, weights: chosen)
+        recommender = Recommender(table: table, attributes: attributes, weights: chosen)
         if context {
             let ids = recommender.features.trackIDs
             if let tags = SimilarityBlock.tags(from: try LoadedLibrary.tagSources(store: store), trackIDs: ids) {

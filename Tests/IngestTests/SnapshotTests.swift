@@ -198,6 +198,44 @@ struct SnapshotTests {
         }
     }
 
+    @Test func attributeColumnsAgreeWithTheFactsAndReadNoNames() throws {
+        try withStore { store in
+            _ = try store.importFile(at: Self.tidytuesday)
+            let ids = try store.featureTable().trackIDs
+            let facts = try store.trackFacts(for: ids)
+            let columns = try store.trackAttributeColumns(for: ids)
+            #expect(columns.count == ids.count)
+            let artists = facts.map { Track.normalizedName($0.artists.first ?? "") }
+            // Equal codes exactly when the folded main artists (the song keys) are equal.
+            var artistOfCode: [Int32: String] = [:]
+            var songOfCode: [Int32: String] = [:]
+            for row in ids.indices {
+                #expect((columns.artistCodes[row] < 0) == artists[row].isEmpty)
+                #expect((columns.songCodes[row] < 0) == (facts[row].songKey == nil))
+                if columns.artistCodes[row] >= 0 {
+                    #expect(artistOfCode[columns.artistCodes[row], default: artists[row]] == artists[row])
+                    artistOfCode[columns.artistCodes[row]] = artists[row]
+                }
+                if let key = facts[row].songKey {
+                    #expect(songOfCode[columns.songCodes[row], default: key] == key)
+                    songOfCode[columns.songCodes[row]] = key
+                }
+                #expect(columns.duration(row: row) == facts[row].durationMS)
+                #expect(columns.popularity(row: row) == facts[row].popularity)
+            }
+            #expect(Set(artistOfCode.values).count == artistOfCode.count, "one code per artist")
+            #expect(Set(songOfCode.values).count == songOfCode.count, "one code per song")
+            #expect(songOfCode.count < ids.count, "the excerpt holds several releases of one song")
+            // An unknown ID gets unknowns, in the order asked.
+            let picked = try store.trackAttributeColumns(for: [ids[2], -5, ids[0]])
+            #expect(picked.artistCodes == [columns.artistCodes[2], -1, columns.artistCodes[0]])
+            #expect(picked.songCodes == [columns.songCodes[2], -1, columns.songCodes[0]])
+            // The columns are read without the names.
+            let snapshot = try store.factsSnapshot(only: TrackFactsSnapshot.columnParts)
+            #expect(snapshot.facts(row: 0).name.isEmpty && snapshot.trackIDs == ids)
+        }
+    }
+
     @Test func damagedPartsAreRebuiltNotTrusted() throws {
         try withStore { store in
             _ = try store.importFile(at: Self.liked)
@@ -222,7 +260,14 @@ struct SnapshotTests {
             factParts["artist_reference_ends"] = PackedArray.data(
                 [Int32](repeating: Int32.max, count: facts.trackIDs.count - 1) + [Int32(0)]
             )
-            #expect(AllTrackFacts(parts: factParts) == nil)
+            #expect(TrackFactsSnapshot(parts: factParts) == nil)
+            factParts = facts.parts
+            factParts["name_ends"] = PackedArray.data([Int32](repeating: 1, count: facts.trackIDs.count))
+            #expect(TrackFactsSnapshot(parts: factParts) == nil, "name offsets that stop short of the bytes")
+            factParts = facts.parts
+            factParts["song_codes"] = factParts["song_codes"]!.dropLast(4)
+            #expect(TrackFactsSnapshot(parts: factParts) == nil, "a column a row short")
+            #expect(TrackFactsSnapshot(parts: facts.parts) != nil)
         }
     }
 

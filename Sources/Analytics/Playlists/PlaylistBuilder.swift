@@ -67,10 +67,9 @@ public struct PlaylistBuilder: Sendable {
         let ranked = rows.sorted {
             (similarities[$0], -recommender.table.trackIDs[$0]) > (similarities[$1], -recommender.table.trackIDs[$1])
         }
-        var songs = Set<String>()
-        let distinct = ranked.filter { row in
-            recommender.songKeys[row].isEmpty || songs.insert(recommender.songKeys[row]).inserted
-        }
+        var songs = Set<Int32>()
+        let songCodes = recommender.attributes.songCodes
+        let distinct = ranked.filter { row in songCodes[row] < 0 || songs.insert(songCodes[row]).inserted }
         return cut(distinct.map { recommender.table.trackIDs[$0] }, to: length)
     }
 
@@ -97,17 +96,18 @@ public struct PlaylistBuilder: Sendable {
         let d = recommender.features.columnCount
         let values = recommender.features.values.elements
         var used = Set<Int>()
-        var usedSongs = Set<String>()
+        var usedSongs = Set<Int32>()
         var path: [Int] = []
-        var previousArtist = ""
+        var previousArtist: Int32 = -1
+        let (artistCodes, songCodes) = (recommender.attributes.artistCodes, recommender.attributes.songCodes)
         for step in 0..<stepCount {
             let t = Float(stepCount > 1 ? Double(step) / Double(stepCount - 1) : 0)
             let point = (0..<d).map { a[$0] + (b[$0] - a[$0]) * t }
             var best = -1
             var bestDistance = Float.infinity
             for row in 0..<recommender.trackCount where !used.contains(row) {
-                if !previousArtist.isEmpty && recommender.artistKeys[row] == previousArtist { continue }
-                if !recommender.songKeys[row].isEmpty && usedSongs.contains(recommender.songKeys[row]) { continue }
+                if previousArtist >= 0 && artistCodes[row] == previousArtist { continue }
+                if songCodes[row] >= 0 && usedSongs.contains(songCodes[row]) { continue }
                 var distance: Float = 0
                 for column in 0..<d {
                     let difference = values[row * d + column] - point[column]
@@ -117,8 +117,8 @@ public struct PlaylistBuilder: Sendable {
             }
             guard best >= 0 else { break }
             used.insert(best)
-            usedSongs.insert(recommender.songKeys[best])
-            previousArtist = recommender.artistKeys[best]
+            usedSongs.insert(songCodes[best])
+            previousArtist = artistCodes[best]
             path.append(best)
         }
         // The ramp: the chosen tracks in the order of how far along the way from `start` to `end`
@@ -155,11 +155,11 @@ public struct PlaylistBuilder: Sendable {
     // MARK: - Length
 
     func duration(of trackID: Int64) -> Int {
-        recommender.row(of: trackID).flatMap { recommender.attributes[$0].durationMS } ?? 210_000
+        recommender.row(of: trackID).flatMap { recommender.attributes.duration(row: $0) } ?? 210_000
     }
 
     func medianDuration() -> Int {
-        let durations = recommender.attributes.compactMap(\.durationMS).sorted()
+        let durations = recommender.attributes.durationMS.filter { $0 >= 0 }.map(Int.init).sorted()
         return durations.isEmpty ? 210_000 : durations[durations.count / 2]
     }
 

@@ -41,25 +41,28 @@ struct ArtistContext: Sendable {
 
     /// - Parameters:
     ///   - features: The scaled audio points, one row per track.
-    ///   - artistKeys: The folded main artist of each row, "" when unknown.
+    ///   - artistOfRow: The main artist of each row as a code (equal codes, same artist), −1 when
+    ///     unknown.
     ///   - weight: *w*, ≥ 0.
-    init(features: FeatureMatrix, artistKeys: [String], weight: Float = ArtistContext.defaultWeight) {
+    init(features: FeatureMatrix, artistOfRow codes: [Int32], weight: Float = ArtistContext.defaultWeight) {
+        precondition(codes.count == features.rowCount, "one artist code per row")
         self.weight = weight
         let d = features.columnCount
         let x = features.values.elements
-        var index: [String: Int32] = [:]
-        var artistOfRow = [Int32](repeating: -1, count: artistKeys.count)
-        for (row, key) in artistKeys.enumerated() where !key.isEmpty {
-            if let known = index[key] {
-                artistOfRow[row] = known
-            } else {
-                let next = Int32(index.count)
-                index[key] = next
-                artistOfRow[row] = next
+        // Renumbered densely in order of first appearance, so that the sums hold only the artists
+        // of these rows.
+        var dense = [Int32](repeating: -1, count: (codes.max().map(Int.init) ?? -1) + 1)
+        var artistCount: Int32 = 0
+        var artistOfRow = [Int32](repeating: -1, count: codes.count)
+        for (row, code) in codes.enumerated() where code >= 0 {
+            if dense[Int(code)] < 0 {
+                dense[Int(code)] = artistCount
+                artistCount += 1
             }
+            artistOfRow[row] = dense[Int(code)]
         }
-        var sums = [Float](repeating: 0, count: index.count * d)
-        var counts = [Int32](repeating: 0, count: index.count)
+        var sums = [Float](repeating: 0, count: Int(artistCount) * d)
+        var counts = [Int32](repeating: 0, count: Int(artistCount))
         for (row, artist) in artistOfRow.enumerated() where artist >= 0 {
             counts[Int(artist)] += 1
             for column in 0..<d { sums[Int(artist) * d + column] += x[row * d + column] }

@@ -59,12 +59,12 @@ extension Recommender {
         count: Int,
         diversity: Double,
         maximumPerArtist: Int?,
-        excludingSongs excludedSongs: Set<String> = []
+        excludingSongs excludedSongs: Set<Int32> = []
     ) -> [Pick] {
         var picks: [Pick] = []
         var pickedRows = Set<Int>()
         var pickedSongs = excludedSongs
-        var perArtist: [String: Int] = [:]
+        var perArtist: [Int32: Int] = [:]
         var redundancy = pools.map { [Double](repeating: -.infinity, count: $0.count) }
         var exhausted = [Bool](repeating: false, count: pools.count)
         var lane = 0
@@ -77,9 +77,10 @@ extension Recommender {
             var bestValue = -Double.infinity
             for (position, candidate) in pools[lane].enumerated() {
                 guard !pickedRows.contains(candidate.row) else { continue }
-                if !songKeys[candidate.row].isEmpty && pickedSongs.contains(songKeys[candidate.row]) { continue }
-                if let limit = maximumPerArtist, !artistKeys[candidate.row].isEmpty,
-                    perArtist[artistKeys[candidate.row], default: 0] >= limit
+                let song = attributes.songCodes[candidate.row]
+                if song >= 0 && pickedSongs.contains(song) { continue }
+                let artist = attributes.artistCodes[candidate.row]
+                if let limit = maximumPerArtist, artist >= 0, perArtist[artist, default: 0] >= limit
                 {
                     continue
                 }
@@ -102,8 +103,8 @@ extension Recommender {
             let picked = pools[lane][position]
             picks.append(Pick(candidate: picked, lane: lane))
             pickedRows.insert(picked.row)
-            if !songKeys[picked.row].isEmpty { pickedSongs.insert(songKeys[picked.row]) }
-            if !artistKeys[picked.row].isEmpty { perArtist[artistKeys[picked.row], default: 0] += 1 }
+            if attributes.songCodes[picked.row] >= 0 { pickedSongs.insert(attributes.songCodes[picked.row]) }
+            if attributes.artistCodes[picked.row] >= 0 { perArtist[attributes.artistCodes[picked.row], default: 0] += 1 }
             if diversity > 0 {
                 for l in pools.indices {
                     for (position, candidate) in pools[l].enumerated() {

@@ -205,8 +205,8 @@ extension Recommender {
     /// The value of `attribute` for `row`, or `nil` when unknown.
     func value(of attribute: TunableAttribute, row: Int) -> Double? {
         switch attribute {
-        case .durationMS: attributes[row].durationMS.map(Double.init)
-        case .popularity: attributes[row].popularity.map(Double.init)
+        case .durationMS: attributes.duration(row: row).map(Double.init)
+        case .popularity: attributes.popularity(row: row).map(Double.init)
         default: table.value(row: row, feature: attribute.audioFeature!).map(Double.init)
         }
     }

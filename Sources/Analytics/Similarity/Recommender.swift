@@ -22,13 +22,9 @@ public struct Recommender: Sendable {
     public let scaling: FeatureScaling
     /// The number of tracks of the input table left out because they miss a schema feature.
     public let excludedTrackCount: Int
-    /// The metadata of each row, in row order.
-    let attributes: [TrackAttributes]
-    /// The folded main artist of each row ("" when unknown).
-    let artistKeys: [String]
-    /// The folded "artist␟title" of each row, or "" without a title: equal keys are one song
-    /// (single, album and compilation releases), returned at most once.
-    let songKeys: [String]
+    /// The main artist, song, duration and popularity of each row, in row order. Equal song codes
+    /// are one song (single, album and compilation releases), returned at most once.
+    public let attributes: TrackAttributeColumns
     /// Finds a track's row: by binary search, as the rows ascend by track ID when they come from
     /// the store (a dictionary of a million rows took about 0.2 s to build).
     let rowsByTrackID: TrackIndex
@@ -74,7 +70,7 @@ public struct Recommender: Sendable {
     }
 
     /// Builds the similarity space over `table`, with the attributes of each table row given in
-    /// row order: no dictionary of a million entries to build and free.
+    /// row order.
     ///
     /// - Parameters:
     ///   - table: The raw features of the library, in ascending track ID order (as the store reads it).
@@ -90,38 +86,53 @@ public struct Recommender: Sendable {
         weights: SimilarityWeights = .default
     ) {
         precondition(attributesByRow.count == table.rowCount, "one attribute entry per table row")
+        self.init(table: table, schema: schema, attributes: TrackAttributeColumns(attributesByRow), weights: weights)
+    }
+
+    /// Builds the similarity space over `table`, with the attributes of each table row as columns
+    /// (what the store's `facts` snapshot holds): no string per track to build and free.
+    ///
+    /// - Parameters:
+    ///   - table: The raw features of the library, in ascending track ID order (as the store reads it).
+    ///   - schema: The features, weights and scaling of the similarity space.
+    ///   - attributes: One entry per row of `table` in every column.
+    ///   - weights: The hybrid similarity's weights; their feature factors multiply the schema's
+    ///     weights.
+    /// - Complexity: O(*n* · *d*).
+    public init(
+        table: FeatureTable,
+        schema: FeatureSchema = .default,
+        attributes: TrackAttributeColumns,
+        weights: SimilarityWeights = .default
+    ) {
+        precondition(attributes.count == table.rowCount, "one attribute entry per table row")
         self.weights = weights
         let space = schema.applying(weights).makeSpace(from: table)
-        var values: [Float] = []
-        values.reserveCapacity(space.matrix.rowCount * FeatureTable.columnCount)
-        for row in space.tableRows.lazy.map(Int.init) {
-            values.append(
-                contentsOf: table.values[row * FeatureTable.columnCount..<(row + 1) * FeatureTable.columnCount]
-            )
+        // Every row kept (the usual case): the table and the attributes as they are, without a
+        // copy of either.
+        let keepsEveryRow = space.tableRows.count == table.rowCount
+        let included: FeatureTable
+        if keepsEveryRow {
+            included = table
+        } else {
+            var values: [Float] = []
+            values.reserveCapacity(space.matrix.rowCount * FeatureTable.columnCount)
+            for row in space.tableRows.lazy.map(Int.init) {
+                values.append(
+                    contentsOf: table.values[row * FeatureTable.columnCount..<(row + 1) * FeatureTable.columnCount]
+                )
+            }
+            included = FeatureTable(trackIDs: space.matrix.trackIDs, values: values)
         }
-        let included = FeatureTable(trackIDs: space.matrix.trackIDs, values: values)
         self.table = included
         scaling = space.scaling
         excludedTrackCount = space.excludedTrackCount
         features = space.matrix
         index = CosineIndex(features)
-        // Every row kept (the usual case): the attributes as they are, without a copy per row.
-        self.attributes =
-            space.tableRows.count == table.rowCount
-            ? attributesByRow : space.tableRows.map { attributesByRow[Int($0)] }
-        // A store match key already starts with the folded main artist; fold only when it is absent.
-        // The separator is found among the key's bytes: a search by Character took a tenth of
-        // the load of a million tracks.
-        artistKeys = self.attributes.map { attributes in
-            if let key = attributes.songKey, let separator = key.utf8.firstIndex(of: 0x1F) {
-                return String(key[..<separator])
-            }
-            return attributes.artists.first.map(Track.normalizedName) ?? ""
-        }
-        songKeys = self.attributes.map { $0.songKey ?? "" }
+        self.attributes = keepsEveryRow ? attributes : attributes.selecting(rows: space.tableRows.lazy.map(Int.init))
         artistContext = ArtistContext(
             features: features,
-            artistKeys: artistKeys,
+            artistOfRow: self.attributes.artistCodes,
             weight: Float(weights.artistContext)
         )
         rowsByTrackID = TrackIndex(included.trackIDs)
@@ -204,10 +215,10 @@ public struct Recommender: Sendable {
         let fits: [Double]? =
             targets.isEmpty
             ? nil : (0..<trackCount).map { targetFit(row: $0, targets: targets, tempoOctave: query.tempoOctave) }
-        var seedSongs = Set<String>()
+        var seedSongs = Set<Int32>()
         for seed in query.seeds + query.negativeSeeds {
-            if case .track(let id) = seed, let row = row(of: id), !songKeys[row].isEmpty {
-                seedSongs.insert(songKeys[row])
+            if case .track(let id) = seed, let row = row(of: id), attributes.songCodes[row] >= 0 {
+                seedSongs.insert(attributes.songCodes[row])
             }
         }
         let similaritiesByLane = lanes.map { lane -> [Float]? in
@@ -296,6 +307,39 @@ public struct TrackAttributes: Hashable, Sendable {
         self.songKey = songKey
         self.durationMS = durationMS.flatMap { Track.validDurationMS.contains($0) ? $0 : nil }
         self.popularity = popularity.flatMap { (0...100).contains($0) ? $0 : nil }
+    }
+}
+
+extension TrackAttributeColumns {
+    /// The columns of `rows`: each main artist folded (the start of the song key when there is
+    /// one, else ``Features/Track/normalizedName(_:)`` of the first artist) and each song key,
+    /// interned into codes.
+    public init(_ rows: [TrackAttributes]) {
+        var artists = Interner()
+        var songs = Interner()
+        var artistCodes: [Int32] = []
+        var songCodes: [Int32] = []
+        artistCodes.reserveCapacity(rows.count)
+        songCodes.reserveCapacity(rows.count)
+        for row in rows {
+            artistCodes.append(artists.code(row.mainArtistKey))
+            songCodes.append(songs.code(row.songKey))
+        }
+        self.init(
+            artistCodes: artistCodes,
+            songCodes: songCodes,
+            durationMS: rows.map { Int32($0.durationMS ?? -1) },
+            popularity: rows.map { Int8($0.popularity ?? -1) }
+        )
+    }
+}
+
+extension TrackAttributes {
+    /// The folded main artist: the start of a store song key ("artist␟title"), found among its
+    /// bytes, else the first artist folded; "" when unknown.
+    var mainArtistKey: String {
+        if let key = songKey, let separator = key.utf8.firstIndex(of: 0x1F) { return String(key[..<separator]) }
+        return artists.first.map(Track.normalizedName) ?? ""
     }
 }
 

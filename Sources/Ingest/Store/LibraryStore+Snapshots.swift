@@ -23,7 +23,7 @@ extension LibraryStore {
         var format: String {
             switch self {
             case .features: "features-1:" + AudioFeature.all.map(\.rawValue).joined(separator: ",")
-            case .facts: "facts-1:songKey-1"
+            case .facts: "facts-2:songKey-1"
             }
         }
 

@@ -23,9 +23,18 @@ struct ArtistContextTests {
         return (features, artists)
     }
 
+    /// The artists as codes: sparse and out of order, as a store's codes can be, "" unknown.
+    static func codes(_ artists: [String]) -> [Int32] {
+        var interner = TrackAttributeColumns.Interner()
+        return artists.map { artist in
+            let code = interner.code(artist)
+            return code < 0 ? -1 : 1_000 - 7 * code
+        }
+    }
+
     @Test func theHybridSimilarityIsTheCosineOfTheConcatenations() {
         let (features, artists) = Self.library()
-        let context = ArtistContext(features: features, artistKeys: artists)
+        let context = ArtistContext(features: features, artistOfRow: Self.codes(artists))
         let hybrid = context.hybridMatrix(features: features)
         let cosine = CosineIndex(hybrid)
         for queryRow in [0, 1, 7, 9, 26] {
@@ -44,7 +53,7 @@ struct ArtistContextTests {
 
     @Test func theContextIsTheOtherTracksMeanShrunkAndEmptyForALoneTrack() {
         let (features, artists) = Self.library()
-        let context = ArtistContext(features: features, artistKeys: artists)
+        let context = ArtistContext(features: features, artistOfRow: Self.codes(artists))
         // "solo" has one track, "" is unknown: no context.
         #expect(context.context(row: 7, features: features).allSatisfy { $0 == 0 })
         #expect(context.context(row: 0, features: features).allSatisfy { $0 == 0 })
