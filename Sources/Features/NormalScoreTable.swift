@@ -155,15 +155,24 @@ public struct NormalScoreTable: Hashable, Sendable, Codable {
         guard let first = xs.first, let last = xs.last else { return empty }
         if x <= first { return ys[0] }
         if x >= last { return ys[ys.count - 1] }
-        // The last knot at or below x; x lies before the final knot, so upper stays in range.
-        var low = 0
-        var high = xs.count - 1
-        while high - low > 1 {
-            let middle = (low + high) / 2
-            if xs[middle] <= x { low = middle } else { high = middle }
+        // The last knot at or below x (the one answer, as the knots increase); x lies before the
+        // final knot, so the next one is in range. Halving without a branch on the comparison, on
+        // the buffer: scaling a million rows spent a tenth of a `recommend` in the search with
+        // bounds checks and a branch the comparisons cannot predict.
+        return xs.withUnsafeBufferPointer { xs in
+            ys.withUnsafeBufferPointer { ys in
+                var low = 0
+                var length = xs.count
+                while length > 1 {
+                    let half = length / 2
+                    low = xs[low + half] <= x ? low + half : low
+                    length -= half
+                }
+                let high = low + 1
+                let fraction = (x - xs[low]) / (xs[high] - xs[low])
+                return ys[low] + fraction * (ys[high] - ys[low])
+            }
         }
-        let fraction = (x - xs[low]) / (xs[high] - xs[low])
-        return ys[low] + fraction * (ys[high] - ys[low])
     }
 }
 

@@ -65,12 +65,12 @@ public struct TrackAttributeColumns: Sendable, Equatable {
     public func popularity(row: Int) -> Int? { popularity[row] < 0 ? nil : Int(popularity[row]) }
 
     /// The columns of `rows`, in that order.
-    public func selecting(rows: some Collection<Int>) -> TrackAttributeColumns {
+    public func selecting(rows: [Int32]) -> TrackAttributeColumns {
         var result = TrackAttributeColumns(unknownCount: 0)
-        result.artistCodes = rows.map { artistCodes[$0] }
-        result.songCodes = rows.map { songCodes[$0] }
-        result.durationMS = rows.map { durationMS[$0] }
-        result.popularity = rows.map { popularity[$0] }
+        result.artistCodes = rows.map { artistCodes[Int($0)] }
+        result.songCodes = rows.map { songCodes[Int($0)] }
+        result.durationMS = rows.map { durationMS[Int($0)] }
+        result.popularity = rows.map { popularity[Int($0)] }
         return result
     }
 }

@@ -61,6 +61,29 @@ struct NormalScoreTableTests {
         }
     }
 
+    @Test(arguments: [2, 3, 17, 256])
+    func theSearchFindsTheKnotALinearScanFinds(knotCount: Int) {
+        var generator = SplitMix64(seed: UInt64(knotCount))
+        let library = (0..<5_000).map { _ in Double(generator.next() % 100_000) / 997 }
+        let table = NormalScoreTable(fitting: library, maximumKnotCount: knotCount)
+        let xs = table.values
+        let probes = xs + zip(xs, xs.dropFirst()).map { ($0 + $1) / 2 } + [xs[0] - 1, xs[xs.count - 1] + 1]
+            + (0..<2_000).map { _ in Double(generator.next() % 110_000) / 997 - 5 }
+        for x in probes {
+            let expected: Double
+            if x <= xs[0] {
+                expected = table.scores[0]
+            } else if x >= xs[xs.count - 1] {
+                expected = table.scores[xs.count - 1]
+            } else {
+                let low = xs.lastIndex { $0 <= x }!
+                let fraction = (x - xs[low]) / (xs[low + 1] - xs[low])
+                expected = table.scores[low] + fraction * (table.scores[low + 1] - table.scores[low])
+            }
+            #expect(table.score(of: x).bitPattern == expected.bitPattern, "x = \(x), \(knotCount) knots")
+        }
+    }
+
     @Test func aLargeLibraryKeepsAtMost256MonotoneKnotsSpanningItsRange() {
         let values = skewedValues(count: 5000)
         let table = NormalScoreTable(fitting: values)

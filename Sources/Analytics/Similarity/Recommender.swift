@@ -111,25 +111,13 @@ public struct Recommender: Sendable {
         // Every row kept (the usual case): the table and the attributes as they are, without a
         // copy of either.
         let keepsEveryRow = space.tableRows.count == table.rowCount
-        let included: FeatureTable
-        if keepsEveryRow {
-            included = table
-        } else {
-            var values: [Float] = []
-            values.reserveCapacity(space.matrix.rowCount * FeatureTable.columnCount)
-            for row in space.tableRows.lazy.map(Int.init) {
-                values.append(
-                    contentsOf: table.values[row * FeatureTable.columnCount..<(row + 1) * FeatureTable.columnCount]
-                )
-            }
-            included = FeatureTable(trackIDs: space.matrix.trackIDs, values: values)
-        }
+        let included = keepsEveryRow ? table : table.selecting(rows: space.tableRows)
         self.table = included
         scaling = space.scaling
         excludedTrackCount = space.excludedTrackCount
         features = space.matrix
         index = CosineIndex(features)
-        self.attributes = keepsEveryRow ? attributes : attributes.selecting(rows: space.tableRows.lazy.map(Int.init))
+        self.attributes = keepsEveryRow ? attributes : attributes.selecting(rows: space.tableRows)
         artistContext = ArtistContext(
             features: features,
             artistOfRow: self.attributes.artistCodes,
