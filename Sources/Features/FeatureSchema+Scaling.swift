@@ -78,6 +78,7 @@ extension FeatureSchema {
         // column's name for every element (measured: median 673 ms instead of 204 ms at a
         // million rows).
         let encodings = plan.map(\.encoding)
+        let scorers = tables.map { $0.map(NormalScoreTable.Scorer.init) }
         let tableColumns = plan.map(\.tableColumn)
         for (outRow, row) in included.enumerated() {
             let base = Int(row) * width
@@ -89,7 +90,7 @@ extension FeatureSchema {
                 case .keySine: encoded = sin(Double(values[base + keySource]) * (.pi / 6))
                 case .keyCosine: encoded = cos(Double(values[base + keySource]) * (.pi / 6))
                 case .logarithm: encoded = log(Swift.max(Double(values[base + tableColumns[column]]), 1))
-                case .normalScore: encoded = tables[column]!.score(of: Double(values[base + tableColumns[column]]))
+                case .normalScore: encoded = scorers[column]!.score(of: Double(values[base + tableColumns[column]]))
                 }
                 elements[outBase + column] = Float(encoded)
                 // A missing imputed value stays NaN here and is filled once the means are known.

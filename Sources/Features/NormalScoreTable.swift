@@ -176,6 +176,71 @@ public struct NormalScoreTable: Hashable, Sendable, Codable {
     }
 }
 
+extension NormalScoreTable {
+    /// ``score(of:)`` for many values: a grid over the knots' range says where each value's
+    /// search starts and ends, so most values need one or two comparisons instead of eight.
+    ///
+    /// Scaling a million tracks calls ``score(of:)`` twelve million times; its eight dependent
+    /// loads per call were about 16 % of a `recommend` on a million tracks. The scorer gives the
+    /// same bits as ``score(of:)`` (the grid only narrows the search, and a value the grid's
+    /// rounding places in the wrong cell is searched in full).
+    public struct Scorer: Sendable {
+        private let table: NormalScoreTable
+        /// For grid line *g* (at `first + g / scale`), the last knot at or below it.
+        private let starts: [Int32]
+        private let first: Double
+        private let scale: Double
+
+        /// The number of grid cells per knot.
+        static let cellsPerKnot = 4
+
+        public init(_ table: NormalScoreTable) {
+            self.table = table
+            let xs = table.values
+            guard let first = xs.first, let last = xs.last, last > first else {
+                (starts, self.first, scale) = ([], 0, 0)
+                return
+            }
+            let cells = xs.count * Self.cellsPerKnot
+            self.first = first
+            scale = Double(cells) / (last - first)
+            var starts = [Int32](repeating: 0, count: cells + 1)
+            var knot = 0
+            for line in 0...cells {
+                let edge = first + Double(line) / scale
+                while knot + 1 < xs.count && xs[knot + 1] <= edge { knot += 1 }
+                starts[line] = Int32(knot)
+            }
+            self.starts = starts
+        }
+
+        /// The normal score of `value`, bit for bit ``NormalScoreTable/score(of:)``.
+        @inline(__always)
+        public func score(of value: Double) -> Double {
+            let xs = table.values
+            guard !value.isNaN, !starts.isEmpty, value > xs[0], value < xs[xs.count - 1] else {
+                return table.score(of: value)
+            }
+            let cell = Swift.min(Int((value - first) * scale), starts.count - 2)
+            var low = Int(starts[cell])
+            let high = Int(starts[cell + 1]) + 1
+            // The cell's rounding can be off by one at its edges: then search in full.
+            guard xs[low] <= value, high >= xs.count - 1 || xs[high] > value else { return table.score(of: value) }
+            return xs.withUnsafeBufferPointer { xs in
+                var length = high - low
+                while length > 1 {
+                    let half = length / 2
+                    low = xs[low + half] <= value ? low + half : low
+                    length -= half
+                }
+                let ys = table.scores
+                let fraction = (value - xs[low]) / (xs[low + 1] - xs[low])
+                return ys[low] + fraction * (ys[low + 1] - ys[low])
+            }
+        }
+    }
+}
+
 // MARK: - The standard normal quantile
 
 extension NormalScoreTable {

@@ -61,13 +61,36 @@ struct NormalScoreTableTests {
         }
     }
 
+    @Test func theScorerGivesTheTablesBitsOnSkewedAndTiedLibraries() {
+        var generator = SplitMix64(seed: 11)
+        // Most values near 0 with a long tail (instrumentalness), many ties (key), one value.
+        let libraries: [[Double]] = [
+            (0..<20_000).map { _ in pow(Double(generator.next() % 1_000_000) / 1e6, 8) },
+            (0..<5_000).map { _ in Double(generator.next() % 12) },
+            [0.5, 0.5, 0.5],
+            [],
+        ]
+        for library in libraries {
+            let table = NormalScoreTable(fitting: library)
+            let scorer = NormalScoreTable.Scorer(table)
+            let probes =
+                library + table.values + (0..<5_000).map { _ in Double(generator.next() % 1_300_000) / 1e6 - 0.1 }
+                + [.nan, -.infinity, .infinity, 0, -0.0]
+            for x in probes {
+                #expect(scorer.score(of: x).bitPattern == table.score(of: x).bitPattern, "x = \(x)")
+            }
+        }
+    }
+
     @Test(arguments: [2, 3, 17, 256])
     func theSearchFindsTheKnotALinearScanFinds(knotCount: Int) {
         var generator = SplitMix64(seed: UInt64(knotCount))
         let library = (0..<5_000).map { _ in Double(generator.next() % 100_000) / 997 }
         let table = NormalScoreTable(fitting: library, maximumKnotCount: knotCount)
+        let scorer = NormalScoreTable.Scorer(table)
         let xs = table.values
-        let probes = xs + zip(xs, xs.dropFirst()).map { ($0 + $1) / 2 } + [xs[0] - 1, xs[xs.count - 1] + 1]
+        let probes =
+            xs + zip(xs, xs.dropFirst()).map { ($0 + $1) / 2 } + [xs[0] - 1, xs[xs.count - 1] + 1]
             + (0..<2_000).map { _ in Double(generator.next() % 110_000) / 997 - 5 }
         for x in probes {
             let expected: Double
@@ -81,6 +104,7 @@ struct NormalScoreTableTests {
                 expected = table.scores[low] + fraction * (table.scores[low + 1] - table.scores[low])
             }
             #expect(table.score(of: x).bitPattern == expected.bitPattern, "x = \(x), \(knotCount) knots")
+            #expect(scorer.score(of: x).bitPattern == expected.bitPattern, "scorer, x = \(x), \(knotCount) knots")
         }
     }
 

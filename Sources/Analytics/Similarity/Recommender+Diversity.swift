@@ -80,8 +80,7 @@ extension Recommender {
                 let song = attributes.songCodes[candidate.row]
                 if song >= 0 && pickedSongs.contains(song) { continue }
                 let artist = attributes.artistCodes[candidate.row]
-                if let limit = maximumPerArtist, artist >= 0, perArtist[artist, default: 0] >= limit
-                {
+                if let limit = maximumPerArtist, artist >= 0, perArtist[artist, default: 0] >= limit {
                     continue
                 }
                 let value: Double
@@ -104,7 +103,9 @@ extension Recommender {
             picks.append(Pick(candidate: picked, lane: lane))
             pickedRows.insert(picked.row)
             if attributes.songCodes[picked.row] >= 0 { pickedSongs.insert(attributes.songCodes[picked.row]) }
-            if attributes.artistCodes[picked.row] >= 0 { perArtist[attributes.artistCodes[picked.row], default: 0] += 1 }
+            if attributes.artistCodes[picked.row] >= 0 {
+                perArtist[attributes.artistCodes[picked.row], default: 0] += 1
+            }
             if diversity > 0 {
                 for l in pools.indices {
                     for (position, candidate) in pools[l].enumerated() {
