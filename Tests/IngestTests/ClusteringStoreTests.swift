@@ -130,6 +130,68 @@ struct ClusteringStoreTests {
         }
     }
 
+    @Test(arguments: [
+        [Int64](), [7], Array(1...1_000), [1, 2, 3, 300, 301, 70_000, 70_001, Int64.max - 1, Int64.max],
+        [-5, 0, 4], [Int64.min, 0, Int64.max],
+    ])
+    func compactIDsReadBackAsTheyWere(ids: [Int64]) {
+        let data = PackedAssignments.encode(ascendingIDs: ids)
+        #expect(data.count <= 8 * ids.count)
+        #expect(PackedAssignments.ascendingIDs(data, count: ids.count) == ids)
+        #expect(PackedAssignments.ascendingIDs(PackedArray.data(ids), count: ids.count) == ids, "the plain form")
+        if ids.count > 1 {
+            #expect(PackedAssignments.ascendingIDs(data, count: ids.count - 1) == nil)
+            #expect(PackedAssignments.ascendingIDs(data.dropLast(), count: ids.count) == nil)
+        }
+    }
+
+    @Test func consecutiveIDsTakeAByteAndSmallClustersAByte() {
+        let ids = Array(Int64(1)...100_000)
+        #expect(PackedAssignments.encode(ascendingIDs: ids).count == 100_000)
+        let labels = ids.map { Int32($0 % 16) }
+        let data = PackedAssignments.encode(labels: labels)
+        #expect(data.count == labels.count)
+        #expect(PackedAssignments.labels(data, count: labels.count) == labels)
+        let wide: [Int32] = [0, 256, 3]
+        #expect(PackedAssignments.labels(PackedAssignments.encode(labels: wide), count: 3) == wide)
+        #expect(PackedAssignments.labels(Data([1, 2]), count: 3) == nil)
+        // Differences that do not ascend are damage, not IDs.
+        #expect(PackedAssignments.ascendingIDs(Data([5, 0, 1]), count: 3) == nil)
+    }
+
+    @Test func runsSavedInThePlainFormStillRead() throws {
+        try withStore(trackCount: 4) { store, ids in
+            let runID = try store.saveClusteringRun(
+                try makeRun(clusterCount: 2),
+                clusters: makeClusters(count: 2),
+                trackIDs: ids,
+                labels: [1, 0, 1, 0],
+                distances: [0.5, 0.25, 1, 2]
+            )
+            let compact = try store.packedAssignments(ofRun: runID)
+            let stored = try store.database.read { db in
+                try Row.fetchOne(db, sql: "SELECT length(track_ids), length(clusters) FROM clustering_run_assignments")
+            }
+            #expect(stored?[0] as Int? == 4 && stored?[1] as Int? == 4, "a byte an ID and a cluster")
+            try store.database.write { db in
+                try db.execute(
+                    sql: "UPDATE clustering_run_assignments SET track_ids = ?, clusters = ?",
+                    arguments: [PackedArray.data(ids), PackedArray.data([Int32(1), 0, 1, 0])]
+                )
+            }
+            let plain = try store.packedAssignments(ofRun: runID)
+            #expect(plain.trackIDs == compact.trackIDs && plain.clusters == compact.clusters)
+            #expect(plain.trackIDs == ids && plain.clusters == [1, 0, 1, 0])
+            try store.database.write { db in
+                try db.execute(
+                    sql: "UPDATE clustering_run_assignments SET track_ids = ?",
+                    arguments: [Data([1, 0, 2, 3])]
+                )
+            }
+            #expect(throws: StoreError.self) { try store.packedAssignments(ofRun: runID) }
+        }
+    }
+
     @Test func latestRunIsTheNewest() throws {
         try withStore(trackCount: 2) { store, ids in
             let first = try store.saveClusteringRun(

@@ -254,8 +254,8 @@ extension LibraryStore {
                         VALUES (?, ?, ?, ?, ?)
                         """,
                     arguments: [
-                        runID, sortedIDs.count, PackedArray.data(sortedIDs),
-                        PackedArray.data(order.map { $0.map { labels[$0] } } ?? labels),
+                        runID, sortedIDs.count, PackedAssignments.encode(ascendingIDs: sortedIDs),
+                        PackedAssignments.encode(labels: order.map { $0.map { labels[$0] } } ?? labels),
                         PackedArray.data(order.map { $0.map { distances[$0] } } ?? distances),
                     ]
                 )
@@ -402,10 +402,10 @@ extension LibraryStore {
                     arguments: [runID]
                 )
             else { return ([], [], []) }
-            let ids: [Int64] = PackedArray.values(row[0])
-            let labels: [Int32] = PackedArray.values(row[1])
             let distances: [Float] = PackedArray.values(row[2])
-            guard ids.count == labels.count, ids.count == distances.count else {
+            guard let ids = PackedAssignments.ascendingIDs(row[0], count: distances.count),
+                let labels = PackedAssignments.labels(row[1], count: distances.count)
+            else {
                 throw StoreError.damaged(path: path, what: "the assignments of run \(runID) do not fit together")
             }
             return (ids, labels, distances)
@@ -428,6 +428,75 @@ extension LibraryStore {
         } catch let error as DatabaseError {
             throw StoreError(error, path: path)
         }
+    }
+}
+
+// MARK: - Packed assignments
+
+/// The compact forms of a run's track IDs and clusters, told from the plain ones by their length
+/// (the row holds the track count), so that rows written before them read as they are.
+///
+/// A million assignments took 16 MB plainly (IDs 8 bytes, clusters 4, distances 4 a track), most
+/// of the time `cluster` spent saving. The IDs ascend, mostly by 1: as LEB128 differences they
+/// take about a byte each; clusters below 256 take one byte. That is 6 MB a million tracks.
+enum PackedAssignments {
+    /// The IDs as LEB128 differences (the first from 0), or plainly when that is not shorter.
+    static func encode(ascendingIDs ids: [Int64]) -> Data {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(ids.count + 16)
+        var previous: Int64 = 0
+        for id in ids {
+            var delta = UInt64(bitPattern: id &- previous)
+            previous = id
+            while delta >= 0x80 {
+                bytes.append(UInt8(delta & 0x7F) | 0x80)
+                delta >>= 7
+            }
+            bytes.append(UInt8(delta))
+            // Not shorter than plain: store plainly (a length of 8 · count means plain).
+            if bytes.count >= 8 * ids.count { return PackedArray.data(ids) }
+        }
+        return Data(bytes)
+    }
+
+    /// The clusters one byte each when every one fits, else four.
+    static func encode(labels: [Int32]) -> Data {
+        guard labels.allSatisfy({ (0...255).contains($0) }), !labels.isEmpty else { return PackedArray.data(labels) }
+        return Data(labels.map { UInt8($0) })
+    }
+
+    /// The `count` ascending IDs of `data` in either form, or `nil` when it does not hold them.
+    static func ascendingIDs(_ data: Data?, count: Int) -> [Int64]? {
+        let data = data ?? Data()
+        if data.count == 8 * count { return PackedArray.values(data) }
+        var ids: [Int64] = []
+        ids.reserveCapacity(count)
+        var value: Int64 = 0
+        var delta: UInt64 = 0
+        var shift: UInt64 = 0
+        for byte in data {
+            guard shift < 64 else { return nil }
+            delta |= UInt64(byte & 0x7F) << shift
+            if byte & 0x80 != 0 {
+                shift += 7
+                continue
+            }
+            // The IDs ascend (a damaged row could say anything).
+            let next = value &+ Int64(bitPattern: delta)
+            guard ids.isEmpty || next > value, ids.count < count else { return nil }
+            value = next
+            ids.append(value)
+            (delta, shift) = (0, 0)
+        }
+        return ids.count == count && shift == 0 ? ids : nil
+    }
+
+    /// The `count` clusters of `data` in either form, or `nil` when it does not hold them.
+    static func labels(_ data: Data?, count: Int) -> [Int32]? {
+        let data = data ?? Data()
+        if data.count == 4 * count { return PackedArray.values(data) }
+        guard data.count == count else { return nil }
+        return data.map { Int32($0) }
     }
 }
 
