@@ -170,4 +170,20 @@ public struct FeatureSpace: Sendable {
     public var missingCounts: [AudioFeature: Int]
     /// For each imputed feature, how many included tracks took the column's mean for it.
     public var imputedCounts: [AudioFeature: Int] = [:]
+
+    public init(
+        matrix: FeatureMatrix,
+        scaling: FeatureScaling,
+        tableRows: [Int32],
+        excludedTrackCount: Int,
+        missingCounts: [AudioFeature: Int],
+        imputedCounts: [AudioFeature: Int] = [:]
+    ) {
+        self.matrix = matrix
+        self.scaling = scaling
+        self.tableRows = tableRows
+        self.excludedTrackCount = excludedTrackCount
+        self.missingCounts = missingCounts
+        self.imputedCounts = imputedCounts
+    }
 }

@@ -237,7 +237,11 @@ extension VibesAnalyze {
             settings.miniBatch.batchSize = batchSize
             settings.miniBatch.maxSteps = maxIterations
             let bar = clusterCount == .auto ? ProgressBar(label: "Choosing k", quiet: global.quiet) : nil
-            let outcome = try await VibeClustering.cluster(table, settings: settings) { done, total in
+            // The scaled space from the store's cache when the last command used this table and
+            // schema (as `recommend` does with the default one).
+            let space = try store.featureSpace(of: table, schema: settings.schema)
+            timer.lap("space")
+            let outcome = try await VibeClustering.cluster(table, settings: settings, space: space) { done, total in
                 bar?.update(done: done, total: total)
             }
             bar?.finish()

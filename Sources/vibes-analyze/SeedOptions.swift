@@ -260,7 +260,10 @@ struct LoadedLibrary {
         // recommendations and playlists hold at most one of them.
         let attributes = try store.trackAttributeColumns(for: table.trackIDs)
         let chosen = try weights ?? (personal ? store.personalWeights() : nil) ?? .default
-        recommender = Recommender(table: table, attributes: attributes, weights: chosen)
+        // The space comes from the store's cache when the last command used this table and these
+        // weights (see `LibraryStore.featureSpace(of:schema:)`).
+        let space = try store.featureSpace(of: table, schema: FeatureSchema.default.applying(chosen))
+        recommender = Recommender(table: table, space: space, attributes: attributes, weights: chosen)
         if context {
             let ids = recommender.features.trackIDs
             if let tags = SimilarityBlock.tags(from: try LoadedLibrary.tagSources(store: store), trackIDs: ids) {

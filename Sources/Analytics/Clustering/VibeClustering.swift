@@ -72,18 +72,21 @@ public enum VibeClustering {
     /// - Parameters:
     ///   - table: The library's features; rows that miss a clustered feature are left out.
     ///   - settings: The space, the count and the algorithm.
+    ///   - space: `table` placed in the space of `settings.schema`, when the caller has it (a
+    ///     cache); built here otherwise.
     ///   - progress: Called after each cluster count tried, for ``ClusterCount/best(among:)``.
     /// - Throws: ``AnalyticsError`` for settings the data cannot take (more vibes than tracks, a
     ///   range starting below 2, mini-batch with a range).
     public static func cluster(
         _ table: FeatureTable,
         settings: Settings,
+        space: FeatureSpace? = nil,
         progress: (@Sendable (_ done: Int, _ total: Int) -> Void)? = nil
     ) async throws -> Outcome {
         let clock = ContinuousClock()
         var timings: [String: Double] = [:]
         var start = clock.now
-        let space = settings.schema.makeSpace(from: table)
+        let space = space ?? settings.schema.makeSpace(from: table)
         timings["matrix"] = milliseconds(clock.now - start)
 
         var rng = SplitMix64(seed: settings.seed)

@@ -105,9 +105,35 @@ public struct Recommender: Sendable {
         attributes: TrackAttributeColumns,
         weights: SimilarityWeights = .default
     ) {
+        self.init(
+            table: table,
+            space: schema.applying(weights).makeSpace(from: table),
+            attributes: attributes,
+            weights: weights
+        )
+    }
+
+    /// A recommender over `table` placed in `space`, built beforehand (or read from a cache) by
+    /// `schema.applying(weights).makeSpace(from: table)`.
+    ///
+    /// - Parameters:
+    ///   - table: The raw features of the library, in ascending track ID order.
+    ///   - space: `table` in the similarity space of the schema with `weights` applied.
+    ///   - attributes: One entry per row of `table` in every column.
+    ///   - weights: The weights `space` was built with.
+    /// - Complexity: O(*n* · *d*).
+    public init(
+        table: FeatureTable,
+        space: FeatureSpace,
+        attributes: TrackAttributeColumns,
+        weights: SimilarityWeights = .default
+    ) {
         precondition(attributes.count == table.rowCount, "one attribute entry per table row")
+        precondition(
+            space.tableRows.count + space.excludedTrackCount == table.rowCount,
+            "the space is built from the table"
+        )
         self.weights = weights
-        let space = schema.applying(weights).makeSpace(from: table)
         // Every row kept (the usual case): the table and the attributes as they are, without a
         // copy of either.
         let keepsEveryRow = space.tableRows.count == table.rowCount

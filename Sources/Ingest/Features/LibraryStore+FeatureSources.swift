@@ -216,9 +216,9 @@ extension LibraryStore {
     /// The `features` snapshot: the whole feature table and what `library` and `features status`
     /// count of it.
     ///
-    /// - Parameter only: The parts to read, such as ``FeatureSnapshot/countParts``; every part
-    ///   when `nil`.
-    func featureSnapshot(only: Set<String>? = nil) throws -> FeatureSnapshot {
+    /// - Parameter only: The parts to read, such as ``FeatureSnapshot/countParts``; all of its own
+    ///   by default.
+    func featureSnapshot(only: Set<String> = FeatureSnapshot.allParts) throws -> FeatureSnapshot {
         try withSnapshot(.features, only: only, decode: FeatureSnapshot.init(parts:)) { db in
             let snapshot = try FeatureSnapshot(db)
             return (snapshot, snapshot.parts)

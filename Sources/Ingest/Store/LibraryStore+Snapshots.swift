@@ -261,6 +261,9 @@ struct FeatureSnapshot {
         "track_ids", "sources", "source_ends", "preferred", "coverage", "out_of_range", "source_masks",
     ]
 
+    /// Every part of the snapshot's own (not the cached space kept beside them).
+    static let allParts: Set<String> = countParts.union(["values"])
+
     /// Reads every track's current row in one scan of `audio_features`.
     init(_ db: Database) throws {
         let calibrations = try LibraryStore.localCalibrations(in: db).sorted { $0.key.rawValue < $1.key.rawValue }

@@ -1,0 +1,122 @@
+import Crypto
+import Features
+import Foundation
+import GRDB
+
+/// The scaled space of the last feature table and schema a command used, kept with the `features`
+/// snapshot, so that the next command with the same table and schema reads it instead of fitting
+/// and scaling again.
+///
+/// On a million tracks, placing the table in the space (fitting twelve normal-score tables,
+/// encoding and scaling twelve million values) took about a third of a `recommend`; reading the
+/// 48 MB back takes a few tens of milliseconds. The cache is named by a hash of the table's IDs and
+/// value bits and of the schema (``Features/FeatureSchema/spaceKey``), so it is used only for the
+/// very table and schema it was built from, and gives the same bits as building. Its parts live
+/// under the `features` snapshot, so every change that deletes that snapshot deletes them too.
+/// One space is kept: a command with another scope or other weights replaces it.
+extension LibraryStore {
+    /// The part names of the cached space.
+    static let spaceParts: Set<String> = ["space_about", "space_values", "space_rows"]
+
+    /// `table` placed in the space of `schema`: read from the cache when it holds this table and
+    /// schema, else built by ``Features/FeatureSchema/makeSpace(from:)`` and saved for the next
+    /// command when the store can be written without waiting.
+    public func featureSpace(of table: FeatureTable, schema: FeatureSchema) throws -> FeatureSpace {
+        let key = Self.spaceKey(table: table, schema: schema)
+        if let parts = try database.read({ db in try Self.snapshotParts(.features, in: db, only: Self.spaceParts) }),
+            let space = Self.decodeSpace(parts, key: key, table: table)
+        {
+            return space
+        }
+        let space = schema.makeSpace(from: table)
+        guard let parts = Self.encodeSpace(space, key: key) else { return space }
+        opportunisticWrite.whileSet {
+            _ = try? database.write { db in
+                // Only beside a current `features` snapshot, whose deletion then takes it along.
+                guard try Self.snapshotParts(.features, in: db, only: []) != nil else { return }
+                for (part, data) in parts {
+                    try db.execute(
+                        sql: "INSERT OR REPLACE INTO snapshots (name, part, data) VALUES (?, ?, ?)",
+                        arguments: [Snapshot.features.rawValue, part, data]
+                    )
+                }
+            }
+        }
+        return space
+    }
+
+    /// What names a space: the table's content hash and the schema's key, hashed together.
+    static func spaceKey(table: FeatureTable, schema: FeatureSchema) -> String {
+        SHA256.hash(data: Data((table.contentHash() + "|" + schema.spaceKey).utf8))
+            .map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// What the space holds besides its values and rows.
+    private struct SpaceAbout: Codable {
+        var key: String
+        var scaling: FeatureScaling
+        var columnNames: [String]
+        var rowCount: Int
+        var excludedTrackCount: Int
+        var missingCounts: [String: Int]
+        var imputedCounts: [String: Int]
+    }
+
+    /// The parts of `space`, or `nil` when its scaling cannot be written (a value that is not
+    /// finite).
+    static func encodeSpace(_ space: FeatureSpace, key: String) -> [String: Data]? {
+        let about = SpaceAbout(
+            key: key,
+            scaling: space.scaling,
+            columnNames: space.matrix.columnNames,
+            rowCount: space.matrix.rowCount,
+            excludedTrackCount: space.excludedTrackCount,
+            missingCounts: Dictionary(uniqueKeysWithValues: space.missingCounts.map { ($0.rawValue, $1) }),
+            imputedCounts: Dictionary(uniqueKeysWithValues: space.imputedCounts.map { ($0.rawValue, $1) })
+        )
+        guard let json = try? JSONEncoder().encode(about) else { return nil }
+        return [
+            "space_about": json,
+            "space_values": PackedArray.data(space.matrix.values.elements),
+            "space_rows": PackedArray.data(space.tableRows),
+        ]
+    }
+
+    /// The cached space for `table` under `key`, or `nil` when the parts hold another one or do
+    /// not fit together.
+    static func decodeSpace(_ parts: [String: Data], key: String, table: FeatureTable) -> FeatureSpace? {
+        guard let json = parts["space_about"], let about = try? JSONDecoder().decode(SpaceAbout.self, from: json),
+            about.key == key
+        else { return nil }
+        let rows: [Int32] = PackedArray.values(parts["space_rows"])
+        let values: [Float] = PackedArray.values(parts["space_values"])
+        let columnCount = about.columnNames.count
+        guard rows.count == about.rowCount, values.count == about.rowCount * columnCount,
+            about.excludedTrackCount == table.rowCount - rows.count,
+            zip(rows, rows.dropFirst()).allSatisfy({ $0 < $1 }),
+            rows.first.map({ $0 >= 0 }) ?? true, rows.last.map({ Int($0) < table.rowCount }) ?? true
+        else { return nil }
+        var missing: [AudioFeature: Int] = [:]
+        var imputed: [AudioFeature: Int] = [:]
+        for (name, count) in about.missingCounts {
+            guard let feature = AudioFeature(rawValue: name) else { return nil }
+            missing[feature] = count
+        }
+        for (name, count) in about.imputedCounts {
+            guard let feature = AudioFeature(rawValue: name) else { return nil }
+            imputed[feature] = count
+        }
+        return FeatureSpace(
+            matrix: FeatureMatrix(
+                values: Matrix(rowCount: rows.count, columnCount: columnCount, elements: values),
+                trackIDs: rows.map { table.trackIDs[Int($0)] },
+                columnNames: about.columnNames
+            ),
+            scaling: about.scaling,
+            tableRows: rows,
+            excludedTrackCount: about.excludedTrackCount,
+            missingCounts: missing,
+            imputedCounts: imputed
+        )
+    }
+}

@@ -1,0 +1,123 @@
+import Features
+import Foundation
+import GRDB
+import Testing
+import VibesTestSupport
+
+@testable import Ingest
+
+/// The cached scaled space: the same bits as building it, used only for the table and schema it
+/// was built from, and gone with the `features` snapshot.
+struct SpaceCacheTests {
+    static let tidytuesday = Fixtures.path("csv/tidytuesday-excerpt.csv")
+    static let liked = Fixtures.path("exportify/Liked_Songs.csv")
+
+    func expectSame(_ a: FeatureSpace, _ b: FeatureSpace, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(a.matrix.values.elements.map(\.bitPattern) == b.matrix.values.elements.map(\.bitPattern))
+        #expect(a.matrix.trackIDs == b.matrix.trackIDs && a.matrix.columnNames == b.matrix.columnNames)
+        #expect(a.scaling == b.scaling, sourceLocation: sourceLocation)
+        #expect(a.tableRows == b.tableRows && a.excludedTrackCount == b.excludedTrackCount)
+        #expect(a.missingCounts == b.missingCounts && a.imputedCounts == b.imputedCounts)
+    }
+
+    func cachedParts(_ store: LibraryStore) throws -> Int {
+        try store.database.read { db in
+            try Int.fetchOne(db, sql: "SELECT count(*) FROM snapshots WHERE part LIKE 'space\\_%' ESCAPE '\\'") ?? 0
+        }
+    }
+
+    /// Marks the cached values so that a read from the cache can be told from a build.
+    func markCachedValues(_ store: LibraryStore) throws {
+        try store.database.write { db in
+            var values: [Float] = PackedArray.values(
+                try Data.fetchOne(db, sql: "SELECT data FROM snapshots WHERE part = 'space_values'")
+            )
+            values[0] = 1234.5
+            try db.execute(
+                sql: "UPDATE snapshots SET data = ? WHERE part = 'space_values'",
+                arguments: [PackedArray.data(values)]
+            )
+        }
+    }
+
+    @Test func theCacheGivesTheBuiltBitsAndIsReadTheSecondTime() throws {
+        try withStore { store in
+            _ = try store.importFile(at: Self.tidytuesday)
+            let table = try store.featureTable()
+            let schema = FeatureSchema.default
+            let built = schema.makeSpace(from: table)
+            let first = try store.featureSpace(of: table, schema: schema)
+            expectSame(first, built)
+            #expect(try cachedParts(store) == 3)
+            let second = try store.featureSpace(of: table, schema: schema)
+            expectSame(second, built)
+            try markCachedValues(store)
+            #expect(try store.featureSpace(of: table, schema: schema).matrix.values.elements[0] == 1234.5)
+        }
+    }
+
+    @Test func anotherSchemaOrTableIsBuiltNotRead() throws {
+        try withStore { store in
+            _ = try store.importFile(at: Self.tidytuesday)
+            let table = try store.featureTable()
+            _ = try store.featureSpace(of: table, schema: .default)
+            try markCachedValues(store)
+            var weights = SimilarityWeights.default
+            weights.features[.energy] = 2
+            let weighted = FeatureSchema.default.applying(weights)
+            expectSame(try store.featureSpace(of: table, schema: weighted), weighted.makeSpace(from: table))
+            // One space is kept: the weighted one replaced the default one.
+            try markCachedValues(store)
+            let cut = FeatureTable(trackIDs: Array(table.trackIDs.dropLast()), values: Array(table.values.dropLast(12)))
+            expectSame(try store.featureSpace(of: cut, schema: weighted), weighted.makeSpace(from: cut))
+            var changed = table.values
+            changed[1] = changed[1] == 0.5 ? 0.25 : 0.5
+            let other = FeatureTable(trackIDs: table.trackIDs, values: changed)
+            #expect(other.contentHash() != table.contentHash())
+            expectSame(try store.featureSpace(of: other, schema: weighted), weighted.makeSpace(from: other))
+        }
+    }
+
+    @Test func aChangeOfFeaturesDeletesTheCache() throws {
+        try withStore { store in
+            _ = try store.importFile(at: Self.tidytuesday)
+            _ = try store.featureSpace(of: try store.featureTable(), schema: .default)
+            #expect(try cachedParts(store) == 3)
+            _ = try store.importFile(at: Self.liked)
+            #expect(try cachedParts(store) == 0)
+            let table = try store.featureTable()
+            expectSame(
+                try store.featureSpace(of: table, schema: .default),
+                FeatureSchema.default.makeSpace(from: table)
+            )
+        }
+    }
+
+    @Test func damagedPartsAreBuiltAgain() throws {
+        try withStore { store in
+            _ = try store.importFile(at: Self.tidytuesday)
+            let table = try store.featureTable()
+            _ = try store.featureSpace(of: table, schema: .default)
+            try store.database.write { db in
+                try db.execute(
+                    sql: "UPDATE snapshots SET data = ? WHERE part = 'space_rows'",
+                    arguments: [PackedArray.data([Int32](repeating: 0, count: table.rowCount))]
+                )
+            }
+            expectSame(
+                try store.featureSpace(of: table, schema: .default),
+                FeatureSchema.default.makeSpace(from: table)
+            )
+        }
+    }
+
+    @Test func schemaKeysDoNotDependOnSetOrder() {
+        let schema = FeatureSchema.default
+        var copy = schema
+        copy.imputedFeatures = Set(schema.imputedFeatures.reversed())
+        #expect(copy.spaceKey == schema.spaceKey)
+        var scaled = schema
+        scaled.scaling = .zScore
+        #expect(scaled.spaceKey != schema.spaceKey)
+    }
+}
