@@ -261,6 +261,9 @@ struct FeatureSnapshot {
         "track_ids", "sources", "source_ends", "preferred", "coverage", "out_of_range", "source_masks",
     ]
 
+    /// The parts the feature table needs.
+    static let tableParts: Set<String> = ["track_ids", "values"]
+
     /// Every part of the snapshot's own (not the cached space kept beside them).
     static let allParts: Set<String> = countParts.union(["values"])
 
