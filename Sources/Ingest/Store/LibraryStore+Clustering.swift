@@ -474,21 +474,25 @@ enum PackedAssignments {
         var value: Int64 = 0
         var delta: UInt64 = 0
         var shift: UInt64 = 0
-        for byte in data {
-            guard shift < 64 else { return nil }
-            delta |= UInt64(byte & 0x7F) << shift
-            if byte & 0x80 != 0 {
-                shift += 7
-                continue
+        // On the bytes: iterating `Data` itself took 20 ms a million IDs.
+        let complete = data.withUnsafeBytes { bytes -> Bool in
+            for byte in bytes {
+                guard shift < 64 else { return false }
+                delta |= UInt64(byte & 0x7F) << shift
+                if byte & 0x80 != 0 {
+                    shift += 7
+                    continue
+                }
+                // The IDs ascend (a damaged row could say anything).
+                let next = value &+ Int64(bitPattern: delta)
+                guard ids.isEmpty || next > value, ids.count < count else { return false }
+                value = next
+                ids.append(value)
+                (delta, shift) = (0, 0)
             }
-            // The IDs ascend (a damaged row could say anything).
-            let next = value &+ Int64(bitPattern: delta)
-            guard ids.isEmpty || next > value, ids.count < count else { return nil }
-            value = next
-            ids.append(value)
-            (delta, shift) = (0, 0)
+            return true
         }
-        return ids.count == count && shift == 0 ? ids : nil
+        return complete && ids.count == count && shift == 0 ? ids : nil
     }
 
     /// The `count` clusters of `data` in either form, or `nil` when it does not hold them.
@@ -496,7 +500,7 @@ enum PackedAssignments {
         let data = data ?? Data()
         if data.count == 4 * count { return PackedArray.values(data) }
         guard data.count == count else { return nil }
-        return data.map { Int32($0) }
+        return data.withUnsafeBytes { bytes in bytes.map { Int32($0) } }
     }
 }
 

@@ -109,7 +109,9 @@ public final class LibraryStore: Sendable {
             // into 48 MB of fresh cache pages and copied out again, memory the kernel must fault
             // in and clear (about a quarter of a `recommend`); a small cache reuses its pages.
             let cache = db.configuration.readonly ? LibraryStore.readerCacheKiB : 262_144
-            try db.execute(sql: "PRAGMA synchronous = NORMAL; PRAGMA cache_size = -\(cache); PRAGMA temp_store = MEMORY")
+            try db.execute(
+                sql: "PRAGMA synchronous = NORMAL; PRAGMA cache_size = -\(cache); PRAGMA temp_store = MEMORY"
+            )
         }
         do {
             database = try DatabasePool(path: path, configuration: configuration)
