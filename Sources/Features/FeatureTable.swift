@@ -62,9 +62,10 @@ public struct FeatureTable: Sendable {
                 let address = raw! + (index + vector * 16) * MemoryLayout<Float>.stride
                 let value = address.loadUnaligned(as: SIMD16<Float>.self)
                 // NaN fails every comparison, so it stays NaN.
-                var keep = (value .>= check.low) .& (value .<= check.high) .& (value .!= check.sentinel)
-                keep = keep .& (.!check.whole .| (value .== value.rounded(.towardZero)))
-                address.storeBytes(of: value.replacing(with: .nan, where: .!keep), as: SIMD16<Float>.self)
+                let inRange = (value .>= check.low) .& (value .<= check.high) .& (value .!= check.sentinel)
+                let wholeEnough = (.!check.whole) .| (value .== value.rounded(.towardZero))
+                let rejected = .!(inRange .& wholeEnough)
+                address.storeBytes(of: value.replacing(with: .nan, where: rejected), as: SIMD16<Float>.self)
             }
             index += 48
         }
