@@ -111,6 +111,17 @@ struct SpaceCacheTests {
         }
     }
 
+    @Test func preparingSnapshotsCachesTheDefaultSpace() throws {
+        try withStore { store in
+            _ = try store.importFile(at: Self.tidytuesday)
+            try store.prepareSnapshots()
+            #expect(try cachedParts(store) == 3)
+            try markCachedValues(store)
+            let space = try store.featureSpace(of: try store.featureTable(scope: .all), schema: .default)
+            #expect(space.matrix.values.elements[0] == 1234.5, "read from the cache")
+        }
+    }
+
     @Test func schemaKeysDoNotDependOnSetOrder() {
         let schema = FeatureSchema.default
         var copy = schema

@@ -209,8 +209,11 @@ extension LibraryStore {
     /// that the next command finds them: commands that change the library (`import`, `sync`)
     /// call this once they are done.
     public func prepareSnapshots() throws {
-        _ = try featureTable(scope: .all)
+        let table = try featureTable(scope: .all)
         _ = try trackFacts(for: [])
+        // The space `recommend` uses by default (and `cluster`, when its schema is the default).
+        let weights = try personalWeights() ?? .default
+        _ = try featureSpace(of: table, schema: FeatureSchema.default.applying(weights))
     }
 }
 
