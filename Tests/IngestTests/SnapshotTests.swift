@@ -48,16 +48,7 @@ struct SnapshotTests {
             #expect(try snapshotRows(store, "features") == Self.featureParts)
             expectSameBits(first, try scanned(store))
             // The second read comes from the snapshot: make its values recognisable to prove it.
-            try store.database.write { db in
-                var values: [Float] = PackedArray.values(
-                    try Data.fetchOne(db, sql: "SELECT data FROM snapshots WHERE name = 'features' AND part = 'values'")
-                )
-                values[0] = 0.123
-                try db.execute(
-                    sql: "UPDATE snapshots SET data = ? WHERE name = 'features' AND part = 'values'",
-                    arguments: [PackedArray.data(values)]
-                )
-            }
+            try rewriteSnapshotFloats(store, name: "features", part: "values") { $0[0] = 0.123 }
             #expect(try store.featureTable().values[0] == 0.123)
         }
     }

@@ -28,16 +28,7 @@ struct SpaceCacheTests {
 
     /// Marks the cached values so that a read from the cache can be told from a build.
     func markCachedValues(_ store: LibraryStore) throws {
-        try store.database.write { db in
-            var values: [Float] = PackedArray.values(
-                try Data.fetchOne(db, sql: "SELECT data FROM snapshots WHERE part = 'space_values'")
-            )
-            values[0] = 1234.5
-            try db.execute(
-                sql: "UPDATE snapshots SET data = ? WHERE part = 'space_values'",
-                arguments: [PackedArray.data(values)]
-            )
-        }
+        try rewriteSnapshotFloats(store, name: "features", part: "space_values") { $0[0] = 1234.5 }
     }
 
     @Test func theCacheGivesTheBuiltBitsAndIsReadTheSecondTime() throws {

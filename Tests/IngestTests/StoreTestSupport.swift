@@ -42,3 +42,27 @@ func column(of needle: String, onLine line: Int, of path: String) throws -> Int 
     let range = try #require(target.range(of: needle))
     return target.distance(from: target.startIndex, to: range.lowerBound) + 1
 }
+
+/// Rewrites the `Float` values of part `part` of snapshot `name` with `change`, so that a read
+/// served from the snapshot shows the change.
+func rewriteSnapshotFloats(
+    _ store: LibraryStore,
+    name: String,
+    part: String,
+    _ change: (inout [Float]) -> Void
+) throws {
+    try store.database.write { db in
+        let arguments: StatementArguments = [name, part]
+        let data = try Data.fetchOne(
+            db,
+            sql: "SELECT data FROM snapshots WHERE name = ? AND part = ?",
+            arguments: arguments
+        )
+        var values = (data ?? Data()).withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+        change(&values)
+        try db.execute(
+            sql: "UPDATE snapshots SET data = ? WHERE name = ? AND part = ?",
+            arguments: [values.withUnsafeBytes { Data($0) }, name, part]
+        )
+    }
+}
