@@ -102,13 +102,16 @@ extension LibraryStore {
     ) throws -> [String: Data]? {
         var parts: [String: Data] = [:]
         let names = only.map { $0.union(["format"]).sorted() }
-        let rows = try Row.fetchCursor(
+        // Each part read straight into its `Data` (see `BlobReader`).
+        let rows = try Row.fetchAll(
             db,
-            sql: "SELECT part, data FROM snapshots WHERE name = ?"
+            sql: "SELECT part, rowid FROM snapshots WHERE name = ?"
                 + (names.map { " AND part IN (\(Array(repeating: "?", count: $0.count).joined(separator: ",")))" } ?? ""),
             arguments: StatementArguments([snapshot.rawValue] + (names ?? []))
         )
-        while let row = try rows.next() { parts[row[0]] = row[1] }
+        for row in rows {
+            parts[row[0]] = try BlobReader.read(db, table: "snapshots", column: "data", rowID: row[1])
+        }
         guard let format = parts["format"], String(decoding: format, as: UTF8.self) == snapshot.format else {
             return nil
         }

@@ -137,3 +137,31 @@ final class PreparedStatement {
         return .sqlite(path: path, code: code, message: message, sql: statement.sql)
     }
 }
+
+/// Reads whole BLOBs straight into one buffer, through SQLite's incremental I/O.
+enum BlobReader {
+    /// The BLOB in `column` of row `rowID` of `table`, read in the current transaction.
+    ///
+    /// Fetched as a column, a BLOB of 48 MB is first assembled by SQLite from its overflow pages
+    /// into a buffer of its own and then copied into the `Data`: twice the fresh memory the kernel
+    /// must fault in and clear. Read this way it lands in the `Data` directly.
+    static func read(_ db: Database, table: String, column: String, rowID: Int64) throws -> Data {
+        let connection = db.sqliteConnection
+        var blob: OpaquePointer?
+        let opened = sqlite3_blob_open(connection, "main", table, column, rowID, 0, &blob)
+        defer { sqlite3_blob_close(blob) }
+        guard opened == SQLITE_OK, let blob else { throw failure(opened, connection, table: table) }
+        let size = Int(sqlite3_blob_bytes(blob))
+        var data = Data(count: size)
+        guard size > 0 else { return data }
+        let code = data.withUnsafeMutableBytes { sqlite3_blob_read(blob, $0.baseAddress, Int32(size), 0) }
+        guard code == SQLITE_OK else { throw failure(code, connection, table: table) }
+        return data
+    }
+
+    private static func failure(_ code: Int32, _ connection: OpaquePointer?, table: String) -> StoreError {
+        let message = connection.map { String(cString: sqlite3_errmsg($0)) } ?? "unknown error"
+        let path = connection.flatMap { sqlite3_db_filename($0, "main") }.map { String(cString: $0) } ?? "?"
+        return .sqlite(path: path, code: code, message: message, sql: "(reading a BLOB of \(table))")
+    }
+}
