@@ -18,6 +18,19 @@ package struct PhaseTimer {
         last = now
     }
 
+    /// Records phases timed elsewhere (by a library call) as the current phase's parts, in order;
+    /// what the current phase took besides them is recorded as `rest`, when anything.
+    package mutating func lap(_ rest: String, parts: [(name: String, duration: Duration)]) {
+        let now = ContinuousClock.now
+        var remainder = now - last
+        for part in parts {
+            phases.append(part)
+            remainder -= part.duration
+        }
+        if remainder > .milliseconds(1) { phases.append((rest, remainder)) }
+        last = now
+    }
+
     /// The milliseconds of `name`, when that phase was timed.
     package func milliseconds(of name: String) -> Double? {
         phases.first { $0.name == name }.map { Self.milliseconds($0.duration) }

@@ -55,7 +55,9 @@ extension VibesAnalyze {
         }
 
         func run() async throws {
+            var timer = PhaseTimer(isEnabled: global.timings)
             let store = try global.openStore(activity: "import", createsMissingStore: true)
+            timer.lap("open")
             var summaries: [ImportSummary] = []
             var failures = 0
             for file in files {
@@ -76,6 +78,7 @@ extension VibesAnalyze {
                 }
                 do {
                     let summary = try store.importFile(at: file, options: options)
+                    timer.lap("import", parts: summary.phases)
                     bar.finish()
                     summaries.append(summary)
                     if !global.json { print(Import.describe(summary)) }
@@ -89,8 +92,12 @@ extension VibesAnalyze {
                 }
             }
             // The next command reads the library's features in one go instead of row by row.
-            if summaries.contains(where: { $0.status != .unchanged }) { try? store.prepareSnapshots() }
+            if summaries.contains(where: { $0.status != .unchanged }) {
+                try? store.prepareSnapshots()
+                timer.lap("snapshots")
+            }
             if global.json { try Console.printJSON(["files": summaries]) }
+            timer.report()
             if failures > 0 { throw ExitCode.failure }
         }
 

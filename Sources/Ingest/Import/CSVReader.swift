@@ -1,11 +1,17 @@
 import Foundation
 
-/// A fast RFC 4180 reader over the bytes of a whole file.
+/// A fast RFC 4180 reader over a file's text, whole or streamed in chunks.
 ///
 /// Written here rather than taken from SwiftCSV or CSV.swift because importing must report
 /// `file:line:column` for every bad field (neither library tracks positions), must handle quoted
 /// newlines while counting physical lines, and must read a million-row file in well under a
 /// second: this reader only finds field boundaries; fields are decoded on demand.
+///
+/// Streamed (``init(stream:)``), it holds a window of the text: the record being read and what
+/// follows it, up to a chunk. A record cut by the window's end is read again once the next chunk
+/// is in, so a quoted field with newlines or a multi-byte character may straddle chunks; the window
+/// grows only when one record is longer than a chunk. Offsets in a ``Record`` are offsets in the
+/// window and stay valid until the next call to ``next(into:)``.
 struct CSVReader {
     /// One record: the byte ranges of its fields and where it starts.
     struct Record {
@@ -22,32 +28,99 @@ struct CSVReader {
         var count: Int { starts.count }
     }
 
-    let bytes: [UInt8]
+    /// The text in hand: the whole file, or the streamed window.
+    private(set) var bytes: [UInt8]
+    /// The next record's offset in ``bytes``.
     private(set) var position: Int
     private(set) var line = 1
+    /// Where more text comes from, or `nil` when ``bytes`` holds it all.
+    private var stream: TextStream?
+    /// Whether ``bytes`` runs to the end of the text.
+    private var isComplete: Bool
+    /// Whether the start of the text was checked for a byte-order mark.
+    private var hasCheckedBOM = false
 
+    /// A reader over a whole file's bytes.
     init(bytes: [UInt8]) {
         self.bytes = bytes
-        position = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        position = 0
+        stream = nil
+        isComplete = true
+        skipBOM()
+    }
+
+    /// A reader that reads `stream` a chunk at a time.
+    init(stream: TextStream) {
+        bytes = []
+        bytes.reserveCapacity(stream.chunkSize + stream.chunkSize / 8)
+        position = 0
+        self.stream = stream
+        isComplete = false
+    }
+
+    /// The file offset read up to, for progress (the window's end, when streamed).
+    var fileOffset: Int { stream?.fileOffset ?? position }
+
+    /// The SHA-256 of the file's bytes, once a stream has been read to its end.
+    var streamedSHA256: String? { stream?.sha256() }
+
+    private mutating func skipBOM() {
+        hasCheckedBOM = true
+        // A second mark after the one the decoding dropped is not text either.
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { position = 3 }
     }
 
     /// Reads the next record into `record`, reusing its storage; returns `false` at the end.
     ///
-    /// - Throws: ``ImportError`` for a quote left open at the end of the file.
-    mutating func next(into record: inout Record) throws(CSVSyntaxError) -> Bool {
+    /// - Throws: ``CSVSyntaxError`` for a quote left open at the end of the file, or the stream's
+    ///   read error (an ``ImportError``).
+    mutating func next(into record: inout Record) throws -> Bool {
+        while true {
+            if !hasCheckedBOM {
+                guard bytes.count >= 3 || isComplete else {
+                    try refill()
+                    continue
+                }
+                skipBOM()
+            }
+            if let found = try scan(into: &record) { return found }
+            // The record runs past the window: read the next chunk and scan it again.
+            try refill()
+        }
+    }
+
+    /// Drops what was read and appends the next chunk to the window.
+    private mutating func refill() throws {
+        guard var stream else { return }
+        bytes.removeSubrange(0..<position)
+        position = 0
+        self.stream = nil  // so that the stream's own buffer is not shared, and not copied
+        isComplete = try !stream.append(to: &bytes)
+        self.stream = stream
+    }
+
+    /// Scans one record; `nil`, with nothing moved, when the window ends before it can tell.
+    private mutating func scan(into record: inout Record) throws(CSVSyntaxError) -> Bool? {
         record.starts.removeAll(keepingCapacity: true)
         record.ends.removeAll(keepingCapacity: true)
         record.hasEscapes.removeAll(keepingCapacity: true)
         let count = bytes.count
+        let isComplete = isComplete
+        var position = self.position
+        var line = self.line
         // Skip blank lines between records.
         while position < count, bytes[position] == 0x0A || bytes[position] == 0x0D {
             if bytes[position] == 0x0A { line += 1 }
             position += 1
         }
-        guard position < count else { return false }
+        guard position < count else {
+            guard isComplete else { return nil }
+            (self.position, self.line) = (position, line)
+            return false
+        }
         record.line = line
         record.lineStart = position
-        return try bytes.withUnsafeBufferPointer { buffer throws(CSVSyntaxError) -> Bool in
+        let result = try bytes.withUnsafeBufferPointer { buffer throws(CSVSyntaxError) -> Int? in
             var i = position
             while true {
                 if i < count, buffer[i] == 0x22 {  // quoted field
@@ -58,6 +131,7 @@ struct CSVReader {
                     var escapes = false
                     while true {
                         guard i < count else {
+                            guard isComplete else { return nil }
                             throw CSVSyntaxError(
                                 line: openLine,
                                 offset: openColumn,
@@ -71,6 +145,7 @@ struct CSVReader {
                                 i += 2
                                 continue
                             }
+                            if i + 1 == count && !isComplete { return nil }
                             break
                         }
                         if byte == 0x0A { line += 1 }
@@ -93,23 +168,25 @@ struct CSVReader {
                     record.ends.append(i)
                     record.hasEscapes.append(false)
                 }
-                if i >= count {
-                    position = i
-                    return true
-                }
+                if i >= count { return isComplete ? i : nil }
                 let byte = buffer[i]
                 if byte == 0x2C {
                     i += 1
                     continue
                 }
                 // End of record: CRLF, LF or a lone CR.
-                if byte == 0x0D, i + 1 < count, buffer[i + 1] == 0x0A { i += 1 }
+                if byte == 0x0D {
+                    if i + 1 == count && !isComplete { return nil }
+                    if i + 1 < count, buffer[i + 1] == 0x0A { i += 1 }
+                }
                 i += 1
                 line += 1
-                position = i
-                return true
+                return i
             }
         }
+        guard let result else { return nil }
+        (self.position, self.line) = (result, line)
+        return true
     }
 
     /// The text of field `index` of `record`.

@@ -133,7 +133,7 @@ struct TabularImporter {
         var namesMissingAsNA = 0
         while try nextRecord(&record) {
             let row = record
-            try context.row(bytesRead: reader.position) {
+            try context.row(bytesRead: reader.fileOffset) {
                 guard row.count == header.count else {
                     throw context.error(
                         line: row.line,
@@ -180,7 +180,7 @@ struct TabularImporter {
     private mutating func nextRecord(_ record: inout CSVReader.Record) throws -> Bool {
         do {
             return try reader.next(into: &record)
-        } catch {
+        } catch let error as CSVSyntaxError {
             throw context.error(line: error.line, column: nil, error.message)
         }
     }
