@@ -115,6 +115,32 @@ struct StreamingImportTests {
         }
     }
 
+    @Test func aPipeImportsLikeAFile() throws {
+        let text = Self.makeCSV(rowCount: 60).text
+        try withTemporaryDirectory { folder in
+            let csv = folder + "/library.csv"
+            try text.write(toFile: csv, atomically: true, encoding: .utf8)
+            let pipe = folder + "/library.pipe"
+            #expect(mkfifo(pipe, 0o600) == 0)
+            // The writer opens the pipe and writes the file once the importer opens it to read.
+            let writer = Thread {
+                if let handle = FileHandle(forWritingAtPath: pipe) {
+                    handle.write(Data(text.utf8))
+                    try? handle.close()
+                }
+            }
+            writer.start()
+            let fromPipe = try LibraryStore(path: folder + "/pipe.sqlite")
+            let fromFile = try LibraryStore(path: folder + "/file.sqlite")
+            let piped = try fromPipe.importFile(at: pipe)
+            let filed = try fromFile.importFile(at: csv)
+            #expect(piped.tracksNew == 60 && piped.sha256 == filed.sha256)
+            #expect(
+                try fromPipe.featureTable().values.map(\.bitPattern) == fromFile.featureTable().values.map(\.bitPattern)
+            )
+        }
+    }
+
     @Test func aBulkImportBuildsTheIndexesItDeferred() throws {
         try withTemporaryDirectory { folder in
             let path = folder + "/library.csv"

@@ -6,6 +6,19 @@ import Glibc
 import Darwin
 #endif
 
+/// `read(2)`, by a name the methods called `read` do not hide.
+private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+    read(descriptor, buffer, count)
+}
+
+/// Where temporary files go: `$TMPDIR`, else `/tmp`.
+enum ProcessInfoEnvironment {
+    static var temporaryDirectory: String {
+        guard let value = getenv("TMPDIR"), value.pointee != 0 else { return "/tmp" }
+        return String(cString: value)
+    }
+}
+
 /// A file being imported, open for reading at any offset, closed when the last reference goes.
 ///
 /// A tabular import reads it twice in chunks of ``ImportOptions/chunkSize`` and never holds the
@@ -42,8 +55,54 @@ final class ImportFile {
             close(descriptor)
             throw ImportError(file: path, message: "is a folder; name the files inside it")
         }
-        self.descriptor = descriptor
-        size = Int(status.st_size)
+        guard status.st_mode & S_IFMT != S_IFREG else {
+            self.descriptor = descriptor
+            size = Int(status.st_size)
+            return
+        }
+        // A pipe or a device (`import /dev/stdin`) cannot be read twice or at an offset: it is
+        // copied once, in chunks, into an unlinked temporary file that is read instead.
+        let spooled = try Self.spool(descriptor, path: path)
+        close(descriptor)
+        self.descriptor = spooled.descriptor
+        size = spooled.size
+    }
+
+    /// Copies everything `source` yields into a new unlinked temporary file.
+    private static func spool(_ source: Int32, path: String) throws -> (descriptor: Int32, size: Int) {
+        let folder = ProcessInfoEnvironment.temporaryDirectory
+        var template = Array((folder + "/vibes-import-XXXXXX").utf8CString)
+        let target = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard target >= 0 else {
+            throw ImportError(file: path, message: "cannot be copied to a temporary file in \(folder) to be read")
+        }
+        template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
+        var chunk = [UInt8](repeating: 0, count: 1 << 20)
+        var size = 0
+        while true {
+            let count = chunk.withUnsafeMutableBytes { systemRead(source, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count >= 0 else {
+                close(target)
+                throw ImportError(file: path, message: "cannot be read (\(String(cString: strerror(errno))))")
+            }
+            if count == 0 { break }
+            var written = 0
+            while written < count {
+                let result = chunk.withUnsafeBytes { write(target, $0.baseAddress! + written, count - written) }
+                if result < 0 && errno == EINTR { continue }
+                guard result > 0 else {
+                    close(target)
+                    throw ImportError(
+                        file: path,
+                        message: "cannot be copied to a temporary file in \(folder) (disk full?)"
+                    )
+                }
+                written += result
+            }
+            size += count
+        }
+        return (target, size)
     }
 
     deinit {
