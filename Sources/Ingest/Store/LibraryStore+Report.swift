@@ -190,7 +190,7 @@ extension LibraryStore {
     public func trackCreditTable(for trackIDs: [Int64]) throws -> TrackCreditTable {
         let facts = try withSnapshot(.facts, only: ArtistReferences.partNames, decode: ArtistReferences.init(parts:)) {
             db in
-            let parts = try AllTrackFacts(db).parts
+            let parts = try TrackFactsParts.build(db)
             guard let references = ArtistReferences(parts: parts) else {
                 throw StoreError.damaged(path: path, what: "the track facts just built do not read back")
             }

@@ -98,7 +98,7 @@ extension LibraryStore {
     /// The `facts` snapshot, read (`only` its named parts) or built.
     func factsSnapshot(only: Set<String>?) throws -> TrackFactsSnapshot {
         try withSnapshot(.facts, only: only, decode: TrackFactsSnapshot.init(parts:)) { db in
-            let parts = try AllTrackFacts(db).parts
+            let parts = try TrackFactsParts.build(db)
             guard let snapshot = TrackFactsSnapshot(parts: parts) else {
                 throw StoreError.damaged(path: path, what: "the track facts just built do not read back")
             }
@@ -232,91 +232,114 @@ public struct TrackFacts: Hashable, Sendable {
     public init() {}
 }
 
-/// The facts of every track, in ID order, as the `facts` snapshot holds them.
-struct AllTrackFacts {
-    var trackIDs: [Int64] = []
-    var facts: [TrackFacts] = []
-
-    /// The row of `id`, by binary search.
-    func index(of id: Int64) -> Int? {
-        TrackIndex.binarySearch(id, inAscending: trackIDs)
-    }
-
-    /// Reads every track in two ordered scans.
-    init(_ db: Database) throws {
-        var artistNames: [Int64: String] = [:]
-        try PreparedStatement(db, sql: "SELECT id, name FROM artists").forEachRow { row in
-            artistNames[row.int64(0)] = row.string(1) ?? ""
-        }
-        try PreparedStatement(db, sql: "SELECT id, name, duration_ms, popularity FROM tracks ORDER BY id")
-            .forEachRow { row in
-                trackIDs.append(row.int64(0))
-                var fact = TrackFacts()
-                fact.name = row.string(1) ?? ""
-                fact.durationMS = row.isNull(2) ? nil : Int(row.int64(2))
-                fact.popularity = row.isNull(3) ? nil : Int(row.int64(3))
-                facts.append(fact)
-            }
-        var index = 0
-        try PreparedStatement(db, sql: "SELECT track_id, artist_id FROM track_artists ORDER BY track_id, position")
-            .forEachRow { row in
-                let id = row.int64(0)
-                while index < trackIDs.count, trackIDs[index] < id { index += 1 }
-                guard index < trackIDs.count, trackIDs[index] == id, let name = artistNames[row.int64(1)] else {
-                    return
-                }
-                facts[index].artists.append(name)
-            }
-        for index in facts.indices where !facts[index].name.isEmpty {
-            facts[index].songKey = Track.songKey(artist: facts[index].artists.first ?? "", title: facts[index].name)
-        }
-    }
-
-    /// The snapshot's parts: IDs packed, names as packed strings, the artists as a table of
+/// Builds the `facts` snapshot.
+enum TrackFactsParts {
+    /// The `facts` snapshot's parts, built in ordered scans of `tracks` and `track_artists`
+    /// without a value per track: IDs packed, names as packed strings, the artists as a table of
     /// distinct names with each track's references into it, and the columns of
     /// ``TrackAttributeColumns``: each track's main artist (folded) and song key as codes, its
     /// duration (`Int32`) and popularity (`Int8`), −1 for none. The song keys themselves are not
     /// kept (they were 22 MB of a million tracks' snapshot); ``TrackFactsSnapshot`` derives one
     /// from the name and the main artist when asked.
-    var parts: [String: Data] {
-        var artistIndex: [String: Int32] = [:]
+    ///
+    /// Built from a million `TrackFacts` values, the snapshot took about 300 MB at the end of an
+    /// import, most of its peak; these arrays take about 60 MB.
+    static func build(_ db: Database) throws -> [String: Data] {
+        var nameOfArtist: [Int64: String] = [:]
+        try PreparedStatement(db, sql: "SELECT id, name FROM artists").forEachRow { row in
+            nameOfArtist[row.int64(0)] = row.string(1) ?? ""
+        }
+        var trackIDs: [Int64] = []
+        var names: [UInt8] = []
+        var nameEnds: [Int32] = []
+        var durations: [Int32] = []
+        var popularity: [Int8] = []
+        try PreparedStatement(db, sql: "SELECT id, name, duration_ms, popularity FROM tracks ORDER BY id")
+            .forEachRow { row in
+                trackIDs.append(row.int64(0))
+                row.appendBytes(1, to: &names)
+                nameEnds.append(Int32(names.count))
+                durations.append(row.isNull(2) ? -1 : Int32(clamping: row.int64(2)))
+                popularity.append(row.isNull(3) ? -1 : Int8(clamping: row.int64(3)))
+            }
+        // The artists, as references into the distinct names, in credit order.
+        var referenceOfName: [String: Int32] = [:]
         var artistNames: [String] = []
         var artistKeyCodes: [Int32] = []
         var artistKeys = TrackAttributeColumns.Interner()
         var references: [Int32] = []
-        var ends: [Int32] = []
+        var referenceEnds: [Int32] = []
         var artistCodes: [Int32] = []
-        artistCodes.reserveCapacity(facts.count)
-        for fact in facts {
-            for artist in fact.artists {
+        referenceEnds.reserveCapacity(trackIDs.count)
+        artistCodes.reserveCapacity(trackIDs.count)
+        func closeTrack() {
+            let start = Int(referenceEnds.last ?? 0)
+            artistCodes.append(references.count > start ? artistKeyCodes[Int(references[start])] : -1)
+            referenceEnds.append(Int32(references.count))
+        }
+        try PreparedStatement(db, sql: "SELECT track_id, artist_id FROM track_artists ORDER BY track_id, position")
+            .forEachRow { row in
+                let id = row.int64(0)
+                while referenceEnds.count < trackIDs.count, trackIDs[referenceEnds.count] < id { closeTrack() }
+                guard referenceEnds.count < trackIDs.count, trackIDs[referenceEnds.count] == id,
+                    let name = nameOfArtist[row.int64(1)]
+                else { return }
                 let reference =
-                    artistIndex[artist]
+                    referenceOfName[name]
                     ?? {
-                        artistNames.append(artist)
-                        artistIndex[artist] = Int32(artistNames.count - 1)
+                        artistNames.append(name)
+                        referenceOfName[name] = Int32(artistNames.count - 1)
                         // Folded once per distinct name, not once per track.
-                        artistKeyCodes.append(artistKeys.code(Track.normalizedName(artist)))
+                        artistKeyCodes.append(artistKeys.code(Track.normalizedName(name)))
                         return Int32(artistNames.count - 1)
                     }()
                 references.append(reference)
             }
-            let start = ends.last.map(Int.init) ?? 0
-            artistCodes.append(references.count > start ? artistKeyCodes[Int(references[start])] : -1)
-            ends.append(Int32(references.count))
+        while referenceEnds.count < trackIDs.count { closeTrack() }
+        // Songs, numbered in order of first appearance by a 128-bit hash of their key rather than
+        // by the key itself (a million keys as strings took about 100 MB).
+        var songOfHash: [SIMD2<UInt64>: Int32] = [:]
+        var songCodes: [Int32] = []
+        songCodes.reserveCapacity(trackIDs.count)
+        names.withUnsafeBufferPointer { bytes in
+            var start = 0
+            for row in trackIDs.indices {
+                let end = Int(nameEnds[row])
+                defer { start = end }
+                guard end > start else {
+                    songCodes.append(-1)
+                    continue
+                }
+                let name = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+                let first = Int(row == 0 ? 0 : referenceEnds[row - 1])
+                let artist = first < Int(referenceEnds[row]) ? artistNames[Int(references[first])] : ""
+                let hash = Self.songHash(Track.songKey(artist: artist, title: name))
+                let code = songOfHash[hash] ?? Int32(songOfHash.count)
+                songOfHash[hash] = code
+                songCodes.append(code)
+            }
         }
-        var songs = TrackAttributeColumns.Interner()
-        let songCodes = facts.map { songs.code($0.songKey) }
-        let names = PackedStrings.parts(facts.lazy.map(\.name))
-        let artists = PackedStrings.parts(artistNames)
+        let packedArtists = PackedStrings.parts(artistNames)
         return [
             "track_ids": PackedArray.data(trackIDs),
-            "duration_ms": PackedArray.data(facts.map { fact in fact.durationMS.map { Int32(clamping: $0) } ?? -1 }),
-            "popularity": PackedArray.data(facts.map { fact in fact.popularity.map { Int8(clamping: $0) } ?? -1 }),
-            "names": names.bytes, "name_ends": names.ends,
-            "artists": artists.bytes, "artist_ends": artists.ends,
-            "artist_references": PackedArray.data(references), "artist_reference_ends": PackedArray.data(ends),
+            "duration_ms": PackedArray.data(durations),
+            "popularity": PackedArray.data(popularity),
+            "names": Data(names), "name_ends": PackedArray.data(nameEnds),
+            "artists": packedArtists.bytes, "artist_ends": packedArtists.ends,
+            "artist_references": PackedArray.data(references), "artist_reference_ends": PackedArray.data(referenceEnds),
             "artist_codes": PackedArray.data(artistCodes), "song_codes": PackedArray.data(songCodes),
         ]
+    }
+
+    /// Two 64-bit FNV-1a hashes of the key's bytes, from different offsets.
+    static func songHash(_ key: String) -> SIMD2<UInt64> {
+        var a: UInt64 = 0xcbf2_9ce4_8422_2325
+        var b: UInt64 = 0x84222325_cbf29ce4
+        for byte in key.utf8 {
+            a = (a ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+            b = (b ^ UInt64(byte)) &* 0x0000_0001_0000_01b3 &+ 0x9E37_79B9
+        }
+        return SIMD2(a, b)
     }
 }
 

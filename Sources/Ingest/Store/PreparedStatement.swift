@@ -121,6 +121,15 @@ final class PreparedStatement {
             return Array(UnsafeBufferPointer(start: pointer, count: Int(sqlite3_column_bytes(handle, column))))
         }
 
+        /// Appends the column's text as UTF-8 to `buffer` (nothing when NULL), without a copy of
+        /// its own.
+        func appendBytes(_ column: Int32, to buffer: inout [UInt8]) {
+            guard let pointer = sqlite3_column_text(handle, column) else { return }
+            buffer.append(
+                contentsOf: UnsafeBufferPointer(start: pointer, count: Int(sqlite3_column_bytes(handle, column)))
+            )
+        }
+
         /// The column as a `String`, or `nil` when it is NULL.
         func string(_ column: Int32) -> String? {
             guard let pointer = sqlite3_column_text(handle, column) else { return nil }
