@@ -69,7 +69,7 @@ final class ImportFile {
     }
 
     /// Copies everything `source` yields into a new unlinked temporary file.
-    private static func spool(_ source: Int32, path: String) throws -> (descriptor: Int32, size: Int) {
+    static func spool(_ source: Int32, path: String) throws -> (descriptor: Int32, size: Int) {
         let folder = ProcessInfoEnvironment.temporaryDirectory
         var template = Array((folder + "/vibes-import-XXXXXX").utf8CString)
         let target = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
