@@ -107,8 +107,11 @@ lint:
 format:
 	swift format --in-place --recursive --parallel Sources Tests Package.swift Benchmarks
 
+# At most 8 tests at once: Swift Testing otherwise starts every test together, and a loopback
+# fake's next step then queues behind all of them on the 2 threads of a 2-core machine (a sign-in
+# test once waited over 3 minutes that way). The suite takes as long either way: it is CPU-bound.
 test: test-deps lint
-	swift test
+	SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=8 swift test
 	$(MAKE) fuzz
 	$(MAKE) test-kernels-host-cpu
 

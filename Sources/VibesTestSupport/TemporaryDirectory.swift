@@ -22,5 +22,7 @@ public func withTemporaryDirectory<T>(_ body: (String) throws -> T) rethrows -> 
 /// the pool has two threads, and two CPU-bound tests (a k-means fit in a debug build, say) can
 /// hold both for tens of seconds; a fake then answers late, though it answers. A short timeout
 /// turns that wait into a spurious network error and a retried (duplicated) request, so tests
-/// wait this long instead.
-public let loopbackTimeout: TimeInterval = 180
+/// wait this long instead. Three minutes proved too short for a sign-in, whose browser, fake and
+/// loopback server each wait their turn on the pool; `make test` also caps how many tests run at
+/// once (`SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH`), which bounds that wait.
+public let loopbackTimeout: TimeInterval = 600

@@ -7,6 +7,10 @@ import VibesTestSupport
 import FoundationNetworking
 #endif
 
+/// How long these sign-ins wait for the "browser": as long as a request to a fake may take (see
+/// `loopbackTimeout`). The wait itself is tested with a short timeout (`signInTimesOutWhenNobodyComes`).
+private let signInWait: Duration = .seconds(loopbackTimeout)
+
 struct SpotifyAuthorizationTests {
     // MARK: - PKCE
 
@@ -85,7 +89,7 @@ struct SpotifyAuthorizationTests {
                 transport: URLSessionTransport(timeout: loopbackTimeout)
             )
             let pages = PageLog()
-            let session = try await accounts.logIn(port: 0, timeout: .seconds(loopbackTimeout)) { authorizeURL in
+            let session = try await accounts.logIn(port: 0, timeout: signInWait) { authorizeURL in
                 let query = try #require(URLComponents(url: authorizeURL, resolvingAgainstBaseURL: false)?.queryItems)
                 let redirect = try #require(query.first { $0.name == "redirect_uri" }?.value)
                 #expect(redirect.hasPrefix("http://127.0.0.1:") && redirect.hasSuffix("/callback"))
@@ -115,7 +119,7 @@ struct SpotifyAuthorizationTests {
                 baseURL: fake.accountsBaseURL,
                 transport: URLSessionTransport(timeout: loopbackTimeout)
             )
-            let session = try await accounts.logIn(port: 0, timeout: .seconds(loopbackTimeout)) { authorizeURL in
+            let session = try await accounts.logIn(port: 0, timeout: signInWait) { authorizeURL in
                 #expect(!authorizeURL.absoluteString.contains("code_challenge"))
                 _ = try await get(authorizeURL)
             }
@@ -141,7 +145,7 @@ struct SpotifyAuthorizationTests {
                 transport: URLSessionTransport(timeout: loopbackTimeout)
             )
             let error = await spotifyError {
-                _ = try await accounts.logIn(port: 0, timeout: .seconds(loopbackTimeout)) { authorizeURL in
+                _ = try await accounts.logIn(port: 0, timeout: signInWait) { authorizeURL in
                     let page = try await get(authorizeURL)
                     #expect(page.body.contains("access_denied"))
                 }

@@ -23,18 +23,32 @@ extension CosineIndex {
     }()
 
     /// Returns `matrix` with every row scaled to unit length; zero rows stay zero.
+    ///
+    /// Written straight into the new storage in one pass: copying the matrix and then calling
+    /// `cblas_snrm2` and `cblas_sscal` per 12-value row cost about 60 ms on a million rows, mostly
+    /// in the calls and in faulting in the copy.
     static func normalizedRows(of matrix: Matrix) -> Matrix {
-        var result = matrix
         let d = matrix.columnCount
-        guard d > 0 else { return result }
-        result.elements.withUnsafeMutableBufferPointer { x in
-            for row in 0..<matrix.rowCount {
-                let start = x.baseAddress! + row * d
-                let norm = cblas_snrm2(Int32(d), start, 1)
-                if norm > 0, norm.isFinite { cblas_sscal(Int32(d), 1 / norm, start, 1) }
+        guard d > 0, matrix.rowCount > 0 else { return matrix }
+        let elements = [Float](unsafeUninitializedCapacity: matrix.elements.count) { out, initialized in
+            matrix.elements.withUnsafeBufferPointer { x in
+                var start = 0
+                while start < x.count {
+                    var squares: Double = 0
+                    for column in start..<(start + d) { squares += Double(x[column]) * Double(x[column]) }
+                    let norm = Float(squares.squareRoot())
+                    if norm > 0, norm.isFinite {
+                        let scale = 1 / norm
+                        for column in start..<(start + d) { out[column] = x[column] * scale }
+                    } else {
+                        for column in start..<(start + d) { out[column] = x[column] }
+                    }
+                    start += d
+                }
             }
+            initialized = matrix.elements.count
         }
-        return result
+        return Matrix(rowCount: matrix.rowCount, columnCount: d, elements: elements)
     }
 
     /// The dot product of the unit-length `query` with every indexed row.

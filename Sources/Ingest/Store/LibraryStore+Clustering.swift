@@ -269,7 +269,7 @@ extension LibraryStore {
     /// Whether the current `features` snapshot lists every one of `sortedIDs` (ascending).
     static func snapshotHolds(_ sortedIDs: [Int64], in db: Database) throws -> Bool {
         guard let parts = try snapshotParts(.features, in: db, only: ["track_ids"]) else { return false }
-        let known: [Int64] = PackedArray.values(parts["track_ids"])
+        let known: [Int64] = parts.array("track_ids")
         var next = 0
         for id in sortedIDs {
             while next < known.count, known[next] < id { next += 1 }

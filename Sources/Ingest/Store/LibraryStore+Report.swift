@@ -191,7 +191,7 @@ extension LibraryStore {
         let facts = try withSnapshot(.facts, only: ArtistReferences.partNames, decode: ArtistReferences.init(parts:)) {
             db in
             let parts = try TrackFactsParts.build(db)
-            guard let references = ArtistReferences(parts: parts) else {
+            guard let references = ArtistReferences(parts: SnapshotParts(parts)) else {
                 throw StoreError.damaged(path: path, what: "the track facts just built do not read back")
             }
             return (references, parts)
@@ -309,10 +309,10 @@ struct ArtistReferences {
     var ends: [Int32]
     var artistNames: [String]
 
-    init?(parts: [String: Data]) {
-        let trackIDs: [Int64] = PackedArray.values(parts["track_ids"])
-        let references: [Int32] = PackedArray.values(parts["artist_references"])
-        let ends: [Int32] = PackedArray.values(parts["artist_reference_ends"])
+    init?(parts: SnapshotParts) {
+        let trackIDs: [Int64] = parts.array("track_ids")
+        let references: [Int32] = parts.array("artist_references")
+        let ends: [Int32] = parts.array("artist_reference_ends")
         guard let names = PackedStrings.strings(bytes: parts["artists"], ends: parts["artist_ends"]),
             ends.count == trackIDs.count,
             ends.last.map({ Int($0) == references.count }) ?? references.isEmpty,

@@ -94,28 +94,32 @@ extension LibraryStore {
     }
 
     /// The parts of `snapshot` (only those named in `only`, when given), or `nil` when it is absent
-    /// or of another format.
+    /// or of another format. Only the `format` part is read here; the others are read when the
+    /// decoder asks for them, inside the same access to `db`.
     static func snapshotParts(
         _ snapshot: Snapshot,
         in db: Database,
         only: Set<String>? = nil
-    ) throws -> [String: Data]? {
-        var parts: [String: Data] = [:]
+    ) throws -> SnapshotParts? {
         let names = only.map { $0.union(["format"]).sorted() }
-        // Each part read straight into its `Data` (see `BlobReader`).
         let rows = try Row.fetchAll(
             db,
             sql: "SELECT part, rowid FROM snapshots WHERE name = ?"
                 + (names.map { " AND part IN (\(Array(repeating: "?", count: $0.count).joined(separator: ",")))" } ?? ""),
             arguments: StatementArguments([snapshot.rawValue] + (names ?? []))
         )
-        for row in rows {
-            parts[row[0]] = try BlobReader.read(db, table: "snapshots", column: "data", rowID: row[1])
-        }
-        guard let format = parts["format"], String(decoding: format, as: UTF8.self) == snapshot.format else {
+        var rowIDs: [String: Int64] = [:]
+        for row in rows { rowIDs[row[0]] = row[1] }
+        guard let formatRow = rowIDs["format"],
+            String(
+                decoding: try BlobReader.read(db, table: "snapshots", column: "data", rowID: formatRow),
+                as: UTF8.self
+            )
+                == snapshot.format
+        else {
             return nil
         }
-        return parts
+        return SnapshotParts(rowIDs: rowIDs, in: db)
     }
 
     /// Reads `snapshot` with `decode`, or builds it with `build` and saves it when the store can
@@ -131,11 +135,10 @@ extension LibraryStore {
     func withSnapshot<Value>(
         _ snapshot: Snapshot,
         only: Set<String>? = nil,
-        decode: ([String: Data]) -> Value?,
+        decode: (SnapshotParts) -> Value?,
         build: (Database) throws -> (value: Value, parts: [String: Data])
     ) throws -> Value {
-        if let parts = try database.read({ db in try Self.snapshotParts(snapshot, in: db, only: only) }),
-            let value = decode(parts)
+        if let value = try database.read({ db in try Self.snapshotParts(snapshot, in: db, only: only).flatMap(decode) })
         {
             return value
         }
@@ -337,21 +340,21 @@ struct FeatureSnapshot {
     ///
     /// Without a `values` part (a read of ``countParts``), the table stays empty and only the
     /// counts are decoded.
-    init?(parts: [String: Data]) {
-        let ids: [Int64] = PackedArray.values(parts["track_ids"])
+    init?(parts: SnapshotParts) {
+        let ids: [Int64] = parts.array("track_ids")
         trackIDs = ids
-        if parts["values"] == nil {
+        if !parts.contains("values") {
             table = FeatureTable()
         } else {
-            let values: [Float] = PackedArray.values(parts["values"])
+            let values: [Float] = parts.array("values")
             guard values.count == ids.count * FeatureTable.columnCount else { return nil }
             table = FeatureTable(trackIDs: ids, values: values)
         }
         guard let sources = PackedStrings.strings(bytes: parts["sources"], ends: parts["source_ends"]) else { return }
-        let preferred: [UInt8] = PackedArray.values(parts["preferred"])
-        let coverage: [UInt16] = PackedArray.values(parts["coverage"])
-        let outOfRange: [Int64] = PackedArray.values(parts["out_of_range"])
-        let masks: [UInt64] = PackedArray.values(parts["source_masks"])
+        let preferred: [UInt8] = parts.array("preferred")
+        let coverage: [UInt16] = parts.array("coverage")
+        let outOfRange: [Int64] = parts.array("out_of_range")
+        let masks: [UInt64] = parts.array("source_masks")
         guard [preferred.count, coverage.count, outOfRange.count, masks.count].allSatisfy({ $0 == ids.count }),
             !sources.isEmpty || ids.isEmpty, sources.count <= 64,
             preferred.allSatisfy({ Int($0) < sources.count }),

@@ -23,11 +23,12 @@ extension LibraryStore {
     /// command when the store can be written without waiting.
     public func featureSpace(of table: FeatureTable, schema: FeatureSchema) throws -> FeatureSpace {
         let key = Self.spaceKey(table: table, schema: schema)
-        if let parts = try database.read({ db in try Self.snapshotParts(.features, in: db, only: Self.spaceParts) }),
-            let space = Self.decodeSpace(parts, key: key, table: table)
-        {
-            return space
+        let cached = try database.read { db in
+            try Self.snapshotParts(.features, in: db, only: Self.spaceParts).flatMap {
+                Self.decodeSpace($0, key: key, table: table)
+            }
         }
+        if let cached { return cached }
         let space = schema.makeSpace(from: table)
         guard let parts = Self.encodeSpace(space, key: key) else { return space }
         opportunisticWrite.whileSet {
@@ -84,12 +85,12 @@ extension LibraryStore {
 
     /// The cached space for `table` under `key`, or `nil` when the parts hold another one or do
     /// not fit together.
-    static func decodeSpace(_ parts: [String: Data], key: String, table: FeatureTable) -> FeatureSpace? {
+    static func decodeSpace(_ parts: SnapshotParts, key: String, table: FeatureTable) -> FeatureSpace? {
         guard let json = parts["space_about"], let about = try? JSONDecoder().decode(SpaceAbout.self, from: json),
             about.key == key
         else { return nil }
-        let rows: [Int32] = PackedArray.values(parts["space_rows"])
-        let values: [Float] = PackedArray.values(parts["space_values"])
+        let rows: [Int32] = parts.array("space_rows")
+        let values: [Float] = parts.array("space_values")
         let columnCount = about.columnNames.count
         guard rows.count == about.rowCount, values.count == about.rowCount * columnCount,
             about.excludedTrackCount == table.rowCount - rows.count,

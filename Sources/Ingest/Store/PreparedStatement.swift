@@ -168,6 +168,34 @@ enum BlobReader {
         return data
     }
 
+    /// The BLOB in `column` of row `rowID` of `table` as packed values of `T`, read straight into
+    /// the array's storage; `nil` when its size is not a whole number of values.
+    static func readArray<T: BitwiseCopyable>(
+        _ db: Database,
+        table: String,
+        column: String,
+        rowID: Int64
+    ) throws -> [T]? {
+        let connection = db.sqliteConnection
+        var blob: OpaquePointer?
+        let opened = sqlite3_blob_open(connection, "main", table, column, rowID, 0, &blob)
+        defer { sqlite3_blob_close(blob) }
+        guard opened == SQLITE_OK, let blob else { throw failure(opened, connection, table: table) }
+        let size = Int(sqlite3_blob_bytes(blob))
+        guard size % MemoryLayout<T>.stride == 0 else { return nil }
+        let count = size / MemoryLayout<T>.stride
+        guard count > 0 else { return [] }
+        var code = SQLITE_OK
+        let values = [T](unsafeUninitializedCapacity: count) { buffer, initialized in
+            code = sqlite3_blob_read(blob, buffer.baseAddress, Int32(size), 0)
+            // Bitwise-copyable values need no deinitialisation: on a failed read the array is
+            // thrown away as it is.
+            initialized = count
+        }
+        guard code == SQLITE_OK else { throw failure(code, connection, table: table) }
+        return values
+    }
+
     private static func failure(_ code: Int32, _ connection: OpaquePointer?, table: String) -> StoreError {
         let message = connection.map { String(cString: sqlite3_errmsg($0)) } ?? "unknown error"
         let path = connection.flatMap { sqlite3_db_filename($0, "main") }.map { String(cString: $0) } ?? "?"

@@ -334,20 +334,21 @@ enum ReferenceGreedy {
 
 /// Playlists longer than one ordering window.
 struct LongPlaylistOrderingTests {
-    static let input = PlaylistOrderingTests.scattered(seed: 5, count: 2_100, artists: 40)
+    /// A full window of 999 tracks and a part window of 101: what crosses the edge between them.
+    static let input = PlaylistOrderingTests.scattered(seed: 5, count: 1_100, artists: 40)
 
     @Test func flowOrdersEveryWindowAndNeverCostsMoreThanGreedyInTheSameWindows() {
         var input = LongPlaylistOrderingTests.input
-        for position in [0, 998, 999, 1_500, 2_099] { input[position].isLocked = true }
+        for position in [0, 998, 999, 1_050, 1_099] { input[position].isLocked = true }
         let arrangement = PlaylistOrdering().arrange(input)
-        #expect(arrangement.entries.count == 2_100)
+        #expect(arrangement.entries.count == 1_100)
         #expect(Set(arrangement.entries.map(\.trackID)) == Set(input.map(\.trackID)))
-        for position in [0, 998, 999, 1_500, 2_099] {
+        for position in [0, 998, 999, 1_050, 1_099] {
             #expect(arrangement.entries[position].trackID == input[position].trackID)
         }
         // Each window holds the same tracks as before: no track crosses a window edge.
-        for start in stride(from: 0, to: 2_100, by: PlaylistOrdering.windowLength) {
-            let end = min(start + PlaylistOrdering.windowLength, 2_100)
+        for start in stride(from: 0, to: 1_100, by: PlaylistOrdering.windowLength) {
+            let end = min(start + PlaylistOrdering.windowLength, 1_100)
             #expect(Set(arrangement.entries[start..<end].map(\.trackID)) == Set(input[start..<end].map(\.trackID)))
         }
         let greedy = PlaylistOrdering().greedyOrder(input)
@@ -358,10 +359,10 @@ struct LongPlaylistOrderingTests {
 
     @Test func anArcDealsTracksOverTheWholePlaylist() {
         let arrangement = PlaylistOrdering(arc: .rising).arrange(LongPlaylistOrderingTests.input)
-        #expect(Set(arrangement.entries.map(\.trackID)).count == 2_100)
+        #expect(Set(arrangement.entries.map(\.trackID)).count == 1_100)
         let correlation = try? #require(arrangement.arcCorrelation)
         #expect((correlation ?? 0) >= PlaylistOrdering.minimumArcCorrelation)
-        // The calmest third of the tracks plays in the first window.
+        // The calmest 999 tracks play in the first window.
         let energies = LongPlaylistOrderingTests.input.compactMap(\.features.energy).sorted()
         let firstWindow = arrangement.entries.prefix(PlaylistOrdering.windowLength).compactMap(\.features.energy)
         #expect(firstWindow.allSatisfy { $0 <= energies[PlaylistOrdering.windowLength - 1] })
