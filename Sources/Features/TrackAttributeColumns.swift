@@ -64,6 +64,31 @@ public struct TrackAttributeColumns: Sendable, Equatable {
     /// The popularity of `row`, or `nil`.
     public func popularity(row: Int) -> Int? { popularity[row] < 0 ? nil : Int(popularity[row]) }
 
+    /// Keeps only the rows `rows` (ascending), moving them down in place: no copy when the columns'
+    /// storage is not shared.
+    ///
+    /// - Precondition: `rows` ascend and are rows of the columns.
+    public mutating func keepRows(_ rows: [Int32]) {
+        let count = artistCodes.count
+        precondition(rows.last.map { Int($0) < count } ?? true, "rows of the columns")
+        guard rows.count < count else { return }
+        func compact<T>(_ column: inout [T]) {
+            column.withUnsafeMutableBufferPointer { column in
+                for (target, row) in rows.enumerated() { column[target] = column[Int(row)] }
+            }
+            column.removeLast(count - rows.count)
+        }
+        var previous: Int32 = -1
+        for row in rows {
+            precondition(row > previous, "ascending rows")
+            previous = row
+        }
+        compact(&artistCodes)
+        compact(&songCodes)
+        compact(&durationMS)
+        compact(&popularity)
+    }
+
     /// The columns of `rows`, in that order.
     public func selecting(rows: [Int32]) -> TrackAttributeColumns {
         var result = TrackAttributeColumns(unknownCount: 0)

@@ -263,7 +263,7 @@ struct LoadedLibrary {
         // The space comes from the store's cache when the last command used this table and these
         // weights (see `LibraryStore.featureSpace(of:schema:)`).
         let space = try store.featureSpace(of: table, schema: FeatureSchema.default.applying(chosen))
-        recommender = Recommender(table: table, space: space, attributes: attributes, weights: chosen)
+        recommender = Recommender(table: consume table, space: space, attributes: consume attributes, weights: chosen)
         if context {
             let ids = recommender.features.trackIDs
             if let tags = SimilarityBlock.tags(from: try LoadedLibrary.tagSources(store: store), trackIDs: ids) {

@@ -40,6 +40,24 @@ struct FeatureTableTests {
         #expect(selected.values.map(\.bitPattern) == expected.map(\.bitPattern))
         #expect(table.selecting(rows: []).rowCount == 0)
     }
+
+    @Test func keepingRowsInPlaceKeepsWhatSelectingWould() {
+        let width = FeatureTable.columnCount
+        var generator = SplitMix64(seed: 11)
+        let values = (0..<(300 * width)).map { _ in Float(generator.next() % 1000) / 1000 }
+        let table = FeatureTable(trackIDs: (1...300).map(Int64.init), values: values)
+        let before = table.values.map(\.bitPattern)
+        for rows in [
+            [Int32](0..<300), [0, 1, 2, 150, 299], [299], [], (0..<300).filter { $0 % 7 != 3 }.map(Int32.init),
+        ] {
+            var kept = table  // shares storage: the in-place move must copy first, leaving `table` whole
+            kept.keepRows(rows)
+            let selected = table.selecting(rows: rows)
+            #expect(kept.trackIDs == selected.trackIDs)
+            #expect(kept.values.map(\.bitPattern) == selected.values.map(\.bitPattern))
+            #expect(table.rowCount == 300 && table.values.map(\.bitPattern) == before)
+        }
+    }
 }
 
 struct TrackAttributeColumnsTests {
@@ -60,5 +78,13 @@ struct TrackAttributeColumnsTests {
         #expect(picked.artistCodes == [2, 0, 0] && picked.songCodes == [0, 2, 2])
         #expect(picked.durationMS == [7, 1_000, 1_000] && picked.popularity == [7, 0, 0])
         #expect(TrackAttributeColumns(unknownCount: 3).songCodes == [-1, -1, -1])
+        for rows: [Int32] in [[0, 1, 2, 3, 4, 5, 6], [1, 4, 6], [], [0]] {
+            var kept = columns
+            kept.keepRows(rows)
+            let selected = columns.selecting(rows: rows)
+            #expect(kept.artistCodes == selected.artistCodes && kept.songCodes == selected.songCodes)
+            #expect(kept.durationMS == selected.durationMS && kept.popularity == selected.popularity)
+        }
+        #expect(columns.artistCodes == codes, "the shared columns are left whole")
     }
 }

@@ -126,9 +126,9 @@ public struct Recommender: Sendable {
     ///   - weights: The weights `space` was built with.
     /// - Complexity: O(*n* · *d*).
     public init(
-        table: FeatureTable,
+        table: consuming FeatureTable,
         space: FeatureSpace,
-        attributes: TrackAttributeColumns,
+        attributes: consuming TrackAttributeColumns,
         weights: SimilarityWeights = .default
     ) {
         precondition(attributes.count == table.rowCount, "one attribute entry per table row")
@@ -137,16 +137,18 @@ public struct Recommender: Sendable {
             "the space is built from the table"
         )
         self.weights = weights
-        // Every row kept (the usual case): the table and the attributes as they are, without a
-        // copy of either.
-        let keepsEveryRow = space.tableRows.count == table.rowCount
-        let included = keepsEveryRow ? table : table.selecting(rows: space.tableRows)
+        // The rows of the space kept in place: passed with `consume` (as the command does), the
+        // table and the attributes are not copied.
+        var included = consume table
+        included.keepRows(space.tableRows)
+        var kept = consume attributes
+        kept.keepRows(space.tableRows)
         self.table = included
         scaling = space.scaling
         excludedTrackCount = space.excludedTrackCount
         features = space.matrix
         index = CosineIndex(features)
-        self.attributes = keepsEveryRow ? attributes : attributes.selecting(rows: space.tableRows)
+        self.attributes = kept
         let (points, artistCodes) = (space.matrix, self.attributes.artistCodes)
         artistContextCache = BuiltOnce {
             ArtistContext(features: points, artistOfRow: artistCodes, weight: Float(weights.artistContext))
