@@ -163,36 +163,25 @@ public struct Recommender: Sendable {
         var squares = [Double](repeating: 0, count: width)
         var columnMeans = [Double](repeating: 0, count: width)
         included.values.withUnsafeBufferPointer { buffer in
-            sums.withUnsafeMutableBufferPointer { sums in
-                counts.withUnsafeMutableBufferPointer { counts in
-                    var start = 0
-                    while start < buffer.count {
-                        for column in 0..<width {
-                            let value = buffer[start + column]
-                            if !value.isNaN {
-                                sums[column] += Double(value)
-                                counts[column] += 1
-                            }
-                        }
-                        start += width
+            func forEachPresentValue(_ body: (Int, Double) -> Void) {
+                var start = 0
+                while start < buffer.count {
+                    for column in 0..<width where !buffer[start + column].isNaN {
+                        body(column, Double(buffer[start + column]))
                     }
+                    start += width
                 }
+            }
+            forEachPresentValue { column, value in
+                sums[column] += value
+                counts[column] += 1
             }
             for column in 0..<width where counts[column] > 0 {
                 columnMeans[column] = sums[column] / Double(counts[column])
             }
-            squares.withUnsafeMutableBufferPointer { squares in
-                var start = 0
-                while start < buffer.count {
-                    for column in 0..<width {
-                        let value = buffer[start + column]
-                        if !value.isNaN {
-                            let offset = Double(value) - columnMeans[column]
-                            squares[column] += offset * offset
-                        }
-                    }
-                    start += width
-                }
+            forEachPresentValue { column, value in
+                let offset = value - columnMeans[column]
+                squares[column] += offset * offset
             }
         }
         var means: [Double] = []

@@ -155,17 +155,13 @@ enum BlobReader {
     /// into a buffer of its own and then copied into the `Data`: twice the fresh memory the kernel
     /// must fault in and clear. Read this way it lands in the `Data` directly.
     static func read(_ db: Database, table: String, column: String, rowID: Int64) throws -> Data {
-        let connection = db.sqliteConnection
-        var blob: OpaquePointer?
-        let opened = sqlite3_blob_open(connection, "main", table, column, rowID, 0, &blob)
-        defer { sqlite3_blob_close(blob) }
-        guard opened == SQLITE_OK, let blob else { throw failure(opened, connection, table: table) }
-        let size = Int(sqlite3_blob_bytes(blob))
-        var data = Data(count: size)
-        guard size > 0 else { return data }
-        let code = data.withUnsafeMutableBytes { sqlite3_blob_read(blob, $0.baseAddress, Int32(size), 0) }
-        guard code == SQLITE_OK else { throw failure(code, connection, table: table) }
-        return data
+        try withBlob(db, table: table, column: column, rowID: rowID) { blob, size in
+            var data = Data(count: size)
+            guard size > 0 else { return data }
+            let code = data.withUnsafeMutableBytes { sqlite3_blob_read(blob, $0.baseAddress, Int32(size), 0) }
+            guard code == SQLITE_OK else { throw failure(code, db.sqliteConnection, table: table) }
+            return data
+        }
     }
 
     /// The BLOB in `column` of row `rowID` of `table` as packed values of `T`, read straight into
@@ -176,24 +172,36 @@ enum BlobReader {
         column: String,
         rowID: Int64
     ) throws -> [T]? {
+        try withBlob(db, table: table, column: column, rowID: rowID) { blob, size in
+            guard size % MemoryLayout<T>.stride == 0 else { return nil }
+            let count = size / MemoryLayout<T>.stride
+            guard count > 0 else { return [] }
+            var code = SQLITE_OK
+            let values = [T](unsafeUninitializedCapacity: count) { buffer, initialized in
+                code = sqlite3_blob_read(blob, buffer.baseAddress, Int32(size), 0)
+                // Bitwise-copyable values need no deinitialisation: on a failed read the array is
+                // thrown away as it is.
+                initialized = count
+            }
+            guard code == SQLITE_OK else { throw failure(code, db.sqliteConnection, table: table) }
+            return values
+        }
+    }
+
+    /// Opens the BLOB for reading and passes it with its size in bytes.
+    private static func withBlob<T>(
+        _ db: Database,
+        table: String,
+        column: String,
+        rowID: Int64,
+        _ body: (OpaquePointer, Int) throws -> T
+    ) throws -> T {
         let connection = db.sqliteConnection
         var blob: OpaquePointer?
         let opened = sqlite3_blob_open(connection, "main", table, column, rowID, 0, &blob)
         defer { sqlite3_blob_close(blob) }
         guard opened == SQLITE_OK, let blob else { throw failure(opened, connection, table: table) }
-        let size = Int(sqlite3_blob_bytes(blob))
-        guard size % MemoryLayout<T>.stride == 0 else { return nil }
-        let count = size / MemoryLayout<T>.stride
-        guard count > 0 else { return [] }
-        var code = SQLITE_OK
-        let values = [T](unsafeUninitializedCapacity: count) { buffer, initialized in
-            code = sqlite3_blob_read(blob, buffer.baseAddress, Int32(size), 0)
-            // Bitwise-copyable values need no deinitialisation: on a failed read the array is
-            // thrown away as it is.
-            initialized = count
-        }
-        guard code == SQLITE_OK else { throw failure(code, connection, table: table) }
-        return values
+        return try body(blob, Int(sqlite3_blob_bytes(blob)))
     }
 
     private static func failure(_ code: Int32, _ connection: OpaquePointer?, table: String) -> StoreError {
