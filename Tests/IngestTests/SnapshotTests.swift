@@ -238,15 +238,24 @@ struct SnapshotTests {
             _ = try store.importFile(at: Self.liked)
             let good = try store.database.read { db in try FeatureSnapshot(db) }
             #expect(FeatureSnapshot(parts: SnapshotParts(good.parts)) != nil)
+            #expect(good.sources.count < 8, "one byte a mask")
             var parts = good.parts
-            parts["source_masks"] = PackedArray.data(good.sourceMasks.map { $0 | (1 << 40) })
+            parts["source_masks"] = SnapshotBlob(good.sourceMasks.map { UInt8($0 | 0x80) })
+            #expect(FeatureSnapshot(parts: SnapshotParts(parts)) == nil, "a source that is not there")
+            parts = good.parts
+            parts["source_masks"] = SnapshotBlob(good.sourceMasks)
+            #expect(FeatureSnapshot(parts: SnapshotParts(parts)) == nil, "masks of another width")
+            parts = good.parts
+            parts["preferred"] = SnapshotBlob(good.preferred.map { _ in UInt8(200) })
             #expect(FeatureSnapshot(parts: SnapshotParts(parts)) == nil)
             parts = good.parts
-            parts["preferred"] = PackedArray.data(good.preferred.map { _ in UInt8(200) })
+            parts["values"] = SnapshotBlob(parts["values"]!.data.dropLast(4))
             #expect(FeatureSnapshot(parts: SnapshotParts(parts)) == nil)
             parts = good.parts
-            parts["values"] = parts["values"]!.dropLast(4)
-            #expect(FeatureSnapshot(parts: SnapshotParts(parts)) == nil)
+            parts["track_ids"] = .ascending(Array(good.trackIDs.dropLast()))
+            #expect(FeatureSnapshot(parts: SnapshotParts(parts)) == nil, "a track short")
+            parts["track_ids"] = SnapshotBlob(good.trackIDs)
+            #expect(FeatureSnapshot(parts: SnapshotParts(parts)) == nil, "IDs not in the packed form")
             // Offsets that fall back or run past the bytes.
             #expect(PackedStrings.strings(bytes: Data("abcdef".utf8), ends: PackedArray.data([Int32(4), 2, 6])) == nil)
             #expect(
@@ -256,18 +265,18 @@ struct SnapshotTests {
             let built = try store.database.read { db in try TrackFactsParts.build(db) }
             #expect(built == facts.referenceParts, "the scans build what the values would")
             var factParts = built
-            factParts["artist_reference_ends"] = PackedArray.data(
+            factParts["artist_reference_ends"] = SnapshotBlob(
                 [Int32](repeating: Int32.max, count: facts.trackIDs.count - 1) + [Int32(0)]
             )
             #expect(TrackFactsSnapshot(parts: SnapshotParts(factParts)) == nil)
             factParts = built
-            factParts["name_ends"] = PackedArray.data([Int32](repeating: 1, count: facts.trackIDs.count))
+            factParts["name_ends"] = SnapshotBlob([Int32](repeating: 1, count: facts.trackIDs.count))
             #expect(
                 TrackFactsSnapshot(parts: SnapshotParts(factParts)) == nil,
                 "name offsets that stop short of the bytes"
             )
             factParts = built
-            factParts["song_codes"] = factParts["song_codes"]!.dropLast(4)
+            factParts["song_codes"] = SnapshotBlob(factParts["song_codes"]!.data.dropLast(4))
             #expect(TrackFactsSnapshot(parts: SnapshotParts(factParts)) == nil, "a column a row short")
             #expect(TrackFactsSnapshot(parts: SnapshotParts(built)) != nil)
 

@@ -53,7 +53,7 @@ struct AllTrackFacts {
     /// duration (`Int32`) and popularity (`Int8`), −1 for none. The song keys themselves are not
     /// kept (they were 22 MB of a million tracks' snapshot); ``TrackFactsSnapshot`` derives one
     /// from the name and the main artist when asked.
-    var referenceParts: [String: Data] {
+    var referenceParts: [String: SnapshotBlob] {
         var artistIndex: [String: Int32] = [:]
         var artistNames: [String] = []
         var artistKeyCodes: [Int32] = []
@@ -84,13 +84,13 @@ struct AllTrackFacts {
         let names = PackedStrings.parts(facts.lazy.map(\.name))
         let artists = PackedStrings.parts(artistNames)
         return [
-            "track_ids": PackedArray.data(trackIDs),
-            "duration_ms": PackedArray.data(facts.map { fact in fact.durationMS.map { Int32(clamping: $0) } ?? -1 }),
-            "popularity": PackedArray.data(facts.map { fact in fact.popularity.map { Int8(clamping: $0) } ?? -1 }),
+            "track_ids": .ascending(trackIDs),
+            "duration_ms": SnapshotBlob(facts.map { fact in fact.durationMS.map { Int32(clamping: $0) } ?? -1 }),
+            "popularity": SnapshotBlob(facts.map { fact in fact.popularity.map { Int8(clamping: $0) } ?? -1 }),
             "names": names.bytes, "name_ends": names.ends,
             "artists": artists.bytes, "artist_ends": artists.ends,
-            "artist_references": PackedArray.data(references), "artist_reference_ends": PackedArray.data(ends),
-            "artist_codes": PackedArray.data(artistCodes), "song_codes": PackedArray.data(songCodes),
+            "artist_references": SnapshotBlob(references), "artist_reference_ends": SnapshotBlob(ends),
+            "artist_codes": SnapshotBlob(artistCodes), "song_codes": SnapshotBlob(songCodes),
         ]
     }
 }

@@ -204,8 +204,19 @@ public final class ImportWriter {
     }
 
     /// Creates the indexes ``deferIndexBuilds()`` dropped; does nothing when there are none.
+    ///
+    /// The builds sort with a small page cache, spilling to a temporary file rather than to
+    /// memory. Measured in sqlite3 on a million tracks, the three builds took 2.9 s and 215 MB with
+    /// the import's 64 MB cache and the store's in-memory temporary storage (the sort's runs
+    /// outgrew the cache into memory), 2.2 s and 38 MB with a 16 MB cache and a file, which the
+    /// kernel's page cache holds anyway.
     func buildDeferredIndexes() throws {
-        for index in deferredIndexes { try db.execute(sql: index.sql) }
+        guard !deferredIndexes.isEmpty else { return }
+        try LibraryStore.withCacheSize(16384, in: db) {
+            try LibraryStore.withTemporaryStorageInFiles(in: db) {
+                for index in deferredIndexes { try db.execute(sql: index.sql) }
+            }
+        }
         deferredIndexes.removeAll()
     }
 

@@ -206,6 +206,15 @@ extension LibraryStore {
         return try body()
     }
 
+    /// Runs `body` with the connection's temporary storage (sorts, temporary indexes) in files
+    /// instead of memory, then sets it back.
+    static func withTemporaryStorageInFiles<T>(in db: Database, _ body: () throws -> T) throws -> T {
+        let previous = try Int.fetchOne(db, sql: "PRAGMA temp_store") ?? 0
+        try db.execute(sql: "PRAGMA temp_store = FILE")
+        defer { try? db.execute(sql: "PRAGMA temp_store = \(previous)") }
+        return try body()
+    }
+
     /// Whether a file of `fileSize` bytes may add as many tracks as the store holds, so that its
     /// import builds the secondary indexes once at the end instead of row by row.
     ///

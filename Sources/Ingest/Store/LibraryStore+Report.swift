@@ -310,7 +310,7 @@ struct ArtistReferences {
     var artistNames: [String]
 
     init?(parts: SnapshotParts) {
-        let trackIDs: [Int64] = parts.array("track_ids")
+        guard let trackIDs = parts.ascending("track_ids") else { return nil }
         let references: [Int32] = parts.array("artist_references")
         let ends: [Int32] = parts.array("artist_reference_ends")
         guard let names = PackedStrings.strings(bytes: parts["artists"], ends: parts["artist_ends"]),

@@ -253,7 +253,7 @@ enum TrackFactsParts {
     ///
     /// Built from a million `TrackFacts` values, the snapshot took about 300 MB at the end of an
     /// import, most of its peak; these arrays take about 60 MB.
-    static func build(_ db: Database) throws -> [String: Data] {
+    static func build(_ db: Database) throws -> [String: SnapshotBlob] {
         var nameOfArtist: [Int64: String] = [:]
         try PreparedStatement(db, sql: "SELECT id, name FROM artists").forEachRow { row in
             nameOfArtist[row.int64(0)] = row.string(1) ?? ""
@@ -330,13 +330,13 @@ enum TrackFactsParts {
         }
         let packedArtists = PackedStrings.parts(artistNames)
         return [
-            "track_ids": PackedArray.data(trackIDs),
-            "duration_ms": PackedArray.data(durations),
-            "popularity": PackedArray.data(popularity),
-            "names": Data(names), "name_ends": PackedArray.data(nameEnds),
+            "track_ids": .ascending(trackIDs),
+            "duration_ms": SnapshotBlob(durations),
+            "popularity": SnapshotBlob(popularity),
+            "names": SnapshotBlob(names), "name_ends": SnapshotBlob(nameEnds),
             "artists": packedArtists.bytes, "artist_ends": packedArtists.ends,
-            "artist_references": PackedArray.data(references), "artist_reference_ends": PackedArray.data(referenceEnds),
-            "artist_codes": PackedArray.data(artistCodes), "song_codes": PackedArray.data(songCodes),
+            "artist_references": SnapshotBlob(references), "artist_reference_ends": SnapshotBlob(referenceEnds),
+            "artist_codes": SnapshotBlob(artistCodes), "song_codes": SnapshotBlob(songCodes),
         ]
     }
 
@@ -377,7 +377,8 @@ struct TrackFactsSnapshot {
     /// Decodes the snapshot's parts, or returns `nil` when they do not fit together. The names
     /// and artists are decoded when their parts are there.
     init?(parts: SnapshotParts) {
-        trackIDs = parts.array("track_ids")
+        guard let trackIDs = parts.ascending("track_ids") else { return nil }
+        self.trackIDs = trackIDs
         artistCodes = parts.array("artist_codes")
         songCodes = parts.array("song_codes")
         durations = parts.array("duration_ms")

@@ -35,12 +35,7 @@ extension LibraryStore {
             _ = try? database.write { db in
                 // Only beside a current `features` snapshot, whose deletion then takes it along.
                 guard try Self.snapshotParts(.features, in: db, only: []) != nil else { return }
-                for (part, data) in parts {
-                    try db.execute(
-                        sql: "INSERT OR REPLACE INTO snapshots (name, part, data) VALUES (?, ?, ?)",
-                        arguments: [Snapshot.features.rawValue, part, data]
-                    )
-                }
+                for (part, blob) in parts { try Self.savePart(part, blob, of: .features, in: db) }
             }
         }
         return space
@@ -65,7 +60,7 @@ extension LibraryStore {
 
     /// The parts of `space`, or `nil` when its scaling cannot be written (a value that is not
     /// finite).
-    static func encodeSpace(_ space: FeatureSpace, key: String) -> [String: Data]? {
+    static func encodeSpace(_ space: FeatureSpace, key: String) -> [String: SnapshotBlob]? {
         let about = SpaceAbout(
             key: key,
             scaling: space.scaling,
@@ -76,10 +71,11 @@ extension LibraryStore {
             imputedCounts: Dictionary(uniqueKeysWithValues: space.imputedCounts.map { ($0.rawValue, $1) })
         )
         guard let json = try? JSONEncoder().encode(about) else { return nil }
+        // The rows ascend, mostly by 1: about a byte each as differences, not 4.
         return [
-            "space_about": json,
-            "space_values": PackedArray.data(space.matrix.values.elements),
-            "space_rows": PackedArray.data(space.tableRows),
+            "space_about": SnapshotBlob(json),
+            "space_values": SnapshotBlob(space.matrix.values.elements),
+            "space_rows": .ascending(space.tableRows.map(Int64.init)),
         ]
     }
 
@@ -89,12 +85,14 @@ extension LibraryStore {
         guard let json = parts["space_about"], let about = try? JSONDecoder().decode(SpaceAbout.self, from: json),
             about.key == key
         else { return nil }
-        let rows: [Int32] = parts.array("space_rows")
+        guard let ascending = parts.ascending("space_rows"), ascending.allSatisfy({ $0 <= Int32.max }) else {
+            return nil
+        }
+        let rows = ascending.map { Int32($0) }
         let values: [Float] = parts.array("space_values")
         let columnCount = about.columnNames.count
         guard rows.count == about.rowCount, values.count == about.rowCount * columnCount,
             about.excludedTrackCount == table.rowCount - rows.count,
-            zip(rows, rows.dropFirst()).allSatisfy({ $0 < $1 }),
             rows.first.map({ $0 >= 0 }) ?? true, rows.last.map({ Int($0) < table.rowCount }) ?? true
         else { return nil }
         var missing: [AudioFeature: Int] = [:]

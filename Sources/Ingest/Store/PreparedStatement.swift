@@ -147,8 +147,9 @@ final class PreparedStatement {
     }
 }
 
-/// Reads whole BLOBs straight into one buffer, through SQLite's incremental I/O.
-enum BlobReader {
+/// Reads and writes whole BLOBs straight from and into one buffer, through SQLite's incremental
+/// I/O.
+enum BlobIO {
     /// The BLOB in `column` of row `rowID` of `table`, read in the current transaction.
     ///
     /// Fetched as a column, a BLOB of 48 MB is first assembled by SQLite from its overflow pages
@@ -188,17 +189,30 @@ enum BlobReader {
         }
     }
 
-    /// Opens the BLOB for reading and passes it with its size in bytes.
+    /// Writes `blob` into the BLOB in `column` of row `rowID` of `table`, which must be a
+    /// `zeroblob` of its size: straight from the part's array into the pages, where binding it to
+    /// an insert made SQLite copy it twice (the bound value, then the record).
+    static func write(_ blob: SnapshotBlob, _ db: Database, table: String, column: String, rowID: Int64) throws {
+        try withBlob(db, table: table, column: column, rowID: rowID, writable: true) { handle, size in
+            precondition(size == blob.byteCount, "the row was inserted with a zeroblob of the part's size")
+            guard size > 0 else { return }
+            let code = blob.withUnsafeBytes { sqlite3_blob_write(handle, $0.baseAddress, Int32(size), 0) }
+            guard code == SQLITE_OK else { throw failure(code, db.sqliteConnection, table: table) }
+        }
+    }
+
+    /// Opens the BLOB (for reading unless `writable`) and passes it with its size in bytes.
     private static func withBlob<T>(
         _ db: Database,
         table: String,
         column: String,
         rowID: Int64,
+        writable: Bool = false,
         _ body: (OpaquePointer, Int) throws -> T
     ) throws -> T {
         let connection = db.sqliteConnection
         var blob: OpaquePointer?
-        let opened = sqlite3_blob_open(connection, "main", table, column, rowID, 0, &blob)
+        let opened = sqlite3_blob_open(connection, "main", table, column, rowID, writable ? 1 : 0, &blob)
         defer { sqlite3_blob_close(blob) }
         guard opened == SQLITE_OK, let blob else { throw failure(opened, connection, table: table) }
         return try body(blob, Int(sqlite3_blob_bytes(blob)))
@@ -207,6 +221,6 @@ enum BlobReader {
     private static func failure(_ code: Int32, _ connection: OpaquePointer?, table: String) -> StoreError {
         let message = connection.map { String(cString: sqlite3_errmsg($0)) } ?? "unknown error"
         let path = connection.flatMap { sqlite3_db_filename($0, "main") }.map { String(cString: $0) } ?? "?"
-        return .sqlite(path: path, code: code, message: message, sql: "(reading a BLOB of \(table))")
+        return .sqlite(path: path, code: code, message: message, sql: "(a BLOB of \(table))")
     }
 }

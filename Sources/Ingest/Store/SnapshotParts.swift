@@ -11,12 +11,12 @@ import GRDB
 ///
 /// A store-backed value is only valid inside the database access that made it.
 struct SnapshotParts {
-    private let stored: [String: Data]
+    private let stored: [String: SnapshotBlob]
     private let database: Database?
     private let rowIDs: [String: Int64]
 
     /// Parts held in memory.
-    init(_ parts: [String: Data]) {
+    init(_ parts: [String: SnapshotBlob]) {
         stored = parts
         database = nil
         rowIDs = [:]
@@ -36,18 +36,76 @@ struct SnapshotParts {
 
     /// The bytes of `part`, or `nil` when it is absent or cannot be read.
     subscript(part: String) -> Data? {
-        if let data = stored[part] { return data }
+        if let blob = stored[part] { return blob.data }
         guard let database, let rowID = rowIDs[part] else { return nil }
-        return try? BlobReader.read(database, table: "snapshots", column: "data", rowID: rowID)
+        return try? BlobIO.read(database, table: "snapshots", column: "data", rowID: rowID)
     }
 
     /// `part` as packed values of `T`: empty when it is absent, cannot be read, or its size is not
     /// a whole number of values (a damaged store; the decoder's count checks then refuse it).
     func array<T: BitwiseCopyable>(_ part: String, of type: T.Type = T.self) -> [T] {
-        if let data = stored[part] {
-            return data.count % MemoryLayout<T>.stride == 0 ? PackedArray.values(data) : []
-        }
+        if let blob = stored[part] { return blob.array() ?? [] }
         guard let database, let rowID = rowIDs[part] else { return [] }
-        return (try? BlobReader.readArray(database, table: "snapshots", column: "data", rowID: rowID)) ?? []
+        return (try? BlobIO.readArray(database, table: "snapshots", column: "data", rowID: rowID)) ?? []
     }
+
+    /// `part` as strictly ascending integers (``AscendingDeltas``), or `nil` when it is absent or
+    /// does not hold them.
+    func ascending(_ part: String) -> [Int64]? {
+        guard contains(part) else { return nil }
+        return array(part, of: UInt8.self).withUnsafeBytes { AscendingDeltas.decode($0) }
+    }
+}
+
+/// One part of a snapshot as built: packed values, kept in the array they were built in until
+/// they are written into their BLOB (``BlobIO/write(_:_:table:column:rowID:)``).
+///
+/// A part first copied into a `Data`, then bound to an insert (which copies it) and assembled into
+/// a record (which copies it again) was four copies of a million tracks' 48 MB of values at once:
+/// most of the peak memory of an `import`, which builds the snapshots at its end.
+struct SnapshotBlob: Equatable {
+    /// The size in bytes.
+    let byteCount: Int
+    private let access: (_ body: (UnsafeRawBufferPointer) -> Void) -> Void
+
+    /// The values of `array`, in the machine's byte order; the array is shared, not copied.
+    init<T: BitwiseCopyable>(_ array: [T]) {
+        byteCount = array.count * MemoryLayout<T>.stride
+        access = { body in array.withUnsafeBytes { body($0) } }
+    }
+
+    init(_ data: Data) {
+        byteCount = data.count
+        access = { body in data.withUnsafeBytes { body($0) } }
+    }
+
+    /// Calls `body` with the bytes.
+    func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
+        var result: R?
+        access { result = body($0) }
+        return result!
+    }
+
+    /// A copy of the bytes.
+    var data: Data { withUnsafeBytes { Data($0) } }
+
+    /// A copy of the bytes as packed values of `T`, or `nil` when they are not a whole number.
+    func array<T: BitwiseCopyable>(of type: T.Type = T.self) -> [T]? {
+        guard byteCount % MemoryLayout<T>.stride == 0 else { return nil }
+        return withUnsafeBytes { bytes in
+            [T](unsafeUninitializedCapacity: byteCount / MemoryLayout<T>.stride) { buffer, initialized in
+                UnsafeMutableRawBufferPointer(buffer).copyMemory(from: bytes)
+                initialized = buffer.count
+            }
+        }
+    }
+
+    static func == (lhs: SnapshotBlob, rhs: SnapshotBlob) -> Bool {
+        lhs.byteCount == rhs.byteCount && lhs.withUnsafeBytes { a in rhs.withUnsafeBytes { b in a.elementsEqual(b) } }
+    }
+}
+
+extension SnapshotBlob {
+    /// Strictly ascending integers as ``AscendingDeltas``: track IDs take about a byte each, not 8.
+    static func ascending(_ values: [Int64]) -> SnapshotBlob { SnapshotBlob(AscendingDeltas.encode(values)) }
 }
