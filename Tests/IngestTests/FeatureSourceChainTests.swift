@@ -68,7 +68,7 @@ struct FeatureSourceChainTests {
                     #expect(report.artistsWithGenres > 0 && report.genreTagsAdded > 0)
                     #expect(
                         try count(
-                            "SELECT count(*) FROM track_tags tt JOIN tags t ON t.id = tt.tag_id WHERE t.kind = 'artist-genre' AND tt.source = 'spotify-api'",
+                            "SELECT count(*) FROM track_tags tt JOIN tags t ON t.id = tt.tag_id JOIN sources s ON s.id = tt.source_id WHERE t.kind = 'artist-genre' AND s.key = 'spotify-api'",
                             in: store
                         ) > 0
                     )

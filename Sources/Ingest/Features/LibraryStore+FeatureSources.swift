@@ -73,11 +73,18 @@ extension LibraryStore {
         )
         try db.execute(
             sql: """
-                INSERT OR IGNORE INTO track_tags (track_id, tag_id, source)
-                SELECT ta.track_id, tg.id, ag.source
+                INSERT INTO sources (key) SELECT DISTINCT source FROM artist_genres WHERE true
+                ON CONFLICT (key) DO NOTHING
+                """
+        )
+        try db.execute(
+            sql: """
+                INSERT OR IGNORE INTO track_tags (track_id, tag_id, source_id)
+                SELECT ta.track_id, tg.id, s.id
                 FROM track_artists ta
                 JOIN artist_genres ag ON ag.artist_id = ta.artist_id
                 JOIN tags tg ON tg.kind = 'artist-genre' AND tg.value = ag.genre
+                JOIN sources s ON s.key = ag.source
                 """
         )
         return db.changesCount

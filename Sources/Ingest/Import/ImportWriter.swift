@@ -52,6 +52,8 @@ public final class ImportWriter {
     private var artistIDs: [String: Int64] = [:]
     private var artistIDsByName: [String: Int64] = [:]
     private var tagIDs: [String: [String: Int64]] = [:]
+    /// The numbers of the tag sources (`sources`), by key.
+    private var sourceIDs: [String: Int64] = [:]
     /// Multi-row inserts by row count: `track_artists` and `track_tags`.
     private var artistLinkStatements: [Int: PreparedStatement] = [:]
     private var tagLinkStatements: [Int: PreparedStatement] = [:]
@@ -83,6 +85,8 @@ public final class ImportWriter {
     private let updateFeatures: PreparedStatement
     private let insertTag: PreparedStatement
     private let selectTag: PreparedStatement
+    private let insertSource: PreparedStatement
+    private let selectSource: PreparedStatement
     private let insertSaved: PreparedStatement
     private let insertPlay: PreparedStatement
     private let promoteTrack: PreparedStatement
@@ -139,7 +143,8 @@ public final class ImportWriter {
             db,
             sql: "INSERT INTO artists (name, name_key) VALUES (?1, ?2) ON CONFLICT (name_key) DO NOTHING"
         )
-        selectArtist = try PreparedStatement(db, sql: "SELECT id FROM artists WHERE name_key = ?1")
+        // `?2`: the key, numbered as the insert numbers it (``numberOf(insert:select:bind:)``).
+        selectArtist = try PreparedStatement(db, sql: "SELECT id FROM artists WHERE name_key = ?2")
         countTrackArtists = try PreparedStatement(db, sql: "SELECT count(*) FROM track_artists WHERE track_id = ?1")
         deleteTrackArtists = try PreparedStatement(db, sql: "DELETE FROM track_artists WHERE track_id = ?1")
         let featureColumns =
@@ -166,6 +171,11 @@ public final class ImportWriter {
             sql: "INSERT INTO tags (kind, value) VALUES (?1, ?2) ON CONFLICT (kind, value) DO NOTHING"
         )
         selectTag = try PreparedStatement(db, sql: "SELECT id FROM tags WHERE kind = ?1 AND value = ?2")
+        insertSource = try PreparedStatement(
+            db,
+            sql: "INSERT INTO sources (key) VALUES (?1) ON CONFLICT (key) DO NOTHING"
+        )
+        selectSource = try PreparedStatement(db, sql: "SELECT id FROM sources WHERE key = ?1")
         insertSaved = try PreparedStatement(
             db,
             sql: """
@@ -206,16 +216,15 @@ public final class ImportWriter {
     /// Creates the indexes ``deferIndexBuilds()`` dropped; does nothing when there are none.
     ///
     /// The builds sort with a small page cache, spilling to a temporary file rather than to
-    /// memory. Measured in sqlite3 on a million tracks, the three builds took 2.9 s and 215 MB with
-    /// the import's 64 MB cache and the store's in-memory temporary storage (the sort's runs
-    /// outgrew the cache into memory), 2.2 s and 38 MB with a 16 MB cache and a file, which the
-    /// kernel's page cache holds anyway.
+    /// memory (an import of a file runs with temporary storage in files:
+    /// ``LibraryStore/withTemporaryStorageInFiles(_:)``). Measured in sqlite3 on a million
+    /// tracks, the three builds took 2.9 s and 215 MB with the import's 64 MB cache and in-memory
+    /// temporary storage (the sort's runs outgrew the cache into memory), 2.2 s and 38 MB with a
+    /// 16 MB cache and a file, which the kernel's page cache holds anyway.
     func buildDeferredIndexes() throws {
         guard !deferredIndexes.isEmpty else { return }
         try LibraryStore.withCacheSize(16384, in: db) {
-            try LibraryStore.withTemporaryStorageInFiles(in: db) {
-                for index in deferredIndexes { try db.execute(sql: index.sql) }
-            }
+            for index in deferredIndexes { try db.execute(sql: index.sql) }
         }
         deferredIndexes.removeAll()
     }
@@ -365,14 +374,9 @@ public final class ImportWriter {
             artistIDsByName[name] = id
             return id
         }
-        insertArtist.bind(1, name)
-        insertArtist.bind(2, key)
-        let id: Int64
-        if try insertArtist.execute() == 1 {
-            id = insertArtist.lastInsertedRowID
-        } else {
-            selectArtist.bind(1, key)
-            id = try selectArtist.firstRowInt64()![0]!
+        let id = try numberOf(insert: insertArtist, select: selectArtist) { statement in
+            statement.bind(1, name)
+            statement.bind(2, key)
         }
         artistIDs[key] = id
         artistIDsByName[name] = id
@@ -444,8 +448,9 @@ public final class ImportWriter {
             tagIDs.append(try tagID(kind: kind, value: value))
         }
         guard !tagIDs.isEmpty else { return }
+        let sourceID = try self.sourceID(source)
         let insert = try multiRow(
-            "INSERT OR IGNORE INTO track_tags (track_id, tag_id, source) VALUES ",
+            "INSERT OR IGNORE INTO track_tags (track_id, tag_id, source_id) VALUES ",
             columns: 3,
             rows: tagIDs.count,
             cache: &tagLinkStatements
@@ -454,7 +459,7 @@ public final class ImportWriter {
             let base = Int32(row * 3)
             insert.bind(base + 1, trackID)
             insert.bind(base + 2, tagID)
-            insert.bind(base + 3, source)
+            insert.bind(base + 3, sourceID)
         }
         try insert.execute()
     }
@@ -467,18 +472,32 @@ public final class ImportWriter {
 
     private func tagID(kind: String, value: String) throws -> Int64 {
         if let cached = tagIDs[kind]?[value] { return cached }
-        insertTag.bind(1, kind)
-        insertTag.bind(2, value)
-        let tagID: Int64
-        if try insertTag.execute() == 1 {
-            tagID = insertTag.lastInsertedRowID
-        } else {
-            selectTag.bind(1, kind)
-            selectTag.bind(2, value)
-            tagID = try selectTag.firstRowInt64()![0]!
+        let tagID = try numberOf(insert: insertTag, select: selectTag) { statement in
+            statement.bind(1, kind)
+            statement.bind(2, value)
         }
         tagIDs[kind, default: [:]][value] = tagID
         return tagID
+    }
+
+    private func sourceID(_ key: String) throws -> Int64 {
+        if let cached = sourceIDs[key] { return cached }
+        let sourceID = try numberOf(insert: insertSource, select: selectSource) { $0.bind(1, key) }
+        sourceIDs[key] = sourceID
+        return sourceID
+    }
+
+    /// The ID of the row `insert` adds, or that `select` finds when it was there: both take the
+    /// same arguments, which `bind` sets.
+    private func numberOf(
+        insert: PreparedStatement,
+        select: PreparedStatement,
+        bind: (PreparedStatement) -> Void
+    ) throws -> Int64 {
+        bind(insert)
+        if try insert.execute() == 1 { return insert.lastInsertedRowID }
+        bind(select)
+        return try select.firstRowInt64()![0]!
     }
 
     /// A prepared `prefix (?, …), (?, …)` statement for `rows` rows of `columns` values, cached:

@@ -1,0 +1,90 @@
+import Foundation
+import GRDB
+import Testing
+import VibesTestSupport
+
+@testable import Ingest
+
+/// A store written before tag sources were numbered migrates in place: every tag keeps its track,
+/// tag and source, and later imports and deletions work on the new table.
+struct TagSourceMigrationTests {
+    @Test func tagSourcesBecomeNumbersAndEveryTagIsKept() throws {
+        try withTemporaryDirectory { folder in
+            let path = folder + "/library.sqlite"
+            // The schema as the previous version left it, with tags from two sources.
+            let queue = try DatabaseQueue(path: path)
+            try LibraryStore.migrator.migrate(queue, upTo: "v12-reference-index")
+            var written: [[String]] = []
+            try queue.write { db in
+                for track in 1...4 {
+                    try db.execute(
+                        sql: "INSERT INTO tracks (id, name, match_key) VALUES (?, ?, ?)",
+                        arguments: [track, "Track \(track)", "t\(track)"]
+                    )
+                }
+                for (tag, value) in ["pop", "rock", "chill"].enumerated() {
+                    try db.execute(
+                        sql: "INSERT INTO tags (id, kind, value) VALUES (?, 'genre', ?)",
+                        arguments: [tag + 1, value]
+                    )
+                }
+                for (track, tag, source) in [
+                    (1, 1, "file:features-csv"), (1, 2, "spotify-api"), (2, 3, "file:features-csv"),
+                    (4, 1, "spotify-api"), (4, 3, "file:exportify"),
+                ] {
+                    try db.execute(
+                        sql: "INSERT INTO track_tags (track_id, tag_id, source) VALUES (?, ?, ?)",
+                        arguments: [track, tag, source]
+                    )
+                    written.append(["\(track)", "\(tag)", source])
+                }
+            }
+            try queue.close()
+
+            let store = try LibraryStore(path: path)
+            func tags() throws -> [[String]] {
+                try store.database.read { db in
+                    try Row.fetchAll(
+                        db,
+                        sql: """
+                            SELECT tt.track_id, tt.tag_id, s.key FROM track_tags tt JOIN sources s ON s.id = tt.source_id
+                            ORDER BY 1, 2
+                            """
+                    ).map { row in ["\(row[0] as Int64)", "\(row[1] as Int64)", row[2] as String] }
+                }
+            }
+            #expect(try tags() == written)
+            let (sources, columns, hasIndex) = try store.database.read { db in
+                (
+                    try String.fetchAll(db, sql: "SELECT key FROM sources ORDER BY id"),
+                    try db.columns(in: "track_tags").map(\.name),
+                    try db.indexes(on: "track_tags").contains { $0.name == "track_tags_tag" }
+                )
+            }
+            #expect(sources == ["file:exportify", "file:features-csv", "spotify-api"])
+            #expect(columns == ["track_id", "tag_id", "source_id"])
+            #expect(hasIndex)
+
+            // Deleting a track still takes its tags along; a genre is still found by its index.
+            try store.database.write { db in try db.execute(sql: "DELETE FROM tracks WHERE id = 4") }
+            #expect(try tags() == written.filter { $0[0] != "4" })
+            let popTracks = try store.database.read { db in
+                try Int64.fetchAll(db, sql: "SELECT track_id FROM track_tags WHERE tag_id = 1")
+            }
+            #expect(popTracks == [1])
+
+            // An import numbers a source it meets for the first time, and reuses a known one.
+            _ = try store.importFile(at: Fixtures.path("csv/tidytuesday-excerpt.csv"))
+            let counts = try store.database.read { db in
+                try Row.fetchAll(
+                    db,
+                    sql:
+                        "SELECT s.key, count(*) FROM track_tags tt JOIN sources s ON s.id = tt.source_id GROUP BY s.key"
+                ).map { ($0[0] as String, $0[1] as Int) }
+            }
+            let bySource = Dictionary(uniqueKeysWithValues: counts)
+            #expect(bySource["file:features-csv"].map { $0 > 2 } == true)
+            #expect(try store.database.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sources") } == 3)
+        }
+    }
+}
