@@ -211,6 +211,31 @@ struct StreamingImportTests {
         }
     }
 
+    /// Rows are parsed on a thread ahead of the writes, a few batches of 256 at most: a bad row
+    /// near the start of a long file stops the parser while it waits to hand over more, and one
+    /// skipped with `--skip-invalid` is counted in order with the rest.
+    @Test(.timeLimit(.minutes(2)))
+    func aBadRowEarlyInALongFileStopsTheRowsParsedAheadOfIt() throws {
+        try withTemporaryDirectory { folder in
+            let path = folder + "/library.csv"
+            let badRow = 6  // a one-line record: the field is on the line the record starts
+            let csv = Self.makeCSV(rowCount: 4000, badRow: badRow)
+            try Data(csv.text.utf8).write(to: URL(fileURLWithPath: path))
+            try withStore { store in
+                let before = try contentSnapshot(store)
+                let error = try #require(throws: ImportError.self) { try store.importFile(at: path) }
+                #expect(error.line == csv.lines[badRow] && error.field == "energy")
+                #expect(try contentSnapshot(store) == before)
+
+                let summary = try store.importFile(at: path, options: ImportOptions(skipInvalid: true))
+                #expect(summary.rowsRead == 4000 && summary.rowsImported == 3999 && summary.rowsRejected == 1)
+                #expect(summary.rejections.map(\.line) == [csv.lines[badRow]])
+                let tracks = try store.database.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM tracks") }
+                #expect(tracks == 3999)
+            }
+        }
+    }
+
     @Test func invalidUTF8DeepInAFileIsNamedByLineAndColumn() throws {
         try withTemporaryDirectory { folder in
             let path = folder + "/library.csv"

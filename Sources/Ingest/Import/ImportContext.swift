@@ -39,8 +39,8 @@ final class ImportContext {
     }
 
     /// Counts a value outside its valid range that was kept as missing (`--skip-invalid`).
-    func invalidValueKeptAsMissing(field: String) {
-        invalidKeptAsMissing[field, default: 0] += 1
+    func invalidValueKeptAsMissing(field: String, count: Int = 1) {
+        invalidKeptAsMissing[field, default: 0] += count
     }
 
     /// An error at a place in this file.

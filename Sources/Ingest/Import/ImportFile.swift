@@ -1,4 +1,5 @@
 import Crypto
+import Foundation
 
 #if canImport(Glibc)
 import Glibc
@@ -9,14 +10,6 @@ import Darwin
 /// `read(2)`, by a name the methods called `read` do not hide.
 private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
     read(descriptor, buffer, count)
-}
-
-/// Where temporary files go: `$TMPDIR`, else `/tmp`.
-enum ProcessInfoEnvironment {
-    static var temporaryDirectory: String {
-        guard let value = getenv("TMPDIR"), value.pointee != 0 else { return "/tmp" }
-        return String(cString: value)
-    }
 }
 
 /// A file being imported, open for reading at any offset, closed when the last reference goes.
@@ -70,7 +63,8 @@ final class ImportFile {
 
     /// Copies everything `source` yields into a new unlinked temporary file.
     static func spool(_ source: Int32, path: String) throws -> (descriptor: Int32, size: Int) {
-        let folder = ProcessInfoEnvironment.temporaryDirectory
+        // `$TMPDIR`, else the system's.
+        let folder = FileManager.default.temporaryDirectory.path
         var template = Array((folder + "/vibes-import-XXXXXX").utf8CString)
         let target = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard target >= 0 else {

@@ -237,9 +237,14 @@ public final class ImportWriter {
     /// matched on its normalised artist and title, preferring a track that has an ID.
     @discardableResult
     public func write(_ track: Track) throws -> WrittenTrack {
+        try write(track, matchKey: track.matchKey)
+    }
+
+    /// ``write(_:)`` with the track's ``Features/Track/matchKey`` already folded (by an importer's
+    /// parsing thread).
+    func write(_ track: Track, matchKey: String) throws -> WrittenTrack {
         var track = track
         if track.durationMS != nil && track.validDurationMS == nil { track.durationMS = nil }
-        let matchKey = track.matchKey
         if let spotifyID = track.spotifyID?.rawValue {
             bindTrack(track, matchKey: matchKey)
             let written: WrittenTrack

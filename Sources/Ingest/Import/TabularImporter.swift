@@ -80,6 +80,9 @@ struct TabularImporter {
     let format: ImportFormat
     let context: ImportContext
     var reader: CSVReader
+    /// Values outside their valid range kept as missing (`--skip-invalid`), per field, counted
+    /// by the parsing thread and handed to the context at the end.
+    var invalidKeptAsMissing: [String: Int] = [:]
 
     /// Reads the whole file into the store.
     ///
@@ -131,19 +134,14 @@ struct TabularImporter {
         let isLikedSongs =
             fileName.lowercased().hasPrefix("liked_songs") || fileName.lowercased().hasPrefix("liked songs")
         var namesMissingAsNA = 0
-        while try nextRecord(&record) {
-            let row = record
-            try context.row(bytesRead: reader.fileOffset) {
-                guard row.count == header.count else {
-                    throw context.error(
-                        line: row.line,
-                        column: row.count > header.count ? reader.column(row, header.count) : nil,
-                        "expected \(header.count) fields as in the header, found \(row.count)"
-                    )
-                }
-                let parsed = try parseRow(row, roles: roles, header: header, scale: scale)
+        let (context, format) = (context, format)
+        // Rows are parsed on a thread of their own while this one writes them: on a million
+        // rows, parsing was about a third of the work and SQLite most of the rest.
+        try parsingAhead(roles: roles, header: header, scale: scale) { item in
+            try context.row(bytesRead: item.bytesRead) {
+                let parsed = try item.row.get()
                 if parsed.hasNANames { namesMissingAsNA += 1 }
-                let written = try context.writer.write(parsed.track)
+                let written = try context.writer.write(parsed.track, matchKey: parsed.matchKey)
                 if let features = parsed.features {
                     try context.writer.write(features, trackID: written.id, source: source)
                 } else if written.isNew {
@@ -160,6 +158,9 @@ struct TabularImporter {
                 }
             }
         }
+        for (field, count) in invalidKeptAsMissing {
+            context.invalidValueKeptAsMissing(field: field, count: count)
+        }
         if namesMissingAsNA > 0 {
             context.notes.append(
                 "\(namesMissingAsNA) rows have NA (R's missing value) as the track name; they were imported without a name"
@@ -175,6 +176,93 @@ struct TabularImporter {
             )
         }
         return scale
+    }
+
+    /// One data row as the parsing thread hands it over: parsed, or the error that rejects it,
+    /// with how far into the file the reader was.
+    struct ParsedItem: @unchecked Sendable {
+        var row: Result<ParsedRow, ImportError>
+        var bytesRead: Int
+    }
+
+    /// Parses the rows after the header on a thread of its own, in batches, and passes each row
+    /// to `body` on this thread, in file order; a syntax error that ends the file's reading is
+    /// thrown after the rows before it.
+    ///
+    /// The importer (its reader and its counts) belongs to the parsing thread until it is done,
+    /// and is handed back before this returns, also when `body` throws: the parser is stopped and
+    /// waited for.
+    private mutating func parsingAhead(
+        roles: [Role],
+        header: [String],
+        scale: String,
+        _ body: (ParsedItem) throws -> Void
+    ) throws {
+        let parser = RowParser(self)
+        let channel = BatchChannel<ParsedItem>(capacity: 4)
+        let finished = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            parser.run(into: channel, roles: roles, header: header, scale: scale)
+            finished.signal()
+        }
+        thread.name = "vibes-analyze import parser"
+        thread.start()
+        defer {
+            channel.cancel()
+            finished.wait()
+            self = parser.importer
+        }
+        while let batch = channel.pop() {
+            for item in batch { try body(item) }
+        }
+        if let failure = parser.failure { throw failure }
+    }
+
+    /// The parsing side of ``parsingAhead(roles:header:scale:_:)``: touched by one thread at a
+    /// time (the parser until it signals that it is done, then the importer's).
+    private final class RowParser: @unchecked Sendable {
+        var importer: TabularImporter
+        /// The error that ended the reading (a CSV syntax error), after the rows before it.
+        var failure: (any Error)?
+
+        init(_ importer: TabularImporter) { self.importer = importer }
+
+        func run(into channel: BatchChannel<ParsedItem>, roles: [Role], header: [String], scale: String) {
+            var record = CSVReader.Record(line: 1, lineStart: 0)
+            var batch: [ParsedItem] = []
+            batch.reserveCapacity(Self.batchSize)
+            do {
+                while try importer.nextRecord(&record) {
+                    let row: Result<ParsedRow, ImportError>
+                    if record.count != header.count {
+                        row = .failure(
+                            importer.context.error(
+                                line: record.line,
+                                column: record.count > header.count
+                                    ? importer.reader.column(record, header.count) : nil,
+                                "expected \(header.count) fields as in the header, found \(record.count)"
+                            )
+                        )
+                    } else {
+                        row = Result { () throws(ImportError) in
+                            try importer.parseRow(record, roles: roles, header: header, scale: scale)
+                        }
+                    }
+                    batch.append(ParsedItem(row: row, bytesRead: importer.reader.fileOffset))
+                    if batch.count == Self.batchSize {
+                        guard channel.push(batch) else { return }
+                        batch.removeAll(keepingCapacity: true)
+                    }
+                }
+            } catch {
+                failure = error
+            }
+            if !batch.isEmpty { _ = channel.push(batch) }
+            channel.finish()
+        }
+
+        /// Rows per batch: enough that handing a batch over costs nothing per row.
+        static let batchSize = 256
     }
 
     private mutating func nextRecord(_ record: inout CSVReader.Record) throws -> Bool {
@@ -218,6 +306,8 @@ struct TabularImporter {
 
     struct ParsedRow {
         var track: Track
+        /// The track's ``Features/Track/matchKey``, folded on the parsing thread.
+        var matchKey = ""
         var features: AudioFeatures?
         var tags: [(kind: String, value: String)] = []
         var addedAt: String?
@@ -225,7 +315,12 @@ struct TabularImporter {
         var hasNANames = false
     }
 
-    private func parseRow(_ row: CSVReader.Record, roles: [Role], header: [String], scale: String) throws -> ParsedRow {
+    private mutating func parseRow(
+        _ row: CSVReader.Record,
+        roles: [Role],
+        header: [String],
+        scale: String
+    ) throws(ImportError) -> ParsedRow {
         var track = Track(spotifyID: nil, name: "", artists: [])
         var features = AudioFeatures()
         var parsed = ParsedRow(track: track)
@@ -240,9 +335,9 @@ struct TabularImporter {
         }
         // A number outside its valid range rejects the file, or with --skip-invalid is kept as
         // missing (the rest of the row stays) and counted.
-        func invalid(_ index: Int, _ message: String) throws {
+        func invalid(_ index: Int, _ message: String) throws(ImportError) {
             guard context.options.skipInvalid else { throw fail(index, message) }
-            context.invalidValueKeptAsMissing(field: header[index])
+            invalidKeptAsMissing[header[index], default: 0] += 1
         }
         func text(_ index: Int) -> String? {
             reader.isBlank(row, index) || reader.isNA(row, index) ? nil : reader.string(row, index)
@@ -379,6 +474,7 @@ struct TabularImporter {
             throw context.error(line: row.line, "the row has neither a Spotify track ID nor a track name")
         }
         parsed.track = track
+        parsed.matchKey = track.matchKey
         parsed.features = features.isEmpty ? nil : features
         return parsed
     }

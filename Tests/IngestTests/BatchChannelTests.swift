@@ -1,0 +1,51 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import Ingest
+
+/// The hand-over between an import's parsing thread and its writer.
+struct BatchChannelTests {
+    @Test(.timeLimit(.minutes(1)))
+    func batchesArriveInOrderAndTheProducerWaitsForRoom() throws {
+        let channel = BatchChannel<Int>(capacity: 2)
+        let pushed = Mutex(0)
+        let finished = DispatchSemaphore(value: 0)
+        Thread {
+            for start in stride(from: 0, to: 1000, by: 10) {
+                _ = channel.push(Array(start..<start + 10))
+                pushed.withLock { $0 += 1 }
+            }
+            channel.finish()
+            finished.signal()
+        }.start()
+        // Nothing is taken yet: the producer stops once two batches wait.
+        Thread.sleep(forTimeInterval: 0.2)
+        #expect(pushed.withLock { $0 } == 2)
+        var received: [Int] = []
+        while let batch = channel.pop() { received += batch }
+        finished.wait()
+        #expect(received == Array(0..<1000))
+        #expect(channel.pop() == nil)
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func cancellingReleasesAWaitingProducerAndEndsTheConsumer() throws {
+        let channel = BatchChannel<Int>(capacity: 1)
+        #expect(channel.push([1]))
+        let result = Mutex<Bool?>(nil)
+        let finished = DispatchSemaphore(value: 0)
+        Thread {
+            let added = channel.push([2])  // waits: the one place is taken
+            result.withLock { $0 = added }
+            finished.signal()
+        }.start()
+        Thread.sleep(forTimeInterval: 0.1)
+        #expect(result.withLock { $0 } == nil)
+        channel.cancel()
+        finished.wait()
+        #expect(result.withLock { $0 } == false)
+        #expect(channel.pop() == nil, "a cancelled channel hands over nothing, even what waited")
+        #expect(!channel.push([3]))
+    }
+}
