@@ -37,9 +37,8 @@ struct WeightsCommandTests {
             let json = try await run(["weights", "show", "--db", db, "--json"]).stdout
             let object = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
             #expect(object["personal"] as? Bool == true)
-            // The same seed learns the same weights.
-            try await run(["weights", "learn", "--db", db, "--quiet"])
-            #expect(try await run(["weights", "show", "--db", db, "--json"]).stdout == json)
+            // (That the same seed learns the same weights, bit for bit, WeightLearningTests checks
+            // on the library: a second learn here doubled the test's time.)
 
             // --no-personal gives the result from before learning.
             #expect(try await picks(recommend + ["--no-personal"]) == before)
