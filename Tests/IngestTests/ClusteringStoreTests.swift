@@ -308,6 +308,12 @@ struct ClusteringStoreTests {
                 try store.database.read { db in try LibraryStore.snapshotParts(.features, in: db) != nil }
             }
             #expect(try hasSnapshot())
+            // The snapshot answers for the tracks it lists (not the scan of every track), and
+            // not for others.
+            let holds = try store.database.read { db in
+                try [ids, [ids[0], ids[2]], [ids[0], ids.last! + 1]].map { try LibraryStore.snapshotHolds($0, in: db) }
+            }
+            #expect(holds == [true, true, false])
             let labels = [Int32](repeating: 0, count: ids.count)
             let distances = [Float](repeating: 1, count: ids.count)
             let saved = try store.saveClusteringRun(

@@ -268,8 +268,9 @@ extension LibraryStore {
 
     /// Whether the current `features` snapshot lists every one of `sortedIDs` (ascending).
     static func snapshotHolds(_ sortedIDs: [Int64], in db: Database) throws -> Bool {
-        guard let parts = try snapshotParts(.features, in: db, only: ["track_ids"]) else { return false }
-        let known: [Int64] = parts.array("track_ids")
+        guard let parts = try snapshotParts(.features, in: db, only: ["track_ids"]),
+            let known = parts.ascending("track_ids")
+        else { return false }
         var next = 0
         for id in sortedIDs {
             while next < known.count, known[next] < id { next += 1 }
