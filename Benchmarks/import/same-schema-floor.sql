@@ -22,8 +22,10 @@ INSERT OR IGNORE INTO audio_features (track_id, source, priority, fetched_at, da
 INSERT OR IGNORE INTO tags (kind, value)
     SELECT DISTINCT 'genre', playlist_genre FROM staging UNION SELECT DISTINCT 'subgenre', playlist_subgenre FROM staging
     UNION SELECT DISTINCT 'playlist', playlist_name FROM staging;
-INSERT OR IGNORE INTO track_tags (track_id, tag_id, source)
-    SELECT t.id, g.id, 'file:features-csv' FROM staging s JOIN tracks t ON t.spotify_id = s.track_id
+INSERT OR IGNORE INTO sources (key) VALUES ('file:features-csv');
+INSERT OR IGNORE INTO track_tags (track_id, tag_id, source_id)
+    SELECT t.id, g.id, (SELECT id FROM sources WHERE key = 'file:features-csv')
+    FROM staging s JOIN tracks t ON t.spotify_id = s.track_id
     JOIN tags g ON (g.kind = 'genre' AND g.value = s.playlist_genre) OR (g.kind = 'subgenre' AND g.value = s.playlist_subgenre)
                 OR (g.kind = 'playlist' AND g.value = s.playlist_name);
 COMMIT;
