@@ -333,8 +333,9 @@ struct FeatureSnapshot {
     }
 
     /// The parts to save. The track IDs are ascending differences (about a byte a track), the
-    /// out-of-range flags 16 bits (one per feature), and the source masks as wide as the number of
-    /// sources needs: on a million tracks, 9 MB where 8-byte integers took 32 MB.
+    /// out-of-range flags 16 bits (one per feature, as `coverage`), and the source masks as wide
+    /// as the number of sources needs: on a million tracks, the IDs and counts take 7 MB where
+    /// 8-byte integers took 27 MB.
     var parts: [String: SnapshotBlob] {
         var parts = ["track_ids": SnapshotBlob.ascending(table.trackIDs), "values": SnapshotBlob(table.values)]
         guard hasStatistics else { return parts }
