@@ -189,8 +189,8 @@ extension LibraryStore {
         return summary
     }
 
-    /// The page cache of an import's connection, in KiB: 64 MB, where the store's connections
-    /// keep 256 MB.
+    /// The page cache of an import's connection, in KiB: 64 MB, where the writer otherwise keeps
+    /// 16 MB (``writerCacheKiB``).
     ///
     /// With the secondary indexes deferred (``ImportWriter/deferIndexBuilds()``), what an import
     /// reads back is the `spotify_id` index (about 40 MB for a million tracks) and the ends of the

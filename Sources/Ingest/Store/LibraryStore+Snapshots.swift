@@ -225,15 +225,9 @@ extension LibraryStore {
     /// call this once they are done.
     ///
     /// The builds scan every track once, which a large page cache does not speed up: they run with
-    /// the writer's cache at 16 MB (on a million tracks its 256 MB filled during the builds, a third
-    /// of `import`'s peak memory).
+    /// the writer's small one (``writerCacheKiB``; on a million tracks a 256 MB cache filled during
+    /// the builds, a third of `import`'s peak memory).
     public func prepareSnapshots() throws {
-        let previous = try database.writeWithoutTransaction { db in
-            let size = try Int.fetchOne(db, sql: "PRAGMA cache_size") ?? -2000
-            try db.execute(sql: "PRAGMA cache_size = -16384")
-            return size
-        }
-        defer { try? database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA cache_size = \(previous)") } }
         let table = try featureTable(scope: .all)
         _ = try trackFacts(for: [])
         // The space `recommend` uses by default (and `cluster`, when its schema is the default).
