@@ -19,7 +19,10 @@ struct BatchChannelTests {
             channel.finish()
             finished.signal()
         }.start()
-        // Nothing is taken yet: the producer stops once two batches wait.
+        // Nothing is taken yet: the producer stops once two batches wait (given time to start on
+        // a busy machine, and then time to go further if it could).
+        let deadline = Date().addingTimeInterval(30)
+        while pushed.withLock({ $0 }) < 2 && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
         Thread.sleep(forTimeInterval: 0.2)
         #expect(pushed.withLock { $0 } == 2)
         var received: [Int] = []
