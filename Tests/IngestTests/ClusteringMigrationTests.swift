@@ -8,51 +8,44 @@ import VibesTestSupport
 /// A store written before assignments were packed migrates in place and reads back the same.
 struct ClusteringMigrationTests {
     @Test func perTrackAssignmentsAreRepackedPerRun() throws {
-        try withTemporaryDirectory { folder in
-            let path = folder + "/library.sqlite"
-            // The schema as the previous version left it, with two runs saved one row per track.
-            let queue = try DatabaseQueue(path: path)
-            try LibraryStore.migrator.migrate(queue, upTo: "v6-local-files")
-            try queue.write { db in
-                for index in 0..<5 {
-                    try db.execute(
-                        sql: "INSERT INTO tracks (id, name, match_key) VALUES (?, ?, ?)",
-                        arguments: [index + 1, "Track \(index)", "t\(index)"]
-                    )
-                }
-                for run in 1...2 {
+        // The schema as the previous version left it, with two runs saved one row per track.
+        try withStoreFromEarlierVersion(migratedUpTo: "v6-local-files") { db in
+            for index in 0..<5 {
+                try db.execute(
+                    sql: "INSERT INTO tracks (id, name, match_key) VALUES (?, ?, ?)",
+                    arguments: [index + 1, "Track \(index)", "t\(index)"]
+                )
+            }
+            for run in 1...2 {
+                try db.execute(
+                    sql: """
+                        INSERT INTO clustering_runs (id, created_at, algorithm, cluster_count, seed, restart_count,
+                            max_iterations, tolerance, thread_count, scaling, track_count, excluded_track_count,
+                            iteration_count, has_converged, inertia, timings)
+                        VALUES (?, '2026-01-01T00:00:00Z', 'lloyd', 2, 1, 1, 10, 0, 1, '{}', 5, 0, 3, 1, 1.5, '{}')
+                        """,
+                    arguments: [run]
+                )
+                for cluster in 0..<2 {
                     try db.execute(
                         sql: """
-                            INSERT INTO clustering_runs (id, created_at, algorithm, cluster_count, seed, restart_count,
-                                max_iterations, tolerance, thread_count, scaling, track_count, excluded_track_count,
-                                iteration_count, has_converged, inertia, timings)
-                            VALUES (?, '2026-01-01T00:00:00Z', 'lloyd', 2, 1, 1, 10, 0, 1, '{}', 5, 0, 3, 1, 1.5, '{}')
+                            INSERT INTO clustering_clusters (run_id, cluster, name, mood, size, share, centroid_scaled,
+                                centroid_original, means, z_scores, distinguishing_features)
+                            VALUES (?, ?, ?, 'calm', 1, 0.5, '[]', '[]', '{}', '{}', '[]')
                             """,
-                        arguments: [run]
+                        arguments: [run, cluster, "Vibe \(cluster)"]
                     )
-                    for cluster in 0..<2 {
-                        try db.execute(
-                            sql: """
-                                INSERT INTO clustering_clusters (run_id, cluster, name, mood, size, share, centroid_scaled,
-                                    centroid_original, means, z_scores, distinguishing_features)
-                                VALUES (?, ?, ?, 'calm', 1, 0.5, '[]', '[]', '{}', '{}', '[]')
-                                """,
-                            arguments: [run, cluster, "Vibe \(cluster)"]
-                        )
-                    }
-                    // Inserted out of track order, as nothing promised an order.
-                    for track in [3, 1, 5, 2, 4] {
-                        try db.execute(
-                            sql:
-                                "INSERT INTO clustering_assignments (run_id, track_id, cluster, distance) VALUES (?, ?, ?, ?)",
-                            arguments: [run, track, (track + run) % 2, Double(track) / 4 + Double(run)]
-                        )
-                    }
+                }
+                // Inserted out of track order, as nothing promised an order.
+                for track in [3, 1, 5, 2, 4] {
+                    try db.execute(
+                        sql:
+                            "INSERT INTO clustering_assignments (run_id, track_id, cluster, distance) VALUES (?, ?, ?, ?)",
+                        arguments: [run, track, (track + run) % 2, Double(track) / 4 + Double(run)]
+                    )
                 }
             }
-            try queue.close()
-
-            let store = try LibraryStore(path: path)
+        } _: { store in
             for run in Int64(1)...2 {
                 let assignments = try store.assignments(ofRun: run)
                 #expect(assignments.map(\.trackID) == [1, 2, 3, 4, 5])

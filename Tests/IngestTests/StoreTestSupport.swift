@@ -1,14 +1,33 @@
 import Foundation
 import GRDB
-import Ingest
 import Testing
 import VibesTestSupport
+
+@testable import Ingest
 
 /// Runs `body` with a fresh store in a fresh temporary folder.
 func withStore<T>(_ body: (LibraryStore) throws -> T) throws -> T {
     try withTemporaryDirectory { folder in
         let store = try LibraryStore(path: folder + "/library.sqlite")
         return try body(store)
+    }
+}
+
+/// Runs `body` with the store an earlier version left in a fresh temporary folder: the schema
+/// migrated up to `migration`, holding what `write` adds, then opened (and so migrated the rest of
+/// the way) by this version.
+func withStoreFromEarlierVersion<T>(
+    migratedUpTo migration: String,
+    writing write: (Database) throws -> Void,
+    _ body: (LibraryStore) throws -> T
+) throws -> T {
+    try withTemporaryDirectory { folder in
+        let path = folder + "/library.sqlite"
+        let queue = try DatabaseQueue(path: path)
+        try LibraryStore.migrator.migrate(queue, upTo: migration)
+        try queue.write(write)
+        try queue.close()
+        return try body(try LibraryStore(path: path))
     }
 }
 

@@ -9,39 +9,32 @@ import VibesTestSupport
 /// tag and source, and later imports and deletions work on the new table.
 struct TagSourceMigrationTests {
     @Test func tagSourcesBecomeNumbersAndEveryTagIsKept() throws {
-        try withTemporaryDirectory { folder in
-            let path = folder + "/library.sqlite"
-            // The schema as the previous version left it, with tags from two sources.
-            let queue = try DatabaseQueue(path: path)
-            try LibraryStore.migrator.migrate(queue, upTo: "v12-reference-index")
-            var written: [[String]] = []
-            try queue.write { db in
-                for track in 1...4 {
-                    try db.execute(
-                        sql: "INSERT INTO tracks (id, name, match_key) VALUES (?, ?, ?)",
-                        arguments: [track, "Track \(track)", "t\(track)"]
-                    )
-                }
-                for (tag, value) in ["pop", "rock", "chill"].enumerated() {
-                    try db.execute(
-                        sql: "INSERT INTO tags (id, kind, value) VALUES (?, 'genre', ?)",
-                        arguments: [tag + 1, value]
-                    )
-                }
-                for (track, tag, source) in [
-                    (1, 1, "file:features-csv"), (1, 2, "spotify-api"), (2, 3, "file:features-csv"),
-                    (4, 1, "spotify-api"), (4, 3, "file:exportify"),
-                ] {
-                    try db.execute(
-                        sql: "INSERT INTO track_tags (track_id, tag_id, source) VALUES (?, ?, ?)",
-                        arguments: [track, tag, source]
-                    )
-                    written.append(["\(track)", "\(tag)", source])
-                }
+        var written: [[String]] = []
+        // The schema as the previous version left it, with tags from three sources.
+        try withStoreFromEarlierVersion(migratedUpTo: "v12-reference-index") { db in
+            for track in 1...4 {
+                try db.execute(
+                    sql: "INSERT INTO tracks (id, name, match_key) VALUES (?, ?, ?)",
+                    arguments: [track, "Track \(track)", "t\(track)"]
+                )
             }
-            try queue.close()
-
-            let store = try LibraryStore(path: path)
+            for (tag, value) in ["pop", "rock", "chill"].enumerated() {
+                try db.execute(
+                    sql: "INSERT INTO tags (id, kind, value) VALUES (?, 'genre', ?)",
+                    arguments: [tag + 1, value]
+                )
+            }
+            for (track, tag, source) in [
+                (1, 1, "file:features-csv"), (1, 2, "spotify-api"), (2, 3, "file:features-csv"),
+                (4, 1, "spotify-api"), (4, 3, "file:exportify"),
+            ] {
+                try db.execute(
+                    sql: "INSERT INTO track_tags (track_id, tag_id, source) VALUES (?, ?, ?)",
+                    arguments: [track, tag, source]
+                )
+                written.append(["\(track)", "\(tag)", source])
+            }
+        } _: { store in
             func tags() throws -> [[String]] {
                 try store.database.read { db in
                     try Row.fetchAll(
