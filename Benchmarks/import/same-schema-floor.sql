@@ -14,15 +14,15 @@ INSERT OR IGNORE INTO tracks (spotify_id, name, album, album_id, release_date, d
     FROM staging ORDER BY track_id;
 INSERT OR IGNORE INTO track_artists (track_id, position, artist_id)
     SELECT t.id, 0, a.id FROM staging s JOIN tracks t ON t.spotify_id = s.track_id JOIN artists a ON a.name_key = lower(s.track_artist);
-INSERT OR IGNORE INTO audio_features (track_id, source, priority, fetched_at, danceability, energy, key, loudness, mode,
+INSERT OR IGNORE INTO sources (key) VALUES ('file:features-csv');
+INSERT OR IGNORE INTO audio_features (track_id, source_id, priority, fetched_at, danceability, energy, key, loudness, mode,
     speechiness, acousticness, instrumentalness, liveness, valence, tempo)
-    SELECT t.id, 'file:features-csv', 40, 'now', danceability, energy, key, loudness, mode, speechiness, acousticness,
+    SELECT t.id, (SELECT id FROM sources WHERE key = 'file:features-csv'), 40, unixepoch(), danceability, energy, key, loudness, mode, speechiness, acousticness,
            instrumentalness, liveness, valence, tempo
     FROM staging s JOIN tracks t ON t.spotify_id = s.track_id;
 INSERT OR IGNORE INTO tags (kind, value)
     SELECT DISTINCT 'genre', playlist_genre FROM staging UNION SELECT DISTINCT 'subgenre', playlist_subgenre FROM staging
     UNION SELECT DISTINCT 'playlist', playlist_name FROM staging;
-INSERT OR IGNORE INTO sources (key) VALUES ('file:features-csv');
 INSERT OR IGNORE INTO track_tags (track_id, tag_id, source_id)
     SELECT t.id, g.id, (SELECT id FROM sources WHERE key = 'file:features-csv')
     FROM staging s JOIN tracks t ON t.spotify_id = s.track_id

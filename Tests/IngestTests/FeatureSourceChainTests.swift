@@ -46,7 +46,7 @@ struct FeatureSourceChainTests {
                             db,
                             sql: """
                                 SELECT t.spotify_id, f.energy, f.tempo, f.key FROM tracks t
-                                JOIN audio_features f ON f.track_id = t.id AND f.source = 'reccobeats' LIMIT 25
+                                JOIN all_features f ON f.track_id = t.id AND f.source = 'reccobeats' LIMIT 25
                                 """
                         )
                     }
@@ -172,7 +172,7 @@ struct FeatureSourceChainTests {
             #expect(summary.format == .reccoBeatsJSON && summary.featuresWritten == tracks && summary.tracksNew == 0)
             #expect(
                 try count(
-                    "SELECT count(*) FROM audio_features WHERE source = 'reccobeats' AND time_signature IS NULL",
+                    "SELECT count(*) FROM all_features WHERE source = 'reccobeats' AND time_signature IS NULL",
                     in: store
                 ) == tracks
             )

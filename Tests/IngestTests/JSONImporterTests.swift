@@ -68,7 +68,7 @@ struct JSONImporterTests {
             #expect(
                 try count(
                     store,
-                    "SELECT count(*) FROM audio_features WHERE source = 'file:spotify-json' AND time_signature = 3"
+                    "SELECT count(*) FROM all_features WHERE source = 'file:spotify-json' AND time_signature = 3"
                 ) == 1
             )
             let saved = try store.importFile(at: Fixtures.path("spotify/get-me-tracks.json"))

@@ -59,7 +59,7 @@ struct ReccoBeatsTests {
             let row = try #require(
                 try Row.fetchOne(
                     db,
-                    sql: "SELECT * FROM audio_features WHERE track_id = ? AND source = 'reccobeats'",
+                    sql: "SELECT * FROM all_features WHERE track_id = ? AND source = 'reccobeats'",
                     arguments: [trackID]
                 )
             )
@@ -148,11 +148,11 @@ struct ReccoBeatsTests {
                 let sizes = await fake.state.requests(to: "/v1/audio-features").map(\.ids.count)
                 #expect(sizes == [40, 40, 15])
                 #expect(
-                    try Self.count("SELECT count(*) FROM audio_features WHERE source = 'reccobeats'", in: store) == 95
+                    try Self.count("SELECT count(*) FROM all_features WHERE source = 'reccobeats'", in: store) == 95
                 )
                 #expect(
                     try Self.count(
-                        "SELECT count(*) FROM audio_features WHERE fetched_at = '\(now.formatted(.iso8601))' AND time_signature IS NULL",
+                        "SELECT count(*) FROM all_features WHERE fetched_at = '\(now.formatted(.iso8601))' AND time_signature IS NULL",
                         in: store
                     ) == 95
                 )

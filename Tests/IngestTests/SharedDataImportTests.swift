@@ -73,7 +73,7 @@ struct SharedDataImportTests {
             // both rows are kept, with their own sources.
             let shared = try count(
                 store,
-                "SELECT count(*) FROM (SELECT track_id FROM audio_features GROUP BY track_id HAVING count(DISTINCT source) = 2)"
+                "SELECT count(*) FROM (SELECT track_id FROM audio_features GROUP BY track_id HAVING count(DISTINCT source_id) = 2)"
             )
             #expect(shared >= 177)
         }
@@ -102,7 +102,7 @@ struct SharedDataImportTests {
             #expect(imported > 15)
             // The recorded local-files playlist keeps its local tracks.
             #expect(try count(store, "SELECT count(*) FROM tracks WHERE is_local = 1") > 0)
-            #expect(try count(store, "SELECT count(*) FROM audio_features WHERE source = 'file:spotify-json'") >= 4)
+            #expect(try count(store, "SELECT count(*) FROM all_features WHERE source = 'file:spotify-json'") >= 4)
         }
     }
 }

@@ -59,7 +59,7 @@ struct SpotifySyncTests {
             #expect(try count("SELECT count(*) FROM plays WHERE source = 'spotify-api'", in: store) == 3)
             #expect(
                 try count(
-                    "SELECT count(*) FROM audio_features WHERE source = 'spotify-api' AND priority = \(FeatureSource.spotifyAPI.priority)",
+                    "SELECT count(*) FROM all_features WHERE source = 'spotify-api' AND priority = \(FeatureSource.spotifyAPI.priority)",
                     in: store
                 )
                     > 0

@@ -202,7 +202,7 @@ struct TabularImporterTests {
             #expect(
                 try count(
                     store,
-                    "SELECT count(*) FROM audio_features WHERE source = 'file:exportify' AND priority = \(FeatureSource.file(format: "exportify").priority)"
+                    "SELECT count(*) FROM all_features WHERE source = 'file:exportify' AND priority = \(FeatureSource.file(format: "exportify").priority)"
                 ) == 20
             )
         }
@@ -218,7 +218,7 @@ struct TabularImporterTests {
                 options: ImportOptions(format: .exportify, force: true)
             )
             #expect(try count(store, "SELECT count(*) FROM tracks") == tracksBefore)
-            #expect(try count(store, "SELECT count(DISTINCT source) FROM audio_features") == 2)
+            #expect(try count(store, "SELECT count(DISTINCT source) FROM all_features") == 2)
             // The preferred row is the higher-priority source.
             #expect(
                 try count(store, "SELECT count(*) FROM current_features WHERE source = 'file:exportify'")

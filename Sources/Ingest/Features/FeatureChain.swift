@@ -143,7 +143,7 @@ public struct FeatureChain: Sendable {
             var sourceFilter = ""
             var allArguments = arguments
             if let source = options.onlyMissingFrom {
-                sourceFilter = " AND f.source = ?"
+                sourceFilter = " AND f.source_id = (SELECT id FROM sources WHERE key = ?)"
                 allArguments += [source.key]
             }
             return try Row.fetchAll(

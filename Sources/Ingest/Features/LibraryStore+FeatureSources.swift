@@ -57,7 +57,14 @@ extension LibraryStore {
                 );
                 """
         )
-        try applyPrecedence(.default, in: db)
+        // The rows' sources were text then (numbered from `v14-feature-source-ids` on).
+        for key in try String.fetchAll(db, sql: "SELECT DISTINCT source FROM audio_features") {
+            guard let source = FeatureSource(key: key) else { continue }
+            try db.execute(
+                sql: "UPDATE audio_features SET priority = ? WHERE source = ?",
+                arguments: [FeatureSourcePrecedence.default.priority(of: source), key]
+            )
+        }
     }
 
     // MARK: - Artist genres
@@ -125,12 +132,12 @@ extension LibraryStore {
 
     /// Rewrites the `priority` of every stored feature row from its source key.
     static func applyPrecedence(_ precedence: FeatureSourcePrecedence, in db: Database) throws {
-        let sources = try String.fetchAll(db, sql: "SELECT DISTINCT source FROM audio_features")
-        for key in sources {
-            guard let source = FeatureSource(key: key) else { continue }
+        let sources = try Row.fetchAll(db, sql: "SELECT id, key FROM sources")
+        for row in sources {
+            guard let source = FeatureSource(key: row["key"]) else { continue }
             try db.execute(
-                sql: "UPDATE audio_features SET priority = ? WHERE source = ? AND priority != ?",
-                arguments: [precedence.priority(of: source), key, precedence.priority(of: source)]
+                sql: "UPDATE audio_features SET priority = ? WHERE source_id = ? AND priority != ?",
+                arguments: [precedence.priority(of: source), row["id"] as Int64, precedence.priority(of: source)]
             )
         }
     }
@@ -315,32 +322,41 @@ extension LibraryStore {
     ) throws {
         let columns = AudioFeature.allCases.map { "f.\($0.rawValue)" }.joined(separator: ", ")
         let join = condition.map { "JOIN tracks t ON t.id = f.track_id WHERE \($0.sql)" } ?? ""
+        // The sources are few: their keys (and numbers in `numbering`) are looked up by ID here.
+        var keys: [Int64: [UInt8]] = [:]
+        for row in try Row.fetchAll(db, sql: "SELECT id, key FROM sources") {
+            keys[row["id"]] = Array((row["key"] as String).utf8)
+        }
+        var bits: [Int64: UInt64] = [:]
         let statement = try PreparedStatement(
             db,
             sql: """
-                SELECT f.track_id, f.priority, f.fetched_at, f.source, f.out_of_range, \(columns)
+                SELECT f.track_id, f.priority, f.fetched_at, f.source_id, f.out_of_range, \(columns)
                 FROM audio_features f \(join) ORDER BY f.track_id
                 """
         )
         if let condition { try statement.bind(condition.arguments) }
         var best = CurrentFeatureRow()
         var bestPriority: Int64 = .min
-        var bestFetched: [UInt8] = []
+        var bestFetched: Int64 = .min
         try statement.forEachRow { row in
             let track = row.int64(0)
             let priority = row.int64(1)
-            let fetched = row.bytes(2)
+            let fetched = row.int64(2)
+            let sourceID = row.int64(3)
             var bit: UInt64 = 0
             if let numbering {
-                let number = numbering.number(of: row.bytes(3))
-                if number < 64 { bit = 1 << UInt64(number) }
+                if let known = bits[sourceID] {
+                    bit = known
+                } else {
+                    let number = numbering.number(of: keys[sourceID] ?? [])
+                    bit = number < 64 ? 1 << UInt64(number) : 0
+                    bits[sourceID] = bit
+                }
             }
             if track == best.trackID {
                 best.sourceMask |= bit
-                guard
-                    priority > bestPriority
-                        || (priority == bestPriority && bestFetched.lexicographicallyPrecedes(fetched))
-                else { return }
+                guard priority > bestPriority || (priority == bestPriority && fetched > bestFetched) else { return }
             } else {
                 if best.trackID >= 0 { try body(best) }
                 best.trackID = track
@@ -348,7 +364,7 @@ extension LibraryStore {
             }
             bestPriority = priority
             bestFetched = fetched
-            best.source = row.bytes(3)
+            best.source = keys[sourceID] ?? []
             best.outOfRangeFlags = Int(row.int64(4))
             for index in best.values.indices { best.values[index] = row.optionalDouble(Int32(5 + index)) }
         }

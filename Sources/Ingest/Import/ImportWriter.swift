@@ -1,4 +1,5 @@
 import Features
+import Foundation
 import GRDB
 
 /// Writes what importers read into the store, inside the one transaction of an import.
@@ -33,6 +34,8 @@ public final class ImportWriter {
     let db: Database
     let runID: Int64?
     let fetchedAt: String
+    /// `fetchedAt` as Unix seconds, as `audio_features` keeps it.
+    let fetchedAtSeconds: Int64
     /// Whether new tracks are reference tracks (a pool of candidates) rather than the user's
     /// library. A reference write never demotes a library track; a library write promotes a
     /// reference track.
@@ -52,7 +55,7 @@ public final class ImportWriter {
     private var artistIDs: [String: Int64] = [:]
     private var artistIDsByName: [String: Int64] = [:]
     private var tagIDs: [String: [String: Int64]] = [:]
-    /// The numbers of the tag sources (`sources`), by key.
+    /// The numbers of the tag and feature sources (`sources`), by key.
     private var sourceIDs: [String: Int64] = [:]
     /// Multi-row inserts by row count: `track_artists` and `track_tags`.
     private var artistLinkStatements: [Int: PreparedStatement] = [:]
@@ -101,6 +104,10 @@ public final class ImportWriter {
         self.db = db
         self.runID = runID
         self.fetchedAt = fetchedAt
+        guard let date = try? Date(fetchedAt, strategy: .iso8601) else {
+            throw DatabaseError(message: "fetchedAt is not an ISO 8601 time: \(fetchedAt)")
+        }
+        fetchedAtSeconds = Int64(date.timeIntervalSince1970.rounded(.down))
         self.isReference = isReference
         self.precedence = try LibraryStore.precedence(in: db)
         insertTrack = try PreparedStatement(
@@ -152,7 +159,7 @@ public final class ImportWriter {
         insertFeatures = try PreparedStatement(
             db,
             sql: """
-                INSERT OR IGNORE INTO audio_features (track_id, source, priority, import_run_id, fetched_at, \(featureColumns), out_of_range)
+                INSERT OR IGNORE INTO audio_features (track_id, source_id, priority, import_run_id, fetched_at, \(featureColumns), out_of_range)
                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)
                 """
         )
@@ -163,7 +170,7 @@ public final class ImportWriter {
             sql: """
                 UPDATE audio_features SET priority = ?3, import_run_id = ?4, fetched_at = ?5, \(updates.joined(separator: ", ")),
                     out_of_range = ?18
-                WHERE track_id = ?1 AND source = ?2 AND (\(comparisons.joined(separator: " OR ")))
+                WHERE track_id = ?1 AND source_id = ?2 AND (\(comparisons.joined(separator: " OR ")))
                 """
         )
         insertTag = try PreparedStatement(
@@ -404,14 +411,15 @@ public final class ImportWriter {
             }
         }
         let flags = features.outOfRangeFlags
+        let sourceID = try self.sourceID(source.key)
         // Statements with OR IGNORE need no statement journal; an upsert would copy every page it
         // touches into one, per row. The update is bound only when the insert found a row.
         func bind(_ statement: PreparedStatement) {
             statement.bind(1, trackID)
-            statement.bind(2, source.key)
+            statement.bind(2, sourceID)
             statement.bind(3, precedence.priority(of: source))
             statement.bind(4, runID)
-            statement.bind(5, fetchedAt)
+            statement.bind(5, fetchedAtSeconds)
             for (offset, feature) in AudioFeature.all.enumerated() {
                 statement.bind(Int32(6 + offset), features[feature])
             }

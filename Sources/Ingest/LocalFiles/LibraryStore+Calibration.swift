@@ -111,10 +111,10 @@ extension LibraryStore {
             db,
             sql: """
                 SELECT \(localColumns), \(referenceColumns)
-                FROM audio_features l
+                FROM all_features l
                 JOIN (SELECT * FROM (
                         SELECT a.*, row_number() OVER (PARTITION BY track_id ORDER BY priority DESC, fetched_at DESC) AS rank
-                        FROM audio_features a WHERE source NOT LIKE 'local:%')
+                        FROM all_features a WHERE source NOT LIKE 'local:%')
                       WHERE rank = 1) r ON r.track_id = l.track_id
                 WHERE l.source LIKE 'local:%'
                 ORDER BY l.track_id

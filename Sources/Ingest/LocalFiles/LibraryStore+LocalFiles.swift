@@ -127,7 +127,8 @@ extension LibraryStore {
             let (trackID, match) = try track(for: analysis, writer: writer, in: db)
             let source = FeatureSource.localAnalysis(analyzer: analysis.analyzer)
             try db.execute(
-                sql: "DELETE FROM audio_features WHERE track_id = ? AND source = ?",
+                sql:
+                    "DELETE FROM audio_features WHERE track_id = ? AND source_id = (SELECT id FROM sources WHERE key = ?)",
                 arguments: [trackID, source.key]
             )
             try writer.write(analysis.features, trackID: trackID, source: source)
@@ -347,7 +348,7 @@ extension LibraryStore {
                                l.provenance, l.confidence, l.analyzer, l.error, \(columns), l.details
                         FROM local_files l
                         LEFT JOIN tracks t ON t.id = l.track_id
-                        LEFT JOIN audio_features f ON f.track_id = l.track_id AND f.source = 'local:' || l.analyzer
+                        LEFT JOIN all_features f ON f.track_id = l.track_id AND f.source = 'local:' || l.analyzer
                         WHERE l.path = ?
                         """,
                     arguments: [path]

@@ -43,6 +43,7 @@ extension LibraryStore {
             try db.execute(sql: "CREATE INDEX tracks_reference ON tracks(id) WHERE in_library = 0")
         }
         migrator.registerMigration("v13-tag-sources", migrate: numberTagSources)
+        migrator.registerMigration("v14-feature-source-ids", migrate: numberFeatureSources)
         return migrator
     }
 
@@ -68,6 +69,81 @@ extension LibraryStore {
                 DROP TABLE track_tags;
                 ALTER TABLE numbered_track_tags RENAME TO track_tags;
                 CREATE INDEX track_tags_tag ON track_tags(tag_id);
+                """
+        )
+    }
+
+    /// Migration `v14-feature-source-ids`: a feature row's source is a number into `sources`, and
+    /// its fetch time is Unix seconds, instead of their text on every row of `audio_features`.
+    ///
+    /// On a million tracks from one file, `file:features-csv` and an ISO 8601 time took 37 bytes of
+    /// each row: `audio_features` went from 151 to 113 MB. The `current_features` view and the new
+    /// `all_features` view show both as text, as `audio_features` did.
+    static func numberFeatureSources(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO sources (key) SELECT DISTINCT source FROM audio_features ORDER BY source
+                    ON CONFLICT (key) DO NOTHING;
+                CREATE TABLE numbered_audio_features (
+                    track_id INTEGER NOT NULL REFERENCES tracks(id) ON DELETE CASCADE,
+                    source_id INTEGER NOT NULL REFERENCES sources(id),
+                    priority INTEGER NOT NULL,
+                    import_run_id INTEGER REFERENCES import_runs(id),
+                    fetched_at INTEGER NOT NULL, -- Unix seconds, UTC
+                    danceability REAL,
+                    energy REAL,
+                    key INTEGER,
+                    loudness REAL,
+                    mode INTEGER,
+                    speechiness REAL,
+                    acousticness REAL,
+                    instrumentalness REAL,
+                    liveness REAL,
+                    valence REAL,
+                    tempo REAL,
+                    time_signature INTEGER,
+                    out_of_range INTEGER NOT NULL DEFAULT 0,
+                    PRIMARY KEY (track_id, source_id)
+                ) WITHOUT ROWID;
+                INSERT INTO numbered_audio_features
+                    SELECT f.track_id, s.id, f.priority, f.import_run_id, coalesce(unixepoch(f.fetched_at), 0),
+                           f.danceability, f.energy, f.key, f.loudness, f.mode, f.speechiness, f.acousticness,
+                           f.instrumentalness, f.liveness, f.valence, f.tempo, f.time_signature, f.out_of_range
+                    FROM audio_features f JOIN sources s ON s.key = f.source
+                    ORDER BY f.track_id, s.id;
+                DROP VIEW current_features;
+                DROP TABLE audio_features;
+                ALTER TABLE numbered_audio_features RENAME TO audio_features;
+                DELETE FROM snapshots WHERE name = 'features';
+                """
+        )
+        try createFeatureViews(db)
+        // Dropping the table dropped its snapshot triggers.
+        try createSnapshotTriggers(.features, on: "audio_features", in: db)
+    }
+
+    /// The views that show `audio_features` with its source and fetch time as text:
+    /// `all_features`, every source's row, and `current_features`, each track's row of highest
+    /// priority (then the latest fetch), as analyses use it.
+    static func createFeatureViews(_ db: Database) throws {
+        let columns = """
+            f.track_id, s.key AS source, f.priority, f.import_run_id,
+            strftime('%Y-%m-%dT%H:%M:%SZ', f.fetched_at, 'unixepoch') AS fetched_at,
+            f.danceability, f.energy, f.key, f.loudness, f.mode, f.speechiness, f.acousticness,
+            f.instrumentalness, f.liveness, f.valence, f.tempo, f.time_signature, f.out_of_range
+            """
+        try db.execute(
+            sql: """
+                CREATE VIEW all_features AS
+                SELECT \(columns) FROM audio_features f JOIN sources s ON s.id = f.source_id;
+
+                CREATE VIEW current_features AS
+                SELECT \(columns), f.rank FROM (
+                    SELECT audio_features.*,
+                           row_number() OVER (PARTITION BY track_id ORDER BY priority DESC, fetched_at DESC) AS rank
+                    FROM audio_features) f
+                JOIN sources s ON s.id = f.source_id
+                WHERE f.rank = 1;
                 """
         )
     }

@@ -61,15 +61,19 @@ extension LibraryStore {
                 )
                 """
         )
-        for snapshot in Snapshot.allCases {
-            for (index, trigger) in snapshot.invalidatedBy.enumerated() {
-                try db.execute(
-                    sql: """
-                        CREATE TRIGGER snapshot_\(snapshot.rawValue)_\(index) AFTER \(trigger.event) ON \(trigger.table)
-                        BEGIN DELETE FROM snapshots WHERE name = '\(snapshot.rawValue)'; END
-                        """
-                )
-            }
+        for snapshot in Snapshot.allCases { try createSnapshotTriggers(snapshot, in: db) }
+    }
+
+    /// The triggers that delete `snapshot` when what it was built from changes (only those on
+    /// `table`, when given).
+    static func createSnapshotTriggers(_ snapshot: Snapshot, on table: String? = nil, in db: Database) throws {
+        for (index, trigger) in snapshot.invalidatedBy.enumerated() where table == nil || trigger.table == table {
+            try db.execute(
+                sql: """
+                    CREATE TRIGGER snapshot_\(snapshot.rawValue)_\(index) AFTER \(trigger.event) ON \(trigger.table)
+                    BEGIN DELETE FROM snapshots WHERE name = '\(snapshot.rawValue)'; END
+                    """
+            )
         }
     }
 

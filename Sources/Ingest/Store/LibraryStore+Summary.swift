@@ -144,7 +144,8 @@ extension LibraryStore {
         let join = condition.map { "JOIN tracks t ON t.id = f.track_id WHERE \($0.sql)" } ?? ""
         let rows = try Row.fetchAll(
             db,
-            sql: "SELECT f.source, count(*) FROM audio_features f \(join) GROUP BY f.source",
+            sql:
+                "SELECT s.key, count(*) FROM audio_features f JOIN sources s ON s.id = f.source_id \(join) GROUP BY s.key",
             arguments: condition?.arguments ?? []
         )
         return FeatureStatistics(

@@ -126,7 +126,9 @@ public final class LibraryStore: Sendable {
                 try lock.acquire(path: path)
                 // Read again under the lock: another process may have migrated meanwhile.
                 isMarked = try database.read { db in try LibraryStore.checkIdentity(of: db, path: path) }
+                let wasEmpty = try database.read { db in try !db.tableExists("grdb_migrations") }
                 try LibraryStore.migrator.migrate(database)
+                if !wasEmpty { try compactAfterMigration() }
                 try database.write { db in
                     // Which version wrote the schema, for an older version's refusal to name.
                     try db.execute(
@@ -141,6 +143,28 @@ public final class LibraryStore: Sendable {
             let wrapped = StoreError(error, path: path)
             if case .busy = wrapped { throw wrapped }
             throw StoreError.cannotOpen(path: path, reason: wrapped.reason)
+        }
+    }
+
+    /// Gives the space back when a migration left at least a quarter of the file (and 10 MB) free,
+    /// as one that rewrites a table does: its old pages would otherwise stay in the file until
+    /// later writes reuse them.
+    ///
+    /// Measured on a million tracks: upgrading to `v14-feature-source-ids` rewrote
+    /// `audio_features` and left the file at 877 MB; `VACUUM` takes it to the size a fresh import
+    /// gives. Its temporary copy goes to a file, not memory (``withTemporaryStorageInFiles(_:)``).
+    private func compactAfterMigration() throws {
+        let (free, total) = try database.read { db in
+            (
+                try Int.fetchOne(db, sql: "PRAGMA freelist_count") ?? 0,
+                try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0
+            )
+        }
+        let pageSize = try database.read { db in try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 4096 }
+        guard free * pageSize >= 10 << 20, free * 4 >= total else { return }
+        logger.info("compacting the store after its upgrade", metadata: ["free_pages": "\(free)", "pages": "\(total)"])
+        try withTemporaryStorageInFiles {
+            try database.writeWithoutTransaction { db in try db.execute(sql: "VACUUM") }
         }
     }
 
