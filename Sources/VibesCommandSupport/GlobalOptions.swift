@@ -83,7 +83,14 @@ package struct GlobalOptions: ParsableArguments {
                 )
             },
             activity: activity,
-            createsMissingStore: createsMissingStore
+            createsMissingStore: createsMissingStore,
+            onUpgrade: { [databasePath] migrations in
+                guard !quiet else { return }
+                Console.diagnostic(
+                    "Upgrading the library at \(databasePath) to this version's format (\(migrations.joined(separator: ", "))); "
+                        + "this happens once and takes a while on a large library …"
+                )
+            }
         )
         return try LibraryStore(path: databasePath, logger: Logger(label: "vibes.store"), options: options)
     }

@@ -131,7 +131,8 @@ struct FeatureSourceMigrationTests {
                 (
                     try Int.fetchOne(db, sql: "PRAGMA freelist_count") ?? -1,
                     try Int.fetchOne(db, sql: "PRAGMA page_count") ?? -1,
-                    try Int.fetchOne(db, sql: "SELECT count(*) FROM all_features WHERE source = 'file:features-csv'") ?? -1
+                    try Int.fetchOne(db, sql: "SELECT count(*) FROM all_features WHERE source = 'file:features-csv'")
+                        ?? -1
                 )
             }
             #expect(rows == 150_000)
@@ -143,5 +144,28 @@ struct FeatureSourceMigrationTests {
 
     static func fileSize(of db: Database) throws -> Int {
         (try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0) * (try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 0)
+    }
+
+    /// Opening a store an earlier version wrote says which migrations are about to run, once; a
+    /// new store and a current one say nothing.
+    @Test func anUpgradeIsAnnouncedBeforeItRunsAndOnlyThen() throws {
+        final class Heard: @unchecked Sendable {
+            let lock = NSLock()
+            var calls: [[String]] = []
+            func add(_ names: [String]) { lock.withLock { calls.append(names) } }
+        }
+        let heard = Heard()
+        let options = LibraryStore.Options(onUpgrade: { heard.add($0) })
+        try withTemporaryDirectory { folder in
+            let old = folder + "/old.sqlite"
+            let queue = try DatabaseQueue(path: old)
+            try LibraryStore.migrator.migrate(queue, upTo: "v13-tag-sources")
+            try queue.close()
+            _ = try LibraryStore(path: old, options: options)
+            #expect(heard.calls == [["v14-feature-source-ids"]])
+            _ = try LibraryStore(path: old, options: options)
+            _ = try LibraryStore(path: folder + "/new.sqlite", options: options)
+            #expect(heard.calls.count == 1)
+        }
     }
 }

@@ -35,17 +35,23 @@ public final class LibraryStore: Sendable {
         /// Whether a missing store is created. When `false`, opening a path where no file is
         /// throws ``StoreError/missingStore(path:)`` and creates nothing, not even a folder.
         public var createsMissingStore: Bool
+        /// Called before a store written by an earlier version is upgraded, with the names of the
+        /// migrations about to run: an upgrade rewrites tables and can take a while on a large
+        /// library. Not called for a new store.
+        public var onUpgrade: (@Sendable ([String]) -> Void)?
 
         public init(
             writeWait: Duration? = .seconds(10),
             onWait: (@Sendable (StoreWait) -> Void)? = nil,
             activity: String = "vibes-analyze",
-            createsMissingStore: Bool = true
+            createsMissingStore: Bool = true,
+            onUpgrade: (@Sendable ([String]) -> Void)? = nil
         ) {
             self.writeWait = writeWait
             self.onWait = onWait
             self.activity = activity
             self.createsMissingStore = createsMissingStore
+            self.onUpgrade = onUpgrade
         }
     }
 
@@ -126,7 +132,12 @@ public final class LibraryStore: Sendable {
                 try lock.acquire(path: path)
                 // Read again under the lock: another process may have migrated meanwhile.
                 isMarked = try database.read { db in try LibraryStore.checkIdentity(of: db, path: path) }
-                let wasEmpty = try database.read { db in try !db.tableExists("grdb_migrations") }
+                let applied = try database.read { db in
+                    try db.tableExists("grdb_migrations") ? try LibraryStore.migrator.appliedIdentifiers(db) : []
+                }
+                let wasEmpty = applied.isEmpty
+                let pending = LibraryStore.migrator.migrations.filter { !applied.contains($0) }
+                if !wasEmpty, !pending.isEmpty { options.onUpgrade?(pending) }
                 try LibraryStore.migrator.migrate(database)
                 if !wasEmpty { try compactAfterMigration() }
                 try database.write { db in
