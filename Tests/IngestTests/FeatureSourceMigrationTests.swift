@@ -85,7 +85,7 @@ struct FeatureSourceMigrationTests {
             }
             #expect(try hasSnapshot())
             try store.database.write { db in
-                try db.execute(sql: "UPDATE audio_features SET energy = 0.5 WHERE track_id = 3")
+                try db.execute(sql: "UPDATE audio_features SET energy_code = 0.5 WHERE track_id = 3")
             }
             #expect(try !hasSnapshot())
 
@@ -162,7 +162,7 @@ struct FeatureSourceMigrationTests {
             try LibraryStore.migrator.migrate(queue, upTo: "v13-tag-sources")
             try queue.close()
             _ = try LibraryStore(path: old, options: options)
-            #expect(heard.calls == [["v14-feature-source-ids"]])
+            #expect(heard.calls == [["v14-feature-source-ids", "v15-decimal-features"]])
             _ = try LibraryStore(path: old, options: options)
             _ = try LibraryStore(path: folder + "/new.sqlite", options: options)
             #expect(heard.calls.count == 1)

@@ -47,7 +47,7 @@ struct AllTrackFacts {
         }
     }
 
-    /// The snapshot's parts: IDs packed, names as packed strings, the artists as a table of
+    /// The snapshot's parts: IDs packed, the artists as a table of
     /// distinct names with each track's references into it, and the columns of
     /// ``TrackAttributeColumns``: each track's main artist (folded) and song key as codes, its
     /// duration (`Int32`) and popularity (`Int8`), −1 for none. The song keys themselves are not
@@ -81,13 +81,11 @@ struct AllTrackFacts {
         }
         var songs = TrackAttributeColumns.Interner()
         let songCodes = facts.map { songs.code($0.songKey) }
-        let names = PackedStrings.parts(facts.lazy.map(\.name))
         let artists = PackedStrings.parts(artistNames)
         return [
             "track_ids": .ascending(trackIDs),
             "duration_ms": SnapshotBlob(facts.map { fact in fact.durationMS.map { Int32(clamping: $0) } ?? -1 }),
             "popularity": SnapshotBlob(facts.map { fact in fact.popularity.map { Int8(clamping: $0) } ?? -1 }),
-            "names": names.bytes, "name_ends": names.ends,
             "artists": artists.bytes, "artist_ends": artists.ends,
             "artist_references": SnapshotBlob(references), "artist_reference_ends": SnapshotBlob(ends),
             "artist_codes": SnapshotBlob(artistCodes), "song_codes": SnapshotBlob(songCodes),

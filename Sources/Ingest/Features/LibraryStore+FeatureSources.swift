@@ -320,7 +320,10 @@ extension LibraryStore {
         numbering: SourceNumbering? = nil,
         _ body: (CurrentFeatureRow) throws -> Void
     ) throws {
-        let columns = AudioFeature.allCases.map { "f.\($0.rawValue)" }.joined(separator: ", ")
+        // The continuous features' codes, decoded here rather than by the generated columns.
+        let columns = AudioFeature.allCases.map { "f." + ($0.isDiscrete ? $0.rawValue : DecimalCode.column(of: $0)) }
+            .joined(separator: ", ")
+        let isDiscrete = AudioFeature.allCases.map(\.isDiscrete)
         let join = condition.map { "JOIN tracks t ON t.id = f.track_id WHERE \($0.sql)" } ?? ""
         // The sources are few: their keys (and numbers in `numbering`) are looked up by ID here.
         var keys: [Int64: [UInt8]] = [:]
@@ -366,7 +369,10 @@ extension LibraryStore {
             bestFetched = fetched
             best.source = keys[sourceID] ?? []
             best.outOfRangeFlags = Int(row.int64(4))
-            for index in best.values.indices { best.values[index] = row.optionalDouble(Int32(5 + index)) }
+            for index in best.values.indices {
+                let column = Int32(5 + index)
+                best.values[index] = isDiscrete[index] ? row.optionalDouble(column) : row.decimal(column)
+            }
         }
         if best.trackID >= 0 { try body(best) }
     }

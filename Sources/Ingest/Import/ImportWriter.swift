@@ -154,8 +154,9 @@ public final class ImportWriter {
         selectArtist = try PreparedStatement(db, sql: "SELECT id FROM artists WHERE name_key = ?2")
         countTrackArtists = try PreparedStatement(db, sql: "SELECT count(*) FROM track_artists WHERE track_id = ?1")
         deleteTrackArtists = try PreparedStatement(db, sql: "DELETE FROM track_artists WHERE track_id = ?1")
-        let featureColumns =
-            "danceability, energy, key, loudness, mode, speechiness, acousticness, instrumentalness, liveness, valence, tempo, time_signature"
+        // A continuous feature is written to its code column (``DecimalCode``).
+        let featureColumns = AudioFeature.all.map { $0.isDiscrete ? $0.rawValue : DecimalCode.column(of: $0) }
+            .joined(separator: ", ")
         insertFeatures = try PreparedStatement(
             db,
             sql: """
@@ -421,7 +422,12 @@ public final class ImportWriter {
             statement.bind(4, runID)
             statement.bind(5, fetchedAtSeconds)
             for (offset, feature) in AudioFeature.all.enumerated() {
-                statement.bind(Int32(6 + offset), features[feature])
+                let index = Int32(6 + offset)
+                switch features[feature].map({ feature.isDiscrete ? .real($0) : DecimalCode.stored($0) }) {
+                case nil: statement.bind(index, nil as Double?)
+                case .code(let code): statement.bind(index, code)
+                case .real(let value): statement.bind(index, value)
+                }
             }
             statement.bind(18, flags)
         }

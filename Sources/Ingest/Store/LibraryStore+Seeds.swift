@@ -58,12 +58,32 @@ extension LibraryStore {
     /// What recommendations need to know of each track besides its features, for `trackIDs`: one
     /// entry per ID, in that order (an ID the store does not hold gets an empty entry).
     ///
-    /// Read from the `facts` snapshot (see ``withSnapshot(_:decode:build:)``): on a million tracks
-    /// two ordered scans of `tracks` and `track_artists` took about 4 s, the snapshot about 0.3 s.
-    /// Names and artists are decoded for `trackIDs` only.
+    /// Read by ID from `tracks` and `track_artists`: callers ask for a playlist's tracks, not the
+    /// library's (the library's columns come from the `facts` snapshot,
+    /// ``trackAttributeColumns(for:)``), and the snapshot no longer keeps the names, which were
+    /// 21 MB of a million tracks' store.
     public func trackFacts(for trackIDs: [Int64]) throws -> [TrackFacts] {
-        let all = try factsSnapshot(only: nil)
-        return trackIDs.map { id in all.row(of: id).map { all.facts(row: $0) } ?? TrackFacts() }
+        try database.read { db in
+            let track = try db.cachedStatement(sql: "SELECT name, duration_ms, popularity FROM tracks WHERE id = ?")
+            let artists = try db.cachedStatement(
+                sql: """
+                    SELECT a.name FROM track_artists ta JOIN artists a ON a.id = ta.artist_id
+                    WHERE ta.track_id = ? ORDER BY ta.position
+                    """
+            )
+            return try trackIDs.map { id in
+                var fact = TrackFacts()
+                guard let row = try Row.fetchOne(track, arguments: [id]) else { return fact }
+                fact.name = row[0] ?? ""
+                fact.durationMS = row[1]
+                fact.popularity = row[2]
+                fact.artists = try String.fetchAll(artists, arguments: [id])
+                if !fact.name.isEmpty {
+                    fact.songKey = Track.songKey(artist: fact.artists.first ?? "", title: fact.name)
+                }
+                return fact
+            }
+        }
     }
 
     /// The main artist, song, duration and popularity of each of `trackIDs`, as columns in that
@@ -244,7 +264,7 @@ public struct TrackFacts: Hashable, Sendable {
 /// Builds the `facts` snapshot.
 enum TrackFactsParts {
     /// The `facts` snapshot's parts, built in ordered scans of `tracks` and `track_artists`
-    /// without a value per track: IDs packed, names as packed strings, the artists as a table of
+    /// without a value per track: IDs packed, the artists as a table of
     /// distinct names with each track's references into it, and the columns of
     /// ``TrackAttributeColumns``: each track's main artist (folded) and song key as codes, its
     /// duration (`Int32`) and popularity (`Int8`), −1 for none. The song keys themselves are not
@@ -333,7 +353,6 @@ enum TrackFactsParts {
             "track_ids": .ascending(trackIDs),
             "duration_ms": SnapshotBlob(durations),
             "popularity": SnapshotBlob(popularity),
-            "names": SnapshotBlob(names), "name_ends": SnapshotBlob(nameEnds),
             "artists": packedArtists.bytes, "artist_ends": packedArtists.ends,
             "artist_references": SnapshotBlob(references), "artist_reference_ends": SnapshotBlob(referenceEnds),
             "artist_codes": SnapshotBlob(artistCodes), "song_codes": SnapshotBlob(songCodes),
@@ -352,8 +371,7 @@ enum TrackFactsParts {
     }
 }
 
-/// The `facts` snapshot read back: every track's fixed-width columns, and, when read, the names
-/// and artists, decoded only for the rows asked for (``facts(row:)``).
+/// The `facts` snapshot read back: every track's fixed-width columns.
 struct TrackFactsSnapshot {
     /// The parts of the fixed-width columns (``LibraryStore/trackAttributeColumns(for:)``).
     static let columnParts: Set<String> = ["track_ids", "artist_codes", "song_codes", "duration_ms", "popularity"]
@@ -363,19 +381,8 @@ struct TrackFactsSnapshot {
     var songCodes: [Int32]
     var durations: [Int32]
     var popularity: [Int8]
-    /// The names and artists, when their parts were read.
-    private var text: Text?
 
-    private struct Text {
-        var names: Data
-        var nameEnds: [Int32]
-        var artistNames: [String]
-        var references: [Int32]
-        var referenceEnds: [Int32]
-    }
-
-    /// Decodes the snapshot's parts, or returns `nil` when they do not fit together. The names
-    /// and artists are decoded when their parts are there.
+    /// Decodes the snapshot's parts, or returns `nil` when they do not fit together.
     init?(parts: SnapshotParts) {
         guard let trackIDs = parts.ascending("track_ids") else { return nil }
         self.trackIDs = trackIDs
@@ -386,46 +393,10 @@ struct TrackFactsSnapshot {
         let count = trackIDs.count
         guard [artistCodes.count, songCodes.count, durations.count, popularity.count].allSatisfy({ $0 == count })
         else { return nil }
-        guard let names = parts["names"] else { return }
-        let nameEnds: [Int32] = parts.array("name_ends")
-        let references: [Int32] = parts.array("artist_references")
-        let referenceEnds: [Int32] = parts.array("artist_reference_ends")
-        // A damaged file can hold any bytes: every offset must rise and stay inside its part.
-        func rises(_ ends: [Int32], to total: Int) -> Bool {
-            ends.count == count && (ends.last.map { Int($0) == total } ?? (total == 0))
-                && zip([0] + ends, ends).allSatisfy { $0 <= $1 }
-        }
-        guard let artistNames = PackedStrings.strings(bytes: parts["artists"], ends: parts["artist_ends"]),
-            rises(nameEnds, to: names.count), rises(referenceEnds, to: references.count),
-            references.allSatisfy({ $0 >= 0 && Int($0) < artistNames.count })
-        else { return nil }
-        text = Text(
-            names: names,
-            nameEnds: nameEnds,
-            artistNames: artistNames,
-            references: references,
-            referenceEnds: referenceEnds
-        )
     }
 
     /// The row of `id`, by binary search.
     func row(of id: Int64) -> Int? {
         TrackIndex.binarySearch(id, inAscending: trackIDs)
-    }
-
-    /// The facts of `row`; the name and artists empty when they were not read.
-    func facts(row: Int) -> TrackFacts {
-        var fact = TrackFacts()
-        fact.durationMS = durations[row] < 0 ? nil : Int(durations[row])
-        fact.popularity = popularity[row] < 0 ? nil : Int(popularity[row])
-        guard let text else { return fact }
-        let nameStart = row == 0 ? 0 : Int(text.nameEnds[row - 1])
-        fact.name = text.names.withUnsafeBytes { raw in
-            String(decoding: raw[nameStart..<Int(text.nameEnds[row])], as: UTF8.self)
-        }
-        let start = row == 0 ? 0 : Int(text.referenceEnds[row - 1])
-        fact.artists = text.references[start..<Int(text.referenceEnds[row])].map { text.artistNames[Int($0)] }
-        if !fact.name.isEmpty { fact.songKey = Track.songKey(artist: fact.artists.first ?? "", title: fact.name) }
-        return fact
     }
 }

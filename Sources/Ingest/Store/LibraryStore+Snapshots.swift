@@ -16,7 +16,8 @@ extension LibraryStore {
     enum Snapshot: String, CaseIterable {
         /// The current feature table of every track (``featureTable(scope:)``).
         case features
-        /// Every track's name, song key, artists, duration and popularity (``trackFacts(for:)``).
+        /// Every track's artists, main artist and song as codes, duration and popularity
+        /// (``trackAttributeColumns(for:)``, ``trackCreditTable(for:)``).
         case facts
 
         /// What the snapshot's bytes mean; a snapshot written under another format is rebuilt.
@@ -135,7 +136,7 @@ extension LibraryStore {
     /// saved: a reading command never waits for a writer because of a snapshot.
     ///
     /// - Parameter only: The parts `decode` needs, when not all: a command that needs the artists
-    ///   of the `facts` snapshot then does not read its names.
+    ///   of the `facts` snapshot then does not read its columns.
     func withSnapshot<Value>(
         _ snapshot: Snapshot,
         only: Set<String>? = nil,
@@ -233,7 +234,7 @@ extension LibraryStore {
     /// the builds, a third of `import`'s peak memory).
     public func prepareSnapshots() throws {
         let table = try featureTable(scope: .all)
-        _ = try trackFacts(for: [])
+        _ = try factsSnapshot(only: TrackFactsSnapshot.columnParts)
         // The space `recommend` uses by default (and `cluster`, when its schema is the default).
         let weights = try personalWeights() ?? .default
         _ = try featureSpace(of: table, schema: FeatureSchema.default.applying(weights))

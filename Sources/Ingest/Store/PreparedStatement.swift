@@ -114,6 +114,14 @@ final class PreparedStatement {
         func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
         func double(_ column: Int32) -> Double { sqlite3_column_double(handle, column) }
         func optionalDouble(_ column: Int32) -> Double? { isNull(column) ? nil : double(column) }
+        /// A feature column's value: a ``DecimalCode`` decoded, a `REAL` as it is.
+        func decimal(_ column: Int32) -> Double? {
+            switch sqlite3_column_type(handle, column) {
+            case SQLITE_NULL: nil
+            case SQLITE_INTEGER: DecimalCode.value(ofCode: int64(column))
+            default: double(column)
+            }
+        }
 
         /// The column's bytes (its text as UTF-8), empty when NULL.
         func bytes(_ column: Int32) -> [UInt8] {
