@@ -15,8 +15,9 @@ INSERT OR IGNORE INTO tracks (spotify_id, name, album, album_id, release_date, d
 INSERT OR IGNORE INTO track_artists (track_id, position, artist_id)
     SELECT t.id, 0, a.id FROM staging s JOIN tracks t ON t.spotify_id = s.track_id JOIN artists a ON a.name_key = lower(s.track_artist);
 INSERT OR IGNORE INTO sources (key) VALUES ('file:features-csv');
-INSERT OR IGNORE INTO audio_features (track_id, source_id, priority, fetched_at, danceability, energy, key, loudness, mode,
-    speechiness, acousticness, instrumentalness, liveness, valence, tempo)
+-- The values go in as REAL, which the code columns also keep (SQL has no decimal coder).
+INSERT OR IGNORE INTO audio_features (track_id, source_id, priority, fetched_at, danceability_code, energy_code, key,
+    loudness_code, mode, speechiness_code, acousticness_code, instrumentalness_code, liveness_code, valence_code, tempo_code)
     SELECT t.id, (SELECT id FROM sources WHERE key = 'file:features-csv'), 40, unixepoch(), danceability, energy, key, loudness, mode, speechiness, acousticness,
            instrumentalness, liveness, valence, tempo
     FROM staging s JOIN tracks t ON t.spotify_id = s.track_id;

@@ -18,7 +18,9 @@ INSERT INTO main.artists SELECT * FROM ours.artists ORDER BY id;
 INSERT INTO main.tags SELECT * FROM ours.tags ORDER BY id;
 INSERT INTO main.tracks SELECT * FROM ours.tracks ORDER BY id;
 INSERT INTO main.track_artists SELECT * FROM ours.track_artists ORDER BY track_id, position;
-INSERT INTO main.audio_features SELECT * FROM ours.audio_features ORDER BY track_id, source_id;
+-- The stored columns (the feature columns themselves are generated from the codes).
+INSERT INTO main.audio_features (track_id, source_id, priority, import_run_id, fetched_at, danceability_code, energy_code, key, loudness_code, mode, speechiness_code, acousticness_code, instrumentalness_code, liveness_code, valence_code, tempo_code, time_signature, out_of_range)
+    SELECT track_id, source_id, priority, import_run_id, fetched_at, danceability_code, energy_code, key, loudness_code, mode, speechiness_code, acousticness_code, instrumentalness_code, liveness_code, valence_code, tempo_code, time_signature, out_of_range FROM ours.audio_features ORDER BY track_id, source_id;
 INSERT INTO main.track_tags SELECT * FROM ours.track_tags ORDER BY track_id, tag_id;
 CREATE INDEX tracks_match_key ON tracks(match_key);
 CREATE INDEX track_artists_artist ON track_artists(artist_id);

@@ -128,7 +128,7 @@ extension LibraryStore {
     /// (`VIRTUAL`: it takes no space), so every reader of `audio_features` and its views still sees
     /// `REAL` values. The `facts` snapshot's track names, which nothing reads any more, are deleted.
     ///
-    /// On a million tracks, `audio_features` went from 113 to 58 MB, and the names were 21 MB.
+    /// On a million tracks, `audio_features` went from 113 to 57 MB, and the names were 21 MB.
     /// The codes are made by the same Swift function the importer uses (a SQL function for the
     /// length of the migration), and every value reads back as the same double, so the `features`
     /// snapshot, built from those values, stays valid.
