@@ -157,6 +157,8 @@ package enum Console {
             case .busy: text = error.description + " Try again when it has finished, or give --wait SECONDS."
             case .cannotOpen: text = error.description + " Check the path (--db or $VIBES_DB) and its permissions."
             case .newerSchema: text = error.description + " Use the newer version of vibes-analyze."
+            case .damaged:
+                text = error.description + " Restore it from a backup, or move it aside and import your files again."
             case .missingStore:
                 text =
                     error.description

@@ -1,8 +1,9 @@
 import Foundation
 import GRDB
-import Ingest
 import Testing
 import VibesTestSupport
+
+@testable import Ingest
 
 /// The store against extreme values, concurrent commands, damage and hostile names, through the
 /// built tool as a user runs it.
@@ -95,8 +96,11 @@ struct StoreSafetyCommandTests {
             #expect(imported.status == 0)
             // What versions without range checks stored: values written behind the importer's back.
             try StoreSafetyCommandTests.write(db) { db in
-                try db.execute(sql: "UPDATE audio_features SET tempo = 1e300 WHERE track_id = 1")
-                try db.execute(sql: "UPDATE audio_features SET loudness = -1e308, key = 1000000000 WHERE track_id = 2")
+                // A code column keeps a REAL as it is; the feature's own column is generated from it.
+                try db.execute(sql: "UPDATE audio_features SET tempo_code = 1e300 WHERE track_id = 1")
+                try db.execute(
+                    sql: "UPDATE audio_features SET loudness_code = -1e308, key = 1000000000 WHERE track_id = 2"
+                )
                 try db.execute(sql: "UPDATE tracks SET duration_ms = 9223372036854775807 WHERE id = 3")
                 for (index, ms) in ["9223372036854775807", "-5", "200000", "1e30"].enumerated() {
                     try db.execute(
@@ -118,32 +122,53 @@ struct StoreSafetyCommandTests {
         }
     }
 
+    /// A store of the version before range checks (`v7`), holding what it let in, upgraded by the
+    /// tool through every later migration.
     @Test func theMigrationTurnsStoredInvalidValuesIntoMissingOnes() async throws {
         try await withTemporaryDirectory { folder in
             let db = folder + "/library.sqlite"
-            _ = try await CommandLineTool.run(["import", "--db", db, StoreSafetyCommandTests.excerpt])
-            try StoreSafetyCommandTests.write(db) { db in
-                try db.execute(sql: "UPDATE audio_features SET tempo = 1e300, key = 7 WHERE track_id = 1")
-                try db.execute(sql: "UPDATE audio_features SET key = 1000000000, valence = 0.25 WHERE track_id = 2")
-                try db.execute(sql: "UPDATE tracks SET duration_ms = 1e30 WHERE id = 3")
-                try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = 'v8-invalid-values'")
+            let queue = try DatabaseQueue(path: db)
+            try LibraryStore.migrator.migrate(queue, upTo: "v7-packed-assignments")
+            try await queue.write { db in
+                for id in 1...3 {
+                    try db.execute(
+                        sql: "INSERT INTO tracks (id, name, match_key, duration_ms) VALUES (?, ?, ?, ?)",
+                        arguments: [id, "Song \(id)", "s\(id)", id == 3 ? 1e30 : 200_000]
+                    )
+                }
+                let rows: [(track: Int, tempo: Double, key: Double, valence: Double)] = [
+                    (1, 1e300, 7, 0.5), (2, 120.5, 1_000_000_000, 0.25), (3, 99.25, 2, 0.75),
+                ]
+                for row in rows {
+                    try db.execute(
+                        sql: """
+                            INSERT INTO audio_features (track_id, source, priority, fetched_at, energy, tempo, key, valence)
+                            VALUES (?, 'file:features-csv', 80, '2025-03-01T10:00:00Z', 0.5, ?, ?, ?)
+                            """,
+                        arguments: [row.track, row.tempo, row.key, row.valence]
+                    )
+                }
             }
+            try queue.close()
             let library = try await CommandLineTool.run(["library", "--db", db])
             #expect(library.status == 0, "\(library.stderr)")
             var values: [String: Double?] = [:]
             try StoreSafetyCommandTests.read(db) { db in
-                values["tempo 1"] = try Double?.fetchOne(db, sql: "SELECT tempo FROM audio_features WHERE track_id = 1")
-                values["key 1"] = try Double?.fetchOne(db, sql: "SELECT key FROM audio_features WHERE track_id = 1")
-                values["key 2"] = try Double?.fetchOne(db, sql: "SELECT key FROM audio_features WHERE track_id = 2")
-                values["valence 2"] = try Double?.fetchOne(
-                    db,
-                    sql: "SELECT valence FROM audio_features WHERE track_id = 2"
-                )
-                values["duration 3"] = try Double?.fetchOne(db, sql: "SELECT duration_ms FROM tracks WHERE id = 3")
+                for (name, sql) in [
+                    ("tempo 1", "SELECT tempo FROM audio_features WHERE track_id = 1"),
+                    ("key 1", "SELECT key FROM audio_features WHERE track_id = 1"),
+                    ("key 2", "SELECT key FROM audio_features WHERE track_id = 2"),
+                    ("tempo 2", "SELECT tempo FROM audio_features WHERE track_id = 2"),
+                    ("valence 2", "SELECT valence FROM audio_features WHERE track_id = 2"),
+                    ("duration 3", "SELECT duration_ms FROM tracks WHERE id = 3"),
+                ] {
+                    values[name] = try Double?.fetchOne(db, sql: sql)
+                }
             }
             #expect(values["tempo 1"] == .some(nil))
             #expect(values["key 1"] == .some(7))
             #expect(values["key 2"] == .some(nil))
+            #expect(values["tempo 2"] == .some(120.5))
             #expect(values["valence 2"] == .some(0.25))
             #expect(values["duration 3"] == .some(nil))
         }

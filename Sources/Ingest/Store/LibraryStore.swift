@@ -153,6 +153,11 @@ public final class LibraryStore: Sendable {
         } catch let error as DatabaseError {
             let wrapped = StoreError(error, path: path)
             if case .busy = wrapped { throw wrapped }
+            // A store whose schema or pages do not read back is damaged, not unreachable (a file
+            // that is no SQLite database at all, `SQLITE_NOTADB`, is more likely the wrong path).
+            if error.resultCode == .SQLITE_CORRUPT {
+                throw StoreError.damaged(path: path, what: wrapped.reason)
+            }
             throw StoreError.cannotOpen(path: path, reason: wrapped.reason)
         }
     }
