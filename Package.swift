@@ -56,6 +56,7 @@ let package = Package(
             name: "vibes-analyze",
             dependencies: [
                 "Analytics", "Features", "Ingest", "VibesBenchmarking", "VibesCommandSupport",
+                .target(name: "CMalloc", condition: .when(platforms: [.linux])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -100,6 +101,8 @@ let package = Package(
             pkgConfig: "aubio",
             providers: [.apt(["libaubio-dev"])]
         ),
+        // glibc's `mallopt`, part of the C library itself: no package to install or link.
+        .systemLibrary(name: "CMalloc"),
         .target(
             name: "VibesCommandSupport",
             dependencies: [

@@ -4,6 +4,10 @@ import Foundation
 import Ingest
 import VibesCommandSupport
 
+#if canImport(CMalloc)
+import CMalloc
+#endif
+
 @main
 struct VibesAnalyze: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -33,6 +37,7 @@ struct VibesAnalyze: AsyncParsableCommand {
     /// a failure while running exits 1 with a one-line error and no usage, printed through the
     /// terminal-safe console.
     static func main() async {
+        keepLargeAllocationsApart()
         OpenBLASThreads.endIdleWorkers()
         let arguments = Array(CommandLine.arguments.dropFirst())
         let wantsJSON = arguments.prefix { $0 != "--" }.contains("--json")
@@ -67,6 +72,19 @@ struct VibesAnalyze: AsyncParsableCommand {
             if wantsJSON { Console.write(JSONStyle.errorText(code: 1, message: message)) }
             Foundation.exit(1)
         }
+    }
+
+    /// Gives every allocation of 256 KB or more its own mapping, returned to the system when it
+    /// is freed.
+    ///
+    /// glibc raises its threshold for that to the size of each large block freed (up to 32 MB),
+    /// so the arrays of an import's snapshot builds, freed one after the other, stayed in the heap
+    /// and counted in the peak. Measured on `import` (peak RSS): a million rows 256 → 235 MB, two
+    /// million 425 → 346 MB, at the same speed.
+    static func keepLargeAllocationsApart() {
+        #if canImport(CMalloc)
+        _ = mallopt(M_MMAP_THRESHOLD, 256 << 10)
+        #endif
     }
 
     /// argument-parser's own exit for `error`; under `--json`, a failure (not help, not an exit

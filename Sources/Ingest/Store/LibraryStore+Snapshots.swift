@@ -233,8 +233,9 @@ extension LibraryStore {
     /// the writer's small one (``writerCacheKiB``; on a million tracks a 256 MB cache filled during
     /// the builds, a third of `import`'s peak memory).
     public func prepareSnapshots() throws {
-        let table = try featureTable(scope: .all)
+        // The facts first, so that their arrays are gone before the feature table is held.
         _ = try factsSnapshot(only: TrackFactsSnapshot.columnParts)
+        let table = try featureTable(scope: .all)
         // The space `recommend` uses by default (and `cluster`, when its schema is the default).
         let weights = try personalWeights() ?? .default
         _ = try featureSpace(of: table, schema: FeatureSchema.default.applying(weights))

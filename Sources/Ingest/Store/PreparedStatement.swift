@@ -129,12 +129,12 @@ final class PreparedStatement {
             return Array(UnsafeBufferPointer(start: pointer, count: Int(sqlite3_column_bytes(handle, column))))
         }
 
-        /// Appends the column's text as UTF-8 to `buffer` (nothing when NULL), without a copy of
-        /// its own.
-        func appendBytes(_ column: Int32, to buffer: inout [UInt8]) {
-            guard let pointer = sqlite3_column_text(handle, column) else { return }
-            buffer.append(
-                contentsOf: UnsafeBufferPointer(start: pointer, count: Int(sqlite3_column_bytes(handle, column)))
+        /// The column's text, all of its bytes (empty when NULL).
+        func text(_ column: Int32) -> String {
+            guard let pointer = sqlite3_column_text(handle, column) else { return "" }
+            return String(
+                decoding: UnsafeBufferPointer(start: pointer, count: Int(sqlite3_column_bytes(handle, column))),
+                as: UTF8.self
             )
         }
 

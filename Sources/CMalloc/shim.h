@@ -1,0 +1,2 @@
+// glibc's allocator controls (mallopt), which Swift's Glibc module does not export.
+#include <malloc.h>
