@@ -162,10 +162,10 @@ extension LibraryStore {
                     import_run_id INTEGER REFERENCES import_runs(id),
                     fetched_at INTEGER NOT NULL, -- Unix seconds, UTC
                     -- A continuous feature's code (DecimalCode: digits × 16 + decimal places), or its REAL value.
-                    \(definitions.joined(separator: "\n"))
+                    \(definitions.joined(separator: "\n    "))
                     out_of_range INTEGER NOT NULL DEFAULT 0,
                     -- The values, generated from the codes when read.
-                    \(generated.joined(separator: "\n"))
+                    \(generated.joined(separator: "\n    "))
                     PRIMARY KEY (track_id, source_id)
                 ) WITHOUT ROWID;
                 INSERT INTO decimal_audio_features
