@@ -231,7 +231,7 @@ struct SnapshotTests {
                 try String.fetchAll(db, sql: "SELECT part FROM snapshots WHERE name = 'facts' ORDER BY part")
             }
             #expect(!parts.isEmpty && !parts.contains("names") && !parts.contains("name_ends"))
-            #expect(try store.factsSnapshot(only: TrackFactsSnapshot.columnParts).trackIDs == ids)
+            #expect(try store.factsSnapshot().trackIDs == ids)
         }
     }
 

@@ -127,9 +127,7 @@ struct StoreSafetyCommandTests {
     @Test func theMigrationTurnsStoredInvalidValuesIntoMissingOnes() async throws {
         try await withTemporaryDirectory { folder in
             let db = folder + "/library.sqlite"
-            let queue = try DatabaseQueue(path: db)
-            try LibraryStore.migrator.migrate(queue, upTo: "v7-packed-assignments")
-            try await queue.write { db in
+            try writeEarlierStore(at: db, migratedUpTo: "v7-packed-assignments") { db in
                 for id in 1...3 {
                     try db.execute(
                         sql: "INSERT INTO tracks (id, name, match_key, duration_ms) VALUES (?, ?, ?, ?)",
@@ -149,7 +147,6 @@ struct StoreSafetyCommandTests {
                     )
                 }
             }
-            try queue.close()
             let library = try await CommandLineTool.run(["library", "--db", db])
             #expect(library.status == 0, "\(library.stderr)")
             var values: [String: Double?] = [:]

@@ -12,9 +12,7 @@ struct StoreUpgradeCommandTests {
     @Test func theFirstCommandOnAnOlderStoreSaysItUpgradesIt() async throws {
         try await withTemporaryDirectory { folder in
             let db = folder + "/library.sqlite"
-            let queue = try DatabaseQueue(path: db)
-            try LibraryStore.migrator.migrate(queue, upTo: "v13-tag-sources")
-            try await queue.write { db in
+            try writeEarlierStore(at: db, migratedUpTo: "v13-tag-sources") { db in
                 try db.execute(sql: "INSERT INTO tracks (id, name, match_key) VALUES (1, 'Song', 's')")
                 try db.execute(
                     sql: """
@@ -23,7 +21,6 @@ struct StoreUpgradeCommandTests {
                         """
                 )
             }
-            try queue.close()
             let quietCopy = folder + "/quiet.sqlite"
             try FileManager.default.copyItem(atPath: db, toPath: quietCopy)
 
@@ -40,4 +37,13 @@ struct StoreUpgradeCommandTests {
             #expect(!quiet.stderr.contains("Upgrading"))
         }
     }
+}
+
+/// Writes a store at `path` as an earlier version left it, its migrations run up to `migration`,
+/// holding the rows `write` inserts: what the built tool finds when a user upgrades.
+func writeEarlierStore(at path: String, migratedUpTo migration: String, _ write: (Database) throws -> Void) throws {
+    let queue = try DatabaseQueue(path: path)
+    try LibraryStore.migrator.migrate(queue, upTo: migration)
+    try queue.write(write)
+    try queue.close()
 }

@@ -423,6 +423,7 @@ public final class ImportWriter {
             statement.bind(5, fetchedAtSeconds)
             for (offset, feature) in AudioFeature.all.enumerated() {
                 let index = Int32(6 + offset)
+                // A discrete feature (key, mode, time signature) goes to its INTEGER column as it is.
                 switch features[feature].map({ feature.isDiscrete ? .real($0) : DecimalCode.stored($0) }) {
                 case nil: statement.bind(index, nil as Double?)
                 case .code(let code): statement.bind(index, code)

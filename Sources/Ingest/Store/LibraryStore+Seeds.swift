@@ -93,7 +93,7 @@ extension LibraryStore {
     /// million tracks, decoding every name, artist and song key as text and freeing them took
     /// about 0.6 s of a 2.6 s `recommend`.
     public func trackAttributeColumns(for trackIDs: [Int64]) throws -> TrackAttributeColumns {
-        let all = try factsSnapshot(only: TrackFactsSnapshot.columnParts)
+        let all = try factsSnapshot()
         // Every track of the library asked for (the usual case): the columns as they were read.
         if trackIDs == all.trackIDs {
             return TrackAttributeColumns(
@@ -124,9 +124,9 @@ extension LibraryStore {
         )
     }
 
-    /// The `facts` snapshot, read (`only` its named parts) or built.
-    func factsSnapshot(only: Set<String>?) throws -> TrackFactsSnapshot {
-        try withSnapshot(.facts, only: only, decode: TrackFactsSnapshot.init(parts:)) { db in
+    /// The `facts` snapshot's columns, read (not the artists, which only reports read) or built.
+    func factsSnapshot() throws -> TrackFactsSnapshot {
+        try withSnapshot(.facts, only: TrackFactsSnapshot.columnParts, decode: TrackFactsSnapshot.init(parts:)) { db in
             let parts = try TrackFactsParts.build(db)
             guard let snapshot = TrackFactsSnapshot(parts: SnapshotParts(parts)) else {
                 throw StoreError.damaged(path: path, what: "the track facts just built do not read back")
@@ -388,10 +388,5 @@ struct TrackFactsSnapshot {
         let count = trackIDs.count
         guard [artistCodes.count, songCodes.count, durations.count, popularity.count].allSatisfy({ $0 == count })
         else { return nil }
-    }
-
-    /// The row of `id`, by binary search.
-    func row(of id: Int64) -> Int? {
-        TrackIndex.binarySearch(id, inAscending: trackIDs)
     }
 }

@@ -234,7 +234,7 @@ extension LibraryStore {
     /// the builds, a third of `import`'s peak memory).
     public func prepareSnapshots() throws {
         // The facts first, so that their arrays are gone before the feature table is held.
-        _ = try factsSnapshot(only: TrackFactsSnapshot.columnParts)
+        _ = try factsSnapshot()
         let table = try featureTable(scope: .all)
         // The space `recommend` uses by default (and `cluster`, when its schema is the default).
         let weights = try personalWeights() ?? .default
