@@ -145,6 +145,9 @@ package enum Console {
         }
     }
 
+    /// What to do about a damaged store.
+    static let damagedAdvice = "Restore it from a backup, or move it aside and import your files again."
+
     /// The one-line message of a failure, naming the store for SQLite's errors and never showing
     /// Foundation's raw `Error Domain=…` text.
     package static func message(for error: any Error) -> String {
@@ -157,16 +160,13 @@ package enum Console {
             case .busy: text = error.description + " Try again when it has finished, or give --wait SECONDS."
             case .cannotOpen: text = error.description + " Check the path (--db or $VIBES_DB) and its permissions."
             case .newerSchema: text = error.description + " Use the newer version of vibes-analyze."
-            case .damaged:
-                text = error.description + " Restore it from a backup, or move it aside and import your files again."
+            case .damaged: text = error.description + " " + damagedAdvice
             case .missingStore:
                 text =
                     error.description
                     + " Check --db or $VIBES_DB; `vibes-analyze import FILE`, `sync` or `analyze` makes a library."
             case .sqlite(_, let code, _, _) where code & 0xFF == 11 || code & 0xFF == 26:
-                text =
-                    error.description
-                    + ". The file is damaged: restore it from a backup, or move it aside and import your files again."
+                text = error.description + ". The file is damaged. " + damagedAdvice
             default: text = error.description
             }
         case let error as CocoaError:

@@ -123,12 +123,6 @@ final class PreparedStatement {
             }
         }
 
-        /// The column's bytes (its text as UTF-8), empty when NULL.
-        func bytes(_ column: Int32) -> [UInt8] {
-            guard let pointer = sqlite3_column_text(handle, column) else { return [] }
-            return Array(UnsafeBufferPointer(start: pointer, count: Int(sqlite3_column_bytes(handle, column))))
-        }
-
         /// The column's text, all of its bytes (empty when NULL).
         func text(_ column: Int32) -> String {
             guard let pointer = sqlite3_column_text(handle, column) else { return "" }
@@ -139,10 +133,7 @@ final class PreparedStatement {
         }
 
         /// The column as a `String`, or `nil` when it is NULL.
-        func string(_ column: Int32) -> String? {
-            guard let pointer = sqlite3_column_text(handle, column) else { return nil }
-            return String(cString: pointer)
-        }
+        func string(_ column: Int32) -> String? { isNull(column) ? nil : text(column) }
     }
 
     /// The rowid of the last row inserted on this connection.
