@@ -267,9 +267,7 @@ struct SnapshotTests {
             let built = try store.database.read { db in try TrackFactsParts.build(db) }
             #expect(built == facts.referenceParts, "the scans build what the values would")
             var factParts = built
-            factParts["artist_reference_ends"] = SnapshotBlob(
-                [Int32](repeating: Int32.max, count: facts.trackIDs.count - 1) + [Int32(0)]
-            )
+            factParts["artist_counts"] = .narrow([Int32](repeating: -1, count: facts.trackIDs.count))
             #expect(ArtistReferences(parts: SnapshotParts(factParts)) == nil)
             #expect(ArtistReferences(parts: SnapshotParts(built)) != nil)
             factParts = built

@@ -77,11 +77,14 @@ func rewriteSnapshotFloats(
             sql: "SELECT data FROM snapshots WHERE name = ? AND part = ?",
             arguments: arguments
         )
-        var values = (data ?? Data()).withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+        // The part is a dictionary-coded matrix: its column count is its second 32-bit word.
+        let bytes = data ?? Data()
+        let columnCount = bytes.count >= 8 ? bytes.withUnsafeBytes { Int($0.loadUnaligned(fromByteOffset: 4, as: UInt32.self)) } : 1
+        var values = bytes.withUnsafeBytes { PackedColumns.floats($0, columnCount: columnCount) } ?? []
         change(&values)
         try db.execute(
             sql: "UPDATE snapshots SET data = ? WHERE name = ? AND part = ?",
-            arguments: [values.withUnsafeBytes { Data($0) }, name, part]
+            arguments: [Data(PackedColumns.dictionary(values, columnCount: columnCount)), name, part]
         )
     }
 }

@@ -50,7 +50,7 @@ struct AllTrackFacts {
     /// The snapshot's parts: IDs packed, the artists as a table of
     /// distinct names with each track's references into it, and the columns of
     /// ``TrackAttributeColumns``: each track's main artist (folded) and song key as codes, its
-    /// duration (`Int32`) and popularity (`Int8`), −1 for none. The song keys themselves are not
+    /// duration (`Int32`, narrowed) and popularity (`Int8`), −1 for none. The song keys themselves are not
     /// kept (they were 22 MB of a million tracks' snapshot); ``TrackFactsSnapshot`` derives one
     /// from the name and the main artist when asked.
     var referenceParts: [String: SnapshotBlob] {
@@ -59,7 +59,7 @@ struct AllTrackFacts {
         var artistKeyCodes: [Int32] = []
         var artistKeys = TrackAttributeColumns.Interner()
         var references: [Int32] = []
-        var ends: [Int32] = []
+        var start = 0
         var artistCodes: [Int32] = []
         artistCodes.reserveCapacity(facts.count)
         for fact in facts {
@@ -75,20 +75,19 @@ struct AllTrackFacts {
                     }()
                 references.append(reference)
             }
-            let start = ends.last.map(Int.init) ?? 0
             artistCodes.append(references.count > start ? artistKeyCodes[Int(references[start])] : -1)
-            ends.append(Int32(references.count))
+            start = references.count
         }
         var songs = TrackAttributeColumns.Interner()
         let songCodes = facts.map { songs.code($0.songKey) }
         let artists = PackedStrings.parts(artistNames)
         return [
             "track_ids": .ascending(trackIDs),
-            "duration_ms": SnapshotBlob(facts.map { fact in fact.durationMS.map { Int32(clamping: $0) } ?? -1 }),
+            "duration_ms": .narrow(facts.map { fact in fact.durationMS.map { Int32(clamping: $0) } ?? -1 }),
             "popularity": SnapshotBlob(facts.map { fact in fact.popularity.map { Int8(clamping: $0) } ?? -1 }),
             "artists": artists.bytes, "artist_ends": artists.ends,
-            "artist_references": SnapshotBlob(references), "artist_reference_ends": SnapshotBlob(ends),
-            "artist_codes": SnapshotBlob(artistCodes), "song_codes": SnapshotBlob(songCodes),
+            "artist_references": .narrow(references), "artist_counts": .narrow(facts.map { Int32($0.artists.count) }),
+            "artist_codes": .narrow(artistCodes), "song_codes": .narrow(songCodes),
         ]
     }
 }

@@ -300,7 +300,7 @@ extension LibraryStore {
 struct ArtistReferences {
     /// The snapshot's parts it reads.
     static let partNames: Set<String> = [
-        "track_ids", "artist_references", "artist_reference_ends", "artists", "artist_ends",
+        "track_ids", "artist_references", "artist_counts", "artists", "artist_ends",
     ]
 
     var trackIDs: [Int64]
@@ -311,12 +311,17 @@ struct ArtistReferences {
 
     init?(parts: SnapshotParts) {
         guard let trackIDs = parts.ascending("track_ids") else { return nil }
-        let references: [Int32] = parts.array("artist_references")
-        let ends: [Int32] = parts.array("artist_reference_ends")
+        let references: [Int32] = parts.integers("artist_references")
+        let counts: [Int32] = parts.integers("artist_counts")
+        // Each track's count of references, summed into where they end.
+        var ends = [Int32](repeating: 0, count: counts.count)
+        var end = 0
+        for (index, count) in counts.enumerated() {
+            end += Int(count)
+            ends[index] = Int32(clamping: end)
+        }
         guard let names = PackedStrings.strings(bytes: parts["artists"], ends: parts["artist_ends"]),
-            ends.count == trackIDs.count,
-            ends.last.map({ Int($0) == references.count }) ?? references.isEmpty,
-            zip([0] + ends, ends).allSatisfy({ $0 <= $1 }),
+            counts.count == trackIDs.count, counts.allSatisfy({ $0 >= 0 }), end == references.count,
             references.allSatisfy({ $0 >= 0 && Int($0) < names.count })
         else { return nil }
         self.trackIDs = trackIDs

@@ -346,11 +346,12 @@ enum TrackFactsParts {
         let packedArtists = PackedStrings.parts(artistNames)
         return [
             "track_ids": .ascending(trackIDs),
-            "duration_ms": SnapshotBlob(durations),
+            "duration_ms": .narrow(durations),
             "popularity": SnapshotBlob(popularity),
             "artists": packedArtists.bytes, "artist_ends": packedArtists.ends,
-            "artist_references": SnapshotBlob(references), "artist_reference_ends": SnapshotBlob(referenceEnds),
-            "artist_codes": SnapshotBlob(artistCodes), "song_codes": SnapshotBlob(songCodes),
+            "artist_references": .narrow(references),
+            "artist_counts": .narrow(zip([0] + referenceEnds.dropLast(), referenceEnds).map { $1 - $0 }),
+            "artist_codes": .narrow(artistCodes), "song_codes": .narrow(songCodes),
         ]
     }
 
@@ -381,9 +382,9 @@ struct TrackFactsSnapshot {
     init?(parts: SnapshotParts) {
         guard let trackIDs = parts.ascending("track_ids") else { return nil }
         self.trackIDs = trackIDs
-        artistCodes = parts.array("artist_codes")
-        songCodes = parts.array("song_codes")
-        durations = parts.array("duration_ms")
+        artistCodes = parts.integers("artist_codes")
+        songCodes = parts.integers("song_codes")
+        durations = parts.integers("duration_ms")
         popularity = parts.array("popularity")
         let count = trackIDs.count
         guard [artistCodes.count, songCodes.count, durations.count, popularity.count].allSatisfy({ $0 == count })

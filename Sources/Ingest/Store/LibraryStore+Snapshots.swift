@@ -23,8 +23,8 @@ extension LibraryStore {
         /// What the snapshot's bytes mean; a snapshot written under another format is rebuilt.
         var format: String {
             switch self {
-            case .features: "features-2:" + AudioFeature.all.map(\.rawValue).joined(separator: ",")
-            case .facts: "facts-3:songKey-1"
+            case .features: "features-3:" + AudioFeature.all.map(\.rawValue).joined(separator: ",")
+            case .facts: "facts-4:songKey-1"
             }
         }
 
@@ -337,7 +337,10 @@ struct FeatureSnapshot {
     /// as the number of sources needs: on a million tracks, the IDs and counts take 7 MB where
     /// 8-byte integers took 27 MB.
     var parts: [String: SnapshotBlob] {
-        var parts = ["track_ids": SnapshotBlob.ascending(table.trackIDs), "values": SnapshotBlob(table.values)]
+        var parts = [
+            "track_ids": SnapshotBlob.ascending(table.trackIDs),
+            "values": .floats(table.values, columnCount: FeatureTable.columnCount),
+        ]
         guard hasStatistics else { return parts }
         let names = PackedStrings.parts(sources)
         parts["sources"] = names.bytes
@@ -381,8 +384,9 @@ struct FeatureSnapshot {
         if !parts.contains("values") {
             table = FeatureTable()
         } else {
-            let values: [Float] = parts.array("values")
-            guard values.count == ids.count * FeatureTable.columnCount else { return nil }
+            guard let values = parts.floats("values", columnCount: FeatureTable.columnCount),
+                values.count == ids.count * FeatureTable.columnCount
+            else { return nil }
             table = FeatureTable(trackIDs: ids, values: values)
         }
         guard let sources = PackedStrings.strings(bytes: parts["sources"], ends: parts["source_ends"]) else { return }

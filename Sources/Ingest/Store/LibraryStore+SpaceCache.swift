@@ -74,7 +74,7 @@ extension LibraryStore {
         // The rows ascend, mostly by 1: about a byte each as differences, not 4.
         return [
             "space_about": SnapshotBlob(json),
-            "space_values": SnapshotBlob(space.matrix.values.elements),
+            "space_values": .floats(space.matrix.values.elements, columnCount: max(1, space.matrix.columnCount)),
             "space_rows": .ascending(space.tableRows.map(Int64.init)),
         ]
     }
@@ -89,9 +89,8 @@ extension LibraryStore {
             return nil
         }
         let rows = ascending.map { Int32($0) }
-        let values: [Float] = parts.array("space_values")
         let columnCount = about.columnNames.count
-        guard rows.count == about.rowCount, values.count == about.rowCount * columnCount,
+        guard let values = parts.floats("space_values", columnCount: max(1, columnCount)), rows.count == about.rowCount, values.count == about.rowCount * columnCount,
             about.excludedTrackCount == table.rowCount - rows.count,
             rows.first.map({ $0 >= 0 }) ?? true, rows.last.map({ Int($0) < table.rowCount }) ?? true
         else { return nil }

@@ -55,6 +55,20 @@ struct SnapshotParts {
         guard contains(part) else { return nil }
         return array(part, of: UInt8.self).withUnsafeBytes { AscendingDeltas.decode($0) }
     }
+
+    /// `part` as integers of ``PackedColumns/narrow(_:)``: empty when it is absent or does not hold
+    /// them (the decoder's count checks then refuse it).
+    func integers<T: FixedWidthInteger>(_ part: String, of type: T.Type = T.self) -> [T] {
+        guard contains(part) else { return [] }
+        return array(part, of: UInt8.self).withUnsafeBytes { PackedColumns.integers($0) } ?? []
+    }
+
+    /// `part` as the row-major `Float` matrix of ``PackedColumns/dictionary(_:columnCount:)``, or
+    /// `nil` when it is absent or does not hold one `columnCount` columns wide.
+    func floats(_ part: String, columnCount: Int) -> [Float]? {
+        guard contains(part) else { return nil }
+        return array(part, of: UInt8.self).withUnsafeBytes { PackedColumns.floats($0, columnCount: columnCount) }
+    }
 }
 
 /// One part of a snapshot as built: packed values, kept in the array they were built in until
@@ -108,4 +122,13 @@ struct SnapshotBlob: Equatable {
 extension SnapshotBlob {
     /// Strictly ascending integers as ``AscendingDeltas``: track IDs take about a byte each, not 8.
     static func ascending(_ values: [Int64]) -> SnapshotBlob { SnapshotBlob(AscendingDeltas.encode(values)) }
+
+    /// Integers in as few bytes as their range needs (``PackedColumns/narrow(_:)``).
+    static func narrow<T: FixedWidthInteger>(_ values: [T]) -> SnapshotBlob { SnapshotBlob(PackedColumns.narrow(values)) }
+
+    /// A row-major `Float` matrix, column by column as tables of distinct values
+    /// (``PackedColumns/dictionary(_:columnCount:)``).
+    static func floats(_ values: [Float], columnCount: Int) -> SnapshotBlob {
+        SnapshotBlob(PackedColumns.dictionary(values, columnCount: columnCount))
+    }
 }

@@ -1,0 +1,93 @@
+import Foundation
+import Testing
+
+@testable import Ingest
+
+@Suite("Packed snapshot columns")
+struct PackedColumnsTests {
+    private func decoded<T: FixedWidthInteger>(_ bytes: [UInt8], as type: T.Type) -> [T]? {
+        bytes.withUnsafeBytes { PackedColumns.integers($0, as: T.self) }
+    }
+
+    @Test("integers round-trip in as few bytes as their range needs")
+    func narrowIntegers() {
+        let durations: [Int32] = [-1, 0, 187_800, 535_223, 5_000_000]
+        let packed = PackedColumns.narrow(durations)
+        #expect(packed.count == 9 + durations.count * 3, "a range under 2²⁴ takes 3 bytes")
+        #expect(decoded(packed, as: Int32.self) == durations)
+
+        let codes: [Int32] = (0..<1000).map { Int32($0 * 37 % 20_011) }
+        #expect(PackedColumns.narrow(codes).count == 9 + codes.count * 2)
+        #expect(decoded(PackedColumns.narrow(codes), as: Int32.self) == codes)
+
+        let constant = [Int32](repeating: 7, count: 50)
+        #expect(PackedColumns.narrow(constant).count == 9 + 50)
+        #expect(decoded(PackedColumns.narrow(constant), as: Int32.self) == constant)
+
+        let extremes: [Int64] = [.min, -1, 0, 1, .max]
+        #expect(PackedColumns.narrow(extremes).count == 9 + extremes.count * 8)
+        #expect(decoded(PackedColumns.narrow(extremes), as: Int64.self) == extremes)
+
+        #expect(decoded(PackedColumns.narrow([Int32]()), as: Int32.self) == [])
+    }
+
+    @Test("integers that do not fit, or bytes that are not such a part, are refused")
+    func narrowRefusals() {
+        #expect(decoded(PackedColumns.narrow([Int64(0), 300]), as: Int8.self) == nil, "300 is no Int8")
+        #expect(decoded(PackedColumns.narrow([Int64(Int32.max) + 1]), as: Int32.self) == nil)
+        var cut = PackedColumns.narrow([Int32(0), 70_000, 3])
+        cut.removeLast()
+        #expect(decoded(cut, as: Int32.self) == nil, "a value cut short")
+        var badWidth = PackedColumns.narrow([Int32(1)])
+        badWidth[0] = 9
+        #expect(decoded(badWidth, as: Int32.self) == nil)
+        #expect(decoded([1, 2, 3], as: Int32.self) == nil, "no header")
+    }
+
+    @Test("a Float matrix round-trips bit for bit, each column as wide as its distinct values need")
+    func dictionaryMatrix() throws {
+        var random = SystemRandomNumberGenerator()
+        let rowCount = 70_000
+        let quietNaN = Float.nan
+        let signalingPayload = Float(bitPattern: 0x7FC0_1234)
+        // Columns: three decimals (≤ 1001 values, with NaNs of two payloads and −0), a key
+        // (12 values), and a column of mostly distinct floats (kept at 4 bytes).
+        var values: [Float] = []
+        values.reserveCapacity(rowCount * 3)
+        for row in 0..<rowCount {
+            let decimal: Float =
+                switch row % 97 {
+                case 0: quietNaN
+                case 1: signalingPayload
+                case 2: -0.0
+                default: Float(Int.random(in: 0...1000, using: &random)) / 1000
+                }
+            values.append(decimal)
+            values.append(Float(row % 12))
+            values.append(Float.random(in: -1...1, using: &random))
+        }
+        let packed = PackedColumns.dictionary(values, columnCount: 3)
+        let distinctDecimals = Set(stride(from: 0, to: values.count, by: 3).map { values[$0].bitPattern }).count
+        #expect(distinctDecimals > 256)
+        let expected = 8 + (1 + 4 + distinctDecimals * 4 + rowCount * 2) + (1 + 4 + 12 * 4 + rowCount) + (1 + rowCount * 4)
+        #expect(packed.count == expected)
+        let back = try #require(packed.withUnsafeBytes { PackedColumns.floats($0, columnCount: 3) })
+        #expect(back.map(\.bitPattern) == values.map(\.bitPattern))
+
+        #expect(packed.withUnsafeBytes { PackedColumns.floats($0, columnCount: 2) } == nil, "another width")
+        #expect(packed.dropLast().withUnsafeBytes { PackedColumns.floats($0, columnCount: 3) } == nil, "cut short")
+        #expect((packed + [0]).withUnsafeBytes { PackedColumns.floats($0, columnCount: 3) } == nil, "a byte too many")
+
+        let empty = PackedColumns.dictionary([], columnCount: 12)
+        #expect(empty.withUnsafeBytes { PackedColumns.floats($0, columnCount: 12) } == [])
+    }
+
+    @Test("an index past its column's table is refused")
+    func dictionaryIndexOutOfRange() {
+        // Two rows, one column of two distinct values: 1-byte indexes 0 and 1.
+        var packed = PackedColumns.dictionary([0.25, 0.5], columnCount: 1)
+        #expect(packed.withUnsafeBytes { PackedColumns.floats($0, columnCount: 1) } == [0.25, 0.5])
+        packed[packed.count - 1] = 2
+        #expect(packed.withUnsafeBytes { PackedColumns.floats($0, columnCount: 1) } == nil)
+    }
+}
