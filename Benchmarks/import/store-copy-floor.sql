@@ -1,7 +1,7 @@
 -- The floor of any importer of our schema: the rows `vibes-analyze import` wrote (already parsed,
 -- normalised, interned and in key order) copied by sqlite3 into an empty store of the same schema.
 -- Set up as the import is: the writer's 16 MB page cache, temporary storage in files, the snapshot
--- triggers off, the three secondary indexes the import defers built after the rows. No CSV
+-- triggers off, the two secondary indexes the import defers built after the rows. No CSV
 -- parsing, no lookups, no snapshots. compare_import.sh runs it on a fresh store.
 PRAGMA cache_size = -16384;
 PRAGMA temp_store = FILE;
@@ -11,7 +11,7 @@ DROP TRIGGER snapshot_facts_0; DROP TRIGGER snapshot_facts_1; DROP TRIGGER snaps
 DROP TRIGGER snapshot_facts_3; DROP TRIGGER snapshot_facts_4; DROP TRIGGER snapshot_facts_5;
 DROP TRIGGER snapshot_facts_6; DROP TRIGGER snapshot_facts_7;
 DROP TRIGGER snapshot_features_0; DROP TRIGGER snapshot_features_1; DROP TRIGGER snapshot_features_2;
-DROP INDEX tracks_match_key; DROP INDEX track_artists_artist; DROP INDEX track_tags_tag;
+DROP INDEX tracks_match_key; DROP INDEX track_artists_artist;
 INSERT INTO main.sources SELECT * FROM ours.sources;
 INSERT INTO main.import_runs SELECT * FROM ours.import_runs;
 INSERT INTO main.artists SELECT * FROM ours.artists ORDER BY id;
@@ -24,5 +24,4 @@ INSERT INTO main.audio_features (track_id, source_id, priority, import_run_id, f
 INSERT INTO main.track_tags SELECT * FROM ours.track_tags ORDER BY track_id, tag_id;
 CREATE INDEX tracks_match_key ON tracks(match_key);
 CREATE INDEX track_artists_artist ON track_artists(artist_id);
-CREATE INDEX track_tags_tag ON track_tags(tag_id);
 COMMIT;

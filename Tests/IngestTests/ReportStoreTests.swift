@@ -68,6 +68,36 @@ struct ReportStoreTests {
         }
     }
 
+    /// `library`'s top tags, counted in one scan, are what SQL's grouping and ranking give, ties
+    /// and all.
+    @Test func topTagsAgreeWithGroupingInSQL() throws {
+        try withStore { store in
+            _ = try store.importFile(at: Fixtures.path("csv/tidytuesday-excerpt.csv"))
+            _ = try store.importFile(at: Fixtures.path("exportify/Liked_Songs.csv"))
+            for limit in [1, 3, 1000] {
+                let (counted, grouped) = try store.database.read { db in
+                    (
+                        try LibraryStore.topTags(in: db, limit: limit),
+                        try Row.fetchAll(
+                            db,
+                            sql: """
+                                SELECT kind, value, n FROM (
+                                    SELECT t.kind, t.value, count(*) AS n,
+                                           row_number() OVER (PARTITION BY t.kind ORDER BY count(*) DESC, t.value) AS rank
+                                    FROM track_tags tt JOIN tags t ON t.id = tt.tag_id GROUP BY t.id)
+                                WHERE rank <= ? ORDER BY kind, n DESC, value
+                                """,
+                            arguments: [limit]
+                        )
+                    )
+                }
+                #expect(Set(counted.map(\.kind)).count >= 2)
+                #expect(counted.contains { $0.tracks > 1 })
+                #expect(counted.map { "\($0.kind)|\($0.value)|\($0.tracks)" } == grouped.map { "\($0[0] as String)|\($0[1] as String)|\($0[2] as Int)" }, "limit \(limit)")
+            }
+        }
+    }
+
     /// What a report reads of a big library, held to the plain reads: the credit codes name the
     /// same main artist and genres as ``LibraryStore/trackCredits()``, the lookup by ID returns
     /// the same tracks, and the coverage is `features status`'s.

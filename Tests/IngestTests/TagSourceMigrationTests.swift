@@ -47,16 +47,17 @@ struct TagSourceMigrationTests {
                 }
             }
             #expect(try tags() == written)
-            let (sources, columns, hasIndex) = try store.database.read { db in
+            let (sources, columns, indexes) = try store.database.read { db in
                 (
                     try String.fetchAll(db, sql: "SELECT key FROM sources ORDER BY id"),
                     try db.columns(in: "track_tags").map(\.name),
-                    try db.indexes(on: "track_tags").contains { $0.name == "track_tags_tag" }
+                    try db.indexes(on: "track_tags").map(\.name)
                 )
             }
             #expect(sources == ["file:exportify", "file:features-csv", "spotify-api"])
             #expect(columns == ["track_id", "tag_id", "source_id"])
-            #expect(hasIndex)
+            // v13 built the index by tag again; v16 dropped it, as a new store has none.
+            #expect(indexes.isEmpty)
 
             // Deleting a track still takes its tags along; a genre is still found by its index.
             try store.database.write { db in try db.execute(sql: "DELETE FROM tracks WHERE id = 4") }

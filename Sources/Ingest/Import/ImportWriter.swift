@@ -70,11 +70,7 @@ public final class ImportWriter {
     /// keeping `tracks_match_key` and `track_artists_artist` up to date row by row took 17.1 s,
     /// building them afterwards 13.5 s, the same as with a 256 MB cache either way. Deferred, the
     /// import keeps its page cache (and its memory) small at no cost in time.
-    ///
-    /// `track_tags_tag` is deferred too: keeping it up to date row by row looked cheap (a few
-    /// hundred tags, entries in track order) but measured slower on the million-row CSV (61.6 s
-    /// against 52.0 s for the whole import in one run, though building it costs 1.6 s at the end).
-    static let deferrableIndexes = ["tracks_match_key", "track_artists_artist", "track_tags_tag"]
+    static let deferrableIndexes = ["tracks_match_key", "track_artists_artist"]
 
     private let insertTrack: PreparedStatement
     private let selectTrackBySpotifyID: PreparedStatement

@@ -45,6 +45,12 @@ extension LibraryStore {
         migrator.registerMigration("v13-tag-sources", migrate: numberTagSources)
         migrator.registerMigration("v14-feature-source-ids", migrate: numberFeatureSources)
         migrator.registerMigration("v15-decimal-features", migrate: keepFeaturesAsDecimals)
+        // The tracks of a tag are found by one scan of `track_tags` (report genres, `library`'s top
+        // tags), so its index by tag is dropped: 32 MB of a million tracks' store, and 1.6 s of
+        // their import.
+        migrator.registerMigration("v16-no-tag-index", foreignKeyChecks: .immediate) { db in
+            try db.execute(sql: "DROP INDEX IF EXISTS track_tags_tag")
+        }
         return migrator
     }
 

@@ -106,23 +106,39 @@ extension LibraryStore {
                 summary.lastPlay = row[1]
             }
             guard tagLimit > 0 else { return summary }
-            summary.topTags = try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT kind, value, n FROM (
-                        SELECT t.kind, t.value, count(*) AS n,
-                               row_number() OVER (PARTITION BY t.kind ORDER BY count(*) DESC, t.value) AS rank
-                        FROM track_tags tt JOIN tags t ON t.id = tt.tag_id GROUP BY t.id)
-                    WHERE rank <= ? ORDER BY kind, n DESC, value
-                    """,
-                arguments: [tagLimit]
-            ).map { LibrarySummary.TagCount(kind: $0["kind"], value: $0["value"], tracks: $0["n"]) }
+            summary.topTags = try Self.topTags(in: db, limit: tagLimit)
             return summary
         }
     }
 }
 
 extension LibraryStore {
+    /// The `limit` tags of each kind that the most tracks have, by kind, then most tracks first,
+    /// then value (in byte order, as SQLite compares text).
+    ///
+    /// Counted in one scan of `track_tags` rather than grouped in SQL: the table has no index by
+    /// tag (on a million tracks it took 32 MB), and SQLite grouped its 3 million rows through a
+    /// sorter in about 0.8 s, where the scan takes about 0.15 s.
+    static func topTags(in db: Database, limit: Int) throws -> [LibrarySummary.TagCount] {
+        var counts: [Int64: Int] = [:]
+        try PreparedStatement(db, sql: "SELECT tag_id FROM track_tags").forEachRow { row in
+            counts[row.int64(0), default: 0] += 1
+        }
+        var byKind: [String: [LibrarySummary.TagCount]] = [:]
+        try PreparedStatement(db, sql: "SELECT id, kind, value FROM tags").forEachRow { row in
+            guard let count = counts[row.int64(0)] else { return }
+            byKind[row.text(1), default: []].append(
+                LibrarySummary.TagCount(kind: row.text(1), value: row.text(2), tracks: count)
+            )
+        }
+        func bytesPrecede(_ a: String, _ b: String) -> Bool { a.utf8.lexicographicallyPrecedes(b.utf8) }
+        return byKind.keys.sorted(by: bytesPrecede).flatMap { kind in
+            byKind[kind]!.sorted { a, b in
+                a.tracks != b.tracks ? a.tracks > b.tracks : bytesPrecede(a.value, b.value)
+            }.prefix(limit)
+        }
+    }
+
     /// What the `current_features` view would say, counted in one pass
     /// (``scanCurrentFeatures(in:condition:_:)``).
     ///
