@@ -44,7 +44,7 @@ struct PackedColumnsTests {
         #expect(decoded([1, 2, 3], as: Int32.self) == nil, "no header")
     }
 
-    @Test("a Float matrix round-trips bit for bit, each column as wide as its distinct values need")
+    @Test("a Float matrix round-trips bit for bit, each index in as few bits as its column needs")
     func dictionaryMatrix() throws {
         var random = SystemRandomNumberGenerator()
         let rowCount = 70_000
@@ -69,7 +69,12 @@ struct PackedColumnsTests {
         let packed = PackedColumns.dictionary(values, columnCount: 3)
         let distinctDecimals = Set(stride(from: 0, to: values.count, by: 3).map { values[$0].bitPattern }).count
         #expect(distinctDecimals > 256)
-        let expected = 8 + (1 + 4 + distinctDecimals * 4 + rowCount * 2) + (1 + 4 + 12 * 4 + rowCount) + (1 + rowCount * 4)
+        // Each dictionary column: its bits, count, patterns, indexes, and 8 bytes of padding.
+        let decimalBits = Int.bitWidth - (distinctDecimals - 1).leadingZeroBitCount
+        #expect(decimalBits == 10)
+        let expected =
+            8 + (1 + 4 + distinctDecimals * 4 + (rowCount * decimalBits + 7) / 8 + 8)
+            + (1 + 4 + 12 * 4 + (rowCount * 4 + 7) / 8 + 8) + (1 + rowCount * 4)
         #expect(packed.count == expected)
         let back = try #require(packed.withUnsafeBytes { PackedColumns.floats($0, columnCount: 3) })
         #expect(back.map(\.bitPattern) == values.map(\.bitPattern))
@@ -84,10 +89,16 @@ struct PackedColumnsTests {
 
     @Test("an index past its column's table is refused")
     func dictionaryIndexOutOfRange() {
-        // Two rows, one column of two distinct values: 1-byte indexes 0 and 1.
-        var packed = PackedColumns.dictionary([0.25, 0.5], columnCount: 1)
-        #expect(packed.withUnsafeBytes { PackedColumns.floats($0, columnCount: 1) } == [0.25, 0.5])
-        packed[packed.count - 1] = 2
+        // Three rows, one column of three distinct values: 2-bit indexes 0, 1 and 2 in one byte
+        // (0b10_01_00), before the 8 bytes of padding.
+        var packed = PackedColumns.dictionary([0.25, 0.5, 0.75], columnCount: 1)
+        #expect(packed.withUnsafeBytes { PackedColumns.floats($0, columnCount: 1) } == [0.25, 0.5, 0.75])
+        #expect(packed[packed.count - 9] == 0b10_01_00)
+        packed[packed.count - 9] = 0b11_01_00
         #expect(packed.withUnsafeBytes { PackedColumns.floats($0, columnCount: 1) } == nil)
+        // A column of one value takes no index bits.
+        let constant = PackedColumns.dictionary([Float](repeating: 4, count: 1000), columnCount: 1)
+        #expect(constant.count == 8 + 1 + 4 + 4 + 8)
+        #expect(constant.withUnsafeBytes { PackedColumns.floats($0, columnCount: 1) } == [Float](repeating: 4, count: 1000))
     }
 }

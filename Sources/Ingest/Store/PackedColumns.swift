@@ -4,14 +4,13 @@
 ///   distance needs (1 to 8). A million tracks' durations take 3 bytes each instead of 4, their
 ///   artist and song codes 2.
 /// - ``dictionary(_:columnCount:)``: a matrix of `Float`s column by column, each column as a table
-///   of its distinct bit patterns and one index per row (1 byte up to 256 distinct values, 2 up to
-///   65,536; a column with more keeps its 4 bytes). Spotify's features have three decimals and few
-///   distinct values: on a million tracks the feature values took 48 MB as `Float`s and take 21 MB
-///   this way, the scaled space 16 MB instead of 36.
+///   of its distinct bit patterns and one index per row in as few bits as their number needs (a
+///   column of more than 65,536 keeps its 32 bits). Spotify's features have three decimals and
+///   few distinct values: on a million tracks the feature values took 48 MB as `Float`s and the
+///   scaled space 36 MB.
 ///
 /// Both are written in the machine's byte order, like every other snapshot part. Hand-written:
-/// SQLite has no compact array type, and a general compressor (zlib on the same values) saved
-/// less and took longer to read back.
+/// SQLite has no compact array type.
 enum PackedColumns {
     // MARK: Integers
 
@@ -95,8 +94,11 @@ enum PackedColumns {
     // MARK: Float matrices
 
     /// The `columnCount`-wide row-major matrix `values`: its row and column counts (`UInt32`), then
-    /// per column a width byte (1, 2 or 4) and, for 1 or 2, the number of distinct bit patterns
-    /// (`UInt32`) and the patterns, then one index (or, for 4, the bits) per row.
+    /// per column a byte of index bits *b*:
+    /// - *b* ≤ 16: the number of distinct bit patterns (`UInt32`), the patterns, and each row's
+    ///   index into them in *b* bits, packed from the lowest bit up, then 8 zero bytes (so that a
+    ///   reader may always load 8 bytes at a time);
+    /// - *b* = 32: each row's bits, for a column of more than 65,536 distinct values.
     static func dictionary(_ values: [Float], columnCount: Int) -> [UInt8] {
         precondition(columnCount > 0 && values.count % columnCount == 0, "A whole number of rows.")
         let rowCount = values.count / columnCount
@@ -117,108 +119,127 @@ enum PackedColumns {
                 indexes[row] = index
             }
             guard fitted else {
-                bytes.append(4)
+                bytes.append(32)
                 for row in 0..<rowCount {
                     withUnsafeBytes(of: values[row * columnCount + column].bitPattern) { bytes.append(contentsOf: $0) }
                 }
                 continue
             }
-            let wide = table.patterns.count > 256
-            bytes.append(wide ? 2 : 1)
+            let bits = indexBits(patternCount: table.patterns.count)
+            bytes.append(UInt8(bits))
             withUnsafeBytes(of: UInt32(table.patterns.count)) { bytes.append(contentsOf: $0) }
             table.patterns.withUnsafeBytes { bytes.append(contentsOf: $0) }
-            if wide {
-                indexes.withUnsafeBytes { bytes.append(contentsOf: $0) }
-            } else {
-                for index in indexes { bytes.append(UInt8(truncatingIfNeeded: index)) }
+            var word: UInt64 = 0
+            var filled = 0
+            for index in indexes {
+                word |= UInt64(index) << UInt64(filled)
+                filled += bits
+                while filled >= 8 {
+                    bytes.append(UInt8(truncatingIfNeeded: word))
+                    word >>= 8
+                    filled -= 8
+                }
             }
+            if filled > 0 { bytes.append(UInt8(truncatingIfNeeded: word)) }
+            bytes.append(contentsOf: repeatElement(0, count: 8))
         }
         return bytes
     }
 
+    /// The bits an index into `patternCount` patterns takes: 0 for one pattern.
+    private static func indexBits(patternCount: Int) -> Int {
+        patternCount <= 1 ? 0 : Int.bitWidth - (patternCount - 1).leadingZeroBitCount
+    }
+
     /// The matrix ``dictionary(_:columnCount:)`` wrote, row-major, or `nil` when the bytes are not
     /// such a part, or not `columnCount` columns wide.
+    ///
+    /// Decoded a block of rows at a time, every column of the block before the next: column by
+    /// column over a million rows, each column's writes went through the whole 48 MB matrix again.
     static func floats(_ bytes: UnsafeRawBufferPointer, columnCount: Int) -> [Float]? {
-        guard bytes.count >= 8 else { return nil }
+        guard bytes.count >= 8, columnCount > 0,
+            Int(bytes.loadUnaligned(fromByteOffset: 4, as: UInt32.self)) == columnCount
+        else { return nil }
         let rowCount = Int(bytes.loadUnaligned(fromByteOffset: 0, as: UInt32.self))
-        guard Int(bytes.loadUnaligned(fromByteOffset: 4, as: UInt32.self)) == columnCount, columnCount > 0 else {
-            return nil
+        // Where each column's parts are.
+        struct Column {
+            var bits: Int
+            var patternCount: Int
+            /// The patterns, as many as the bits can index (the rest 0), so that no index reads
+            /// past them; an index past `patternCount` is refused after decoding.
+            var patterns: [Float]
+            var stream: Int
         }
+        var columns: [Column] = []
         var offset = 8
-        var valid = true
+        for _ in 0..<columnCount {
+            guard offset < bytes.count else { return nil }
+            let bits = Int(bytes[offset])
+            offset += 1
+            if bits == 32 {
+                guard bytes.count - offset >= rowCount * 4 else { return nil }
+                columns.append(Column(bits: 32, patternCount: 0, patterns: [], stream: offset))
+                offset += rowCount * 4
+                continue
+            }
+            guard bits <= 16, bytes.count - offset >= 4 else { return nil }
+            let patternCount = Int(bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
+            offset += 4
+            let streamBytes = (rowCount * bits + 7) / 8 + 8
+            guard patternCount >= 1 || rowCount == 0, indexBits(patternCount: patternCount) == bits,
+                bytes.count - offset >= patternCount * 4 + streamBytes
+            else { return nil }
+            var patterns = [Float](repeating: 0, count: 1 << bits)
+            for index in 0..<patternCount {
+                patterns[index] = Float(
+                    bitPattern: bytes.loadUnaligned(fromByteOffset: offset + index * 4, as: UInt32.self)
+                )
+            }
+            offset += patternCount * 4
+            columns.append(Column(bits: bits, patternCount: patternCount, patterns: patterns, stream: offset))
+            offset += streamBytes
+        }
+        guard offset == bytes.count else { return nil }
+        var largest = [Int](repeating: 0, count: columnCount)
         let values = [Float](unsafeUninitializedCapacity: rowCount * columnCount) { buffer, initialized in
-            initialized = rowCount * columnCount
-            for index in 0..<buffer.count { buffer[index] = 0 }
-            for column in 0..<columnCount {
-                guard offset < bytes.count else {
-                    valid = false
-                    return
-                }
-                let width = Int(bytes[offset])
-                offset += 1
-                switch width {
-                case 4:
-                    guard bytes.count - offset >= rowCount * 4 else {
-                        valid = false
-                        return
-                    }
-                    for row in 0..<rowCount {
-                        buffer[row * columnCount + column] = Float(
-                            bitPattern: bytes.loadUnaligned(fromByteOffset: offset + row * 4, as: UInt32.self)
-                        )
-                    }
-                    offset += rowCount * 4
-                case 1, 2:
-                    guard bytes.count - offset >= 4 else {
-                        valid = false
-                        return
-                    }
-                    let patternCount = Int(bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
-                    offset += 4
-                    guard patternCount <= 1 << (8 * width), bytes.count - offset >= patternCount * 4 + rowCount * width
-                    else {
-                        valid = false
-                        return
-                    }
-                    var patterns = [Float](repeating: 0, count: patternCount)
-                    for index in 0..<patternCount {
-                        patterns[index] = Float(
-                            bitPattern: bytes.loadUnaligned(fromByteOffset: offset + index * 4, as: UInt32.self)
-                        )
-                    }
-                    offset += patternCount * 4
-                    var largest = 0
-                    if width == 1 {
-                        for row in 0..<rowCount {
-                            let index = Int(bytes[offset + row])
-                            largest = max(largest, index)
-                            if index < patternCount { buffer[row * columnCount + column] = patterns[index] }
+            let blockRows = 4096
+            for blockStart in stride(from: 0, to: rowCount, by: blockRows) {
+                let blockEnd = min(rowCount, blockStart + blockRows)
+                for (column, part) in columns.enumerated() {
+                    if part.bits == 32 {
+                        for row in blockStart..<blockEnd {
+                            buffer[row * columnCount + column] = Float(
+                                bitPattern: bytes.loadUnaligned(fromByteOffset: part.stream + row * 4, as: UInt32.self)
+                            )
                         }
-                    } else {
-                        for row in 0..<rowCount {
-                            let index = Int(bytes.loadUnaligned(fromByteOffset: offset + row * 2, as: UInt16.self))
-                            largest = max(largest, index)
-                            if index < patternCount { buffer[row * columnCount + column] = patterns[index] }
+                        continue
+                    }
+                    let bits = part.bits
+                    let mask = (UInt64(1) << UInt64(bits)) &- 1
+                    var most = largest[column]
+                    part.patterns.withUnsafeBufferPointer { patterns in
+                        for row in blockStart..<blockEnd {
+                            let bit = row * bits
+                            let word = bytes.loadUnaligned(fromByteOffset: part.stream + bit >> 3, as: UInt64.self)
+                            let index = Int(truncatingIfNeeded: (word >> UInt64(bit & 7)) & mask)
+                            most = max(most, index)
+                            buffer[row * columnCount + column] = patterns[index]
                         }
                     }
-                    guard rowCount == 0 || largest < patternCount else {
-                        valid = false
-                        return
-                    }
-                    offset += rowCount * width
-                default:
-                    valid = false
-                    return
+                    largest[column] = most
                 }
             }
+            initialized = rowCount * columnCount
         }
-        return valid && offset == bytes.count ? values : nil
+        for (column, part) in columns.enumerated() where rowCount > 0 && part.bits < 32 && largest[column] >= part.patternCount {
+            return nil
+        }
+        return values
     }
 }
 
 /// The distinct bit patterns of one column, numbered in order of first appearance: an open
-/// addressing table of 2¹⁷ slots for at most 2¹⁶ patterns. A `Dictionary` took about three times
-/// as long on a million tracks' columns.
+/// addressing table of 2¹⁷ slots for at most 2¹⁶ patterns, reused from column to column.
 private struct BitTable {
     private static let slotBits = 17
     private static let capacity = 1 << 16
