@@ -99,6 +99,8 @@ struct PackedColumnsTests {
         // A column of one value takes no index bits.
         let constant = PackedColumns.dictionary([Float](repeating: 4, count: 1000), columnCount: 1)
         #expect(constant.count == 8 + 1 + 4 + 4 + 8)
-        #expect(constant.withUnsafeBytes { PackedColumns.floats($0, columnCount: 1) } == [Float](repeating: 4, count: 1000))
+        #expect(
+            constant.withUnsafeBytes { PackedColumns.floats($0, columnCount: 1) } == [Float](repeating: 4, count: 1000)
+        )
     }
 }

@@ -93,7 +93,11 @@ struct ReportStoreTests {
                 }
                 #expect(Set(counted.map(\.kind)).count >= 2)
                 #expect(counted.contains { $0.tracks > 1 })
-                #expect(counted.map { "\($0.kind)|\($0.value)|\($0.tracks)" } == grouped.map { "\($0[0] as String)|\($0[1] as String)|\($0[2] as Int)" }, "limit \(limit)")
+                #expect(
+                    counted.map { "\($0.kind)|\($0.value)|\($0.tracks)" }
+                        == grouped.map { "\($0[0] as String)|\($0[1] as String)|\($0[2] as Int)" },
+                    "limit \(limit)"
+                )
             }
         }
     }

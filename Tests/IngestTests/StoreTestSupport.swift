@@ -79,7 +79,8 @@ func rewriteSnapshotFloats(
         )
         // The part is a dictionary-coded matrix: its column count is its second 32-bit word.
         let bytes = data ?? Data()
-        let columnCount = bytes.count >= 8 ? bytes.withUnsafeBytes { Int($0.loadUnaligned(fromByteOffset: 4, as: UInt32.self)) } : 1
+        let columnCount =
+            bytes.count >= 8 ? bytes.withUnsafeBytes { Int($0.loadUnaligned(fromByteOffset: 4, as: UInt32.self)) } : 1
         var values = bytes.withUnsafeBytes { PackedColumns.floats($0, columnCount: columnCount) } ?? []
         change(&values)
         try db.execute(

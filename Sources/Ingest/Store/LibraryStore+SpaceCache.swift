@@ -90,7 +90,8 @@ extension LibraryStore {
         }
         let rows = ascending.map { Int32($0) }
         let columnCount = about.columnNames.count
-        guard let values = parts.floats("space_values", columnCount: max(1, columnCount)), rows.count == about.rowCount, values.count == about.rowCount * columnCount,
+        guard let values = parts.floats("space_values", columnCount: max(1, columnCount)), rows.count == about.rowCount,
+            values.count == about.rowCount * columnCount,
             about.excludedTrackCount == table.rowCount - rows.count,
             rows.first.map({ $0 >= 0 }) ?? true, rows.last.map({ Int($0) < table.rowCount }) ?? true
         else { return nil }

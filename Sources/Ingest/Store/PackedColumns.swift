@@ -231,7 +231,8 @@ enum PackedColumns {
             }
             initialized = rowCount * columnCount
         }
-        for (column, part) in columns.enumerated() where rowCount > 0 && part.bits < 32 && largest[column] >= part.patternCount {
+        for (column, part) in columns.enumerated()
+        where rowCount > 0 && part.bits < 32 && largest[column] >= part.patternCount {
             return nil
         }
         return values

@@ -124,7 +124,9 @@ extension SnapshotBlob {
     static func ascending(_ values: [Int64]) -> SnapshotBlob { SnapshotBlob(AscendingDeltas.encode(values)) }
 
     /// Integers in as few bytes as their range needs (``PackedColumns/narrow(_:)``).
-    static func narrow<T: FixedWidthInteger>(_ values: [T]) -> SnapshotBlob { SnapshotBlob(PackedColumns.narrow(values)) }
+    static func narrow<T: FixedWidthInteger>(_ values: [T]) -> SnapshotBlob {
+        SnapshotBlob(PackedColumns.narrow(values))
+    }
 
     /// A row-major `Float` matrix, column by column as tables of distinct values
     /// (``PackedColumns/dictionary(_:columnCount:)``).
