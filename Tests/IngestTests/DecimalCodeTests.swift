@@ -165,7 +165,14 @@ struct DecimalCodeTests {
         let values = Self.sampleValues(count: 400).map { abs($0).truncatingRemainder(dividingBy: 1) }
         let columns = DecimalCode.features.map(\.rawValue)
         var before: [[Double?]] = []
-        try withStoreFromEarlierVersion(migratedUpTo: "v14-feature-source-ids") { db in
+        var parts: [String] = []
+        try withStoreFromEarlierVersion(
+            migratedUpTo: "v14-feature-source-ids",
+            thenUpTo: (
+                "v15-decimal-features",
+                { db in parts = try String.fetchAll(db, sql: "SELECT name || '.' || part FROM snapshots ORDER BY 1") }
+            )
+        ) { db in
             try db.execute(sql: "INSERT INTO sources (id, key) VALUES (1, 'file:features-csv'), (2, 'local:aubio')")
             for track in 1...100 {
                 try db.execute(
@@ -198,10 +205,9 @@ struct DecimalCodeTests {
             )
             before = try Self.values(of: columns, in: db)
         } _: { store in
-            let (after, parts, codes) = try store.database.read { db in
+            let (after, codes) = try store.database.read { db in
                 (
                     try Self.values(of: columns, in: db),
-                    try String.fetchAll(db, sql: "SELECT name || '.' || part FROM snapshots ORDER BY 1"),
                     try String.fetchAll(
                         db,
                         sql: "SELECT typeof(energy_code) FROM audio_features ORDER BY track_id, source_id"

@@ -15,9 +15,11 @@ func withStore<T>(_ body: (LibraryStore) throws -> T) throws -> T {
 
 /// Runs `body` with the store an earlier version left in a fresh temporary folder: the schema
 /// migrated up to `migration`, holding what `write` adds, then opened (and so migrated the rest of
-/// the way) by this version.
+/// the way) by this version. With `next`, the store is first migrated up to `next.migration` and
+/// read by `next.inspect`, to see that migration's own effect before the later ones run.
 func withStoreFromEarlierVersion<T>(
     migratedUpTo migration: String,
+    thenUpTo next: (migration: String, inspect: (Database) throws -> Void)? = nil,
     writing write: (Database) throws -> Void,
     _ body: (LibraryStore) throws -> T
 ) throws -> T {
@@ -26,6 +28,11 @@ func withStoreFromEarlierVersion<T>(
         let queue = try DatabaseQueue(path: path)
         try LibraryStore.migrator.migrate(queue, upTo: migration)
         try queue.write(write)
+        // One migration's own effect, before the later ones run.
+        if let next {
+            try LibraryStore.migrator.migrate(queue, upTo: next.migration)
+            try queue.read(next.inspect)
+        }
         try queue.close()
         return try body(try LibraryStore(path: path))
     }

@@ -82,3 +82,39 @@ struct TagSourceMigrationTests {
         }
     }
 }
+
+/// Migration `v16-no-tag-index`: the index by tag goes, with the snapshots of the previous
+/// formats, and what was read through them reads the same.
+struct TagIndexMigrationTests {
+    @Test func theTagIndexAndOldSnapshotsGoAndTagsReadTheSame() throws {
+        try withStoreFromEarlierVersion(migratedUpTo: "v15-decimal-features") { db in
+            try db.execute(sql: "INSERT INTO sources (key) VALUES ('file:csv')")
+            try db.execute(sql: "INSERT INTO tags (id, kind, value) VALUES (1, 'genre', 'pop'), (2, 'genre', 'rock')")
+            for track in 1...5 {
+                try db.execute(
+                    sql: "INSERT INTO tracks (id, name, match_key) VALUES (?, ?, ?)",
+                    arguments: [track, "Track \(track)", "t\(track)"]
+                )
+                try db.execute(
+                    sql: "INSERT INTO track_tags (track_id, tag_id, source_id) VALUES (?, ?, 1)",
+                    arguments: [track, track <= 3 ? 1 : 2]
+                )
+            }
+            try db.execute(
+                sql: "INSERT INTO snapshots (name, part, data) VALUES ('features', 'format', 'features-2:x')"
+            )
+            #expect(try db.indexes(on: "track_tags").contains { $0.name == "track_tags_tag" })
+        } _: { store in
+            let (indexes, snapshots, tags) = try store.database.read { db in
+                (
+                    try db.indexes(on: "track_tags").map(\.name),
+                    try Int.fetchOne(db, sql: "SELECT count(*) FROM snapshots") ?? -1,
+                    try LibraryStore.topTags(in: db, limit: 5)
+                )
+            }
+            #expect(indexes == ["sqlite_autoindex_track_tags_1"])
+            #expect(snapshots == 0)
+            #expect(tags.map { "\($0.value) \($0.tracks)" } == ["pop 3", "rock 2"])
+        }
+    }
+}

@@ -47,9 +47,11 @@ extension LibraryStore {
         migrator.registerMigration("v15-decimal-features", migrate: keepFeaturesAsDecimals)
         // The tracks of a tag are found by one scan of `track_tags` (report genres, `library`'s top
         // tags), so its index by tag is dropped: 32 MB of a million tracks' store, and 1.6 s of
-        // their import.
+        // their import. The snapshots are deleted with it: this version packs them anew (their
+        // formats changed), and their pages freed here let the compaction after the upgrade run.
         migrator.registerMigration("v16-no-tag-index", foreignKeyChecks: .immediate) { db in
             try db.execute(sql: "DROP INDEX IF EXISTS track_tags_tag")
+            try db.execute(sql: "DELETE FROM snapshots")
         }
         return migrator
     }
