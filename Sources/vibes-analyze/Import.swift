@@ -93,6 +93,7 @@ extension VibesAnalyze {
             }
             // The next command reads the library's features in one go instead of row by row.
             if summaries.contains(where: { $0.status != .unchanged }) {
+                VibesAnalyze.returnFreeMemory()
                 try? store.prepareSnapshots()
                 timer.lap("snapshots")
             }

@@ -235,10 +235,9 @@ extension LibraryStore {
     public func prepareSnapshots() throws {
         // The facts first, so that their arrays are gone before the feature table is held.
         _ = try factsSnapshot()
-        let table = try featureTable(scope: .all)
         // The space `recommend` uses by default (and `cluster`, when its schema is the default).
         let weights = try personalWeights() ?? .default
-        _ = try featureSpace(of: table, schema: FeatureSchema.default.applying(weights))
+        try prepareSpace(schema: FeatureSchema.default.applying(weights))
     }
 }
 
