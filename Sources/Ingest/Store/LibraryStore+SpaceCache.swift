@@ -9,8 +9,8 @@ import GRDB
 ///
 /// On a million tracks, placing the table in the space (fitting twelve normal-score tables,
 /// encoding and scaling twelve million values) took about a third of a `recommend`; reading the
-/// values back (14 MB, packed by ``PackedColumns``) takes a few tens of milliseconds. The cache is named by a hash of the table's IDs and
-/// value bits and of the schema (``Features/FeatureSchema/spaceKey``), so it is used only for the
+/// values back (14 MB, packed by ``PackedColumns``) takes a few tens of milliseconds. The cache is
+/// named by a hash of the table's IDs and value bits and of the schema (``Features/FeatureSchema/spaceKey``), so it is used only for the
 /// very table and schema it was built from, and gives the same bits as building. Its parts live
 /// under the `features` snapshot, so every change that deletes that snapshot deletes them too.
 /// One space is kept: a command with another scope or other weights replaces it.
@@ -34,11 +34,14 @@ extension LibraryStore {
     /// peak memory it is (the table is 56 bytes a track; on two million tracks, releasing it
     /// before the space is packed and written took the import's peak from 308 to 277 MB).
     func prepareSpace(schema: FeatureSchema) throws {
-        var table: FeatureTable? = try featureTable(scope: .all)
-        let key = Self.spaceKey(table: table!, schema: schema)
-        if try cachedSpace(key: key, table: table!) != nil { return }
-        let space = schema.makeSpace(from: table!)
-        table = nil
+        let key: String
+        let space: FeatureSpace
+        do {
+            let table = try featureTable(scope: .all)
+            key = Self.spaceKey(table: table, schema: schema)
+            if try cachedSpace(key: key, table: table) != nil { return }
+            space = schema.makeSpace(from: table)
+        }
         saveSpace(space, key: key)
     }
 
@@ -97,7 +100,7 @@ extension LibraryStore {
         return [
             "space_about": SnapshotBlob(json),
             "space_values": .floats(space.matrix.values.elements, columnCount: max(1, space.matrix.columnCount)),
-            "space_rows": SnapshotBlob(AscendingDeltas.encode(space.tableRows.lazy.map(Int64.init))),
+            "space_rows": .ascending(space.tableRows.lazy.map(Int64.init)),
         ]
     }
 

@@ -121,7 +121,9 @@ struct SnapshotBlob: Equatable {
 
 extension SnapshotBlob {
     /// Strictly ascending integers as ``AscendingDeltas``: track IDs take about a byte each, not 8.
-    static func ascending(_ values: [Int64]) -> SnapshotBlob { SnapshotBlob(AscendingDeltas.encode(values)) }
+    static func ascending(_ values: some Sequence<Int64>) -> SnapshotBlob {
+        SnapshotBlob(AscendingDeltas.encode(values))
+    }
 
     /// Integers in as few bytes as their range needs (``PackedColumns/narrow(_:)``).
     static func narrow<T: FixedWidthInteger>(_ values: [T]) -> SnapshotBlob {
