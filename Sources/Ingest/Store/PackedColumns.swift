@@ -16,6 +16,8 @@ enum PackedColumns {
 
     /// `values` as a width byte, the smallest value (8 bytes) and each value's distance from it in
     /// `width` bytes.
+    ///
+    /// - Precondition: Every value fits in an `Int64`.
     static func narrow<T: FixedWidthInteger>(_ values: [T]) -> [UInt8] {
         let minimum = values.lazy.map { Int64($0) }.min() ?? 0
         let maximum = values.lazy.map { Int64($0) }.max() ?? 0
