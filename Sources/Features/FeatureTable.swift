@@ -163,13 +163,15 @@ public struct FeatureTable: Sendable {
     /// Appends one track's features, storing missing values, sentinels and invalid values as `NaN`.
     public mutating func append(trackID: Int64, features: AudioFeatures) {
         trackIDs.append(trackID)
-        for feature in AudioFeature.all {
-            if let value = features[feature], FeatureTable.accepts(Double(Float(value)), feature) {
-                values.append(Float(value))
-            } else {
-                values.append(.nan)
-            }
-        }
+        for feature in AudioFeature.all { values.append(FeatureTable.storedValue(features[feature], of: feature)) }
+    }
+
+    /// What a table keeps of `value` as a measurement of `feature`: the value as a `Float`, or `NaN`
+    /// when it is missing, a sentinel or not valid (the rule of ``append(trackID:features:)``).
+    @inline(__always)
+    public static func storedValue(_ value: Double?, of feature: AudioFeature) -> Float {
+        guard let value, accepts(Double(Float(value)), feature) else { return .nan }
+        return Float(value)
     }
 }
 
@@ -178,32 +180,61 @@ extension FeatureTable {
     /// equal hashes, and a change anywhere changes it (but for a chance of about 2⁻¹²⁸).
     ///
     /// It names what a cached ``FeatureSpace`` was built from; a million rows take about 10 ms.
+    /// ``ContentHasher`` gives the same hash a row at a time, without the table.
     public func contentHash() -> String {
+        var hasher = ContentHasher()
+        let width = FeatureTable.columnCount
+        values.withUnsafeBufferPointer { values in
+            for (row, id) in trackIDs.enumerated() {
+                hasher.combine(trackID: id, values: UnsafeBufferPointer(rebasing: values[(row * width)..<((row + 1) * width)]))
+            }
+        }
+        return hasher.finalize()
+    }
+
+    /// ``FeatureTable/contentHash()`` of rows handed in one at a time, in table order: what names a
+    /// table that is never held whole (an import's snapshot build, which streams its rows).
+    public struct ContentHasher: Sendable {
         // Two multiply–xorshift lanes with different odd constants, each mixing every word.
-        var a: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(trackIDs.count)
-        var b: UInt64 = 0xC2B2_AE3D_27D4_EB4F ^ UInt64(values.count)
-        @inline(__always) func mix(_ word: UInt64) {
+        private var a: UInt64 = 0x9E37_79B9_7F4A_7C15
+        private var b: UInt64 = 0xC2B2_AE3D_27D4_EB4F
+        private var rowCount: UInt64 = 0
+
+        public init() {}
+
+        @inline(__always)
+        private mutating func mix(_ word: UInt64) {
             a = (a ^ word) &* 0xBF58_476D_1CE4_E5B9
             a ^= a >> 31
             b = (b ^ word) &* 0x94D0_49BB_1331_11EB
             b ^= b >> 29
         }
-        trackIDs.withUnsafeBufferPointer { ids in
-            for id in ids { mix(UInt64(bitPattern: id)) }
-        }
-        values.withUnsafeBufferPointer { values in
+
+        /// Mixes in one row: its track ID, then its values' bits, two to a word.
+        ///
+        /// - Precondition: `values` is one row, ``FeatureTable/columnCount`` wide (an even number).
+        @inline(__always)
+        public mutating func combine(trackID: Int64, values: UnsafeBufferPointer<Float>) {
+            precondition(values.count == FeatureTable.columnCount && values.count % 2 == 0, "one row")
+            mix(UInt64(bitPattern: trackID))
             var index = 0
-            while index + 1 < values.count {
+            while index < values.count {
                 mix(UInt64(values[index].bitPattern) << 32 | UInt64(values[index + 1].bitPattern))
                 index += 2
             }
-            if index < values.count { mix(UInt64(values[index].bitPattern)) }
+            rowCount += 1
         }
-        func hex(_ value: UInt64) -> String {
-            let digits = String(value, radix: 16)
-            return String(repeating: "0", count: 16 - digits.count) + digits
+
+        /// The hash, as 32 hex digits; the row count is mixed in last.
+        public func finalize() -> String {
+            var copy = self
+            copy.mix(rowCount)
+            func hex(_ value: UInt64) -> String {
+                let digits = String(value, radix: 16)
+                return String(repeating: "0", count: 16 - digits.count) + digits
+            }
+            return hex(copy.a) + hex(copy.b)
         }
-        return hex(a) + hex(b)
     }
 }
 

@@ -79,6 +79,14 @@ struct PackedColumnsTests {
         let back = try #require(packed.withUnsafeBytes { PackedColumns.floats($0, columnCount: 3) })
         #expect(back.map(\.bitPattern) == values.map(\.bitPattern))
 
+        // One column alone, as a streaming build reads them.
+        for column in 0..<3 {
+            let alone = try #require(packed.withUnsafeBytes { PackedColumns.column($0, columnCount: 3, column: column) })
+            #expect(alone.map(\.bitPattern) == stride(from: column, to: values.count, by: 3).map { values[$0].bitPattern })
+        }
+        #expect(packed.withUnsafeBytes { PackedColumns.column($0, columnCount: 3, column: 3) } == nil)
+        #expect(packed.dropLast().withUnsafeBytes { PackedColumns.column($0, columnCount: 3, column: 0) } == nil)
+
         #expect(packed.withUnsafeBytes { PackedColumns.floats($0, columnCount: 2) } == nil, "another width")
         #expect(packed.dropLast().withUnsafeBytes { PackedColumns.floats($0, columnCount: 3) } == nil, "cut short")
         #expect((packed + [0]).withUnsafeBytes { PackedColumns.floats($0, columnCount: 3) } == nil, "a byte too many")
@@ -96,6 +104,7 @@ struct PackedColumnsTests {
         #expect(packed[packed.count - 9] == 0b10_01_00)
         packed[packed.count - 9] = 0b11_01_00
         #expect(packed.withUnsafeBytes { PackedColumns.floats($0, columnCount: 1) } == nil)
+        #expect(packed.withUnsafeBytes { PackedColumns.column($0, columnCount: 1, column: 0) } == nil)
         // A column of one value takes no index bits.
         let constant = PackedColumns.dictionary([Float](repeating: 4, count: 1000), columnCount: 1)
         #expect(constant.count == 8 + 1 + 4 + 4 + 8)

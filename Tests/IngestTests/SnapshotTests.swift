@@ -11,9 +11,9 @@ import VibesTestSupport
 struct SnapshotTests {
     static let liked = Fixtures.path("exportify/Liked_Songs.csv")
     static let tidytuesday = Fixtures.path("csv/tidytuesday-excerpt.csv")
-    /// Format, IDs, values, and the counts: sources (two parts), preferred, coverage, out of
-    /// range, source masks.
-    static let featureParts = 9
+    /// Format, IDs, values, the content hash, and the counts: sources (two parts), preferred,
+    /// coverage, out of range, source masks.
+    static let featureParts = 10
 
     /// The counts by a scan of `audio_features`, bypassing the snapshot.
     func scannedStatistics(_ store: LibraryStore, _ scope: TrackScope) throws -> FeatureStatistics {
@@ -232,6 +232,63 @@ struct SnapshotTests {
             }
             #expect(!parts.isEmpty && !parts.contains("names") && !parts.contains("name_ends"))
             #expect(try store.factsSnapshot().trackIDs == ids)
+        }
+    }
+
+    @Test func theStreamingBuildCodesWhatTheWholeTableWould() throws {
+        try withStore { store in
+            _ = try store.importFile(at: Self.liked)
+            _ = try store.importFile(at: Self.tidytuesday)
+            try store.database.read { db in
+                let streamed = try FeatureSnapshot.buildParts(db)
+                let snapshot = try #require(FeatureSnapshot(parts: SnapshotParts(streamed)))
+                #expect(snapshot.table.rowCount > 20 && snapshot.hasStatistics)
+                // The parts coded from the whole table and counts, as the snapshot held them.
+                #expect(snapshot.parts == streamed)
+                #expect(streamed["content_hash"]?.data == Data(snapshot.table.contentHash().utf8))
+            }
+        }
+    }
+
+    @Test func theStreamingBuildWidensItsSourceMasksAsSourcesAppear() throws {
+        // Rows from up to 40 sources, the first 8 alone for a while, so that the masks start a byte
+        // wide and widen to 2, 4 and 8 bytes while the build runs.
+        for sourceCount in [3, 12, 20, 40, 70] {
+            let numbering = SourceNumbering()
+            var builder = FeatureSnapshot.Builder()
+            var expectedMasks: [UInt64] = []
+            for track in 0..<3000 {
+                var row = LibraryStore.CurrentFeatureRow()
+                row.trackID = Int64(track) * 3 + 1
+                let reach = min(sourceCount, 8 + track / 40)
+                let source = track * 7 % reach
+                row.source = Array("file:source-\(source)".utf8)
+                var mask: UInt64 = 0
+                for other in [source, (source + 1) % reach] {
+                    let number = numbering.number(of: Array("file:source-\(other)".utf8))
+                    if number < 64 { mask |= 1 << UInt64(number) }
+                }
+                row.sourceMask = mask
+                row.outOfRangeFlags = track % 5 == 0 ? 1 << (track % 12) : 0
+                row.values = AudioFeature.allCases.enumerated().map { index, feature in
+                    track % 11 == index ? nil : feature.validRange.lowerBound + Double(track % 97) / 97
+                }
+                builder.append(row, calibrations: [], numbering: numbering)
+                expectedMasks.append(mask)
+            }
+            let parts = builder.finish(sources: numbering.keys.map { String(decoding: $0, as: UTF8.self) })
+            let snapshot = try #require(FeatureSnapshot(parts: SnapshotParts(parts)))
+            let expectedIDs: [Int64] = (0..<3000).map { Int64($0) * 3 + 1 }
+            #expect(snapshot.trackIDs == expectedIDs)
+            guard sourceCount <= 64 else {
+                #expect(!snapshot.hasStatistics && parts["source_masks"] == nil, "over 64 sources, no counts")
+                continue
+            }
+            #expect(snapshot.sourceMasks == expectedMasks, "\(sourceCount) sources")
+            #expect(
+                parts["source_masks"]?.byteCount == 3000 * FeatureSnapshot.maskBytes(sourceCount: sourceCount)
+            )
+            #expect(snapshot.parts == parts)
         }
     }
 

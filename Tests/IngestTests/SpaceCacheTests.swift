@@ -107,10 +107,61 @@ struct SpaceCacheTests {
             _ = try store.importFile(at: Self.tidytuesday)
             try store.prepareSnapshots()
             #expect(try cachedParts(store) == 3)
+            let table = try store.featureTable(scope: .all)
+            expectSame(try store.featureSpace(of: table, schema: .default), FeatureSchema.default.makeSpace(from: table))
             try markCachedValues(store)
             let space = try store.featureSpace(of: try store.featureTable(scope: .all), schema: .default)
             #expect(space.matrix.values.elements[0] == 1234.5, "read from the cache")
         }
+    }
+
+    @Test func theSpaceBuiltAColumnAtATimeIsTheSpaceOfTheTable() throws {
+        // A table with every kind of gap: missing cells in every column, sentinels, whole rows
+        // missing, a constant column.
+        var random = SplitMix64(seed: 11)
+        var table = FeatureTable()
+        for row in 0..<6000 {
+            var features = AudioFeatures()
+            for feature in AudioFeature.allCases {
+                let range = feature.validRange
+                var value = range.lowerBound + Double(random.next() % 1001) / 1000 * (range.upperBound - range.lowerBound)
+                if feature.isDiscrete { value = value.rounded(.down) }
+                if feature == .timeSignature { value = 4 }
+                features[feature] = random.next() % 40 == 0 || row % 500 == 0 ? nil : value
+            }
+            if row % 97 == 0 { features[.key] = -1 }
+            table.append(trackID: Int64(row * 2 + 5), features: features)
+        }
+        let packed = PackedColumns.dictionary(table.values, columnCount: FeatureTable.columnCount)
+        var weights = SimilarityWeights.default
+        weights.features[.energy] = 2.5
+        var schemas = [FeatureSchema.default, FeatureSchema.default.applying(weights)]
+        for scaling in [FeatureSchema.Scaling.zScore, .minMax, .raw] {
+            var schema = FeatureSchema.default
+            schema.scaling = scaling
+            schemas.append(schema)
+        }
+        var imputing = FeatureSchema.default
+        imputing.imputedFeatures = [.speechiness, .tempo]
+        schemas.append(imputing)
+        for schema in schemas {
+            let built = schema.makeSpace(from: table)
+            let key = LibraryStore.spaceKey(table: table, schema: schema)
+            let streamed = try #require(
+                LibraryStore.buildSpace(values: packed, schema: schema, contentHash: table.contentHash())
+            )
+            let whole = try #require(LibraryStore.encodeSpace(built, key: key))
+            #expect(streamed["space_values"] == whole["space_values"], "\(schema.spaceKey)")
+            #expect(streamed["space_rows"] == whole["space_rows"])
+            // The same JSON object (a dictionary's keys may come in another order).
+            let about = try [streamed, whole].map {
+                try JSONSerialization.jsonObject(with: try #require($0["space_about"]?.data)) as? NSDictionary
+            }
+            #expect(about[0] != nil && about[0] == about[1])
+            expectSame(try #require(LibraryStore.decodeSpace(SnapshotParts(streamed), key: key, table: table)), built)
+        }
+        #expect(schemas.last.map { $0.makeSpace(from: table).imputedCounts.isEmpty } == false)
+        #expect(LibraryStore.buildSpace(values: packed.dropLast(), schema: .default, contentHash: "") == nil)
     }
 
     @Test func schemaKeysDoNotDependOnSetOrder() {

@@ -2,6 +2,7 @@ import Crypto
 import Features
 import Foundation
 import GRDB
+import Synchronization
 
 /// The scaled space of the last feature table and schema a command used, kept with the `features`
 /// snapshot, so that the next command with the same table and schema reads it instead of fitting
@@ -29,20 +30,104 @@ extension LibraryStore {
         return space
     }
 
-    /// Builds and saves the space of the whole library's table under `schema` unless it is
-    /// cached, holding the table only while the space is built: an import's last step, whose
-    /// peak memory it is (the table is 56 bytes a track; on two million tracks, releasing it
-    /// before the space is packed and written took the import's peak from 308 to 277 MB).
+    /// Builds and saves the `features` snapshot and the space of the whole library under `schema`
+    /// unless they are there, when the store can be written without waiting: an import's last
+    /// step, whose peak memory this is.
+    ///
+    /// Neither the feature table nor the space's matrix is held: the snapshot is coded as the
+    /// scan hands out rows (``FeatureSnapshot/buildParts(_:)``), and the space is built a column
+    /// at a time from the snapshot's packed values (``Features/FeatureSchema/makeSpace(rowCount:column:emit:)``),
+    /// each column coded as it comes. It is the space a command builds from the table, bit for bit,
+    /// under the same key. On three million tracks the import's peak went from 380 to about
+    /// 200 MB; holding the table (56 bytes a track) and the matrix, it grew by about 100 bytes a
+    /// track.
     func prepareSpace(schema: FeatureSchema) throws {
-        let key: String
-        let space: FeatureSpace
-        do {
-            let table = try featureTable(scope: .all)
-            key = Self.spaceKey(table: table, schema: schema)
-            if try cachedSpace(key: key, table: table) != nil { return }
-            space = schema.makeSpace(from: table)
+        _ = opportunisticWrite.whileSet {
+            try? database.write { db in
+                let values: [UInt8]
+                let hash: String
+                if let parts = try Self.snapshotParts(.features, in: db, only: ["content_hash", "values"]),
+                    let stored = parts["content_hash"]
+                {
+                    hash = String(decoding: stored, as: UTF8.self)
+                    if try Self.snapshotParts(.features, in: db, only: Self.spaceParts).flatMap({ Self.spaceAbout($0) })?
+                        .key == Self.spaceKey(contentHash: hash, schema: schema)
+                    {
+                        return
+                    }
+                    values = parts.array("values")
+                } else {
+                    var parts = try FeatureSnapshot.buildParts(db)
+                    try db.execute(sql: "DELETE FROM snapshots WHERE name = ?", arguments: [Snapshot.features.rawValue])
+                    try Self.savePart("format", SnapshotBlob(Data(Snapshot.features.format.utf8)), of: .features, in: db)
+                    for (part, blob) in parts { try Self.savePart(part, blob, of: .features, in: db) }
+                    hash = String(decoding: parts["content_hash"]?.data ?? Data(), as: UTF8.self)
+                    values = parts["values"]?.array() ?? []
+                    parts = [:]
+                }
+                guard let parts = Self.buildSpace(values: values, schema: schema, contentHash: hash) else { return }
+                for (part, blob) in parts { try Self.savePart(part, blob, of: .features, in: db) }
+            }
         }
-        saveSpace(space, key: key)
+    }
+
+    /// The parts of the space of the table whose packed values (the `features` snapshot's
+    /// `values`) and content hash are given, built a column at a time; `nil` when the values do
+    /// not decode or the scaling cannot be written.
+    static func buildSpace(values: [UInt8], schema: FeatureSchema, contentHash: String) -> [String: SnapshotBlob]? {
+        let width = FeatureTable.columnCount
+        guard values.count >= 8 else { return nil }
+        let rowCount = values.withUnsafeBytes { Int($0.loadUnaligned(fromByteOffset: 0, as: UInt32.self)) }
+        /// Whether a column did not decode (a damaged store can hold any bytes).
+        final class Damage: Sendable { let found = Mutex(false) }
+        let damage = Damage()
+        var bytes: [UInt8] = []
+        var coder = PackedColumns.FloatColumnCoder()
+        let fit = schema.makeSpace(
+            rowCount: rowCount,
+            column: { column in
+                guard
+                    let decoded = values.withUnsafeBytes({
+                        PackedColumns.column($0, columnCount: width, column: column)
+                    }),
+                    decoded.count == rowCount
+                else {
+                    damage.found.withLock { $0 = true }
+                    return [Float](repeating: .nan, count: rowCount)
+                }
+                return decoded
+            },
+            emit: { _, columnCount, scaled in
+                if bytes.isEmpty { bytes = PackedColumns.matrixHeader(rowCount: scaled.count, columnCount: columnCount) }
+                for value in scaled { coder.append(value) }
+                coder.finish(into: &bytes)
+            }
+        )
+        guard !damage.found.withLock({ $0 }) else { return nil }
+        if bytes.isEmpty {
+            bytes = PackedColumns.matrixHeader(rowCount: 0, columnCount: max(1, fit.scaling.columns.count))
+            for _ in 0..<max(1, fit.scaling.columns.count) { coder.finish(into: &bytes) }
+        }
+        let about = SpaceAbout(
+            key: spaceKey(contentHash: contentHash, schema: schema),
+            scaling: fit.scaling,
+            columnNames: fit.scaling.columns.map(\.name),
+            rowCount: fit.tableRows.count,
+            excludedTrackCount: fit.excludedTrackCount,
+            missingCounts: Dictionary(uniqueKeysWithValues: fit.missingCounts.map { ($0.rawValue, $1) }),
+            imputedCounts: Dictionary(uniqueKeysWithValues: fit.imputedCounts.map { ($0.rawValue, $1) })
+        )
+        guard let json = try? JSONEncoder().encode(about) else { return nil }
+        return [
+            "space_about": SnapshotBlob(json),
+            "space_values": SnapshotBlob(bytes),
+            "space_rows": .ascending(fit.tableRows.lazy.map(Int64.init)),
+        ]
+    }
+
+    /// What the cached space's `space_about` part says, or `nil` when it is absent or unreadable.
+    private static func spaceAbout(_ parts: SnapshotParts) -> SpaceAbout? {
+        parts["space_about"].flatMap { try? JSONDecoder().decode(SpaceAbout.self, from: $0) }
     }
 
     /// The cached space of `table` under `key`, or `nil` when the cache holds another one.
@@ -68,7 +153,12 @@ extension LibraryStore {
 
     /// What names a space: the table's content hash and the schema's key, hashed together.
     static func spaceKey(table: FeatureTable, schema: FeatureSchema) -> String {
-        SHA256.hash(data: Data((table.contentHash() + "|" + schema.spaceKey).utf8))
+        spaceKey(contentHash: table.contentHash(), schema: schema)
+    }
+
+    /// What names the space of the table of `contentHash` (``Features/FeatureTable/contentHash()``).
+    static func spaceKey(contentHash: String, schema: FeatureSchema) -> String {
+        SHA256.hash(data: Data((contentHash + "|" + schema.spaceKey).utf8))
             .map { String(format: "%02x", $0) }.joined()
     }
 

@@ -104,28 +104,64 @@ enum PackedColumns {
     static func dictionary(_ values: [Float], columnCount: Int) -> [UInt8] {
         precondition(columnCount > 0 && values.count % columnCount == 0, "A whole number of rows.")
         let rowCount = values.count / columnCount
-        var bytes: [UInt8] = []
+        var bytes = matrixHeader(rowCount: rowCount, columnCount: columnCount)
         bytes.reserveCapacity(8 + values.count * 2)
+        var coder = FloatColumnCoder()
+        for column in 0..<columnCount {
+            for row in 0..<rowCount { coder.append(values[row * columnCount + column]) }
+            coder.finish(into: &bytes)
+        }
+        return bytes
+    }
+
+    /// The row and column counts that open a matrix of ``dictionary(_:columnCount:)``; its columns,
+    /// each written by ``FloatColumnCoder/finish(into:)``, follow.
+    static func matrixHeader(rowCount: Int, columnCount: Int) -> [UInt8] {
+        var bytes: [UInt8] = []
         withUnsafeBytes(of: UInt32(rowCount)) { bytes.append(contentsOf: $0) }
         withUnsafeBytes(of: UInt32(columnCount)) { bytes.append(contentsOf: $0) }
-        var table = BitTable()
-        var indexes = [UInt16](repeating: 0, count: rowCount)
-        for column in 0..<columnCount {
-            table.removeAll()
-            var fitted = true
-            for row in 0..<rowCount {
-                guard let index = table.index(of: values[row * columnCount + column].bitPattern) else {
-                    fitted = false
-                    break
-                }
-                indexes[row] = index
+        return bytes
+    }
+
+    /// One column of ``dictionary(_:columnCount:)``, coded as its values come: each value as a
+    /// 16-bit index into the column's distinct patterns while there are at most 65,536 of them, then
+    /// as its 32 bits. A column of a million rows takes 2 MB while it is coded, not the 4 MB of its
+    /// `Float`s (or the 48 MB of a table's twelve columns, which a streaming build never holds).
+    struct FloatColumnCoder {
+        private var table = BitTable()
+        private var indexes: [UInt16] = []
+        /// Every value's bits, once the column has outgrown the table.
+        private var raw: [UInt32]?
+
+        /// The number of values appended.
+        var count: Int { raw?.count ?? indexes.count }
+
+        mutating func append(_ value: Float) {
+            let pattern = value.bitPattern
+            if raw != nil {
+                raw!.append(pattern)
+            } else if let index = table.index(of: pattern) {
+                indexes.append(index)
+            } else {
+                var all = indexes.map { table.patterns[Int($0)] }
+                all.append(pattern)
+                raw = all
+                indexes = []
             }
-            guard fitted else {
+        }
+
+        /// Appends the column's bytes (its bit count, then its patterns and packed indexes, or its
+        /// values' bits) to `bytes`, and empties the coder for the next column.
+        mutating func finish(into bytes: inout [UInt8]) {
+            defer {
+                table.removeAll()
+                indexes.removeAll(keepingCapacity: true)
+                raw = nil
+            }
+            if let raw {
                 bytes.append(32)
-                for row in 0..<rowCount {
-                    withUnsafeBytes(of: values[row * columnCount + column].bitPattern) { bytes.append(contentsOf: $0) }
-                }
-                continue
+                raw.withUnsafeBytes { bytes.append(contentsOf: $0) }
+                return
             }
             let bits = indexBits(patternCount: table.patterns.count)
             bytes.append(UInt8(bits))
@@ -145,7 +181,6 @@ enum PackedColumns {
             if filled > 0 { bytes.append(UInt8(truncatingIfNeeded: word)) }
             bytes.append(contentsOf: repeatElement(0, count: 8))
         }
-        return bytes
     }
 
     /// The bits an index into `patternCount` patterns takes: 0 for one pattern.
@@ -159,49 +194,7 @@ enum PackedColumns {
     /// Decoded a block of rows at a time, every column of the block before the next: column by
     /// column over a million rows, each column's writes went through the whole 48 MB matrix again.
     static func floats(_ bytes: UnsafeRawBufferPointer, columnCount: Int) -> [Float]? {
-        guard bytes.count >= 8, columnCount > 0,
-            Int(bytes.loadUnaligned(fromByteOffset: 4, as: UInt32.self)) == columnCount
-        else { return nil }
-        let rowCount = Int(bytes.loadUnaligned(fromByteOffset: 0, as: UInt32.self))
-        // Where each column's parts are.
-        struct Column {
-            var bits: Int
-            var patternCount: Int
-            /// The patterns, as many as the bits can index (the rest 0), so that no index reads
-            /// past them; an index past `patternCount` is refused after decoding.
-            var patterns: [Float]
-            var stream: Int
-        }
-        var columns: [Column] = []
-        var offset = 8
-        for _ in 0..<columnCount {
-            guard offset < bytes.count else { return nil }
-            let bits = Int(bytes[offset])
-            offset += 1
-            if bits == 32 {
-                guard bytes.count - offset >= rowCount * 4 else { return nil }
-                columns.append(Column(bits: 32, patternCount: 0, patterns: [], stream: offset))
-                offset += rowCount * 4
-                continue
-            }
-            guard bits <= 16, bytes.count - offset >= 4 else { return nil }
-            let patternCount = Int(bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
-            offset += 4
-            let streamBytes = (rowCount * bits + 7) / 8 + 8
-            guard patternCount >= 1 || rowCount == 0, indexBits(patternCount: patternCount) == bits,
-                bytes.count - offset >= patternCount * 4 + streamBytes
-            else { return nil }
-            var patterns = [Float](repeating: 0, count: 1 << bits)
-            for index in 0..<patternCount {
-                patterns[index] = Float(
-                    bitPattern: bytes.loadUnaligned(fromByteOffset: offset + index * 4, as: UInt32.self)
-                )
-            }
-            offset += patternCount * 4
-            columns.append(Column(bits: bits, patternCount: patternCount, patterns: patterns, stream: offset))
-            offset += streamBytes
-        }
-        guard offset == bytes.count else { return nil }
+        guard let (rowCount, columns) = layout(bytes, columnCount: columnCount) else { return nil }
         var largest = [Int](repeating: 0, count: columnCount)
         let values = [Float](unsafeUninitializedCapacity: rowCount * columnCount) { buffer, initialized in
             let blockRows = 4096
@@ -238,6 +231,92 @@ enum PackedColumns {
             return nil
         }
         return values
+    }
+
+    /// Where one column of a ``dictionary(_:columnCount:)`` matrix is.
+    private struct ColumnLayout {
+        var bits: Int
+        var patternCount: Int
+        /// The patterns, as many as the bits can index (the rest 0), so that no index reads past
+        /// them; an index past `patternCount` is refused after decoding.
+        var patterns: [Float]
+        /// The offset of the packed indexes, or of the values for 32 bits.
+        var stream: Int
+    }
+
+    /// The row count and the columns' places of a ``dictionary(_:columnCount:)`` matrix, or `nil`
+    /// when the bytes are not one `columnCount` columns wide.
+    private static func layout(_ bytes: UnsafeRawBufferPointer, columnCount: Int) -> (Int, [ColumnLayout])? {
+        guard bytes.count >= 8, columnCount > 0,
+            Int(bytes.loadUnaligned(fromByteOffset: 4, as: UInt32.self)) == columnCount
+        else { return nil }
+        let rowCount = Int(bytes.loadUnaligned(fromByteOffset: 0, as: UInt32.self))
+        var columns: [ColumnLayout] = []
+        var offset = 8
+        for _ in 0..<columnCount {
+            guard offset < bytes.count else { return nil }
+            let bits = Int(bytes[offset])
+            offset += 1
+            if bits == 32 {
+                guard bytes.count - offset >= rowCount * 4 else { return nil }
+                columns.append(ColumnLayout(bits: 32, patternCount: 0, patterns: [], stream: offset))
+                offset += rowCount * 4
+                continue
+            }
+            guard bits <= 16, bytes.count - offset >= 4 else { return nil }
+            let patternCount = Int(bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
+            offset += 4
+            let streamBytes = (rowCount * bits + 7) / 8 + 8
+            guard patternCount >= 1 || rowCount == 0, indexBits(patternCount: patternCount) == bits,
+                bytes.count - offset >= patternCount * 4 + streamBytes
+            else { return nil }
+            var patterns = [Float](repeating: 0, count: 1 << bits)
+            for index in 0..<patternCount {
+                patterns[index] = Float(
+                    bitPattern: bytes.loadUnaligned(fromByteOffset: offset + index * 4, as: UInt32.self)
+                )
+            }
+            offset += patternCount * 4
+            columns.append(ColumnLayout(bits: bits, patternCount: patternCount, patterns: patterns, stream: offset))
+            offset += streamBytes
+        }
+        guard offset == bytes.count else { return nil }
+        return (rowCount, columns)
+    }
+
+    /// Column `column` of the matrix ``dictionary(_:columnCount:)`` wrote, or `nil` when the bytes
+    /// are not such a part, or not `columnCount` columns wide: a column without the matrix, for a
+    /// build that takes the columns one at a time (``LibraryStore/prepareSpace(schema:)``).
+    static func column(_ bytes: UnsafeRawBufferPointer, columnCount: Int, column: Int) -> [Float]? {
+        guard let (rowCount, columns) = layout(bytes, columnCount: columnCount), columns.indices.contains(column)
+        else { return nil }
+        let part = columns[column]
+        if part.bits == 32 {
+            return [Float](unsafeUninitializedCapacity: rowCount) { buffer, initialized in
+                for row in 0..<rowCount {
+                    buffer[row] = Float(
+                        bitPattern: bytes.loadUnaligned(fromByteOffset: part.stream + row * 4, as: UInt32.self)
+                    )
+                }
+                initialized = rowCount
+            }
+        }
+        let bits = part.bits
+        let mask = (UInt64(1) << UInt64(bits)) &- 1
+        var most = 0
+        let values = part.patterns.withUnsafeBufferPointer { patterns in
+            [Float](unsafeUninitializedCapacity: rowCount) { buffer, initialized in
+                for row in 0..<rowCount {
+                    let bit = row * bits
+                    let word = bytes.loadUnaligned(fromByteOffset: part.stream + bit >> 3, as: UInt64.self)
+                    let index = Int(truncatingIfNeeded: (word >> UInt64(bit & 7)) & mask)
+                    most = max(most, index)
+                    buffer[row] = patterns[index]
+                }
+                initialized = rowCount
+            }
+        }
+        return rowCount > 0 && most >= part.patternCount ? nil : values
     }
 }
 
