@@ -28,25 +28,25 @@ extension FeatureSchema {
         let tableValues = table.values
         let rowCount = table.rowCount
         let fit = makeSpace(
-                rowCount: rowCount,
-                column: { source in
-                    tableValues.withUnsafeBufferPointer { values in
-                        [Float](unsafeUninitializedCapacity: rowCount) { buffer, initialized in
-                            for row in 0..<rowCount { buffer[row] = values[row * width + source] }
-                            initialized = rowCount
-                        }
-                    }
-                },
-                emit: { column, count, scaled in
-                    if elements.isEmpty {
-                        columnCount = count
-                        elements = [Float](repeating: 0, count: scaled.count * count)
-                    }
-                    elements.withUnsafeMutableBufferPointer { elements in
-                        for (row, value) in scaled.enumerated() { elements[row * count + column] = value }
+            rowCount: rowCount,
+            column: { source in
+                tableValues.withUnsafeBufferPointer { values in
+                    [Float](unsafeUninitializedCapacity: rowCount) { buffer, initialized in
+                        for row in 0..<rowCount { buffer[row] = values[row * width + source] }
+                        initialized = rowCount
                     }
                 }
-            )
+            },
+            emit: { column, count, scaled in
+                if elements.isEmpty {
+                    columnCount = count
+                    elements = [Float](repeating: 0, count: scaled.count * count)
+                }
+                elements.withUnsafeMutableBufferPointer { elements in
+                    for (row, value) in scaled.enumerated() { elements[row * count + column] = value }
+                }
+            }
+        )
         if elements.isEmpty { columnCount = makeColumnPlan().count }
         return FeatureSpace(
             matrix: FeatureMatrix(

@@ -186,7 +186,10 @@ extension FeatureTable {
         let width = FeatureTable.columnCount
         values.withUnsafeBufferPointer { values in
             for (row, id) in trackIDs.enumerated() {
-                hasher.combine(trackID: id, values: UnsafeBufferPointer(rebasing: values[(row * width)..<((row + 1) * width)]))
+                hasher.combine(
+                    trackID: id,
+                    values: UnsafeBufferPointer(rebasing: values[(row * width)..<((row + 1) * width)])
+                )
             }
         }
         return hasher.finalize()

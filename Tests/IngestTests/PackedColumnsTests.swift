@@ -81,8 +81,12 @@ struct PackedColumnsTests {
 
         // One column alone, as a streaming build reads them.
         for column in 0..<3 {
-            let alone = try #require(packed.withUnsafeBytes { PackedColumns.column($0, columnCount: 3, column: column) })
-            #expect(alone.map(\.bitPattern) == stride(from: column, to: values.count, by: 3).map { values[$0].bitPattern })
+            let alone = try #require(
+                packed.withUnsafeBytes { PackedColumns.column($0, columnCount: 3, column: column) }
+            )
+            #expect(
+                alone.map(\.bitPattern) == stride(from: column, to: values.count, by: 3).map { values[$0].bitPattern }
+            )
         }
         #expect(packed.withUnsafeBytes { PackedColumns.column($0, columnCount: 3, column: 3) } == nil)
         #expect(packed.dropLast().withUnsafeBytes { PackedColumns.column($0, columnCount: 3, column: 0) } == nil)

@@ -108,7 +108,10 @@ struct SpaceCacheTests {
             try store.prepareSnapshots()
             #expect(try cachedParts(store) == 3)
             let table = try store.featureTable(scope: .all)
-            expectSame(try store.featureSpace(of: table, schema: .default), FeatureSchema.default.makeSpace(from: table))
+            expectSame(
+                try store.featureSpace(of: table, schema: .default),
+                FeatureSchema.default.makeSpace(from: table)
+            )
             try markCachedValues(store)
             let space = try store.featureSpace(of: try store.featureTable(scope: .all), schema: .default)
             #expect(space.matrix.values.elements[0] == 1234.5, "read from the cache")
@@ -124,7 +127,8 @@ struct SpaceCacheTests {
             var features = AudioFeatures()
             for feature in AudioFeature.allCases {
                 let range = feature.validRange
-                var value = range.lowerBound + Double(random.next() % 1001) / 1000 * (range.upperBound - range.lowerBound)
+                var value =
+                    range.lowerBound + Double(random.next() % 1001) / 1000 * (range.upperBound - range.lowerBound)
                 if feature.isDiscrete { value = value.rounded(.down) }
                 if feature == .timeSignature { value = 4 }
                 features[feature] = random.next() % 40 == 0 || row % 500 == 0 ? nil : value

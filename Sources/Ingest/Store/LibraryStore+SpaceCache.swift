@@ -50,16 +50,21 @@ extension LibraryStore {
                     let stored = parts["content_hash"]
                 {
                     hash = String(decoding: stored, as: UTF8.self)
-                    if try Self.snapshotParts(.features, in: db, only: Self.spaceParts).flatMap({ Self.spaceAbout($0) })?
-                        .key == Self.spaceKey(contentHash: hash, schema: schema)
-                    {
+                    if try Self.snapshotParts(.features, in: db, only: Self.spaceParts).flatMap({ Self.spaceAbout($0) }
+                    )?
+                    .key == Self.spaceKey(contentHash: hash, schema: schema) {
                         return
                     }
                     values = parts.array("values")
                 } else {
                     var parts = try FeatureSnapshot.buildParts(db)
                     try db.execute(sql: "DELETE FROM snapshots WHERE name = ?", arguments: [Snapshot.features.rawValue])
-                    try Self.savePart("format", SnapshotBlob(Data(Snapshot.features.format.utf8)), of: .features, in: db)
+                    try Self.savePart(
+                        "format",
+                        SnapshotBlob(Data(Snapshot.features.format.utf8)),
+                        of: .features,
+                        in: db
+                    )
                     for (part, blob) in parts { try Self.savePart(part, blob, of: .features, in: db) }
                     hash = String(decoding: parts["content_hash"]?.data ?? Data(), as: UTF8.self)
                     values = parts["values"]?.array() ?? []
@@ -98,7 +103,9 @@ extension LibraryStore {
                 return decoded
             },
             emit: { _, columnCount, scaled in
-                if bytes.isEmpty { bytes = PackedColumns.matrixHeader(rowCount: scaled.count, columnCount: columnCount) }
+                if bytes.isEmpty {
+                    bytes = PackedColumns.matrixHeader(rowCount: scaled.count, columnCount: columnCount)
+                }
                 for value in scaled { coder.append(value) }
                 coder.finish(into: &bytes)
             }
