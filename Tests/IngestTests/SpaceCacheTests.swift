@@ -115,6 +115,37 @@ struct SpaceCacheTests {
             try markCachedValues(store)
             let space = try store.featureSpace(of: try store.featureTable(scope: .all), schema: .default)
             #expect(space.matrix.values.elements[0] == 1234.5, "read from the cache")
+            // Prepared again, the cached space is kept, not built again.
+            try store.prepareSnapshots()
+            #expect(try store.featureSpace(of: table, schema: .default).matrix.values.elements[0] == 1234.5)
+        }
+    }
+
+    @Test func preparingSnapshotsBesideACurrentFeatureSnapshotBuildsOnlyTheSpace() throws {
+        try withStore { store in
+            _ = try store.importFile(at: Self.liked)
+            // A command read the table: the features snapshot is current, the space absent.
+            let table = try store.featureTable(scope: .all)
+            let snapshotRowIDs = try store.database.read { db in
+                try Int64.fetchAll(db, sql: "SELECT rowid FROM snapshots WHERE name = 'features' ORDER BY rowid")
+            }
+            #expect(try cachedParts(store) == 0 && !snapshotRowIDs.isEmpty)
+            try store.prepareSnapshots()
+            #expect(try cachedParts(store) == 3)
+            let kept = try store.database.read { db in
+                try Int64.fetchAll(
+                    db,
+                    sql: """
+                        SELECT rowid FROM snapshots WHERE name = 'features' AND part NOT LIKE 'space\\_%' ESCAPE '\\'
+                        ORDER BY rowid
+                        """
+                )
+            }
+            #expect(kept == snapshotRowIDs, "the snapshot's own parts were not written again")
+            expectSame(
+                try store.featureSpace(of: table, schema: .default),
+                FeatureSchema.default.makeSpace(from: table)
+            )
         }
     }
 

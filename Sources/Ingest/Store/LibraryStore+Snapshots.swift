@@ -151,9 +151,7 @@ extension LibraryStore {
             try? database.write { db -> Value in
                 if let parts = try Self.snapshotParts(snapshot, in: db), let value = decode(parts) { return value }
                 let (value, parts) = try build(db)
-                try db.execute(sql: "DELETE FROM snapshots WHERE name = ?", arguments: [snapshot.rawValue])
-                try Self.savePart("format", SnapshotBlob(Data(snapshot.format.utf8)), of: snapshot, in: db)
-                for (part, blob) in parts { try Self.savePart(part, blob, of: snapshot, in: db) }
+                try Self.save(snapshot, parts: parts, in: db)
                 return value
             }
         }
@@ -163,6 +161,13 @@ extension LibraryStore {
 }
 
 extension LibraryStore {
+    /// Replaces `snapshot` by `parts` and its format.
+    static func save(_ snapshot: Snapshot, parts: [String: SnapshotBlob], in db: Database) throws {
+        try db.execute(sql: "DELETE FROM snapshots WHERE name = ?", arguments: [snapshot.rawValue])
+        try savePart("format", SnapshotBlob(Data(snapshot.format.utf8)), of: snapshot, in: db)
+        for (part, blob) in parts { try savePart(part, blob, of: snapshot, in: db) }
+    }
+
     /// Writes one part of `snapshot`, replacing the part of that name: a row with a `zeroblob` of
     /// the part's size, which ``BlobIO/write(_:_:table:column:rowID:)`` then fills from the
     /// part's own array.
@@ -233,7 +238,7 @@ extension LibraryStore {
     /// the writer's small one (``writerCacheKiB``; on a million tracks a 256 MB cache filled during
     /// the builds, a third of `import`'s peak memory).
     public func prepareSnapshots() throws {
-        // The facts first, so that their arrays are gone before the feature table is held.
+        // The facts first, so that their arrays are gone before the features are coded.
         _ = try factsSnapshot()
         // The space `recommend` uses by default (and `cluster`, when its schema is the default).
         let weights = try personalWeights() ?? .default

@@ -50,24 +50,17 @@ extension LibraryStore {
                     let stored = parts["content_hash"]
                 {
                     hash = String(decoding: stored, as: UTF8.self)
-                    if try Self.snapshotParts(.features, in: db, only: Self.spaceParts).flatMap({ Self.spaceAbout($0) }
-                    )?
-                    .key == Self.spaceKey(contentHash: hash, schema: schema) {
-                        return
-                    }
+                    let cached = try Self.snapshotParts(.features, in: db, only: Self.spaceParts).flatMap(
+                        Self.spaceAbout
+                    )
+                    if cached?.key == Self.spaceKey(contentHash: hash, schema: schema) { return }
                     values = parts.array("values")
                 } else {
                     var parts = try FeatureSnapshot.buildParts(db)
-                    try db.execute(sql: "DELETE FROM snapshots WHERE name = ?", arguments: [Snapshot.features.rawValue])
-                    try Self.savePart(
-                        "format",
-                        SnapshotBlob(Data(Snapshot.features.format.utf8)),
-                        of: .features,
-                        in: db
-                    )
-                    for (part, blob) in parts { try Self.savePart(part, blob, of: .features, in: db) }
+                    try Self.save(.features, parts: parts, in: db)
                     hash = String(decoding: parts["content_hash"]?.data ?? Data(), as: UTF8.self)
-                    values = parts["values"]?.array() ?? []
+                    // The array the values were coded into, not a copy; the other parts go.
+                    values = parts.removeValue(forKey: "values")?.bytes ?? []
                     parts = [:]
                 }
                 guard let parts = Self.buildSpace(values: values, schema: schema, contentHash: hash) else { return }

@@ -82,15 +82,21 @@ struct SnapshotBlob: Equatable {
     let byteCount: Int
     private let access: (_ body: (UnsafeRawBufferPointer) -> Void) -> Void
 
+    /// The bytes as the array they were built in, for a part built as bytes; `nil` for the others.
+    let bytes: [UInt8]?
+
     /// The values of `array`, in the machine's byte order; the array is shared, not copied.
     init<T: BitwiseCopyable>(_ array: [T]) {
         byteCount = array.count * MemoryLayout<T>.stride
         access = { body in array.withUnsafeBytes { body($0) } }
+        // The same array when it is one of bytes (a cast `as? [UInt8]` may copy element by element).
+        bytes = T.self == UInt8.self ? unsafeBitCast(array, to: [UInt8].self) : nil
     }
 
     init(_ data: Data) {
         byteCount = data.count
         access = { body in data.withUnsafeBytes { body($0) } }
+        bytes = nil
     }
 
     /// Calls `body` with the bytes.
