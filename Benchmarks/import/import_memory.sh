@@ -39,7 +39,7 @@ for ROWS in "$@"; do
     /usr/bin/time -f "%e %M" -o "$WORK/time.txt" "$BIN" import --db "$STORE" --timings "$CSV" > "$WORK/import.txt" 2>&1
     read -r wall rss_kb < "$WORK/time.txt"
     rss=$(awk -v kb="$rss_kb" 'BEGIN { printf "%.1f", kb / 1024 }')
-    csv_mb=$(awk -v b="$(stat -c %s "$CSV")" 'BEGIN { printf "%.0f", b / 1e6 }')
+    csv_mb=$(awk -v b="$(stat -L -c %s "$CSV")" 'BEGIN { printf "%.0f", b / 1e6 }')
     store_mb=$(awk -v b="$(stat -c %s "$STORE")" 'BEGIN { printf "%.1f", b / 1e6 }')
     if [ -z "$first_rows" ]; then
         first_rows=$ROWS

@@ -79,6 +79,20 @@ struct PackedColumnsTests {
         let back = try #require(packed.withUnsafeBytes { PackedColumns.floats($0, columnCount: 3) })
         #expect(back.map(\.bitPattern) == values.map(\.bitPattern))
 
+        // A column coded as its values come takes the bytes it said it would, and no more than
+        // the most a column can.
+        var coder = PackedColumns.FloatColumnCoder()
+        var columnBytes: [UInt8] = []
+        for column in 0..<3 {
+            for row in 0..<rowCount { coder.append(values[row * 3 + column]) }
+            let expected = coder.encodedByteCount
+            let before = columnBytes.count
+            coder.finish(into: &columnBytes)
+            #expect(columnBytes.count - before == expected)
+            #expect(expected <= PackedColumns.FloatColumnCoder.largestByteCount(rowCount: rowCount))
+        }
+        #expect(PackedColumns.matrixHeader(rowCount: rowCount, columnCount: 3) + columnBytes == packed)
+
         // One column alone, as a streaming build reads them.
         for column in 0..<3 {
             let alone = try #require(

@@ -98,10 +98,17 @@ extension LibraryStore {
             emit: { _, columnCount, scaled in
                 if bytes.isEmpty {
                     bytes = PackedColumns.matrixHeader(rowCount: scaled.count, columnCount: columnCount)
+                    // The most the columns can take, reserved rather than grown by doubling (which
+                    // copies); the pages not written are never touched.
+                    bytes.reserveCapacity(
+                        8 + columnCount * PackedColumns.FloatColumnCoder.largestByteCount(rowCount: scaled.count)
+                    )
                 }
                 for value in scaled { coder.append(value) }
                 coder.finish(into: &bytes)
-            }
+            },
+            // An import's last step, whose peak this is: one fit at a time.
+            fittingInParallel: false
         )
         guard !damage.found.withLock({ $0 }) else { return nil }
         if bytes.isEmpty {

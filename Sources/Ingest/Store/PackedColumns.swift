@@ -136,6 +136,18 @@ enum PackedColumns {
         /// The number of values appended.
         var count: Int { raw?.count ?? indexes.count }
 
+        /// The bytes ``finish(into:)`` appends for the values appended so far.
+        var encodedByteCount: Int {
+            if let raw { return 1 + raw.count * 4 }
+            let bits = indexBits(patternCount: table.patterns.count)
+            return 1 + 4 + table.patterns.count * 4 + (indexes.count * bits + 7) / 8 + 8
+        }
+
+        /// The most bytes ``finish(into:)`` can append for a column of `rowCount` values.
+        static func largestByteCount(rowCount: Int) -> Int {
+            max(1 + rowCount * 4, 1 + 4 + min(rowCount, 1 << 16) * 4 + (rowCount * 16 + 7) / 8 + 8)
+        }
+
         mutating func append(_ value: Float) {
             let pattern = value.bitPattern
             if raw != nil {
