@@ -38,9 +38,9 @@ extension LibraryStore {
     /// scan hands out rows (``FeatureSnapshot/buildParts(_:)``), and the space is built a column
     /// at a time from the snapshot's packed values (``Features/FeatureSchema/makeSpace(rowCount:column:emit:)``),
     /// each column coded as it comes. It is the space a command builds from the table, bit for bit,
-    /// under the same key. On three million tracks the import's peak went from 380 to about
-    /// 200 MB; holding the table (56 bytes a track) and the matrix, it grew by about 100 bytes a
-    /// track.
+    /// under the same key. Holding the table (56 bytes a track) and the matrix, the import's peak
+    /// grew by about 100 bytes a track (380–415 MB at three million tracks); built this way it is
+    /// about 200 MB there, and grows by about 35 bytes a track (`Benchmarks/import/import_memory.sh`).
     func prepareSpace(schema: FeatureSchema) throws {
         _ = opportunisticWrite.whileSet {
             try? database.write { db in
@@ -115,21 +115,16 @@ extension LibraryStore {
             bytes = PackedColumns.matrixHeader(rowCount: 0, columnCount: max(1, fit.scaling.columns.count))
             for _ in 0..<max(1, fit.scaling.columns.count) { coder.finish(into: &bytes) }
         }
-        let about = SpaceAbout(
+        return spaceParts(
             key: spaceKey(contentHash: contentHash, schema: schema),
             scaling: fit.scaling,
             columnNames: fit.scaling.columns.map(\.name),
-            rowCount: fit.tableRows.count,
+            tableRows: fit.tableRows,
             excludedTrackCount: fit.excludedTrackCount,
-            missingCounts: Dictionary(uniqueKeysWithValues: fit.missingCounts.map { ($0.rawValue, $1) }),
-            imputedCounts: Dictionary(uniqueKeysWithValues: fit.imputedCounts.map { ($0.rawValue, $1) })
+            missingCounts: fit.missingCounts,
+            imputedCounts: fit.imputedCounts,
+            values: SnapshotBlob(bytes)
         )
-        guard let json = try? JSONEncoder().encode(about) else { return nil }
-        return [
-            "space_about": SnapshotBlob(json),
-            "space_values": SnapshotBlob(bytes),
-            "space_rows": .ascending(fit.tableRows.lazy.map(Int64.init)),
-        ]
     }
 
     /// What the cached space's `space_about` part says, or `nil` when it is absent or unreadable.
@@ -183,21 +178,44 @@ extension LibraryStore {
     /// The parts of `space`, or `nil` when its scaling cannot be written (a value that is not
     /// finite).
     static func encodeSpace(_ space: FeatureSpace, key: String) -> [String: SnapshotBlob]? {
-        let about = SpaceAbout(
+        spaceParts(
             key: key,
             scaling: space.scaling,
             columnNames: space.matrix.columnNames,
-            rowCount: space.matrix.rowCount,
+            tableRows: space.tableRows,
             excludedTrackCount: space.excludedTrackCount,
-            missingCounts: Dictionary(uniqueKeysWithValues: space.missingCounts.map { ($0.rawValue, $1) }),
-            imputedCounts: Dictionary(uniqueKeysWithValues: space.imputedCounts.map { ($0.rawValue, $1) })
+            missingCounts: space.missingCounts,
+            imputedCounts: space.imputedCounts,
+            values: .floats(space.matrix.values.elements, columnCount: max(1, space.matrix.columnCount))
+        )
+    }
+
+    /// The parts of a space whose values are packed already, or `nil` when its scaling cannot be
+    /// written.
+    private static func spaceParts(
+        key: String,
+        scaling: FeatureScaling,
+        columnNames: [String],
+        tableRows: [Int32],
+        excludedTrackCount: Int,
+        missingCounts: [AudioFeature: Int],
+        imputedCounts: [AudioFeature: Int],
+        values: SnapshotBlob
+    ) -> [String: SnapshotBlob]? {
+        let about = SpaceAbout(
+            key: key,
+            scaling: scaling,
+            columnNames: columnNames,
+            rowCount: tableRows.count,
+            excludedTrackCount: excludedTrackCount,
+            missingCounts: Dictionary(uniqueKeysWithValues: missingCounts.map { ($0.rawValue, $1) }),
+            imputedCounts: Dictionary(uniqueKeysWithValues: imputedCounts.map { ($0.rawValue, $1) })
         )
         guard let json = try? JSONEncoder().encode(about) else { return nil }
         // The rows ascend, mostly by 1: about a byte each as differences, not 4.
         return [
-            "space_about": SnapshotBlob(json),
-            "space_values": .floats(space.matrix.values.elements, columnCount: max(1, space.matrix.columnCount)),
-            "space_rows": .ascending(space.tableRows.lazy.map(Int64.init)),
+            "space_about": SnapshotBlob(json), "space_values": values,
+            "space_rows": .ascending(tableRows.lazy.map(Int64.init)),
         ]
     }
 
