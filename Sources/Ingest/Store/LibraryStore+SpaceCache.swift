@@ -36,7 +36,7 @@ extension LibraryStore {
     ///
     /// Neither the feature table nor the space's matrix is held: the snapshot is coded as the
     /// scan hands out rows (``FeatureSnapshot/buildParts(_:)``), and the space is built a column
-    /// at a time from the snapshot's packed values (``Features/FeatureSchema/makeSpace(rowCount:column:emit:)``),
+    /// at a time from the snapshot's packed values (``Features/FeatureSchema/makeSpace(rowCount:column:emit:fittingInParallel:)``),
     /// each column coded as it comes. It is the space a command builds from the table, bit for bit,
     /// under the same key. Holding the table (56 bytes a track) and the matrix, the import's peak
     /// grew by about 100 bytes a track (380–415 MB at three million tracks); built this way it is
@@ -104,6 +104,7 @@ extension LibraryStore {
                         8 + columnCount * PackedColumns.FloatColumnCoder.largestByteCount(rowCount: scaled.count)
                     )
                 }
+                coder.reserveCapacity(scaled.count)
                 for value in scaled { coder.append(value) }
                 coder.finish(into: &bytes)
             },

@@ -107,6 +107,7 @@ enum PackedColumns {
         var bytes = matrixHeader(rowCount: rowCount, columnCount: columnCount)
         bytes.reserveCapacity(8 + values.count * 2)
         var coder = FloatColumnCoder()
+        coder.reserveCapacity(rowCount)
         for column in 0..<columnCount {
             for row in 0..<rowCount { coder.append(values[row * columnCount + column]) }
             coder.finish(into: &bytes)
@@ -147,6 +148,9 @@ enum PackedColumns {
         static func largestByteCount(rowCount: Int) -> Int {
             max(1 + rowCount * 4, 1 + 4 + min(rowCount, 1 << 16) * 4 + (rowCount * 16 + 7) / 8 + 8)
         }
+
+        /// Makes room for `count` values, so that appending them does not grow the codes by copying.
+        mutating func reserveCapacity(_ count: Int) { indexes.reserveCapacity(count) }
 
         mutating func append(_ value: Float) {
             let pattern = value.bitPattern
