@@ -134,9 +134,6 @@ enum PackedColumns {
         /// Every value's bits, once the column has outgrown the table.
         private var raw: [UInt32]?
 
-        /// The number of values appended.
-        var count: Int { raw?.count ?? indexes.count }
-
         /// The bytes ``finish(into:)`` appends for the values appended so far.
         var encodedByteCount: Int {
             if let raw { return 1 + raw.count * 4 }
