@@ -8,15 +8,22 @@ enum AscendingDeltas {
         bytes.reserveCapacity(values.underestimatedCount + 16)
         var previous: Int64 = 0
         for value in values {
-            var delta = UInt64(bitPattern: value &- previous)
+            append(value, after: previous, to: &bytes)
             previous = value
-            while delta >= 0x80 {
-                bytes.append(UInt8(delta & 0x7F) | 0x80)
-                delta >>= 7
-            }
-            bytes.append(UInt8(delta))
         }
         return bytes
+    }
+
+    /// Appends the LEB128 difference of `value` from `previous` (0 for the first value): what
+    /// ``encode(_:)`` writes for each value, for a part built a value at a time.
+    @inline(__always)
+    static func append(_ value: Int64, after previous: Int64, to bytes: inout [UInt8]) {
+        var delta = UInt64(bitPattern: value &- previous)
+        while delta >= 0x80 {
+            bytes.append(UInt8(delta & 0x7F) | 0x80)
+            delta >>= 7
+        }
+        bytes.append(UInt8(delta))
     }
 
     /// The values `bytes` encodes, or `nil` when they do not ascend strictly, a value is cut

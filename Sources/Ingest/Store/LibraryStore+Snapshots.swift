@@ -377,13 +377,8 @@ struct FeatureSnapshot {
                 columns[column].append(row[column])
             }
             row.withUnsafeBufferPointer { hasher.combine(trackID: current.trackID, values: $0) }
-            var delta = UInt64(bitPattern: current.trackID &- previousID)
+            AscendingDeltas.append(current.trackID, after: previousID, to: &ids)
             previousID = current.trackID
-            while delta >= 0x80 {
-                ids.append(UInt8(delta & 0x7F) | 0x80)
-                delta >>= 7
-            }
-            ids.append(UInt8(delta))
             rowCount += 1
             preferred.append(UInt8(clamping: numbering.number(of: current.source)))
             coverage.append(bits)
