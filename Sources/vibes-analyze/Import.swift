@@ -47,12 +47,24 @@ extension VibesAnalyze {
         )
         var reference = false
 
+        /// The import's memory budget in MB (``memoryBudgetMB``); changed by tests only.
+        @Option(name: .customLong("memory-budget-mb"), help: .hidden)
+        var memoryBudgetMB = Import.memoryBudgetMB
+
         @Argument(help: "The files to import.", completion: .file())
         var files: [String]
 
         func validate() throws {
             if files.isEmpty { throw ValidationError("Please name at least one file to import.") }
+            if memoryBudgetMB < 0 { throw ValidationError("--memory-budget-mb must be 0 or more.") }
         }
+
+        /// The peak memory an import keeps to, whatever the size of its file. The rows are
+        /// streamed (about 125 MB while a million-row CSV is written, flat with the file); the
+        /// snapshot builds after them grow with the library, so they run only when they fit in
+        /// what is left, and otherwise the next command builds them
+        /// (``Ingest/LibraryStore/prepareSnapshots(memoryLimit:)``).
+        static let memoryBudgetMB = 300
 
         func run() async throws {
             var timer = PhaseTimer(isEnabled: global.timings)
@@ -94,12 +106,21 @@ extension VibesAnalyze {
             // The next command reads the library's features in one go instead of row by row.
             if summaries.contains(where: { $0.status != .unchanged }) {
                 VibesAnalyze.returnFreeMemory()
-                try? store.prepareSnapshots()
+                let limit = (memoryBudgetMB << 20) - (VibesAnalyze.residentBytes() ?? 0)
+                if case .deferred(let tracks, let needed, _) = try? store.prepareSnapshots(memoryLimit: max(0, limit)),
+                    !global.json
+                {
+                    print(Import.deferredSnapshotsNote(tracks: tracks, neededBytes: needed, budgetMB: memoryBudgetMB))
+                }
                 timer.lap("snapshots")
             }
             if global.json { try Console.printJSON(["files": summaries]) }
             timer.report()
             if failures > 0 { throw ExitCode.failure }
+        }
+
+        static func deferredSnapshotsNote(tracks: Int, neededBytes: Int, budgetMB: Int) -> String {
+            "note: the library's snapshots (\(tracks) tracks) would take about \((neededBytes + (1 << 20) - 1) >> 20) MB more to build, past the import's \(budgetMB) MB budget; the next command builds them, once"
         }
 
         static func describe(_ summary: ImportSummary) -> String {

@@ -121,6 +121,54 @@ struct SpaceCacheTests {
         }
     }
 
+    @Test func snapshotsPastTheMemoryLimitAreLeftToTheNextCommand() throws {
+        func snapshotRows(_ store: LibraryStore) throws -> Int {
+            try store.database.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM snapshots") ?? 0 }
+        }
+        try withStore { store in
+            _ = try store.importFile(at: Self.tidytuesday)
+            let tracks = try store.database.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM tracks") ?? 0 }
+            let needed = tracks * LibraryStore.snapshotBuildBytesPerTrack
+            #expect(try tracks > 0 && snapshotRows(store) == 0)
+            // One byte short: nothing is built.
+            #expect(
+                try store.prepareSnapshots(memoryLimit: needed - 1)
+                    == .deferred(tracks: tracks, neededBytes: needed, limitBytes: needed - 1)
+            )
+            #expect(try snapshotRows(store) == 0)
+            // A command builds what is missing: the same space as a build from the table.
+            let table = try store.featureTable(scope: .all)
+            expectSame(
+                try store.featureSpace(of: table, schema: .default),
+                FeatureSchema.default.makeSpace(from: table)
+            )
+            #expect(try snapshotRows(store) > 0)
+        }
+        try withStore { store in
+            _ = try store.importFile(at: Self.tidytuesday)
+            let tracks = try store.database.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM tracks") ?? 0 }
+            // Exactly enough: built.
+            #expect(
+                try store.prepareSnapshots(memoryLimit: tracks * LibraryStore.snapshotBuildBytesPerTrack) == .prepared
+            )
+            #expect(try cachedParts(store) == 3)
+            let built = try snapshotRows(store)
+            // Current snapshots need nothing more, whatever the limit.
+            try markCachedValues(store)
+            #expect(try store.prepareSnapshots(memoryLimit: 0) == .prepared)
+            #expect(try snapshotRows(store) == built)
+            let table = try store.featureTable(scope: .all)
+            #expect(try store.featureSpace(of: table, schema: .default).matrix.values.elements[0] == 1234.5)
+            // A change to the library makes them stale again: over the limit, they wait.
+            _ = try store.importFile(at: Self.liked)
+            #expect(try snapshotRows(store) == 0)
+            if case .deferred = try store.prepareSnapshots(memoryLimit: 0) {
+            } else {
+                Issue.record("stale snapshots past the limit were built")
+            }
+        }
+    }
+
     @Test func preparingSnapshotsBesideACurrentFeatureSnapshotBuildsOnlyTheSpace() throws {
         try withStore { store in
             _ = try store.importFile(at: Self.liked)

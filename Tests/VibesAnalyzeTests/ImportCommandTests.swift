@@ -46,6 +46,42 @@ struct ImportCommandTests {
         }
     }
 
+    @Test func anImportPastItsMemoryBudgetLeavesTheSnapshotsToTheNextCommand() async throws {
+        func snapshotRows(_ path: String) throws -> Int {
+            try LibraryStore(path: path).database.read { db in
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM snapshots") ?? 0
+            }
+        }
+        try await withTemporaryDirectory { folder in
+            let csv = Fixtures.path("csv/tidytuesday-excerpt.csv")
+            let (lean, full) = (folder + "/lean.sqlite", folder + "/full.sqlite")
+            let deferred = try await CommandLineTool.run(["import", "--db", lean, "--memory-budget-mb", "0", csv])
+            #expect(deferred.status == 0, "\(deferred.stderr)")
+            // 36 tracks at 48 bytes each, rounded up to a megabyte.
+            #expect(
+                deferred.stdout.contains(
+                    "note: the library's snapshots (36 tracks) would take about 1 MB more to build, past the import's 0 MB budget; the next command builds them, once"
+                ),
+                "\(deferred.stdout)"
+            )
+            #expect(try snapshotRows(lean) == 0)
+            let built = try await CommandLineTool.run(["import", "--db", full, csv])
+            #expect(built.status == 0 && !built.stdout.contains("snapshots"), "\(built.stdout)")
+            #expect(try snapshotRows(full) > 0)
+            // The next command builds them and answers as it does on a store whose import built them.
+            for command in [["recommend", "--mood", "chill", "-n", "5"], ["library"]] {
+                let first = try await CommandLineTool.run(command + ["--db", lean])
+                let second = try await CommandLineTool.run(command + ["--db", full])
+                #expect(first.status == 0 && second.status == 0, "\(first.stderr)\(second.stderr)")
+                // `library` names its store.
+                #expect(first.stdout.replacingOccurrences(of: lean, with: full) == second.stdout, "\(command)")
+            }
+            #expect(try snapshotRows(lean) == snapshotRows(full))
+            let negative = try await CommandLineTool.run(["import", "--db", lean, "--memory-budget-mb", "-1", csv])
+            #expect(negative.status == 64)
+        }
+    }
+
     @Test func theDatabaseLocationFollowsTheEnvironment() async throws {
         try await withTemporaryDirectory { folder in
             let result = try await CommandLineTool.run(

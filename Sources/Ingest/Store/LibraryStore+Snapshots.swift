@@ -229,7 +229,28 @@ enum PackedStrings {
     }
 }
 
+/// What ``LibraryStore/prepareSnapshots(memoryLimit:)`` did.
+public enum SnapshotPreparation: Equatable, Sendable {
+    /// The snapshots were built, or were current already. (A build is skipped, not waited for,
+    /// when another process is writing the store: the next command builds it then.)
+    case prepared
+    /// Nothing was built: the builds would have needed about `neededBytes` of memory for
+    /// `tracks` tracks, more than the `limitBytes` allowed. The next command that reads the
+    /// library builds what is missing (the same snapshots, bit for bit), once.
+    case deferred(tracks: Int, neededBytes: Int, limitBytes: Int)
+}
+
 extension LibraryStore {
+    /// The memory a snapshot build holds per track at its peak, beyond what the process held
+    /// before it: what ``prepareSnapshots(memoryLimit:)`` budgets.
+    ///
+    /// Measured on a five-million-track import, its resident memory sampled every 0.25 s
+    /// (`Benchmarks/import/import_memory.sh` gives the peaks): from 73–84 MB before the builds,
+    /// the facts build peaked at 255 MB (36 bytes a track) and the features snapshot with the
+    /// default space at 281 MB (42 bytes a track; the builds run one after the other). The budget
+    /// allows a seventh more, for libraries whose tracks carry more artists or sources.
+    public static let snapshotBuildBytesPerTrack = 48
+
     /// Builds the snapshots that are missing, when the store can be written without waiting, so
     /// that the next command finds them: commands that change the library (`import`, `sync`)
     /// call this once they are done.
@@ -237,12 +258,46 @@ extension LibraryStore {
     /// The builds scan every track once, which a large page cache does not speed up: they run with
     /// the writer's small one (``writerCacheKiB``; on a million tracks a 256 MB cache filled during
     /// the builds, a third of `import`'s peak memory).
-    public func prepareSnapshots() throws {
+    ///
+    /// - Parameter memoryLimit: The memory, in bytes, the builds may take beyond what the process
+    ///   holds; `nil` for no limit. Their memory grows with the library
+    ///   (``snapshotBuildBytesPerTrack``): when a library is too large for `memoryLimit`, nothing
+    ///   is built and the next command that reads the library builds the snapshots instead,
+    ///   as it does after an upgrade. An import keeps to its memory budget this way whatever the
+    ///   size of the file, while the command after it needs the library's matrix in memory
+    ///   anyway.
+    @discardableResult
+    public func prepareSnapshots(memoryLimit: Int? = nil) throws -> SnapshotPreparation {
+        let weights = try personalWeights() ?? .default
+        // The space `recommend` uses by default (and `cluster`, when its schema is the default).
+        let schema = FeatureSchema.default.applying(weights)
+        if let memoryLimit {
+            // `max(id)` stands for the track count: an index lookup, where `count(*)` scans.
+            let tracks = try database.read { db in try Int.fetchOne(db, sql: "SELECT max(id) FROM tracks") ?? 0 }
+            let needed = tracks * Self.snapshotBuildBytesPerTrack
+            if needed > memoryLimit, try !snapshotsAreCurrent(schema: schema) {
+                return .deferred(tracks: tracks, neededBytes: needed, limitBytes: memoryLimit)
+            }
+        }
         // The facts first, so that their arrays are gone before the features are coded.
         prepareSnapshot(.facts, build: TrackFactsParts.build)
-        // The space `recommend` uses by default (and `cluster`, when its schema is the default).
-        let weights = try personalWeights() ?? .default
-        try prepareSpace(schema: FeatureSchema.default.applying(weights))
+        try prepareSpace(schema: schema)
+        return .prepared
+    }
+
+    /// Whether the facts, the features and the space of `schema` are all current.
+    func snapshotsAreCurrent(schema: FeatureSchema) throws -> Bool {
+        try database.read { db in
+            guard try Self.snapshotParts(.facts, in: db, only: []) != nil,
+                let features = try Self.snapshotParts(.features, in: db, only: ["content_hash"]),
+                let hash = features["content_hash"]
+            else { return false }
+            return try Self.cachedSpaceIsCurrent(
+                contentHash: String(decoding: hash, as: UTF8.self),
+                schema: schema,
+                in: db
+            )
+        }
     }
 }
 

@@ -50,10 +50,7 @@ extension LibraryStore {
                     let stored = parts["content_hash"]
                 {
                     hash = String(decoding: stored, as: UTF8.self)
-                    let cached = try Self.snapshotParts(.features, in: db, only: Self.spaceParts).flatMap(
-                        Self.spaceAbout
-                    )
-                    if cached?.key == Self.spaceKey(contentHash: hash, schema: schema) { return }
+                    if try Self.cachedSpaceIsCurrent(contentHash: hash, schema: schema, in: db) { return }
                     values = parts.array("values")
                 } else {
                     var parts = try FeatureSnapshot.buildParts(db)
@@ -67,6 +64,12 @@ extension LibraryStore {
                 for (part, blob) in parts { try Self.savePart(part, blob, of: .features, in: db) }
             }
         }
+    }
+
+    /// Whether the cached space is the one of `schema` for the table of `contentHash`.
+    static func cachedSpaceIsCurrent(contentHash: String, schema: FeatureSchema, in db: Database) throws -> Bool {
+        let cached = try snapshotParts(.features, in: db, only: spaceParts).flatMap(spaceAbout)
+        return cached?.key == spaceKey(contentHash: contentHash, schema: schema)
     }
 
     /// The parts of the space of the table whose packed values (the `features` snapshot's
