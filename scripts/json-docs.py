@@ -20,7 +20,7 @@ ROOT = os.path.dirname(HERE)
 # (arguments after `vibes-analyze`, what the object holds). The shape test reads this list back
 # from the document, so the commands run in this order on a store holding the bundled sample.
 COMMANDS = [
-    ("import samples/tidytuesday-sample.csv --json", "What each file added: its format, rows, tracks and features written, and rejections."),
+    ("import samples/tidytuesday-sample.csv --json", "What each file added: its format, rows, tracks and features written, and rejections; and what became of the library's snapshots (`snapshots`): `prepared` (built, so the next command starts fast), `deferred` (left to the next command, which builds them once: a library of millions of tracks, past the import's 300 MB memory budget), or `unchanged` (no file changed the library)."),
     ("analyze Sources/VibesTestSupport/Fixtures/audio/clip.flac --json", "Each file analysed: its track, features with provenance and confidence, or why it failed."),
     ("library --json", "Counts, feature coverage per feature and source, import runs and top tags."),
     ("features status --json", "Feature coverage per source and per playlist, and what is missing and why."),

@@ -104,19 +104,45 @@ extension VibesAnalyze {
                 }
             }
             // The next command reads the library's features in one go instead of row by row.
+            var snapshots = SnapshotsOutcome.unchanged
             if summaries.contains(where: { $0.status != .unchanged }) {
                 VibesAnalyze.returnFreeMemory()
                 let limit = (memoryBudgetMB << 20) - (VibesAnalyze.residentBytes() ?? 0)
-                if case .deferred(let tracks, let needed, _) = try? store.prepareSnapshots(memoryLimit: max(0, limit)),
-                    !global.json
-                {
-                    print(Import.deferredSnapshotsNote(tracks: tracks, neededBytes: needed, budgetMB: memoryBudgetMB))
+                switch try? store.prepareSnapshots(memoryLimit: max(0, limit)) {
+                case .prepared:
+                    snapshots = .prepared
+                case .deferred(let tracks, let needed, _):
+                    snapshots = .deferred
+                    if !global.json {
+                        print(
+                            Import.deferredSnapshotsNote(tracks: tracks, neededBytes: needed, budgetMB: memoryBudgetMB)
+                        )
+                    }
+                case nil:
+                    // The store could not be read for them: the next command builds them.
+                    snapshots = .deferred
                 }
                 timer.lap("snapshots")
             }
-            if global.json { try Console.printJSON(["files": summaries]) }
+            if global.json { try Console.printJSON(Output(files: summaries, snapshots: snapshots)) }
             timer.report()
             if failures > 0 { throw ExitCode.failure }
+        }
+
+        /// What became of the library's snapshots (`snapshots` under `--json`).
+        enum SnapshotsOutcome: String, Encodable {
+            /// Built (or current already): the next command reads them.
+            case prepared
+            /// Left to the next command, which builds them once (past the memory budget).
+            case deferred
+            /// No file changed the library, so nothing was done.
+            case unchanged
+        }
+
+        /// The `--json` output.
+        struct Output: Encodable {
+            var files: [ImportSummary]
+            var snapshots: SnapshotsOutcome
         }
 
         static func deferredSnapshotsNote(tracks: Int, neededBytes: Int, budgetMB: Int) -> String {

@@ -77,6 +77,19 @@ struct ImportCommandTests {
                 #expect(first.stdout.replacingOccurrences(of: lean, with: full) == second.stdout, "\(command)")
             }
             #expect(try snapshotRows(lean) == snapshotRows(full))
+            // Under --json, the outcome is a key: no note is printed.
+            for (budget, outcome) in [("0", "deferred"), ("300", "prepared")] {
+                let path = folder + "/json-\(budget).sqlite"
+                let json = try await CommandLineTool.run([
+                    "import", "--db", path, "--json", "--memory-budget-mb", budget, csv,
+                ])
+                let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+                #expect(object?["snapshots"] as? String == outcome, "\(json.stdout)")
+                #expect(!json.stdout.contains("note:"))
+                let again = try await CommandLineTool.run(["import", "--db", path, "--json", csv])
+                let unchanged = try JSONSerialization.jsonObject(with: Data(again.stdout.utf8)) as? [String: Any]
+                #expect(unchanged?["snapshots"] as? String == "unchanged")
+            }
             let negative = try await CommandLineTool.run(["import", "--db", lean, "--memory-budget-mb", "-1", csv])
             #expect(negative.status == 64)
         }
