@@ -244,11 +244,12 @@ extension LibraryStore {
     /// The memory a snapshot build holds per track at its peak, beyond what the process held
     /// before it: what ``prepareSnapshots(memoryLimit:)`` budgets.
     ///
-    /// Measured on a five-million-track import, its resident memory sampled every 0.25 s
-    /// (`Benchmarks/import/import_memory.sh` gives the peaks): from 73–84 MB before the builds,
-    /// the facts build peaked at 255 MB (36 bytes a track) and the features snapshot with the
-    /// default space at 281 MB (42 bytes a track; the builds run one after the other). The budget
-    /// allows a seventh more, for libraries whose tracks carry more artists or sources.
+    /// Measured on a five-million-track import, its resident memory sampled every 0.25 s: from
+    /// 73–84 MB before the builds, the facts build peaked at 255 MB (36 bytes a track) and the
+    /// features snapshot with the default space at 271 MB, 281 MB by `/usr/bin/time` (about 42
+    /// bytes a track; the builds run one after the other). The budget allows a seventh more, for
+    /// libraries whose tracks carry more artists or sources; `Benchmarks/import/import_memory.sh`
+    /// shows the peaks it leads to.
     public static let snapshotBuildBytesPerTrack = 48
 
     /// Builds the snapshots that are missing, when the store can be written without waiting, so
