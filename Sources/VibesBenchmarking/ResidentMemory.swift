@@ -7,7 +7,7 @@ import Foundation
 /// resident set (`VmHWM` in `/proc/self/status`) to the current size, so the peak of one
 /// configuration can be read after it runs. Where that is not allowed, the peak of the whole
 /// process (`getrusage`) is all there is, and it is labelled so.
-enum ResidentMemory {
+package enum ResidentMemory {
     /// What a peak covers.
     enum Scope: String, Hashable, Sendable, Codable {
         /// From the last reset: one configuration.
@@ -33,8 +33,8 @@ enum ResidentMemory {
         return processPeakBytes().map { ($0, .process) }
     }
 
-    /// A `kB` value of `/proc/self/status`, in bytes.
-    static func statusValue(_ name: String) -> Int? {
+    /// A `kB` value of `/proc/self/status`, in bytes (`VmRSS`: the resident size now).
+    package static func statusValue(_ name: String) -> Int? {
         guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
         for line in text.split(separator: "\n") where line.hasPrefix(name + ":") {
             let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })

@@ -2,6 +2,7 @@ import ArgumentParser
 import Features
 import Foundation
 import Ingest
+import VibesBenchmarking
 import VibesCommandSupport
 
 extension ImportFormat: ExpressibleByArgument {}
@@ -107,7 +108,7 @@ extension VibesAnalyze {
             var snapshots = SnapshotsOutcome.unchanged
             if summaries.contains(where: { $0.status != .unchanged }) {
                 VibesAnalyze.returnFreeMemory()
-                let limit = (memoryBudgetMB << 20) - (VibesAnalyze.residentBytes() ?? 0)
+                let limit = (memoryBudgetMB << 20) - (ResidentMemory.statusValue("VmRSS") ?? 0)
                 switch try? store.prepareSnapshots(memoryLimit: max(0, limit)) {
                 case .prepared:
                     snapshots = .prepared

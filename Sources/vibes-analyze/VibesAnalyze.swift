@@ -96,15 +96,6 @@ struct VibesAnalyze: AsyncParsableCommand {
         #endif
     }
 
-    /// The resident memory of this process in bytes (`/proc/self/statm`), or `nil` where that
-    /// cannot be read.
-    static func residentBytes() -> Int? {
-        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return nil }
-        let fields = text.split(separator: " ")
-        guard fields.count >= 2, let pages = Int(fields[1]) else { return nil }
-        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
-    }
-
     /// argument-parser's own exit for `error`; under `--json`, a failure (not help, not an exit
     /// status of 0) also prints the error object on stdout.
     static func exitPrintingJSON(for error: any Error, if wantsJSON: Bool) -> Never {
