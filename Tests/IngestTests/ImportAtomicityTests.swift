@@ -128,6 +128,48 @@ struct ImportAtomicityTests {
         }
     }
 
+    /// Imports write with the foreign-key checks off (``LibraryStore/withForeignKeyChecksOff(_:)``):
+    /// every link they write must still point at a row, and the checks must be on again for the
+    /// next write, after an import that succeeds and after one that fails.
+    @Test func everyFormatLeavesEveryLinkValidAndTheChecksOnAgain() throws {
+        try withStore { store in
+            let files = [
+                "csv/tidytuesday-excerpt.csv", "csv/kaggle-2024-high-excerpt.csv", "csv/kaggle-2024-low-excerpt.csv",
+                "csv/top50-excerpt.csv", "exportify/Liked_Songs.csv", "exportify/Older_Layout.csv",
+                "json/YourLibrary.json", "json/Playlist1.json", "json/StreamingHistory0.json",
+                "json/Streaming_History_Audio_2023-2024_0.json", "json/get-playlist-local-songs.json",
+            ]
+            for file in files { _ = try store.importFile(at: Fixtures.path(file)) }
+            // The same tracks again from a file with longer artist lists and new metadata: the
+            // update paths (replaced artist links, merged tags) run too.
+            _ = try store.importFile(
+                at: Fixtures.path("csv/tidytuesday-excerpt.csv"),
+                options: ImportOptions(force: true)
+            )
+            _ = try? store.importFile(at: Fixtures.path("malformed/wrong-type.csv"))
+            let (violations, checksOn) = try store.database.writeWithoutTransaction { db in
+                (
+                    try Row.fetchAll(db, sql: "PRAGMA foreign_key_check"),
+                    try Int.fetchOne(db, sql: "PRAGMA foreign_keys")
+                )
+            }
+            #expect(violations.isEmpty)
+            #expect(checksOn == 1)
+            #expect(try count(store, "SELECT count(*) FROM track_tags") > 0)
+            #expect(try count(store, "SELECT count(*) FROM playlist_items") > 0)
+            #expect(try count(store, "SELECT count(*) FROM plays WHERE track_id IS NOT NULL") > 0)
+            // A link to a track that does not exist is refused again.
+            let refused = try #require(throws: DatabaseError.self) {
+                try store.database.write { db in
+                    try db.execute(
+                        sql: "INSERT INTO track_artists (track_id, position, artist_id) VALUES (999999, 0, 1)"
+                    )
+                }
+            }
+            #expect(refused.extendedResultCode == .SQLITE_CONSTRAINT_FOREIGNKEY)
+        }
+    }
+
     @Test func missingFileAndFolderAreNamed() throws {
         try withStore { store in
             let missing = try #require(throws: ImportError.self) { try store.importFile(at: "/nonexistent/file.csv") }
