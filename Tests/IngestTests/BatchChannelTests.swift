@@ -51,4 +51,52 @@ struct BatchChannelTests {
         #expect(channel.pop() == nil, "a cancelled channel hands over nothing, even what waited")
         #expect(!channel.push([3]))
     }
+
+    /// The threads (`pthread_self()`) instances of ``Freed`` were freed on.
+    final class FreeLog: Sendable {
+        let threads = Mutex<[UInt]>([])
+    }
+
+    /// Records the thread it is freed on.
+    final class Freed: Sendable {
+        let log: FreeLog
+        init(into log: FreeLog) { self.log = log }
+        deinit {
+            let thread = UInt(pthread_self())
+            log.threads.withLock { $0.append(thread) }
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func batchesGivenBackAreFreedOnTheProducersThread() throws {
+        let channel = BatchChannel<Freed>(capacity: 2)
+        let log = FreeLog()
+        let consumed = DispatchSemaphore(value: 0)
+        let finished = DispatchSemaphore(value: 0)
+        let producerThread = Mutex<UInt>(0)
+        Thread {
+            producerThread.withLock { $0 = UInt(pthread_self()) }
+            for _ in 0..<50 {
+                _ = channel.push((0..<10).map { _ in Freed(into: log) })
+                _ = channel.takeSpent()
+            }
+            channel.finish()
+            consumed.wait()
+            _ = channel.takeSpent()
+            finished.signal()
+        }.start()
+        var received = 0
+        while channel.next({ batch in received += batch.count }) {}
+        consumed.signal()
+        finished.wait()
+        #expect(received == 500)
+        let producer = producerThread.withLock { $0 }
+        let threads = log.threads.withLock { $0 }
+        #expect(threads.count == 500)
+        #expect(UInt(pthread_self()) != producer)
+        #expect(
+            threads.allSatisfy { $0 == producer },
+            "\(threads.filter { $0 != producer }.count) of \(threads.count) freed on another thread"
+        )
+    }
 }

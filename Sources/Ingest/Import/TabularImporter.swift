@@ -214,9 +214,7 @@ struct TabularImporter {
             finished.wait()
             self = parser.importer
         }
-        while let batch = channel.pop() {
-            for item in batch { try body(item) }
-        }
+        while try channel.next({ batch in for item in batch { try body(item) } }) {}
         if let failure = parser.failure { throw failure }
     }
 
@@ -254,6 +252,8 @@ struct TabularImporter {
                     if batch.count == Self.batchSize {
                         guard channel.push(batch) else { return }
                         batch.removeAll(keepingCapacity: true)
+                        // The rows the writer is done with are freed here, off its thread.
+                        _ = channel.takeSpent()
                     }
                 }
             } catch {
