@@ -162,7 +162,11 @@ struct FeatureSourceMigrationTests {
             try LibraryStore.migrator.migrate(queue, upTo: "v13-tag-sources")
             try queue.close()
             _ = try LibraryStore(path: old, options: options)
-            #expect(heard.calls == [["v14-feature-source-ids", "v15-decimal-features", "v16-no-tag-index"]])
+            #expect(
+                heard.calls == [
+                    ["v14-feature-source-ids", "v15-decimal-features", "v16-no-tag-index", "v17-spotify-id-index"]
+                ]
+            )
             _ = try LibraryStore(path: old, options: options)
             _ = try LibraryStore(path: folder + "/new.sqlite", options: options)
             #expect(heard.calls.count == 1)

@@ -61,8 +61,15 @@ public final class ImportWriter {
     private var artistLinkStatements: [Int: PreparedStatement] = [:]
     private var tagLinkStatements: [Int: PreparedStatement] = [:]
     private var tracksWithFeatures = TrackIDSet()
-    /// Indexes dropped by ``deferIndexBuilds()``, with the SQL that creates them again.
+    /// Indexes dropped by ``deferIndexBuilds(expectedTracks:)``, with the SQL that creates them
+    /// again.
     private var deferredIndexes: [(name: String, sql: String)] = []
+    /// The tracks by Spotify ID while the `tracks_spotify_id` index is deferred; `nil` otherwise.
+    private var trackIDsBySpotifyID: SpotifyIDTable?
+    /// The most slots of ``trackIDsBySpotifyID`` (tests set fewer, to see the index take over).
+    var spotifyIDTableSlotLimit = SpotifyIDTable.defaultMaximumSlotCount
+    /// Whether tracks are found by Spotify ID in memory rather than by the deferred index.
+    var findsSpotifyIDsInMemory: Bool { trackIDsBySpotifyID != nil }
 
     /// The secondary indexes a bulk import builds once at its end instead of row by row.
     ///
@@ -72,8 +79,13 @@ public final class ImportWriter {
     /// import keeps its page cache (and its memory) small at no cost in time.
     static let deferrableIndexes = ["tracks_match_key", "track_artists_artist"]
 
+    /// The unique index of Spotify IDs, deferred too when the store's tracks and the file's fit in
+    /// a ``SpotifyIDTable``, which finds repeated IDs meanwhile.
+    static let spotifyIDIndex = "tracks_spotify_id"
+
     private let insertTrack: PreparedStatement
     private let selectTrackBySpotifyID: PreparedStatement
+    private let selectTrackByID: PreparedStatement
     private let selectTrackByMatchKey: PreparedStatement
     private let updateTrack: PreparedStatement
     private let insertArtist: PreparedStatement
@@ -123,6 +135,14 @@ public final class ImportWriter {
             sql: """
                 SELECT id, name, album, album_id, release_date, duration_ms, isrc, explicit, popularity
                 FROM tracks WHERE spotify_id = ?1
+                """
+        )
+        // The columns of `selectTrackBySpotifyID`, then the Spotify ID (``SpotifyIDTable``).
+        selectTrackByID = try PreparedStatement(
+            db,
+            sql: """
+                SELECT id, name, album, album_id, release_date, duration_ms, isrc, explicit, popularity, spotify_id
+                FROM tracks WHERE id = ?1
                 """
         )
         selectTrackByMatchKey = try PreparedStatement(
@@ -203,15 +223,36 @@ public final class ImportWriter {
     /// Drops the ``deferrableIndexes`` until ``buildDeferredIndexes()`` (or the first write that
     /// needs one) creates them again, inside the same transaction: worth it when a file adds many
     /// rows to few, since creating an index sorts every row of its table once.
-    func deferIndexBuilds() throws {
-        for name in Self.deferrableIndexes {
+    ///
+    /// The unique index of Spotify IDs (``spotifyIDIndex``) is dropped too when the store's tracks
+    /// with Spotify IDs and the `expectedTracks` of the file fit in a ``SpotifyIDTable``, which is
+    /// filled with the store's tracks first.
+    func deferIndexBuilds(expectedTracks: Int) throws {
+        var names = Self.deferrableIndexes
+        let stored = try Int.fetchOne(db, sql: "SELECT count(*) FROM tracks WHERE spotify_id IS NOT NULL") ?? 0
+        if var table = SpotifyIDTable(
+            expectedCount: stored + expectedTracks,
+            maximumSlotCount: spotifyIDTableSlotLimit
+        ) {
+            var fits = true
+            let rows = try Row.fetchCursor(db, sql: "SELECT id, spotify_id FROM tracks WHERE spotify_id IS NOT NULL")
+            while fits, let row = try rows.next() { fits = table.insert(row[1], storeID: row[0]) }
+            if fits {
+                trackIDsBySpotifyID = table
+                names.append(Self.spotifyIDIndex)
+            }
+        }
+        for name in names {
             guard
                 let sql = try String.fetchOne(
                     db,
                     sql: "SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?",
                     arguments: [name]
                 )
-            else { continue }
+            else {
+                if name == Self.spotifyIDIndex { trackIDsBySpotifyID = nil }
+                continue
+            }
             try db.execute(sql: "DROP INDEX \(name)")
             deferredIndexes.append((name, sql))
         }
@@ -231,6 +272,8 @@ public final class ImportWriter {
             for index in deferredIndexes { try db.execute(sql: index.sql) }
         }
         deferredIndexes.removeAll()
+        // The index finds tracks by Spotify ID again.
+        trackIDsBySpotifyID = nil
     }
 
     // MARK: - Tracks
@@ -249,6 +292,9 @@ public final class ImportWriter {
     func write(_ track: Track, matchKey: String) throws -> WrittenTrack {
         var track = track
         if track.durationMS != nil && track.validDurationMS == nil { track.durationMS = nil }
+        if let spotifyID = track.spotifyID?.rawValue, trackIDsBySpotifyID != nil {
+            return try write(track, spotifyID: spotifyID, matchKey: matchKey)
+        }
         if let spotifyID = track.spotifyID?.rawValue {
             bindTrack(track, matchKey: matchKey)
             let written: WrittenTrack
@@ -285,6 +331,35 @@ public final class ImportWriter {
         }
         trackIDsByMatchKey[matchKey] = written.id
         try writeArtists(track.artists, trackID: written.id, isNew: written.isNew)
+        return written
+    }
+
+    /// ``write(_:matchKey:)`` of a track with a Spotify ID while the index of Spotify IDs is
+    /// deferred: the track is found in ``trackIDsBySpotifyID`` instead.
+    private func write(_ track: Track, spotifyID: String, matchKey: String) throws -> WrittenTrack {
+        var existing: [DatabaseValue] = []
+        let found = try trackIDsBySpotifyID!.find(spotifyID) { storeID in
+            selectTrackByID.bind(1, storeID)
+            existing = try selectTrackByID.firstRow() ?? []
+            return existing.count == 10 && String.fromDatabaseValue(existing[9]) == spotifyID
+        }
+        if let found {
+            let written = WrittenTrack(id: found, isNew: false)
+            // Written by an earlier row of this import: the first row of an ID wins.
+            guard tracksWrittenBySpotifyID.insert(found) else { return written }
+            try updateIfNeeded(found, existing: existing, with: track)
+            try promoteIfNeeded(found)
+            try writeArtists(track.artists, trackID: found, isNew: false)
+            return written
+        }
+        bindTrack(track, matchKey: matchKey)
+        try insertTrack.execute()
+        let written = WrittenTrack(id: insertTrack.lastInsertedRowID, isNew: true)
+        tracksWrittenBySpotifyID.insert(written.id)
+        counts.tracksNew += 1
+        // Past what the table holds, the index takes over, built from the rows so far.
+        if !trackIDsBySpotifyID!.insert(spotifyID, storeID: written.id) { try buildDeferredIndexes() }
+        try writeArtists(track.artists, trackID: written.id, isNew: true)
         return written
     }
 

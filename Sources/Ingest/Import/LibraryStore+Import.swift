@@ -117,7 +117,7 @@ extension LibraryStore {
                                         try JSONImporter(format: format, context: context, data: Data(json)).run()
                                     } else {
                                         if try Self.isBulk(fileSize: file.size, in: db) {
-                                            try writer.deferIndexBuilds()
+                                            try writer.deferIndexBuilds(expectedTracks: file.size / 256)
                                         }
                                         var importer = TabularImporter(
                                             format: format,
