@@ -165,6 +165,23 @@ struct DeferredSpotifyIDIndexTests {
         }
     }
 
+    @Test func aFailedImportLeavesTheIndexesAsTheyWere() throws {
+        try withStore { store in
+            func schema() throws -> [String] {
+                try store.database.read { db in
+                    try String.fetchAll(db, sql: "SELECT sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY name")
+                }
+            }
+            let before = try schema()
+            #expect(before.contains("CREATE UNIQUE INDEX tracks_spotify_id ON tracks(spotify_id)"))
+            // Into an empty store, every file is a bulk import: its indexes are dropped, then the
+            // bad row rolls the drop back with the rest.
+            #expect(throws: ImportError.self) { try store.importFile(at: Fixtures.path("malformed/wrong-type.csv")) }
+            #expect(try schema() == before)
+            #expect(try count(store, "SELECT count(*) FROM tracks") == 0)
+        }
+    }
+
     @Test func aDeferredIndexIsBuiltAgainAndRefusesARepeatedID() throws {
         try withStore { store in
             _ = try store.importFile(at: Fixtures.path("csv/tidytuesday-excerpt.csv"))

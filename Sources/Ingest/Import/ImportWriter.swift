@@ -353,7 +353,11 @@ public final class ImportWriter {
             return written
         }
         bindTrack(track, matchKey: matchKey)
-        try insertTrack.execute()
+        // Nothing else makes the insert ignore the row; were it ignored, the ID read next would be
+        // another track's.
+        guard try insertTrack.execute() == 1 else {
+            throw DatabaseError(message: "track \(spotifyID) was not inserted and is not in the store")
+        }
         let written = WrittenTrack(id: insertTrack.lastInsertedRowID, isNew: true)
         tracksWrittenBySpotifyID.insert(written.id)
         counts.tracksNew += 1
