@@ -108,15 +108,11 @@ package struct CommandFailure: Error, CustomStringConvertible {
 extension CommandFailure {
     /// Fails unless the folder `path` would be written in exists: `--out` never creates folders,
     /// so a mistyped path is said at once, before any work.
+    ///
+    /// A folder, a link to one or a disk is refused as a command-line mistake (exit 64): see
+    /// ``OutputFile``.
     package static func checkOutputFolder(of path: String) throws {
-        let folder = (path as NSString).deletingLastPathComponent
-        var isDirectory: ObjCBool = false
-        guard
-            folder.isEmpty
-                || (FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory) && isDirectory.boolValue)
-        else {
-            throw CommandFailure("The folder \(folder) of --out \(path) does not exist; nothing was written.")
-        }
+        _ = try OutputFile.destination(of: path)
     }
 }
 

@@ -221,10 +221,10 @@ extension VibesAnalyze {
                     at: url.deletingLastPathComponent(),
                     withIntermediateDirectories: true
                 )
-                try Data(text.utf8).write(to: url, options: .atomic)
             } catch {
                 throw ReportError.cannotWrite(path: path, reason: error.localizedDescription)
             }
+            try OutputFile.write(text, to: path)
             if !global.quiet { Console.diagnostic("Wrote the \(what) to \(path).") }
         }
 

@@ -95,7 +95,7 @@ extension VibesAnalyze {
             ]
             if let labelsOut {
                 let bytes = model.labels.map { $0.littleEndian }.withUnsafeBytes { Data($0) }
-                try bytes.write(to: URL(fileURLWithPath: labelsOut))
+                try OutputFile.write(bytes, to: labelsOut)
             }
             try Console.printJSON(result)
         }

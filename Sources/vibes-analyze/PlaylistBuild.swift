@@ -150,14 +150,7 @@ extension VibesAnalyze.PlaylistCommand {
                 }
                 let text = try PlaylistExport.text(of: playlist, as: export)
                 if let out {
-                    do {
-                        try text.write(toFile: out, atomically: true, encoding: .utf8)
-                    } catch {
-                        Console.diagnostic(
-                            "Cannot write \(out): \(error.localizedDescription). Check the folder and its permissions."
-                        )
-                        throw ExitCode.failure
-                    }
+                    try OutputFile.write(text, to: out)
                     if !global.quiet { Console.diagnostic("wrote \(report.playlist.entries.count) tracks to \(out)") }
                 } else {
                     print(text, terminator: "")

@@ -125,12 +125,7 @@ extension VibesAnalyze {
             }
             timer.lap("render")
             if let out {
-                let url = URL(fileURLWithPath: out)
-                do {
-                    try Data(text.utf8).write(to: url, options: .atomic)
-                } catch {
-                    throw ReportError.cannotWrite(path: out, reason: error.localizedDescription)
-                }
+                try OutputFile.write(text, to: out)
                 if !global.quiet { Console.diagnostic("Wrote the \(chosen.rawValue) report to \(out).") }
             } else {
                 Console.write(text, terminator: "", keepingStyles: chosen == .text && style == .color)

@@ -80,6 +80,31 @@ struct TunableOptions: ParsableArguments {
     )
     var tempoOctave = false
 
+    /// Refuses a bound or target outside its attribute's range, and a minimum above its maximum, as
+    /// command-line mistakes (exit 64 with the usage), before the store is opened.
+    func validate() throws {
+        for (attribute, constraint) in constraints.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            let range = attribute.acceptedRange
+            for (kind, value) in [("min", constraint.minimum), ("max", constraint.maximum), ("target", constraint.target)]
+            {
+                guard let value else { continue }
+                guard value.isFinite, range.contains(value) else {
+                    throw ValidationError(
+                        "--\(kind)-\(attribute.optionName) \(Self.format(value)) is outside \(attribute.rawValue)'s range "
+                            + "\(Self.format(range.lowerBound))–\(Self.format(range.upperBound))."
+                    )
+                }
+            }
+            if let minimum = constraint.minimum, let maximum = constraint.maximum, minimum > maximum {
+                throw ValidationError(RecommendationError.emptyRange(attribute: attribute, minimum: minimum, maximum: maximum).description)
+            }
+        }
+    }
+
+    private static func format(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
+    }
+
     /// The constraints given, by attribute.
     var constraints: [TunableAttribute: AttributeConstraint] {
         let table: [(TunableAttribute, Double?, Double?, Double?)] = [

@@ -37,7 +37,13 @@ extension ReccoBeatsError: CustomStringConvertible {
         case .http(let status, let code, let message, let endpoint):
             let codeText = code.map { " (code \($0)\(Self.meaning(of: $0).map { ": \($0)" } ?? ""))" } ?? ""
             let detail = message.map { ": \(Redaction.redact($0))" } ?? ""
-            return "ReccoBeats answered \(status)\(codeText) to \(endpoint)\(detail)."
+            var text = "ReccoBeats answered \(status)\(codeText) to \(endpoint)\(detail)."
+            if status == 404 && code != 4041 {
+                // Not its "not found" about the tracks: the address answers for something else.
+                text += " That is not an answer about the tracks: the address does not serve ReccoBeats' API"
+                    + " (a mistyped URL or a proxy's page), so nothing was recorded."
+            }
+            return text
         case .rateLimited(let retryAfter, let retryAt, let endpoint):
             var text = "ReccoBeats' rate limit stopped \(endpoint)"
             if let retryAfter {

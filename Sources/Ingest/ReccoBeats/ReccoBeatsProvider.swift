@@ -94,16 +94,20 @@ public struct ReccoBeatsProvider: FeatureProvider {
         return result
     }
 
-    /// Runs a lookup, reading 404 (ReccoBeats' 4041, "not found") as an empty answer, and with
-    /// `refusalsToo` any other 4xx but 429 as well.
+    /// Runs a lookup, reading ReccoBeats' own "not found" (404 with code 4041) as an empty
+    /// answer, and with `refusalsToo` any other 4xx but 429 that carries a ReccoBeats error code.
+    ///
+    /// A 404 without ReccoBeats' code (a mistyped base URL, a proxy's page) or with 4042 (no such
+    /// endpoint) is not an answer about the tracks: it is thrown, so the chain stops, reports it
+    /// and records nothing, rather than marking every track "not found" for a month.
     static func allowingNotFound<Item>(
         refusalsToo: Bool = false,
         _ body: () async throws -> [Item]
     ) async throws -> [Item] {
         do {
             return try await body()
-        } catch ReccoBeatsError.http(let status, _, _, _)
-            where status == 404 || (refusalsToo && (400..<500).contains(status))
+        } catch ReccoBeatsError.http(let status, let code?, _, _)
+            where code != 4042 && (status == 404 && code == 4041 || refusalsToo && (400..<500).contains(status))
         {
             return []
         }

@@ -70,6 +70,9 @@ public struct RetryingTransport: HTTPTransport {
                 throw error
             } catch is CancellationError {
                 throw CancellationError()
+            } catch let error as HTTPTransportError where !error.isRetryable {
+                // A refused redirect or an oversized answer would come again.
+                throw SpotifyError.network(reason: error.description, attempts: attempt, endpoint: request.endpoint)
             } catch {
                 let reason = Redaction.redact(String(describing: error))
                 guard request.method.isIdempotent, attempt < policy.maxAttempts else {
