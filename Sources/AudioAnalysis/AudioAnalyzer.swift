@@ -21,33 +21,64 @@ public struct AudioAnalyzer: Sendable {
     /// The shortest file analysed, in seconds.
     public static let minimumSeconds = 1.0
 
+    /// The sample rates analysed, in Hz. Below 4 kHz nothing the analysis measures survives (beats,
+    /// pitch up to 5 kHz, timbre) and the resampling to 22,050 Hz would multiply every block many
+    /// times over; above 768 kHz no audio format records, and libebur128 refuses rates above
+    /// 2.8 MHz.
+    public static let supportedSampleRates = 4_000...768_000
+
+    /// The channel counts analysed: libswresample mixes at most 64 channels down.
+    public static let supportedChannelCounts = 1...64
+
+    /// The most samples per channel in one decoded block: a million, ample for every codec, and
+    /// what bounds the memory of one block's conversion.
+    public static let maximumFrameSize = 1 << 20
+
     public init() {}
 
     /// Analyses the audio file at `url`.
     ///
-    /// - Throws: ``AudioAnalysisError`` naming the file and why it could not be analysed.
+    /// - Throws: ``AudioAnalysisError`` naming the file and why it could not be analysed: see
+    ///   ``analyze(_:)``.
     public func analyze(fileAt url: URL) throws(AudioAnalysisError) -> AudioFileAnalysis {
-        let path = url.path
-        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
-        if size == 0 { throw .emptyFile(path: path) }
+        try analyze(AudioFile(opening: AudioFilePath(url.path)))
+    }
+
+    /// Analyses `file`, reading it through its open descriptor.
+    ///
+    /// Every failure of FFmpeg, libebur128 and aubio is an error for this file alone; nothing is
+    /// left allocated.
+    ///
+    /// - Throws: ``AudioAnalysisError`` naming the file and why it could not be analysed: empty,
+    ///   not audio, an unsupported codec, sample rate (``supportedSampleRates``), channel count
+    ///   (``supportedChannelCounts``) or block size (``maximumFrameSize``), cut short, too short,
+    ///   or a library's failure.
+    public func analyze(_ file: AudioFile) throws(AudioAnalysisError) -> AudioFileAnalysis {
+        let path = file.path.description
+        if file.size == 0 { throw .emptyFile(path: path) }
         do {
-            return try analyzeDecoded(url: url)
+            return try analyzeDecoded(file: file)
         } catch let error as AudioAnalysisError {
             throw error
+        } catch let error as LibraryCallFailure {
+            throw .libraryFailure(path: path, call: error.call)
         } catch {
             throw .decodeFailed(path: path, reason: String(describing: error))
         }
     }
 
-    private func analyzeDecoded(url: URL) throws -> AudioFileAnalysis {
-        let decoder = try AudioDecoder(url: url)
+    private func analyzeDecoded(file: AudioFile) throws -> AudioFileAnalysis {
+        let decoder = try AudioDecoder(file: file)
         let info = decoder.info
+        let path = file.path.description
         let analysisRate = AudioDecoder.analysisSampleRate
-        let loudness = LoudnessMeter(channels: decoder.outputChannels, sampleRate: info.sampleRate)
-        let beats = BeatTracker(sampleRate: analysisRate)
-        let spectrum = SpectralAnalyzer(sampleRate: analysisRate)
+        guard let loudness = LoudnessMeter(channels: decoder.outputChannels, sampleRate: info.sampleRate) else {
+            throw AudioAnalysisError.libraryFailure(path: path, call: "ebur128_init")
+        }
+        let beats = try BeatTracker(sampleRate: analysisRate)
+        let spectrum = try SpectralAnalyzer(sampleRate: analysisRate)
         let frames = try decoder.decode(
-            native: { loudness.add($0) },
+            native: { try loudness.add($0) },
             analysis: { block in
                 beats.add(block)
                 spectrum.add(block)
@@ -55,10 +86,10 @@ public struct AudioAnalyzer: Sendable {
         )
         let seconds = Double(frames) / Double(info.sampleRate)
         if let declared = info.declaredDuration, declared >= 2, seconds < 0.75 * declared {
-            throw AudioAnalysisError.truncated(path: url.path, decodedSeconds: seconds, declaredSeconds: declared)
+            throw AudioAnalysisError.truncated(path: path, decodedSeconds: seconds, declaredSeconds: declared)
         }
         guard seconds >= Self.minimumSeconds else {
-            throw AudioAnalysisError.tooShort(path: url.path, seconds: seconds, minimum: Self.minimumSeconds)
+            throw AudioAnalysisError.tooShort(path: path, seconds: seconds, minimum: Self.minimumSeconds)
         }
 
         var features = AudioFeatures()
@@ -156,4 +187,9 @@ public struct AudioAnalyzer: Sendable {
             analyzer: Self.version
         )
     }
+}
+
+/// A call into a C library that failed (`call` names it): NULL from an allocation, or an error code.
+struct LibraryCallFailure: Error {
+    var call: String
 }

@@ -15,3 +15,6 @@ static inline int vibes_averror_eof(void) { return AVERROR_EOF; }
 
 /// `AV_NOPTS_VALUE`, the timestamp FFmpeg uses for "unknown".
 static inline int64_t vibes_av_nopts_value(void) { return AV_NOPTS_VALUE; }
+
+/// `AVERROR(code)`: FFmpeg's error for the `errno` value `code`.
+static inline int vibes_averror(int code) { return AVERROR(code); }

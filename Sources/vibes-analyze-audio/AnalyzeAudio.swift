@@ -21,16 +21,36 @@ struct AnalyzeAudio: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var options: AnalyzeOptions
 
+    /// Runs the command; a failure while running exits 1 with the one-line message every command
+    /// of vibes-analyze prints (``Console/message(for:)``), never a raw SQLite error.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch  where String(reflecting: type(of: error)).hasPrefix("ArgumentParser.") {
+            // Help, validation and exit codes: argument-parser's own handling.
+            exit(withError: error)
+        } catch {
+            Console.diagnostic("Error: " + Console.message(for: error))
+            Foundation.exit(1)
+        }
+    }
+
     func run() async throws {
         var timer = PhaseTimer(isEnabled: global.timings)
         defer { timer.report() }
         let store = try global.openStore(activity: "analyze", createsMissingStore: true)
         timer.lap("open")
-        let listing = AudioFiles.find(in: options.paths)
+        let paths = Self.pathsAsGiven(options.paths)
+        let listing = AudioFiles.find(in: paths)
         for path in listing.missing { Console.diagnostic("error: \(path): no such file or folder") }
         if listing.files.isEmpty {
             Console.diagnostic(
-                "error: no audio files found in \(options.paths.joined(separator: ", ")) (looked for \(AudioFiles.extensions.sorted().joined(separator: ", ")))."
+                "error: no audio files found in \(paths.map(\.description).joined(separator: ", ")) (looked for \(AudioFiles.extensions.sorted().joined(separator: ", ")))."
             )
             throw ExitCode.failure
         }
@@ -48,23 +68,49 @@ struct AnalyzeAudio: AsyncParsableCommand {
         }
         let seconds = ProgressBar.seconds(ContinuousClock.now - started)
         timer.lap("analyse")
-        let calibration = try store.calibrateLocalFeatures()
+        let busy = results.lazy.compactMap(\.busy).first
+        // A busy store would keep the calibration waiting too; the next run calibrates.
+        let calibration = busy == nil ? try store.calibrateLocalFeatures() : nil
         timer.lap("calibrate")
 
         if global.json {
             try Console.printJSON(["files": try results.map { try AnalyzedFileJSON(result: $0, store: store) }])
         } else {
             for line in Self.summary(results, seconds: seconds, jobs: jobs) { print(line) }
-            for line in calibration.describedLines { print(line) }
+            for line in calibration?.describedLines ?? [] { print(line) }
         }
         timer.lap("render")
-        if !listing.missing.isEmpty || results.contains(where: { $0.failure != nil }) { throw ExitCode.failure }
+        if let busy { Console.diagnostic("Error: " + Console.message(for: busy)) }
+        if !listing.missing.isEmpty || busy != nil || results.contains(where: { $0.failure != nil }) {
+            throw ExitCode.failure
+        }
+    }
+
+    /// `paths` as the bytes they were given in.
+    ///
+    /// argument-parser reads `CommandLine.arguments`, where each byte of a name that is not valid
+    /// UTF-8 became U+FFFD, naming no file. Each path is matched, in order, to the raw argument
+    /// (`CommandLine.unsafeArgv`) that reads as it, whose bytes name the file.
+    static func pathsAsGiven(_ paths: [String]) -> [AudioFilePath] {
+        let raw: [[UInt8]] = (1..<Int(CommandLine.argc)).map { index in
+            guard let argument = CommandLine.unsafeArgv[index] else { return [] }
+            return UnsafeBufferPointer(start: argument, count: strlen(argument)).map { UInt8(bitPattern: $0) }
+        }
+        var next = 0
+        return paths.map { path in
+            guard let index = raw[next...].firstIndex(where: { String(decoding: $0, as: UTF8.self) == path }) else {
+                return AudioFilePath(path)
+            }
+            next = index + 1
+            return AudioFilePath(bytes: raw[index])
+        }
     }
 
     static func line(for result: FileResult) -> String {
         let path = TerminalText.singleLine(result.path)
         if let failure = result.failure { return "✗ \(path): \(TerminalText.singleLine(failure))" }
         switch result.status {
+        case .storeBusy: return "… \(path): not stored, the library store is busy"
         case .unchanged: return "= \(path): unchanged"
         case .sameContent: return "= \(path): same content as a file analysed before"
         case .analyzed, .failed:
@@ -110,6 +156,10 @@ struct AnalyzeAudio: AsyncParsableCommand {
         if unchanged > 0 { notes.append("\(unchanged) unchanged (--force analyses them again)") }
         let failed = results.filter { $0.failure != nil }.count
         if failed > 0 { notes.append("\(failed) failed") }
+        let waiting = results.filter { $0.status == .storeBusy }.count
+        if waiting > 0 {
+            notes.append("\(waiting) not stored because the library store is busy (the next run analyses them)")
+        }
         let new = analyzed.filter { $0.outcome?.match == .newTrack }.count
         if new > 0 { notes.append(new == 1 ? "1 new track" : "\(new) new tracks") }
         return [line + (notes.isEmpty ? "." : "; " + notes.joined(separator: ", ") + ".")]
@@ -125,20 +175,29 @@ struct FileResult: Sendable {
         case unchanged
         case sameContent = "same-content"
         case failed
+        /// Not stored, and not a failure: another program held the store past `--wait` (or at
+        /// once, with `--no-wait`). The run takes no more files; the next one analyses it.
+        case storeBusy = "store-busy"
     }
 
     var index: Int
+    /// The path as shown and stored: escaped where it is not UTF-8 (``AudioFilePath/description``).
     var path: String
     var status: Status
     var analysis: AudioFileAnalysis?
     var outcome: LocalFileOutcome?
     var failure: String?
+    /// Why the file was not stored, when the store was busy.
+    var busy: StoreError?
 }
 
 /// Analyses files on `jobs` threads, writing each to the store as it finishes.
+///
+/// One file's failure never stops the others. A store that stays busy past the wait stops the
+/// run: every later write would wait as long and fail the same way.
 struct AnalysisRun: Sendable {
     let store: LibraryStore
-    let files: [URL]
+    let files: [AudioFilePath]
     let force: Bool
     let quiet: Bool
 
@@ -146,7 +205,10 @@ struct AnalysisRun: Sendable {
     /// thread at a time. Returns the results in the order of `files`.
     func perform(jobs: Int, report: @escaping @Sendable (FileResult) -> Void) async -> [FileResult] {
         let state = Mutex(
-            (next: 0, done: 0, results: [FileResult?](repeating: nil, count: files.count), audio: 0.0)
+            (
+                next: 0, done: 0, results: [FileResult?](repeating: nil, count: files.count), audio: 0.0,
+                busy: StoreError?.none
+            )
         )
         let progress = ProgressBar(label: "Analysing", quiet: quiet)
         let total = files.count
@@ -155,13 +217,14 @@ struct AnalysisRun: Sendable {
                 DispatchQueue.concurrentPerform(iterations: jobs) { _ in
                     while true {
                         let index = state.withLock { state -> Int? in
-                            guard state.next < total else { return nil }
+                            guard state.next < total, state.busy == nil else { return nil }
                             defer { state.next += 1 }
                             return state.next
                         }
                         guard let index else { return }
                         let result = process(index: index)
                         state.withLock { state in
+                            if state.busy == nil, let busy = result.busy { state.busy = busy }
                             state.results[index] = result
                             state.done += 1
                             state.audio += result.analysis.map { Double($0.durationMS) / 1000 } ?? 0
@@ -175,20 +238,36 @@ struct AnalysisRun: Sendable {
                 continuation.resume()
             }
         }
-        return state.withLock { $0.results.compactMap { $0 } }
+        return state.withLock { state in
+            state.results.enumerated().map { index, result in
+                result
+                    ?? FileResult(
+                        index: index,
+                        path: files[index].description,
+                        status: .storeBusy,
+                        busy: state.busy
+                    )
+            }
+        }
     }
 
     private func process(index: Int) -> FileResult {
-        let url = files[index]
-        let path = url.path
-        var result = FileResult(index: index, path: path, status: .failed)
+        let path = files[index]
+        var result = FileResult(index: index, path: path.description, status: .failed)
         do {
-            let fingerprint = try LocalFileFingerprint(path: path)
+            // Opened once, after refusing FIFOs and devices; fingerprint, hash and analysis all
+            // read this descriptor.
+            let file = try AudioFile(opening: path)
+            let fingerprint = LocalFileFingerprint(
+                path: path.description,
+                size: file.size,
+                modifiedNS: file.modifiedNS
+            )
             if !force, case .unchanged = try store.localFileState(of: fingerprint, analyzer: AudioAnalyzer.version) {
                 result.status = .unchanged
                 return result
             }
-            let hash = try fingerprint.contentHash()
+            let hash = try file.withDescriptor { try LocalFileFingerprint.contentHash(readingFrom: $0) }
             if !force,
                 let outcome = try store.recordLocalCopy(
                     of: fingerprint,
@@ -201,7 +280,7 @@ struct AnalysisRun: Sendable {
                 return result
             }
             do {
-                let analysis = try AudioAnalyzer().analyze(fileAt: url)
+                let analysis = try AudioAnalyzer().analyze(file)
                 result.outcome = try store.recordLocalAnalysis(
                     LocalFileAnalysis(analysis, fingerprint: fingerprint, contentHash: hash)
                 )
@@ -211,8 +290,17 @@ struct AnalysisRun: Sendable {
                 result.failure = error.reason
                 try store.recordLocalFailure(of: fingerprint, analyzer: AudioAnalyzer.version, reason: error.reason)
             }
+        } catch let error as AudioAnalysisError {
+            // Not opened (missing, unreadable, a FIFO or device): nothing to record.
+            result.failure = error.reason
+        } catch let error as StoreError {
+            if case .busy = error {
+                result = FileResult(index: index, path: path.description, status: .storeBusy, busy: error)
+            } else {
+                result.failure = Console.message(for: error)
+            }
         } catch {
-            result.failure = String(describing: error)
+            result.failure = Console.message(for: error)
         }
         return result
     }
@@ -299,7 +387,9 @@ struct AnalyzedFileJSON: Encodable {
         error = result.failure
         features = AudioFeatures()
         confidence = [:]
-        guard result.failure == nil, let stored = try store.storedLocalFile(path: result.path) else { return }
+        guard result.failure == nil, result.status != .storeBusy,
+            let stored = try store.storedLocalFile(path: result.path)
+        else { return }
         trackID = stored.stableID
         matchedBy = stored.match?.rawValue
         durationMS = stored.durationMS

@@ -86,9 +86,11 @@ import VibesTestSupport
             }
             let listing = AudioFiles.find(in: [directory, directory + "/a/one.FLAC", directory + "/missing"])
             #expect(
-                listing.files.map { String($0.path.dropFirst(directory.count)) } == ["/a/b/two.mp3", "/a/one.FLAC"]
+                listing.files.map { String($0.description.dropFirst(directory.count)) } == [
+                    "/a/b/two.mp3", "/a/one.FLAC",
+                ]
             )
-            #expect(listing.missing == [directory + "/missing"])
+            #expect(listing.missing == [AudioFilePath(directory + "/missing")])
         }
     }
 }

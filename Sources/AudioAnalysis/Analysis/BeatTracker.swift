@@ -28,13 +28,27 @@ final class BeatTracker {
     /// The onset detection function, one value per hop: how much new sound starts there.
     private(set) var onsetStrength: [Float] = []
 
-    init(sampleRate: Int) {
+    /// - Throws: ``LibraryCallFailure`` when aubio cannot make its objects (out of memory, or a
+    ///   rate it refuses); whatever was made is freed.
+    init(sampleRate: Int) throws {
         self.sampleRate = sampleRate
-        let (tempo, onset, input, output, onsetOutput) = AubioObjects.withCreationLock {
+        let rate = UInt32(clamping: sampleRate)
+        let made = AubioObjects.withCreationLock {
             (
-                new_aubio_tempo("default", UInt32(Self.windowSize), UInt32(Self.hopSize), UInt32(sampleRate))!,
-                new_aubio_onset("complex", UInt32(Self.windowSize), UInt32(Self.hopSize), UInt32(sampleRate))!,
-                new_fvec(UInt32(Self.hopSize))!, new_fvec(1)!, new_fvec(1)!
+                new_aubio_tempo("default", UInt32(Self.windowSize), UInt32(Self.hopSize), rate),
+                new_aubio_onset("complex", UInt32(Self.windowSize), UInt32(Self.hopSize), rate),
+                new_fvec(UInt32(Self.hopSize)), new_fvec(1), new_fvec(1)
+            )
+        }
+        guard let tempo = made.0, let onset = made.1, let input = made.2, let output = made.3,
+            let onsetOutput = made.4, input.pointee.data != nil, output.pointee.data != nil,
+            onsetOutput.pointee.data != nil
+        else {
+            if let tempo = made.0 { del_aubio_tempo(tempo) }
+            if let onset = made.1 { del_aubio_onset(onset) }
+            for vector in [made.2, made.3, made.4] { if let vector { del_fvec(vector) } }
+            throw LibraryCallFailure(
+                call: made.0 == nil ? "new_aubio_tempo" : made.1 == nil ? "new_aubio_onset" : "new_fvec"
             )
         }
         (self.tempo, self.onset, self.input, self.output, self.onsetOutput) = (tempo, onset, input, output, onsetOutput)
@@ -91,9 +105,9 @@ final class BeatTracker {
 enum AubioObjects {
     private static let lock = NSLock()
 
-    static func withCreationLock<T>(_ body: () -> T) -> T {
+    static func withCreationLock<T>(_ body: () throws -> T) rethrows -> T {
         lock.lock()
         defer { lock.unlock() }
-        return body()
+        return try body()
     }
 }

@@ -8,22 +8,33 @@ final class LoudnessMeter {
     private var state: UnsafeMutablePointer<ebur128_state>?
     private let channels: Int
 
-    init(channels: Int, sampleRate: Int) {
+    /// A meter for `channels` interleaved channels at `sampleRate` Hz, or `nil` when libebur128
+    /// refuses them (it takes 1 to 64 channels at 16 Hz to 2.8 MHz) or is out of memory.
+    init?(channels: Int, sampleRate: Int) {
+        guard channels > 0, sampleRate > 0, let channelCount = UInt32(exactly: channels),
+            let rate = UInt(exactly: sampleRate),
+            let state = ebur128_init(channelCount, rate, Int32(EBUR128_MODE_I.rawValue | EBUR128_MODE_LRA.rawValue))
+        else { return nil }
         self.channels = channels
-        state = ebur128_init(
-            UInt32(channels),
-            UInt(sampleRate),
-            Int32(EBUR128_MODE_I.rawValue | EBUR128_MODE_LRA.rawValue)
-        )
-        if channels == 1 { ebur128_set_channel(state, 0, Int32(EBUR128_DUAL_MONO.rawValue)) }
+        self.state = state
+        if channels == 1 {
+            guard ebur128_set_channel(state, 0, Int32(EBUR128_DUAL_MONO.rawValue)) == Int32(EBUR128_SUCCESS.rawValue)
+            else {
+                return nil
+            }
+        }
     }
 
     deinit { ebur128_destroy(&state) }
 
     /// Adds interleaved samples.
-    func add(_ samples: UnsafeBufferPointer<Float>) {
-        guard let base = samples.baseAddress, let state else { return }
-        ebur128_add_frames_float(state, base, samples.count / channels)
+    ///
+    /// - Throws: ``LibraryCallFailure`` when libebur128 fails (out of memory).
+    func add(_ samples: UnsafeBufferPointer<Float>) throws {
+        guard let base = samples.baseAddress, let state, samples.count >= channels else { return }
+        guard ebur128_add_frames_float(state, base, samples.count / channels) == Int32(EBUR128_SUCCESS.rawValue) else {
+            throw LibraryCallFailure(call: "ebur128_add_frames_float")
+        }
     }
 
     /// Integrated loudness in LUFS, or `nil` when everything was below the absolute gate (silence).

@@ -37,14 +37,20 @@ final class SpectralAnalyzer {
     private var fluxSum = 0.0
     private var fluxSquares = 0.0
 
-    init(sampleRate: Int) {
+    /// - Throws: ``LibraryCallFailure`` when aubio cannot make its FFT or vectors (out of
+    ///   memory); whatever was made is freed.
+    init(sampleRate: Int) throws {
         self.sampleRate = Double(sampleRate)
-        (fft, frame, spectrum) = AubioObjects.withCreationLock {
-            (
-                new_aubio_fft(UInt32(Self.frameSize))!, new_fvec(UInt32(Self.frameSize))!,
-                new_cvec(UInt32(Self.frameSize))!
-            )
+        let made = AubioObjects.withCreationLock {
+            (new_aubio_fft(UInt32(Self.frameSize)), new_fvec(UInt32(Self.frameSize)), new_cvec(UInt32(Self.frameSize)))
         }
+        guard let fft = made.0, let frame = made.1, let spectrum = made.2, frame.pointee.data != nil else {
+            if let fft = made.0 { del_aubio_fft(fft) }
+            if let frame = made.1 { del_fvec(frame) }
+            if let spectrum = made.2 { del_cvec(spectrum) }
+            throw LibraryCallFailure(call: made.0 == nil ? "new_aubio_fft" : made.1 == nil ? "new_fvec" : "new_cvec")
+        }
+        (self.fft, self.frame, self.spectrum) = (fft, frame, spectrum)
         window = (0..<Self.frameSize).map { 0.5 - 0.5 * cos(2 * Float.pi * Float($0) / Float(Self.frameSize)) }
         previousMagnitudes = [Float](repeating: 0, count: Self.frameSize / 2 + 1)
         magnitudes = previousMagnitudes

@@ -22,60 +22,104 @@ final class AudioDecoder {
         var tags: [String: String]
     }
 
-    let url: URL
+    let file: AudioFile
     let info: StreamInfo
 
     private var format: UnsafeMutablePointer<AVFormatContext>?
     private var codec: UnsafeMutablePointer<AVCodecContext>?
+    private var io: UnsafeMutablePointer<AVIOContext>?
     private var nativeResampler: OpaquePointer?
     private var analysisResampler: OpaquePointer?
     private let streamIndex: Int32
     /// Channels of the native-rate output: 1 or 2.
     let outputChannels: Int
 
-    /// Opens `url` and finds its audio stream.
+    /// The path in errors: the file's, escaped where it is not UTF-8.
+    private var path: String { file.path.description }
+
+    /// Finds the audio stream of `file`, reading its open descriptor.
     ///
-    /// - Throws: ``AudioAnalysisError`` when the file is empty, cannot be opened, holds no audio
-    ///   stream, or has a codec this FFmpeg cannot decode.
-    init(url: URL) throws {
-        self.url = url
+    /// FFmpeg reads through callbacks on the descriptor (custom I/O), never by the path: no file
+    /// is opened again, and a name that looks like a protocol (`pipe:0`, `concat:…`) is only a
+    /// name. The path is handed over as the name, whose extension helps FFmpeg tell formats apart.
+    ///
+    /// - Throws: ``AudioAnalysisError`` when the file cannot be parsed, holds no audio stream, has
+    ///   a codec this FFmpeg cannot decode, or a rate or channel count outside what the analysis
+    ///   supports (``AudioAnalyzer/supportedSampleRates``, ``AudioAnalyzer/supportedChannelCounts``).
+    init(file: AudioFile) throws(AudioAnalysisError) {
+        self.file = file
         Self.quietFFmpegLogging
-        let path = url.path
-        var context: UnsafeMutablePointer<AVFormatContext>?
-        var status = avformat_open_input(&context, path, nil, nil)
+        let path = file.path.description
+        guard let buffer = av_malloc(Self.ioBufferSize) else { throw .libraryFailure(path: path, call: "av_malloc") }
+        guard
+            let io = avio_alloc_context(
+                buffer.assumingMemoryBound(to: UInt8.self),
+                Int32(Self.ioBufferSize),
+                0,
+                Unmanaged.passUnretained(file).toOpaque(),
+                { opaque, buffer, size in AudioDecoder.readCallback(opaque, buffer, size) },
+                nil,
+                { opaque, offset, whence in AudioDecoder.seekCallback(opaque, offset, whence) }
+            )
+        else {
+            av_free(buffer)
+            throw .libraryFailure(path: path, call: "avio_alloc_context")
+        }
+        self.io = io
+        guard let allocated = avformat_alloc_context() else {
+            Self.release(io: &self.io)
+            throw .libraryFailure(path: path, call: "avformat_alloc_context")
+        }
+        allocated.pointee.pb = io
+        var context: UnsafeMutablePointer<AVFormatContext>? = allocated
+        // On failure, avformat_open_input frees the context (not the custom I/O).
+        var status = file.path.withCString { avformat_open_input(&context, $0, nil, nil) }
         guard status >= 0, let context else {
-            throw AudioAnalysisError.unreadable(path: path, reason: Self.message(for: status))
+            Self.release(io: &self.io)
+            throw .unreadable(path: path, reason: Self.message(for: status))
         }
         format = context
         status = avformat_find_stream_info(context, nil)
         guard status >= 0 else {
-            avformat_close_input(&format)
-            throw AudioAnalysisError.unreadable(path: path, reason: Self.message(for: status))
+            Self.release(format: &format, codec: &codec, io: &self.io)
+            throw .unreadable(path: path, reason: Self.message(for: status))
         }
         var decoderPointer: UnsafePointer<AVCodec>?
         let index = av_find_best_stream(context, AVMEDIA_TYPE_AUDIO, -1, -1, &decoderPointer, 0)
         guard index >= 0, let decoder = decoderPointer, let stream = context.pointee.streams[Int(index)] else {
-            avformat_close_input(&format)
-            throw AudioAnalysisError.noAudioStream(path: path)
+            Self.release(format: &format, codec: &codec, io: &self.io)
+            throw .noAudioStream(path: path)
         }
         streamIndex = index
         guard let codecContext = avcodec_alloc_context3(decoder) else {
-            avformat_close_input(&format)
-            throw AudioAnalysisError.unreadable(path: path, reason: "out of memory")
+            Self.release(format: &format, codec: &codec, io: &self.io)
+            throw .libraryFailure(path: path, call: "avcodec_alloc_context3")
         }
         codec = codecContext
         status = avcodec_parameters_to_context(codecContext, stream.pointee.codecpar)
         if status >= 0 { status = avcodec_open2(codecContext, decoder, nil) }
         guard status >= 0 else {
             let name = String(cString: decoder.pointee.name)
-            Self.release(format: &format, codec: &codec)
-            throw AudioAnalysisError.unsupported(path: path, codec: name, reason: Self.message(for: status))
+            Self.release(format: &format, codec: &codec, io: &self.io)
+            throw .unsupported(path: path, codec: name, reason: Self.message(for: status))
         }
         let channels = Int(codecContext.pointee.ch_layout.nb_channels)
         let sampleRate = Int(codecContext.pointee.sample_rate)
-        guard channels > 0, sampleRate > 0 else {
-            Self.release(format: &format, codec: &codec)
-            throw AudioAnalysisError.unreadable(path: path, reason: "the audio stream states no channels or rate")
+        guard AudioAnalyzer.supportedSampleRates.contains(sampleRate) else {
+            Self.release(format: &format, codec: &codec, io: &self.io)
+            throw .unsupportedSampleRate(
+                path: path,
+                sampleRate: sampleRate,
+                supported: AudioAnalyzer.supportedSampleRates
+            )
+        }
+        guard AudioAnalyzer.supportedChannelCounts.contains(channels) else {
+            Self.release(format: &format, codec: &codec, io: &self.io)
+            throw .unsupportedChannelCount(
+                path: path,
+                channels: channels,
+                supported: AudioAnalyzer.supportedChannelCounts
+            )
         }
         outputChannels = min(channels, 2)
 
@@ -99,7 +143,7 @@ final class AudioDecoder {
     deinit {
         swr_free(&nativeResampler)
         swr_free(&analysisResampler)
-        Self.release(format: &format, codec: &codec)
+        Self.release(format: &format, codec: &codec, io: &io)
     }
 
     /// Decodes the whole stream, calling `native` with interleaved blocks at the file's rate
@@ -115,7 +159,7 @@ final class AudioDecoder {
         guard let format, let codec else { return 0 }
         try makeResamplers(for: codec)
         guard let packet = av_packet_alloc(), let frame = av_frame_alloc() else {
-            throw AudioAnalysisError.unreadable(path: url.path, reason: "out of memory")
+            throw AudioAnalysisError.libraryFailure(path: path, call: "av_packet_alloc")
         }
         var packetPointer: UnsafeMutablePointer<AVPacket>? = packet
         var framePointer: UnsafeMutablePointer<AVFrame>? = frame
@@ -138,7 +182,15 @@ final class AudioDecoder {
                     lastError = status
                     return
                 }
-                framesDecoded += Int(frame.pointee.nb_samples)
+                let samples = Int(frame.pointee.nb_samples)
+                guard samples <= AudioAnalyzer.maximumFrameSize else {
+                    throw AudioAnalysisError.unsupportedFrameSize(
+                        path: path,
+                        samples: samples,
+                        maximum: AudioAnalyzer.maximumFrameSize
+                    )
+                }
+                framesDecoded += samples
                 try convert(frame, with: nativeResampler, channels: outputChannels, into: &nativeBuffer, native)
                 try convert(frame, with: analysisResampler, channels: 1, into: &analysisBuffer, analysis)
                 av_frame_unref(frame)
@@ -167,7 +219,7 @@ final class AudioDecoder {
         try flush(analysisResampler, channels: 1, into: &analysisBuffer, analysis)
         if framesDecoded == 0 {
             let reason = lastError < 0 ? Self.message(for: lastError) : "the stream holds no audio"
-            throw AudioAnalysisError.decodeFailed(path: url.path, reason: reason)
+            throw AudioAnalysisError.decodeFailed(path: path, reason: reason)
         }
         return framesDecoded
     }
@@ -212,7 +264,10 @@ final class AudioDecoder {
         }
         if status >= 0 { status = swr_init(analysisResampler) }
         guard status >= 0 else {
-            throw AudioAnalysisError.decodeFailed(path: url.path, reason: Self.message(for: status))
+            throw AudioAnalysisError.decodeFailed(path: path, reason: Self.message(for: status))
+        }
+        guard nativeResampler != nil, analysisResampler != nil else {
+            throw AudioAnalysisError.libraryFailure(path: path, call: "swr_alloc_set_opts2")
         }
     }
 
@@ -224,17 +279,23 @@ final class AudioDecoder {
         _ consume: (UnsafeBufferPointer<Float>) throws -> Void
     ) throws {
         let capacity = Int(swr_get_out_samples(resampler, frame.pointee.nb_samples))
+        guard capacity >= 0 else {
+            throw AudioAnalysisError.decodeFailed(path: path, reason: Self.message(for: Int32(capacity)))
+        }
         guard capacity > 0 else { return }
+        guard let data = frame.pointee.extended_data else {
+            throw AudioAnalysisError.decodeFailed(path: path, reason: "a decoded block holds no samples")
+        }
         if buffer.count < capacity * channels { buffer = [Float](repeating: 0, count: capacity * channels) }
         let converted = buffer.withUnsafeMutableBytes { raw -> Int32 in
             var output: UnsafeMutablePointer<UInt8>? = raw.baseAddress?.assumingMemoryBound(to: UInt8.self)
             return withUnsafeMutablePointer(to: &output) { outputs in
-                frame.withMemoryRebound(to: AVFrame.self, capacity: 1) { frame in
-                    let inputs = UnsafeMutableRawPointer(frame.pointee.extended_data)!
-                        .assumingMemoryBound(to: UnsafePointer<UInt8>?.self)
-                    return swr_convert(resampler, outputs, Int32(capacity), inputs, frame.pointee.nb_samples)
-                }
+                let inputs = UnsafeMutableRawPointer(data).assumingMemoryBound(to: UnsafePointer<UInt8>?.self)
+                return swr_convert(resampler, outputs, Int32(capacity), inputs, frame.pointee.nb_samples)
             }
+        }
+        guard converted >= 0 else {
+            throw AudioAnalysisError.decodeFailed(path: path, reason: Self.message(for: converted))
         }
         guard converted > 0 else { return }
         try buffer.withUnsafeBufferPointer {
@@ -255,6 +316,9 @@ final class AudioDecoder {
                 var output: UnsafeMutablePointer<UInt8>? = raw.baseAddress?.assumingMemoryBound(to: UInt8.self)
                 return swr_convert(resampler, &output, Int32(capacity), nil, 0)
             }
+            guard converted >= 0 else {
+                throw AudioAnalysisError.decodeFailed(path: path, reason: Self.message(for: converted))
+            }
             guard converted > 0 else { return }
             try buffer.withUnsafeBufferPointer {
                 try consume(UnsafeBufferPointer(rebasing: $0[0..<Int(converted) * channels]))
@@ -269,10 +333,56 @@ final class AudioDecoder {
 
     private static func release(
         format: inout UnsafeMutablePointer<AVFormatContext>?,
-        codec: inout UnsafeMutablePointer<AVCodecContext>?
+        codec: inout UnsafeMutablePointer<AVCodecContext>?,
+        io: inout UnsafeMutablePointer<AVIOContext>?
     ) {
         avcodec_free_context(&codec)
         avformat_close_input(&format)
+        release(io: &io)
+    }
+
+    /// Frees custom I/O and its buffer, which FFmpeg may have replaced since it was allocated.
+    private static func release(io: inout UnsafeMutablePointer<AVIOContext>?) {
+        guard let context = io else { return }
+        av_freep(&context.pointee.buffer)
+        avio_context_free(&io)
+    }
+
+    // MARK: - Custom I/O
+
+    /// The bytes FFmpeg reads from the descriptor at a time: what its own `file:` protocol uses.
+    private static let ioBufferSize = 32_768
+
+    /// FFmpeg's read callback: up to `size` bytes of the ``AudioFile`` behind `opaque`.
+    private static func readCallback(
+        _ opaque: UnsafeMutableRawPointer?,
+        _ buffer: UnsafeMutablePointer<UInt8>?,
+        _ size: Int32
+    )
+        -> Int32
+    {
+        guard let opaque, let buffer, size > 0 else { return vibes_averror(EINVAL) }
+        let file = Unmanaged<AudioFile>.fromOpaque(opaque).takeUnretainedValue()
+        while true {
+            let count = file.withDescriptor { read($0, buffer, Int(size)) }
+            if count > 0 { return Int32(count) }
+            if count == 0 { return vibes_averror_eof() }
+            if errno != EINTR { return vibes_averror(errno) }
+        }
+    }
+
+    /// FFmpeg's seek callback: `lseek`, or the file's size for `AVSEEK_SIZE`.
+    private static func seekCallback(_ opaque: UnsafeMutableRawPointer?, _ offset: Int64, _ whence: Int32) -> Int64 {
+        guard let opaque else { return Int64(vibes_averror(EINVAL)) }
+        let file = Unmanaged<AudioFile>.fromOpaque(opaque).takeUnretainedValue()
+        return file.withDescriptor { descriptor in
+            if whence & AVSEEK_SIZE != 0 {
+                var status = stat()
+                return fstat(descriptor, &status) == 0 ? Int64(status.st_size) : Int64(vibes_averror(errno))
+            }
+            let position = lseek(descriptor, off_t(offset), whence & ~AVSEEK_FORCE)
+            return position >= 0 ? Int64(position) : Int64(vibes_averror(errno))
+        }
     }
 
     private static func tags(of dictionary: OpaquePointer?) -> [String: String] {

@@ -63,7 +63,7 @@ extension LibraryStore {
     /// previous one) and removes those that no longer have enough; returns the agreement.
     @discardableResult
     public func calibrateLocalFeatures(at date: Date = Date()) throws -> CalibrationReport {
-        try database.write { db in
+        try writeLocalFiles { db in
             let (report, maps) = try Self.calibration(in: db)
             try db.execute(sql: "DELETE FROM feature_calibrations WHERE source_kind = 'local'")
             let encoder = JSONEncoder()

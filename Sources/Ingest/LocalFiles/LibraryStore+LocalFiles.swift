@@ -43,6 +43,17 @@ extension LibraryStore {
         )
     }
 
+    /// `database.write`, where a write lock held by another program past the store's wait
+    /// (``Options/writeWait``) is ``StoreError/busy(path:holder:)``, so that a caller can tell a
+    /// busy store from a failed write.
+    func writeLocalFiles<T>(_ updates: (Database) throws -> T) throws -> T {
+        do {
+            return try database.write(updates)
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY {
+            throw StoreError(error, path: path)
+        }
+    }
+
     // MARK: - Incremental analysis
 
     /// Whether `fingerprint` was analysed by `analyzer` already and has not changed since.
@@ -73,7 +84,7 @@ extension LibraryStore {
         analyzer: String,
         at date: Date = Date()
     ) throws -> LocalFileOutcome? {
-        try database.write { db in
+        try writeLocalFiles { db in
             guard
                 let row = try Row.fetchOne(
                     db,
@@ -120,9 +131,11 @@ extension LibraryStore {
     /// same path again updates that track rather than adding another.
     ///
     /// - Returns: The track and how it was matched.
+    /// - Throws: ``StoreError/busy(path:holder:)`` when another program held the store's write
+    ///   lock past the wait (nothing was written), or the database's error.
     @discardableResult
     public func recordLocalAnalysis(_ analysis: LocalFileAnalysis, at date: Date = Date()) throws -> LocalFileOutcome {
-        try database.write { db in
+        try writeLocalFiles { db in
             let writer = try ImportWriter(db, runID: nil, fetchedAt: date.formatted(.iso8601))
             let (trackID, match) = try track(for: analysis, writer: writer, in: db)
             let source = FeatureSource.localAnalysis(analyzer: analysis.analyzer)
@@ -166,7 +179,7 @@ extension LibraryStore {
         reason: String,
         at date: Date = Date()
     ) throws {
-        try database.write { db in
+        try writeLocalFiles { db in
             try upsertLocalFile(
                 db,
                 fingerprint: fingerprint,

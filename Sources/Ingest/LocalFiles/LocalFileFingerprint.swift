@@ -39,4 +39,27 @@ public struct LocalFileFingerprint: Hashable, Sendable {
         }
         return hasher.finalize().map { String(format: "%02x", $0) }.joined()
     }
+
+    /// The hex SHA-256 of the bytes of the file open as `descriptor`, read a megabyte at a time
+    /// with `pread` from the start, so the descriptor's offset is left as it was.
+    ///
+    /// Hash a regular file: a FIFO or a device may never end.
+    ///
+    /// - Throws: `POSIXError` when a read fails.
+    public static func contentHash(readingFrom descriptor: Int32) throws -> String {
+        var hasher = SHA256()
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        var offset: off_t = 0
+        while true {
+            let count = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, offset) }
+            if count == 0 { break }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+            }
+            hasher.update(data: buffer[0..<count])
+            offset += off_t(count)
+        }
+        return hasher.finalize().map { String(format: "%02x", $0) }.joined()
+    }
 }
