@@ -141,6 +141,8 @@ clean:
 # of `make test`: random mutations of the fixtures, imported into one store. The seed is printed;
 # VIBES_FUZZ_SEED=<seed> replays a run. A crash leaves its input in $(FUZZ_OUT)/current-input (and
 # how it was made in current-input.txt): shrink it into Sources/VibesTestSupport/Fixtures/fuzz-crashers.
+# Then the token server's request parser (Tests/IngestTests/TokenServerFuzzTests.swift) for as long:
+# mutated requests given in random pieces, whose input is left in $(FUZZ_OUT)/token-server-input.
 FUZZ_SECONDS ?= 60
 FUZZ_OUT ?= $(CURDIR)/out/fuzz
 .PHONY: fuzz
@@ -148,3 +150,4 @@ fuzz:
 	swift build --build-tests
 	@mkdir -p $(FUZZ_OUT)
 	VIBES_FUZZ_SECONDS=$(FUZZ_SECONDS) VIBES_FUZZ_OUT=$(FUZZ_OUT) swift test --skip-build --filter ImportFuzz
+	VIBES_FUZZ_SECONDS=$(FUZZ_SECONDS) VIBES_FUZZ_OUT=$(FUZZ_OUT) swift test --skip-build --filter TokenServerFuzz

@@ -143,6 +143,12 @@ extension VibesAnalyze {
                     "\(TokenServerError.malformedFile(path: path, reason: reason)) Make a key with `vibes-analyze token-server --new-key FILE`."
                 )
             }
+            let limits = TokenServer.Limits(
+                requestsPerMinute: requestsPerMinute,
+                burst: requestsPerMinute,
+                requestTimeout: .seconds(accountsTimeout + 10)
+            )
+            Self.raiseOpenFileLimit(toAtLeast: limits.maximumConnections * 2 + 64)
             let server = TokenServer(
                 configuration: TokenServer.Configuration(
                     clientID: clientID,
@@ -151,16 +157,18 @@ extension VibesAnalyze {
                     accountsBaseURL: spotify.accountsBaseURL,
                     bindAddress: bind,
                     port: port,
-                    limits: TokenServer.Limits(
-                        requestsPerMinute: requestsPerMinute,
-                        burst: requestsPerMinute,
-                        requestTimeout: .seconds(accountsTimeout + 10)
-                    ),
+                    limits: limits,
                     trustsForwardedFor: trustForwardedFor
                 ),
                 sealer: sealer,
-                // Shorter than the server's request limit, and no retries: the app retries.
-                transport: URLSessionTransport(timeout: accountsTimeout)
+                // Shorter than the server's request limit, no retries (the app retries), no
+                // redirects (the client secret goes to the accounts service only), and no more of
+                // an answer than the server accepts.
+                transport: URLSessionTransport(
+                    timeout: accountsTimeout,
+                    redirects: .never,
+                    maximumBodyBytes: limits.maximumUpstreamBodyBytes
+                )
             ) { entry in
                 Console.diagnostic(entry.description)
             }
@@ -170,6 +178,16 @@ extension VibesAnalyze {
                 )
                 fflush(nil)  // A script or a supervisor reading a pipe sees the line now.
             }
+        }
+
+        /// Raises the soft limit of open files towards `count`, as far as the hard limit allows, so
+        /// that the server's connections and their calls to Spotify fit (macOS starts at 256).
+        /// Below it the server still runs: it sheds idle connections when it runs out.
+        static func raiseOpenFileLimit(toAtLeast count: Int) {
+            var limit = rlimit()
+            guard getrlimit(RLIMIT_NOFILE_CODE, &limit) == 0, limit.rlim_cur < rlim_t(count) else { return }
+            limit.rlim_cur = min(rlim_t(count), limit.rlim_max)
+            _ = setrlimit(RLIMIT_NOFILE_CODE, &limit)
         }
 
         /// The error's description followed by what to do about it.
@@ -187,3 +205,9 @@ extension VibesAnalyze {
         }
     }
 }
+
+#if canImport(Glibc)
+private let RLIMIT_NOFILE_CODE = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+#else
+private let RLIMIT_NOFILE_CODE = RLIMIT_NOFILE
+#endif

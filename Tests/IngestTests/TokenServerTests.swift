@@ -523,53 +523,6 @@ struct TokenServerTests {
         try RefreshTokenSealer(key: key, clientID: clientID)
     }
 
-    /// Runs a token server in front of `fake` while `body` runs.
-    private func withTokenServer<T>(
-        accounts fake: FakeAccounts,
-        limits: TokenServer.Limits = TokenServer.Limits(requestTimeout: .seconds(loopbackTimeout)),
-        _ body: (TokenServer.Endpoints, AccessLogCapture) async throws -> T
-    ) async throws -> T {
-        try await withTokenServer(accountsURL: fake.baseURL, limits: limits, body)
-    }
-
-    private func withTokenServer<T>(
-        accountsURL: URL,
-        limits: TokenServer.Limits = TokenServer.Limits(requestTimeout: .seconds(loopbackTimeout)),
-        trustsForwardedFor: Bool = false,
-        _ body: (TokenServer.Endpoints, AccessLogCapture) async throws -> T
-    ) async throws -> T {
-        let log = AccessLogCapture()
-        let server = TokenServer(
-            configuration: TokenServer.Configuration(
-                clientID: Self.clientID,
-                clientSecret: Self.secret,
-                redirectURI: Self.redirectURI,
-                accountsBaseURL: accountsURL,
-                port: 0,
-                limits: limits,
-                trustsForwardedFor: trustsForwardedFor
-            ),
-            sealer: try Self.sealer(),
-            transport: URLSessionTransport(timeout: loopbackTimeout),
-            accessLog: log.append
-        )
-        let (listening, continuation) = AsyncStream<TokenServer.Endpoints>.makeStream()
-        let task = Task {
-            defer { continuation.finish() }
-            try await server.run { continuation.yield($0) }
-        }
-        defer { task.cancel() }
-        var iterator = listening.makeAsyncIterator()
-        guard let endpoints = await iterator.next() else {
-            try await task.value
-            throw CancellationError()
-        }
-        let result = try await body(endpoints, log)
-        task.cancel()
-        try await task.value
-        return result
-    }
-
     /// Runs a server that must fail to listen, and returns its error.
     private func runServer(bindAddress: String = "127.0.0.1", port: UInt16 = 0) async throws -> TokenServerError {
         let server = TokenServer(
@@ -590,6 +543,56 @@ struct TokenServerTests {
         }
         throw CancellationError()
     }
+}
+
+// MARK: - Running a server
+
+/// Runs a token server on a free port of 127.0.0.1 in front of `fake` while `body` runs.
+func withTokenServer<T>(
+    accounts fake: FakeAccounts,
+    limits: TokenServer.Limits = TokenServer.Limits(requestTimeout: .seconds(loopbackTimeout)),
+    _ body: (TokenServer.Endpoints, AccessLogCapture) async throws -> T
+) async throws -> T {
+    try await withTokenServer(accountsURL: fake.baseURL, limits: limits, body)
+}
+
+func withTokenServer<T>(
+    accountsURL: URL,
+    limits: TokenServer.Limits = TokenServer.Limits(requestTimeout: .seconds(loopbackTimeout)),
+    trustsForwardedFor: Bool = false,
+    transport: (any HTTPTransport)? = nil,
+    _ body: (TokenServer.Endpoints, AccessLogCapture) async throws -> T
+) async throws -> T {
+    let log = AccessLogCapture()
+    let server = TokenServer(
+        configuration: TokenServer.Configuration(
+            clientID: TokenServerTests.clientID,
+            clientSecret: TokenServerTests.secret,
+            redirectURI: TokenServerTests.redirectURI,
+            accountsBaseURL: accountsURL,
+            port: 0,
+            limits: limits,
+            trustsForwardedFor: trustsForwardedFor
+        ),
+        sealer: try TokenServerTests.sealer(),
+        transport: transport ?? URLSessionTransport(timeout: loopbackTimeout),
+        accessLog: log.append
+    )
+    let (listening, continuation) = AsyncStream<TokenServer.Endpoints>.makeStream()
+    let task = Task {
+        defer { continuation.finish() }
+        try await server.run { continuation.yield($0) }
+    }
+    defer { task.cancel() }
+    var iterator = listening.makeAsyncIterator()
+    guard let endpoints = await iterator.next() else {
+        try await task.value
+        throw CancellationError()
+    }
+    let result = try await body(endpoints, log)
+    task.cancel()
+    try await task.value
+    return result
 }
 
 // MARK: - HTTP client
@@ -663,6 +666,7 @@ final class FakeAccounts: Sendable {
         var validRefreshTokens: Set<String> = []
         var rotatesRefreshTokens = false
         var nextAnswer: (status: Int, headers: [String: String], body: String)?
+        var answerDelay: Duration?
     }
 
     static let validCode = "AQC-fake-code"
@@ -687,6 +691,12 @@ final class FakeAccounts: Sendable {
     var nextAnswer: (status: Int, headers: [String: String], body: String)? {
         get { state.withLock { $0.nextAnswer } }
         set { state.withLock { $0.nextAnswer = newValue } }
+    }
+
+    /// How long each answer waits after the request is recorded; none by default.
+    var answerDelay: Duration? {
+        get { state.withLock { $0.answerDelay } }
+        set { state.withLock { $0.answerDelay = newValue } }
     }
 
     private init() {}
@@ -727,6 +737,7 @@ final class FakeAccounts: Sendable {
             state.received.append(Received(path: request.path, authorization: authorization, form: form))
             return answer(to: request.path, form: form, authorization: authorization, state: &state)
         }
+        if let delay = answerDelay { try await Task.sleep(for: delay) }
         var fields: HTTPHeaders = [.contentType: "application/json"]
         for (name, value) in headers { fields[HTTPHeader(name)] = value }
         return FlyingFox.HTTPResponse(

@@ -225,6 +225,70 @@ struct TokenServerCommandTests {
         }
     }
 
+    /// The issue's reproduction: 1,100 connections that send nothing to a server that may open only
+    /// 64 files. Accepting fails with EMFILE, which once ended the server within 2 s; now it sheds
+    /// the connections that waited longest and keeps answering.
+    @Test func runningOutOfFileDescriptorsNeverStopsTheServer() async throws {
+        try await withTemporaryDirectory { directory in
+            let key = directory + "/token-key"
+            #expect(try await CommandLineTool.run(["token-server", "--new-key", key]).status == 0)
+            let secret = directory + "/client-secret"
+            try Data("s3cret-value\n".utf8).write(to: URL(fileURLWithPath: secret))
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: secret)
+
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = [
+                "-c", #"ulimit -n 64 && exec "$0" "$@""#, CommandLineTool.executablePath, "token-server",
+                "--client-id", "fake-client-id", "--client-secret-file", secret, "--redirect-uri", "vibesapp://cb",
+                "--key-file", key, "--port", "0",
+            ]
+            var environment = ProcessInfo.processInfo.environment
+            environment["XDG_CONFIG_HOME"] = directory
+            environment["VIBES_SPOTIFY_ACCOUNTS_URL"] = UnreachableLoopback.url().absoluteString
+            process.environment = environment
+            let out = Pipe()
+            process.standardOutput = out
+            let errorPath = directory + "/stderr"
+            _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
+            process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+            func errors() -> String { (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "" }
+            defer { if process.isRunning { process.terminate() } }
+            let line = try #require(await firstLine(of: out, process: process))
+            let refreshURL = try #require(
+                line.split(separator: " ").last.flatMap { URL(string: String($0)) },
+                "\(line)"
+            )
+            let port = try #require(refreshURL.port)
+
+            let clock = ContinuousClock()
+            let started = clock.now
+            let idle = try (0..<1_100).map { _ in try IdleConnection(port: port) }
+            // The server works through the backlog, shedding as it goes, until at most the 64
+            // descriptors it may hold are connections.
+            while idle.count(where: \.isClosedByServer) < 1_100 - 64, clock.now < started + .seconds(20) {
+                try await clock.sleep(for: .milliseconds(20))
+            }
+            let settled = started.duration(to: clock.now)
+            #expect(process.isRunning, "\(errors())")
+            #expect(settled < .seconds(10), "the server took \(settled) to work through 1,100 connections")
+
+            let asked = clock.now
+            let answer = try await postForm(refreshURL, ["refresh_token": "v1.not-a-sealed-token"])
+            let elapsed = asked.duration(to: clock.now)
+            #expect(answer.status == 400 && answer.text.contains("invalid_token"), "\(answer.text)")
+            #expect(elapsed < .seconds(1), "a normal request took \(elapsed) with 1,100 idle connections")
+            #expect(process.isRunning)
+            print(
+                "runningOutOfFileDescriptors: backlog of 1,100 worked through in \(settled); request answered in \(elapsed)"
+            )
+            kill(process.processIdentifier, SIGINT)
+            process.waitUntilExit()
+        }
+    }
+
     // MARK: - Helpers
 
     /// The first line the process writes to `pipe`, or `nil` when it ends first.
@@ -307,5 +371,39 @@ private func parseError(_ arguments: [String]) -> any Error {
         return CancellationError()
     } catch {
         return error
+    }
+}
+
+/// A TCP connection to 127.0.0.1 that sends nothing.
+private final class IdleConnection: Sendable {
+    let descriptor: Int32
+
+    init(port: Int) throws {
+        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard result == 0 else {
+            let code = errno
+            close(descriptor)
+            throw POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
+        }
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+    }
+
+    deinit { close(descriptor) }
+
+    /// Whether the server has closed (or reset) the connection.
+    var isClosedByServer: Bool {
+        var byte: UInt8 = 0
+        let count = recv(descriptor, &byte, 1, Int32(MSG_PEEK))
+        return count == 0 || (count < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
     }
 }

@@ -3,32 +3,61 @@ import Foundation
 /// Files that hold one secret line, readable by their owner only: the token server's key and the
 /// app's client secret.
 enum PrivateFile {
+    /// The largest file read: a key is 64 characters and a client secret 32.
+    static let maximumByteCount = 4_096
+
     /// Returns the one line of the file at `path`, without surrounding white space.
     ///
     /// Symbolic links are followed (a Kubernetes secret is one), and the mode of the file they lead
-    /// to is checked.
+    /// to is checked. The file is opened once, then checked with `fstat` (a regular file, private,
+    /// at most ``maximumByteCount`` bytes) before anything is read, and at most one byte more than
+    /// that is ever read, so a huge file, a FIFO or a device costs nothing.
     ///
     /// - Throws: ``TokenServerError/fileNotPrivate(path:mode:)`` when group or others have any
     ///   permission; ``TokenServerError/cannotReadFile(path:reason:)``;
-    ///   ``TokenServerError/malformedFile(path:reason:)`` when it is empty or has several lines.
+    ///   ``TokenServerError/malformedFile(path:reason:)`` when it is empty, has several lines or is
+    ///   larger than ``maximumByteCount``.
     static func readLine(atPath path: String) throws -> String {
-        let resolved = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
-        let attributes: [FileAttributeKey: Any]
-        do {
-            attributes = try FileManager.default.attributesOfItem(atPath: resolved)
-        } catch {
+        // O_NONBLOCK: opening a FIFO must not wait for a writer; it changes nothing for a regular file.
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+        guard descriptor >= 0 else {
+            let code = errno
+            if code == EACCES { throw TokenServerError.cannotReadFile(path: path, reason: "no permission to read it") }
             throw TokenServerError.cannotReadFile(path: path, reason: "no such file, or no permission to see it")
         }
-        guard attributes[.type] as? FileAttributeType == .typeRegular else {
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else {
+            throw TokenServerError.cannotReadFile(path: path, reason: String(cString: strerror(errno)))
+        }
+        guard status.st_mode & S_IFMT == S_IFREG else {
             throw TokenServerError.cannotReadFile(path: path, reason: "it is not a regular file")
         }
-        if let mode = (attributes[.posixPermissions] as? NSNumber)?.intValue, mode & 0o077 != 0 {
+        let mode = Int(status.st_mode & 0o7777)
+        if mode & 0o077 != 0 {
             throw TokenServerError.fileNotPrivate(path: path, mode: mode)
         }
-        guard let data = FileManager.default.contents(atPath: resolved) else {
-            throw TokenServerError.cannotReadFile(path: path, reason: "no permission to read it")
+        let tooLarge = TokenServerError.malformedFile(
+            path: path,
+            reason: "it is not one short line of text (it is larger than \(maximumByteCount) bytes)"
+        )
+        guard status.st_size <= maximumByteCount else { throw tooLarge }
+        // The size may have changed since `fstat`: read one byte past the limit to know.
+        var bytes = [UInt8](repeating: 0, count: maximumByteCount + 1)
+        var count = 0
+        while count < bytes.count {
+            let received = bytes.withUnsafeMutableBytes { buffer in
+                read(descriptor, buffer.baseAddress! + count, buffer.count - count)
+            }
+            if received == 0 { break }
+            guard received > 0 else {
+                if errno == EINTR { continue }
+                throw TokenServerError.cannotReadFile(path: path, reason: String(cString: strerror(errno)))
+            }
+            count += received
         }
-        guard data.count <= 4096, let text = String(data: data, encoding: .utf8) else {
+        guard count <= maximumByteCount else { throw tooLarge }
+        guard let text = String(validating: bytes[..<count], as: UTF8.self) else {
             throw TokenServerError.malformedFile(path: path, reason: "it is not one short line of text")
         }
         let line = text.trimmingCharacters(in: .whitespacesAndNewlines)

@@ -8,13 +8,32 @@ struct TokenServerOutcome: Sendable {
 }
 
 extension TokenServer {
-    /// Answers one request: rate limit, route, size limit, form, then the endpoint. Logs it.
-    func respond(to request: FlyingFox.HTTPRequest) async -> FlyingFox.HTTPResponse {
+    /// Answers one request: rate limit, route, size limit, form, then the endpoint, within
+    /// ``Limits/requestTimeout``. Logs it.
+    ///
+    /// - Parameter bodyIsTooLarge: Whether the body was longer than ``Limits/maximumBodyBytes``
+    ///   and was not read.
+    func respond(to request: FlyingFox.HTTPRequest, bodyIsTooLarge: Bool = false) async -> FlyingFox.HTTPResponse {
         let clock = ContinuousClock()
         let start = clock.now
         let date = Date()
         let client = clientAddress(of: request)
-        let outcome = await outcome(for: request, client: client)
+        let timeout = configuration.limits.requestTimeout
+        let outcome = await withTaskGroup(of: TokenServerOutcome?.self) { group in
+            group.addTask { await self.outcome(for: request, client: client, bodyIsTooLarge: bodyIsTooLarge) }
+            group.addTask {
+                try? await clock.sleep(for: timeout)
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+                ?? Self.failure(
+                    .gatewayTimeout,
+                    error: "server_error",
+                    description: "Spotify's accounts service did not answer in time."
+                )
+        }
         accessLog(
             AccessLogEntry(
                 date: date,
@@ -29,7 +48,11 @@ extension TokenServer {
         return outcome.response
     }
 
-    private func outcome(for request: FlyingFox.HTTPRequest, client: String) async -> TokenServerOutcome {
+    private func outcome(
+        for request: FlyingFox.HTTPRequest,
+        client: String,
+        bodyIsTooLarge: Bool
+    ) async -> TokenServerOutcome {
         if let wait = limiter.acquire(for: client) {
             let seconds = max(1, Int((wait / .seconds(1)).rounded(.up)))
             var outcome = Self.failure(
@@ -57,7 +80,7 @@ extension TokenServer {
             return outcome
         }
         let form: [String: String]
-        switch await readForm(of: request) {
+        switch await readForm(of: request, bodyIsTooLarge: bodyIsTooLarge) {
         case .success(let fields): form = fields
         case .failure(let failure): return failure.outcome
         }
@@ -114,6 +137,14 @@ extension TokenServer {
                 .badGateway,
                 error: "server_error",
                 description: "Spotify's accounts service did not answer."
+            )
+        }
+        let upstreamLimit = configuration.limits.maximumUpstreamBodyBytes
+        guard data.count <= upstreamLimit else {
+            return Self.failure(
+                .badGateway,
+                error: "server_error",
+                description: "Spotify's accounts service answered with more than \(upstreamLimit) bytes."
             )
         }
         let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
@@ -174,7 +205,10 @@ extension TokenServer {
     }
 
     /// The form fields of the body, read up to the size limit.
-    private func readForm(of request: FlyingFox.HTTPRequest) async -> Result<[String: String], FormFailure> {
+    private func readForm(
+        of request: FlyingFox.HTTPRequest,
+        bodyIsTooLarge: Bool
+    ) async -> Result<[String: String], FormFailure> {
         let limit = configuration.limits.maximumBodyBytes
         let tooLarge = FormFailure(
             outcome: {
@@ -188,7 +222,7 @@ extension TokenServer {
                 return outcome
             }()
         )
-        if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
+        if bodyIsTooLarge || request.headers[.contentLength].flatMap(Int.init).map({ $0 > limit }) == true {
             return .failure(tooLarge)
         }
         var body = Data()

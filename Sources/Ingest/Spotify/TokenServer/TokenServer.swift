@@ -1,5 +1,7 @@
 import FlyingFox
+import FlyingSocks
 import Foundation
+import Logging
 
 /// The token swap and refresh service that Spotify's mobile SDKs call, so that an app never holds
 /// the client secret.
@@ -16,8 +18,19 @@ import Foundation
 /// the OAuth shape, `{"error": "invalid_token", "error_description": "…"}`: `invalid_request` (400)
 /// for a missing form field, `invalid_token` (400) for a sealed token it cannot open (which never
 /// reaches Spotify), `request_too_large` (413), `too_many_requests` (429, with `Retry-After`),
-/// `not_found` (404), `method_not_allowed` (405) and `server_error` (502) when Spotify cannot be
-/// reached. Every request is reported to `accessLog` without tokens, codes or secrets.
+/// `not_found` (404), `method_not_allowed` (405), `server_error` (502) when Spotify cannot be
+/// reached or answers with more than ``Limits/maximumUpstreamBodyBytes``, and (504) when the answer
+/// takes longer than ``Limits/requestTimeout``. Every request is reported to `accessLog` without
+/// tokens, codes or secrets.
+///
+/// One client cannot take the server from the others (see ``Limits``): a request must arrive whole
+/// within ``Limits/headerTimeout``; its head and lines are bounded, and read in time linear in
+/// their length; at most ``Limits/maximumConnections`` connections are open, and beyond that a new
+/// one takes the place of the connection that has waited longest for its request, or gets 503
+/// (`temporarily_unavailable`) when every connection is being answered. An error accepting a
+/// connection (such as running out of file descriptors) never stops the server. Requests it cannot
+/// read get 400 (`invalid_request`), 408 (`request_timeout`), 414 or 431 (`request_too_large`),
+/// 501 or 505.
 ///
 /// ```swift
 /// let server = TokenServer(
@@ -38,6 +51,7 @@ public struct TokenServer: Sendable {
     let transport: any HTTPTransport
     let accessLog: @Sendable (AccessLogEntry) -> Void
     let limiter: RateLimiter<ContinuousClock>
+    let logger: Logger
 
     /// Creates a server; ``run(onListening:)`` starts it.
     ///
@@ -46,11 +60,15 @@ public struct TokenServer: Sendable {
     ///   - sealer: Seals and opens refresh tokens; its client ID must be the configuration's.
     ///   - transport: Sends requests to the accounts service. Give it a timeout shorter than
     ///     ``Limits/requestTimeout``, and no retries: the app retries if it wants to.
+    ///     Give it a body limit of ``Limits/maximumUpstreamBodyBytes`` too: the server refuses a
+    ///     longer answer, but only the transport can stop reading it.
+    ///   - logger: Receives an `info` line when accepting connections fails (at most every 10 s).
     ///   - accessLog: Called once per request, after the response is made.
     public init(
         configuration: Configuration,
         sealer: RefreshTokenSealer,
         transport: any HTTPTransport,
+        logger: Logger = Logger(label: "vibes.token-server"),
         accessLog: @escaping @Sendable (AccessLogEntry) -> Void = { _ in }
     ) {
         precondition(
@@ -61,6 +79,7 @@ public struct TokenServer: Sendable {
         self.sealer = sealer
         self.transport = transport
         self.accessLog = accessLog
+        self.logger = logger
         self.limiter = RateLimiter(
             requestsPerMinute: configuration.limits.requestsPerMinute,
             burst: configuration.limits.burst,
@@ -87,94 +106,31 @@ public struct TokenServer: Sendable {
     /// - Throws: ``TokenServerError/cannotListen(address:port:reason:)`` when the address is not
     ///   one of this machine's or the port is taken; an error of `onListening`.
     public func run(onListening: @Sendable (Endpoints) async throws -> Void = { _ in }) async throws {
-        let server = try makeHTTPServer()
-        let (address, port) = (configuration.bindAddress, configuration.port)
-        try await withThrowingTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                try await server.run()
-                return false
-            }
-            group.addTask {
-                try await server.waitUntilListening(timeout: 30)
-                return true
-            }
-            do {
-                guard try await group.next() == true else {
-                    throw TokenServerError.cannotListen(address: address, port: port, reason: "the server stopped")
-                }
-            } catch let error as TokenServerError {
-                throw error
-            } catch {
-                if error is CancellationError || Task.isCancelled { return }
-                throw TokenServerError.cannotListen(address: address, port: port, reason: Self.reason(for: error))
-            }
-            let endpoints: Endpoints
-            switch await server.listeningAddress {
-            case .ip4(let host, let port): endpoints = Endpoints(base: "http://\(host):\(port)")
-            case .ip6(let host, let port): endpoints = Endpoints(base: "http://[\(host)]:\(port)")
-            default:
-                throw TokenServerError.cannotListen(address: address, port: port, reason: "it bound no IP address")
-            }
-            do {
-                try await onListening(endpoints)
-                _ = try await group.next()
-            } catch {
-                await server.stop(timeout: 1)
-                // Cancelled: FlyingFox ends its accept loop with `CancellationError` or `disconnected`.
-                if error is CancellationError || Task.isCancelled { return }
-                throw error
-            }
-            await server.stop(timeout: 1)
-        }
-    }
-
-    private func makeHTTPServer() throws -> HTTPServer {
-        let (address, port) = (configuration.bindAddress, configuration.port)
-        let limits = configuration.limits
-        let timeout = limits.requestTimeout / .seconds(1)
-        // Bodies up to the limit are read at once; larger ones are never read, only refused.
-        let config: HTTPServer.Configuration
+        let listener = try makeListener()
+        defer { try? listener.close() }
+        let endpoints = try endpoints(of: listener)
+        let pool = SocketPool.make()
         do {
-            config =
-                address.contains(":")
-                ? HTTPServer.Configuration(
-                    address: try .inet6(ip6: address, port: port),
-                    timeout: timeout,
-                    sharedRequestBufferSize: limits.maximumBodyBytes,
-                    sharedRequestReplaySize: limits.maximumBodyBytes,
-                    logger: .disabled
-                )
-                : HTTPServer.Configuration(
-                    address: try .inet(ip4: address, port: port),
-                    timeout: timeout,
-                    sharedRequestBufferSize: limits.maximumBodyBytes,
-                    sharedRequestReplaySize: limits.maximumBodyBytes,
-                    logger: .disabled
-                )
+            try await pool.prepare()
         } catch {
             throw TokenServerError.cannotListen(
-                address: address,
-                port: port,
-                reason: "it is not an IPv4 or IPv6 address"
+                address: configuration.bindAddress,
+                port: configuration.port,
+                reason: Self.reason(for: error)
             )
         }
-        return HTTPServer(config: config, handler: Handler(server: self))
-    }
-
-    /// The system's words for a socket error: FlyingFox says "SocketError. Bind(98): Address
-    /// already in use", and this keeps "Address already in use".
-    private static func reason(for error: any Error) -> String {
-        let text = (error as? LocalizedError)?.errorDescription ?? "\(error)"
-        guard let separator = text.range(of: "): ") else { return text }
-        return String(text[separator.upperBound...])
-    }
-
-    /// The FlyingFox handler: answers every request, logs it, and never throws.
-    private struct Handler: HTTPHandler {
-        let server: TokenServer
-
-        func handleRequest(_ request: FlyingFox.HTTPRequest) async throws -> FlyingFox.HTTPResponse {
-            await server.respond(to: request)
+        do {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await pool.run() }
+                group.addTask { try await acceptConnections(on: listener, pool: pool) }
+                defer { group.cancelAll() }
+                try await onListening(endpoints)
+                // Both run until cancelled; either ending is an error.
+                try await group.next()
+            }
+        } catch {
+            if error is CancellationError || Task.isCancelled { return }
+            throw error
         }
     }
 }
@@ -237,6 +193,9 @@ extension TokenServer {
     }
 
     /// How much one client may ask of the server.
+    ///
+    /// Keep ``maximumConnections`` well below the process's limit of open files (`ulimit -n`):
+    /// each connection being answered may hold a second descriptor for the call to Spotify.
     public struct Limits: Sendable, Hashable {
         /// The largest request body accepted, in bytes; larger ones get 413. Defaults to 16 KiB,
         /// far more than a code or a sealed token needs.
@@ -246,8 +205,27 @@ extension TokenServer {
         public var requestsPerMinute: Int
         /// How many requests a client that has been quiet may send at once. Defaults to 30.
         public var burst: Int
-        /// How long one request may take, the call to Spotify included. Defaults to 30 seconds.
+        /// How long one request may take, the call to Spotify included; a slower answer is 504.
+        /// Defaults to 30 seconds.
         public var requestTimeout: Duration
+        /// The most connections open at once. Beyond it, a new connection takes the place of the
+        /// one that has waited longest for its request, or is answered 503 when every connection
+        /// is being answered. Defaults to 256.
+        public var maximumConnections: Int
+        /// The largest request head (request line and header fields) accepted, in bytes; larger
+        /// ones get 431. Defaults to 16 KiB.
+        public var maximumHeaderBytes: Int
+        /// The longest line of a request head, in bytes; a longer request line gets 414 and a
+        /// longer header field 431. Defaults to 8 KiB.
+        public var maximumLineBytes: Int
+        /// How long a client may take to send a whole request, from the connection (or the
+        /// previous answer on it) to the end of the body, and to take the answer. A connection
+        /// idle that long is closed; one that sent part of a request gets 408. Defaults to 10
+        /// seconds.
+        public var headerTimeout: Duration
+        /// The largest answer accepted from the accounts service, in bytes; a larger one is 502.
+        /// Defaults to 64 KiB, far more than a token answer or an error page needs.
+        public var maximumUpstreamBodyBytes: Int
 
         /// Creates limits.
         ///
@@ -256,19 +234,41 @@ extension TokenServer {
         ///   - requestsPerMinute: At least 1.
         ///   - burst: At least 1.
         ///   - requestTimeout: More than zero.
+        ///   - maximumConnections: At least 1.
+        ///   - maximumHeaderBytes: At least 1,024.
+        ///   - maximumLineBytes: At least 256, and at most `maximumHeaderBytes`.
+        ///   - headerTimeout: More than zero.
+        ///   - maximumUpstreamBodyBytes: At least 1,024.
         public init(
             maximumBodyBytes: Int = 16_384,
             requestsPerMinute: Int = 30,
             burst: Int = 30,
-            requestTimeout: Duration = .seconds(30)
+            requestTimeout: Duration = .seconds(30),
+            maximumConnections: Int = 256,
+            maximumHeaderBytes: Int = 16_384,
+            maximumLineBytes: Int = 8_192,
+            headerTimeout: Duration = .seconds(10),
+            maximumUpstreamBodyBytes: Int = 65_536
         ) {
             precondition(maximumBodyBytes >= 1_024, "The body limit must leave room for a token request.")
             precondition(requestsPerMinute >= 1 && burst >= 1, "A rate limit allows at least one request.")
             precondition(requestTimeout > .zero, "A request needs time to be answered.")
+            precondition(maximumConnections >= 1, "A server holds at least one connection.")
+            precondition(
+                maximumHeaderBytes >= 1_024 && (256...maximumHeaderBytes).contains(maximumLineBytes),
+                "The header limits must leave room for a request line and a few fields."
+            )
+            precondition(headerTimeout > .zero, "A request needs time to arrive.")
+            precondition(maximumUpstreamBodyBytes >= 1_024, "The upstream limit must leave room for a token answer.")
             self.maximumBodyBytes = maximumBodyBytes
             self.requestsPerMinute = requestsPerMinute
             self.burst = burst
             self.requestTimeout = requestTimeout
+            self.maximumConnections = maximumConnections
+            self.maximumHeaderBytes = maximumHeaderBytes
+            self.maximumLineBytes = maximumLineBytes
+            self.headerTimeout = headerTimeout
+            self.maximumUpstreamBodyBytes = maximumUpstreamBodyBytes
         }
     }
 
