@@ -132,6 +132,12 @@ extension TokenServer {
         let data: Data
         do {
             (response, data) = try await transport.send(request, body: Data(SpotifyAccounts.formEncode(fields).utf8))
+        } catch HTTPTransportError.responseTooLarge(_, let limit) {
+            return Self.failure(
+                .badGateway,
+                error: "server_error",
+                description: "Spotify's accounts service answered with more than \(limit) bytes."
+            )
         } catch {
             return Self.failure(
                 .badGateway,
