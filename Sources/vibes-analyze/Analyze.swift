@@ -23,8 +23,11 @@ extension VibesAnalyze {
                 )
                 throw ExitCode.failure
             }
-            let arguments = Array(CommandLine.arguments.drop { $0 != "analyze" }.dropFirst())
-            let argv = ([analyzer] + arguments).map { strdup($0) } + [nil]
+            // The raw bytes of the arguments: `CommandLine.arguments` has already replaced bytes that
+            // are not UTF-8 (a file name in Latin-1, say) with U+FFFD, which names no file.
+            let raw = (0..<Int(CommandLine.argc)).compactMap { CommandLine.unsafeArgv[$0] }
+            let start = raw.firstIndex { strcmp($0, "analyze") == 0 }.map { $0 + 1 } ?? raw.count
+            let argv = [strdup(analyzer)] + raw[start...].map { strdup($0) } + [nil]
             execv(analyzer, argv)
             Console.diagnostic("Error: could not start \(analyzer): \(String(cString: strerror(errno)))")
             throw ExitCode.failure

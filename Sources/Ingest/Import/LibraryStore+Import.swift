@@ -186,7 +186,8 @@ extension LibraryStore {
                 }
             }
         } catch let error as DatabaseError {
-            throw StoreError(error, path: path)
+            // `path` here is the imported file's; the error names the store.
+            throw StoreError(error, path: self.path)
         }
         endPhase("commit")
         summary.seconds = (clock.now - started).seconds

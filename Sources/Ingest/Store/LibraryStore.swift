@@ -122,6 +122,10 @@ public final class LibraryStore: Sendable {
             // command touched counted in its resident memory: 750 MB for a `report`, not 185.
         }
         do {
+            // Turning a new file into WAL mode takes an exclusive lock that SQLite does not wait
+            // for: a store another process is still creating is opened under the folder lock,
+            // which its creator holds until the schema is made.
+            if !Self.isInWALMode(path) { try lock.acquire(path: path) }
             database = try DatabasePool(path: path, configuration: configuration)
             // Unlocked, a store another process is creating can look foreign (its first table
             // exists, its id is not set yet): any doubt is settled under the lock.
@@ -218,6 +222,15 @@ public final class LibraryStore: Sendable {
             close(descriptor)  // closing drops the flock
             descriptor = -1
         }
+    }
+
+    /// Whether the file at `path` says it is in WAL mode: the read and write format versions of
+    /// its header (bytes 18 and 19) are 2. A file too short to have a header is not.
+    static func isInWALMode(_ path: String) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        guard let header = try? handle.read(upToCount: 20), header.count == 20 else { return false }
+        return header[header.startIndex + 18] == 2 && header[header.startIndex + 19] == 2
     }
 
     /// SQLite's busy handler: sleeps 20 ms at a time for the first second, then 100 ms, tells

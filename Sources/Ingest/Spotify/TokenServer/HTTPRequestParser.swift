@@ -8,7 +8,7 @@ import Foundation
 /// looked at a bounded number of times however the client splits its writes, and the bytes it
 /// keeps never exceed the head limit, the body limit and one read.
 ///
-/// ```swift
+/// ```
 /// var parser = HTTPRequestParser(limits: limits)
 /// parser.append(try await socket.read(atMost: 4096))
 /// switch parser.nextEvent() {
