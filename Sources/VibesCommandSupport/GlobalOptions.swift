@@ -120,6 +120,11 @@ extension CommandFailure {
 package enum Console {
     private static let isBootstrapped = Mutex(false)
     private static let openedStorePath = Mutex<String?>(nil)
+    /// Whether a JSON document went to stdout: under `--json` a process prints exactly one.
+    private static let printedDocument = Mutex(false)
+    /// The last "Error: …" line written to stderr, for the JSON error object of a command that
+    /// printed its own message and then threw `ExitCode.failure`.
+    private static let lastError = Mutex<String?>(nil)
 
     /// The store this process opened, named in errors that come from SQLite.
     package static var storePath: String? {
@@ -156,6 +161,7 @@ package enum Console {
             case .busy: text = error.description + " Try again when it has finished, or give --wait SECONDS."
             case .cannotOpen: text = error.description + " Check the path (--db or $VIBES_DB) and its permissions."
             case .newerSchema: text = error.description + " Use the newer version of vibes-analyze."
+            case .diskFull: text = error.description + ". Free some space, then run the command again."
             case .damaged: text = error.description + " " + damagedAdvice
             case .missingStore:
                 text =
@@ -181,6 +187,9 @@ package enum Console {
 
     /// Writes a line of diagnostics to stderr, terminal-safe (``TerminalText/safe(_:keepingStyles:)``).
     package static func diagnostic(_ text: String) {
+        for prefix in ["Error: ", "error: "] where text.hasPrefix(prefix) {
+            lastError.withLock { $0 = TerminalText.singleLine(String(text.dropFirst(prefix.count))) }
+        }
         FileHandle.standardError.write(Data((TerminalText.safe(text) + "\n").utf8))
     }
 
@@ -193,7 +202,40 @@ package enum Console {
 
     /// Writes a value to stdout as JSON in the house style (``JSONStyle``).
     package static func printJSON(_ value: some Encodable) throws {
-        print(try JSONStyle.text(of: value))
+        let text = try JSONStyle.text(of: value)
+        printedDocument.withLock { $0 = true }
+        print(text)
+    }
+
+    /// Ends the process for `error`, which ended `command`: argument-parser's own exit and
+    /// message for its errors (help, usage, exit codes), else "Error: …" on stderr and status 1.
+    ///
+    /// Under `--json` (`wantsJSON`) a failure also prints one `{"error": …}` document on stdout,
+    /// unless the command printed its document already, so that stdout holds exactly one.
+    package static func exit<Command: ParsableCommand>(
+        for error: any Error,
+        of command: Command.Type,
+        wantsJSON: Bool
+    ) -> Never {
+        if String(reflecting: type(of: error)).hasPrefix("ArgumentParser.") {
+            let code = command.exitCode(for: error)
+            if wantsJSON, code != .success, !printedDocument.withLock({ $0 }) {
+                var message = command.message(for: error)
+                if message.isEmpty { message = lastError.withLock { $0 } ?? "" }
+                if message.isEmpty { message = code == .failure ? "failed" : "interrupted" }
+                write(JSONStyle.errorText(code: code.rawValue, message: message))
+            }
+            command.exit(withError: error)
+        }
+        let text = message(for: error)
+        diagnostic("Error: " + text)
+        if wantsJSON, !printedDocument.withLock({ $0 }) { write(JSONStyle.errorText(code: 1, message: text)) }
+        Foundation.exit(1)
+    }
+
+    /// Whether `arguments` ask for JSON: `--json` before any `--`.
+    package static func wantsJSON(_ arguments: some Collection<String>) -> Bool {
+        arguments.prefix { $0 != "--" }.contains("--json")
     }
 
     /// Whether stderr is a terminal (progress is drawn only then).

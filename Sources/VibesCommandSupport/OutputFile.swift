@@ -138,9 +138,10 @@ package enum OutputFile {
         case "/dev/stderr": number = 2
         default:
             let prefixes = ["/dev/fd/", "/proc/self/fd/", "/proc/\(getpid())/fd/"]
-            number = prefixes.lazy.compactMap { prefix in
-                path.hasPrefix(prefix) ? Int32(path.dropFirst(prefix.count)) : nil
-            }.first
+            number =
+                prefixes.lazy.compactMap { prefix in
+                    path.hasPrefix(prefix) ? Int32(path.dropFirst(prefix.count)) : nil
+                }.first
         }
         guard let number, number >= 0, fcntl(number, F_GETFD) != -1 else { return nil }
         // Only a descriptor open for writing: one open for reading is written by opening its path.

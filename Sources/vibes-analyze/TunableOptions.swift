@@ -85,8 +85,9 @@ struct TunableOptions: ParsableArguments {
     func validate() throws {
         for (attribute, constraint) in constraints.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
             let range = attribute.acceptedRange
-            for (kind, value) in [("min", constraint.minimum), ("max", constraint.maximum), ("target", constraint.target)]
-            {
+            for (kind, value) in [
+                ("min", constraint.minimum), ("max", constraint.maximum), ("target", constraint.target),
+            ] {
                 guard let value else { continue }
                 guard value.isFinite, range.contains(value) else {
                     throw ValidationError(
@@ -96,7 +97,9 @@ struct TunableOptions: ParsableArguments {
                 }
             }
             if let minimum = constraint.minimum, let maximum = constraint.maximum, minimum > maximum {
-                throw ValidationError(RecommendationError.emptyRange(attribute: attribute, minimum: minimum, maximum: maximum).description)
+                throw ValidationError(
+                    RecommendationError.emptyRange(attribute: attribute, minimum: minimum, maximum: maximum).description
+                )
             }
         }
     }

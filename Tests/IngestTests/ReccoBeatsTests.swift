@@ -371,6 +371,39 @@ struct ReccoBeatsTests {
         }
     }
 
+    @Test func anAddressThatAnswers404ToEverythingStopsTheChainAndRecordsNothing() async throws {
+        try await Self.withStore { store in
+            try await FakeReccoBeats.withServer { fake in
+                // Half the tracks have ISRCs, so both the ID and the ISRC lookups meet the 404.
+                try Self.addTracks(10, to: store, isrc: { $0.isMultiple(of: 2) ? "USRC1700\(1000 + $0)" : nil })
+                // A mistyped base URL: the service answers 404 (code 4042, no such endpoint) to everything.
+                let client = ReccoBeatsClient(
+                    baseURL: fake.baseURL.appendingPathComponent("misspelt/"),
+                    network: URLSessionTransport(timeout: loopbackTimeout),
+                    retryPolicy: RetryPolicy(usesJitter: false),
+                    clock: TestClock()
+                )
+                let report = try await FeatureChain(store: store, providers: [ReccoBeatsProvider(client: client)]).run()
+                let outcome = try #require(report.failures.first)
+                #expect(outcome.failure?.contains("does not serve ReccoBeats' API") == true, "\(outcome)")
+                #expect(outcome.notFound == 0 && outcome.found == 0)
+                #expect(report.remaining == 10)
+                #expect(try Self.count("SELECT count(*) FROM feature_lookups", in: store) == 0)
+                #expect(try Self.count("SELECT count(*) FROM all_features WHERE source = 'reccobeats'", in: store) == 0)
+
+                // The right address still answers "not found" for unknown tracks, and that is remembered.
+                await fake.state.configure { $0.unknownSpotifyIDs = [Self.trackID(1)] }
+                let good = try await FeatureChain(
+                    store: store,
+                    providers: [ReccoBeatsProvider(client: Self.client(fake))]
+                )
+                .run()
+                #expect(good.failures.isEmpty && good.fetched == 9)
+                #expect(try Self.count("SELECT count(*) FROM feature_lookups", in: store) == 1)
+            }
+        }
+    }
+
     @Test func anUnreachableProviderIsReportedNotThrown() async throws {
         try await Self.withStore { store in
             try Self.addTracks(5, to: store)

@@ -99,7 +99,9 @@ struct URLSessionTransportTests {
                     url: URL(string: "http://127.0.0.1:\(home.port)/v1/me/tracks")!,
                     headerFields: ["Authorization": "Bearer BQ-user-token"]
                 )
-                let error = await #expect(throws: SpotifyError.self) { _ = try await transport.send(request, body: nil) }
+                let error = await #expect(throws: SpotifyError.self) {
+                    _ = try await transport.send(request, body: nil)
+                }
                 #expect(String(describing: error).contains("redirected GET /v1/me/tracks to http://127.0.0.1:"))
                 #expect(home.received.count == 1)
                 #expect(elsewhere.received.isEmpty)

@@ -40,7 +40,8 @@ extension ReccoBeatsError: CustomStringConvertible {
             var text = "ReccoBeats answered \(status)\(codeText) to \(endpoint)\(detail)."
             if status == 404 && code != 4041 {
                 // Not its "not found" about the tracks: the address answers for something else.
-                text += " That is not an answer about the tracks: the address does not serve ReccoBeats' API"
+                text +=
+                    " That is not an answer about the tracks: the address does not serve ReccoBeats' API"
                     + " (a mistyped URL or a proxy's page), so nothing was recorded."
             }
             return text

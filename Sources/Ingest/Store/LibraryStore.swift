@@ -157,6 +157,7 @@ public final class LibraryStore: Sendable {
         } catch let error as DatabaseError {
             let wrapped = StoreError(error, path: path)
             if case .busy = wrapped { throw wrapped }
+            if case .diskFull = wrapped { throw wrapped }
             // A store whose schema or pages do not read back is damaged, not unreachable (a file
             // that is no SQLite database at all, `SQLITE_NOTADB`, is more likely the wrong path).
             if error.resultCode == .SQLITE_CORRUPT {

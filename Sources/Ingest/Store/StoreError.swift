@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 
 /// An error of the library store, with the file and the SQLite cause.
@@ -19,6 +20,9 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     /// The store was written by a newer version (`writtenBy`, when it said), with a schema this
     /// one does not know; it was left untouched.
     case newerSchema(path: String, writtenBy: String?, schema: Int, unknownMigrations: [String])
+    /// The file system that holds the store has no room left (`freeBytes` free, when known):
+    /// SQLite could not write, or could not make the shared-memory file that even reading needs.
+    case diskFull(path: String, freeBytes: Int64?)
 
     public var description: String {
         switch self {
@@ -38,6 +42,11 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
             "\(path) is another application's SQLite database, not a vibes-analyze library; it was left as it was."
         case .damaged(let path, let what):
             "Part of the library store \(path) is damaged: \(what)."
+        case .diskFull(let path, let freeBytes):
+            "The disk that holds the library store \(path) is full"
+                + (freeBytes.map { " (\(ByteCountFormatter.string(fromByteCount: $0, countStyle: .file)) free)" } ?? "")
+                + "; SQLite cannot write there, nor make the shared-memory file it needs even to read."
+                + " Nothing in the store was changed"
         case .newerSchema(let path, let writtenBy, let schema, let unknown):
             "The library at \(path) was written by "
                 + (writtenBy.map { "vibes-analyze \($0)" } ?? "a newer vibes-analyze")
@@ -57,7 +66,11 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     /// Wraps a GRDB error, keeping the SQL text but never its arguments; a lock held past the wait
     /// becomes ``busy(path:holder:)``.
     public init(_ error: DatabaseError, path: String) {
-        if error.resultCode == .SQLITE_BUSY {
+        if error.resultCode == .SQLITE_FULL
+            || (error.resultCode == .SQLITE_IOERR && Self.freeBytes(besides: path).map { $0 < 1 << 20 } == true)
+        {
+            self = .diskFull(path: path, freeBytes: Self.freeBytes(besides: path))
+        } else if error.resultCode == .SQLITE_BUSY {
             self = .busy(path: path, holder: LibraryStore.writer(of: path))
         } else {
             self = .sqlite(
@@ -67,5 +80,14 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
                 sql: error.sql
             )
         }
+    }
+
+    /// The bytes an unprivileged program may still write on the file system of `path` (or of its
+    /// folder when the file does not exist), or `nil` when that cannot be told.
+    static func freeBytes(besides path: String) -> Int64? {
+        var info = statvfs()
+        let folder = (path as NSString).deletingLastPathComponent
+        guard statvfs(path, &info) == 0 || statvfs(folder.isEmpty ? "." : folder, &info) == 0 else { return nil }
+        return Int64(info.f_bavail) * Int64(info.f_frsize)
     }
 }

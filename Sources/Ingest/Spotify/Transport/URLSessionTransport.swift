@@ -199,17 +199,20 @@ private final class Exchange: Sendable {
 
     /// URLSession finished the task, with `error` or without.
     func complete(error: (any Error)?) {
-        let (continuation, result): (CheckedContinuation<(HTTPURLResponse, Data), any Error>?, Result<(HTTPURLResponse, Data), any Error>) =
-            state.withLock { state in
-                guard !state.isFinished, let continuation = state.continuation else {
-                    return (nil, .failure(CancellationError()))
+        let (continuation, result):
+            (CheckedContinuation<(HTTPURLResponse, Data), any Error>?, Result<(HTTPURLResponse, Data), any Error>) =
+                state.withLock { state in
+                    guard !state.isFinished, let continuation = state.continuation else {
+                        return (nil, .failure(CancellationError()))
+                    }
+                    state.isFinished = true
+                    state.continuation = nil
+                    if let error { return (continuation, .failure(error)) }
+                    guard let response = state.response else {
+                        return (continuation, .failure(URLError(.badServerResponse)))
+                    }
+                    return (continuation, .success((response, state.data)))
                 }
-                state.isFinished = true
-                state.continuation = nil
-                if let error { return (continuation, .failure(error)) }
-                guard let response = state.response else { return (continuation, .failure(URLError(.badServerResponse))) }
-                return (continuation, .success((response, state.data)))
-            }
         continuation?.resume(with: result)
     }
 }
@@ -260,9 +263,10 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable 
             completionHandler(request)
             return
         }
-        let location = request.url.map { url in
-            "\(url.scheme ?? "?")://\(url.host ?? "?")\(url.port.map { ":\($0)" } ?? "")"
-        } ?? "an unreadable address"
+        let location =
+            request.url.map { url in
+                "\(url.scheme ?? "?")://\(url.host ?? "?")\(url.port.map { ":\($0)" } ?? "")"
+            } ?? "an unreadable address"
         if let exchange = exchange(for: task) {
             exchange.fail(with: .redirectRefused(endpoint: exchange.endpoint, location: location))
         }
