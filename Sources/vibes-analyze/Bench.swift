@@ -257,7 +257,7 @@ extension VibesAnalyze {
                     "500 in each of six genres): 12 components, k-means seed 42.",
                     "",
                     "Regenerate it after changing the fit with",
-                    "`swift run vibes-analyze bench --fit-mixture samples/tidytuesday-sample.csv > Sources/Analytics/Benchmarking/AudioFeatureMixture+TidyTuesdaySample.swift`;",
+                    "`swift run vibes-analyze bench --fit-mixture samples/tidytuesday-sample.csv > Sources/VibesBenchmarking/AudioFeatureMixture+TidyTuesdaySample.swift`;",
                     "`AudioFeatureMixtureTests` checks that it matches a fresh fit.",
                 ]
             )

@@ -17,7 +17,7 @@ struct AudioFeatureMixtureTests {
         let checkedIn = AudioFeatureMixture.tidyTuesdaySample
         let hint =
             "regenerate with `swift run vibes-analyze bench --fit-mixture samples/tidytuesday-sample.csv > "
-            + "Sources/Analytics/Benchmarking/AudioFeatureMixture+TidyTuesdaySample.swift`"
+            + "Sources/VibesBenchmarking/AudioFeatureMixture+TidyTuesdaySample.swift`"
         try #require(fitted.components.count == checkedIn.components.count, "\(hint)")
         func close(_ a: Double, _ b: Double) -> Bool {
             a.isApproximatelyEqual(to: b, absoluteTolerance: 1e-6)
