@@ -15,11 +15,14 @@ package struct ProgressBar: Sendable {
     package let unit: Unit
     package let isEnabled: Bool
     package let started = ContinuousClock.now
+    /// The terminal's columns: the line keeps within them, so it never wraps.
+    let columns: Int
 
     package init(label: String, quiet: Bool, unit: Unit = .items) {
         self.label = label
         self.unit = unit
         self.isEnabled = !quiet && Console.stderrIsTerminal
+        self.columns = isEnabled ? TerminalWidth.standardError ?? 80 : 80
     }
 
     /// Redraws the line for `done` of `total`.
@@ -28,9 +31,6 @@ package struct ProgressBar: Sendable {
         let elapsed = Self.seconds(ContinuousClock.now - started)
         let rate = elapsed > 0 ? Double(done) / elapsed : 0
         let eta = rate > 0 ? Double(max(total - done, 0)) / rate : 0
-        let width = 24
-        let filled = total > 0 ? min(width, done * width / total) : width
-        let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
         let counts: String
         switch unit {
         case .items:
@@ -39,8 +39,29 @@ package struct ProgressBar: Sendable {
             let megabytes = { (bytes: Double) in String(format: "%.1f", bytes / 1_000_000) }
             counts = "\(megabytes(Double(done)))/\(megabytes(Double(total))) MB  \(megabytes(rate)) MB/s"
         }
-        let line = "\(label) [\(bar)] \(counts)  ETA \(Self.format(eta))"
+        let line = Self.line(
+            label: label,
+            fraction: total > 0 ? min(1, Double(done) / Double(total)) : 1,
+            counts: counts + "  ETA " + Self.format(eta),
+            columns: columns
+        )
         FileHandle.standardError.write(Data("\r\u{1B}[K\(line)".utf8))
+    }
+
+    /// `label [####....] counts` in fewer than `columns` columns (the last is left free, so the
+    /// terminal never wraps): the bar narrows from 24 to 8 cells, then the label is cut with "…",
+    /// then the bar goes, then the counts are cut.
+    static func line(label: String, fraction: Double, counts: String, columns: Int) -> String {
+        let room = max(1, columns - 1)
+        func bar(_ width: Int) -> String {
+            let filled = min(width, Int(fraction * Double(width)))
+            return "[" + String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled) + "]"
+        }
+        let barWidth = min(24, room - label.count - counts.count - 4)
+        if barWidth >= 8 { return "\(label) \(bar(barWidth)) \(counts)" }
+        let labelWidth = room - counts.count - 8 - 4
+        if labelWidth >= 4 { return "\(label.fitted(to: labelWidth)) \(bar(8)) \(counts)" }
+        return "\(label.fitted(to: max(4, room / 3))) \(counts)".fitted(to: room)
     }
 
     /// Clears the line.

@@ -24,6 +24,18 @@ package enum TerminalWidth {
         return 80
     }
 
+    /// The columns of the terminal diagnostics and progress (stderr) go to, or `nil` when it is
+    /// not a terminal.
+    package static var standardError: Int? {
+        guard isatty(STDERR_FILENO) != 0 else { return nil }
+        var size = winsize()
+        if ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
+        if let text = ProcessInfo.processInfo.environment["COLUMNS"], let columns = Int(text), columns > 0 {
+            return columns
+        }
+        return 80
+    }
+
     /// The lines of `text` wrapped at spaces to `width` columns (a word longer than the width
     /// keeps its own line); the text as it is without a width.
     package static func wrap(_ text: String, to width: Int?, indent: String = "") -> [String] {

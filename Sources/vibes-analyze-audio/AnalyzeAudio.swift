@@ -31,12 +31,10 @@ struct AnalyzeAudio: AsyncParsableCommand {
             } else {
                 try command.run()
             }
-        } catch  where String(reflecting: type(of: error)).hasPrefix("ArgumentParser.") {
-            // Help, validation and exit codes: argument-parser's own handling.
-            exit(withError: error)
         } catch {
-            Console.diagnostic("Error: " + Console.message(for: error))
-            Foundation.exit(1)
+            // Help, validation and exit codes: argument-parser's own handling; under --json, one
+            // JSON document on stdout whatever failed.
+            Console.exit(for: error, of: self, wantsJSON: Console.wantsJSON(CommandLine.arguments.dropFirst()))
         }
     }
 

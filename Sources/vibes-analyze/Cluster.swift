@@ -99,7 +99,18 @@ extension VibesAnalyze {
         @Option(help: "The number of representative tracks shown per vibe.")
         var examples = 3
 
+        @Flag(
+            help:
+                "Make a --playlist run the current one, which vibes, report and --vibe use (by default they keep the library's latest)."
+        )
+        var makeCurrent = false
+
         func validate() throws {
+            if makeCurrent && scope.playlist == nil {
+                throw ValidationError(
+                    "--make-current is for a run of one playlist (--playlist NAME); a run of the library is current already."
+                )
+            }
             if case .fixed(let k) = clusterCount, k < 2 {
                 throw ValidationError("Please choose at least 2 vibes (got \(k)).")
             }
@@ -236,6 +247,7 @@ extension VibesAnalyze {
             settings.kMeans.threadCount = threads
             settings.miniBatch.batchSize = batchSize
             settings.miniBatch.maxSteps = maxIterations
+            settings.tags = try LoadedLibrary.nameTags(store: store)
             let bar = clusterCount == .auto ? ProgressBar(label: "Choosing k", quiet: global.quiet) : nil
             // The scaled space from the store's cache when the last command used this table and
             // schema (as `recommend` does with the default one).
@@ -297,6 +309,8 @@ extension VibesAnalyze {
                 )
                 throw ExitCode.failure
             }
+            let playlist = try scope.playlist.map { text in try describingScope { try store.playlist(matching: text) } }
+            try store.setScope(playlist.map { .playlist($0.name) } ?? .library, makeCurrent: makeCurrent, ofRun: runID)
             let saving = (clock.now - start).milliseconds
             timer.lap("save")
 
@@ -308,10 +322,24 @@ extension VibesAnalyze {
             }
             timer.lap("render")
             if !global.quiet {
-                Console.diagnostic(
-                    "Saved run \(runID). Times: load \(format(loadMS)), matrix \(format(timings["matrix"]!)), "
-                        + "k-means \(format(timings["clustering"]!)) (\(outcome.run.iterationCount) iterations), save \(format(saving))."
-                )
+                var saved = "Saved run \(runID) of the library."
+                if let playlist {
+                    let current = try store.currentClusteringRunID()
+                    saved =
+                        "Saved run \(runID) of playlist '\(TerminalText.singleLine(playlist.name))'; "
+                        + (makeCurrent
+                            ? "vibes, report and --vibe use it until the next run of the library."
+                            : "vibes, report and --vibe keep using "
+                                + (current.map { "run \($0)" } ?? "the library's runs")
+                                + " (--make-current would have made this one current; `vibes --run \(runID)` shows it).")
+                }
+                for line in TerminalWidth.wrap(saved, to: TerminalWidth.standardError) { Console.diagnostic(line) }
+                let times =
+                    "Times: load \(format(loadMS)), matrix \(format(timings["matrix"]!)), "
+                    + "k-means \(format(timings["clustering"]!)) (\(outcome.run.iterationCount) iterations), save \(format(saving))."
+                for line in TerminalWidth.wrap(times, to: TerminalWidth.standardError, indent: "  ") {
+                    Console.diagnostic(line)
+                }
             }
         }
 

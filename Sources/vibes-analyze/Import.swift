@@ -72,7 +72,7 @@ extension VibesAnalyze {
             let store = try global.openStore(activity: "import", createsMissingStore: true)
             timer.lap("open")
             var summaries: [ImportSummary] = []
-            var failures = 0
+            var failures: [String] = []
             for file in files {
                 var options = ImportOptions(
                     format: format,
@@ -90,6 +90,16 @@ extension VibesAnalyze {
                     options.progress = { read, total in bar.update(done: read, total: total) }
                 }
                 do {
+                    if SpotifyExportArchive.isExport(file) {  // Spotify's data-export zip, or a folder
+                        bar.finish()
+                        let export = try store.importSpotifyExport(at: file, options: options)
+                        summaries += export.files
+                        if !global.json { export.files.forEach { print(Import.describe($0)) } }
+                        (export.notes.map { "note: " + $0 } + export.failures.map { "error: " + $0.error })
+                            .forEach(Console.diagnostic)
+                        failures += export.failures.map(\.error)
+                        continue
+                    }
                     let summary = try store.importFile(at: file, options: options)
                     timer.lap("import", parts: summary.phases)
                     bar.finish()
@@ -97,8 +107,9 @@ extension VibesAnalyze {
                     if !global.json { print(Import.describe(summary)) }
                 } catch {
                     bar.finish()
-                    failures += 1
-                    Console.diagnostic("error: \(error)")
+                    let message = "\(file): " + Console.message(for: error)
+                    failures.append(message)
+                    Console.diagnostic("error: " + message)
                     if !global.json {
                         Console.diagnostic("\(file): not imported; the library is unchanged.")
                     }
@@ -125,9 +136,46 @@ extension VibesAnalyze {
                 }
                 timer.lap("snapshots")
             }
-            if global.json { try Console.printJSON(Output(files: summaries, snapshots: snapshots)) }
+            if global.json {
+                // One document, failures included: the files imported and why the others were not.
+                let error =
+                    failures.isEmpty
+                    ? nil : Output.Failure(code: 1, message: Self.failureMessage(failures, of: files.count))
+                try Console.printJSON(Output(files: summaries, snapshots: snapshots, error: error))
+            } else if files.count > 1 {
+                print(Self.totalsLine(summaries, failed: failures.count))
+            }
             timer.report()
-            if failures > 0 { throw ExitCode.failure }
+            if !failures.isEmpty {
+                if files.count > 1 { Console.diagnostic("Error: " + Self.failureMessage(failures, of: files.count)) }
+                throw ExitCode.failure
+            }
+        }
+
+        /// "1 of 3 files was not imported (bad.csv: …)".
+        static func failureMessage(_ failures: [String], of fileCount: Int) -> String {
+            fileCount == 1
+                ? failures[0]
+                : "\(failures.count) of \(fileCount) files \(failures.count == 1 ? "was" : "were") not imported ("
+                    + failures.joined(separator: "; ") + ")."
+        }
+
+        /// The one line of totals after several files.
+        static func totalsLine(_ summaries: [ImportSummary], failed: Int) -> String {
+            func total(_ value: (ImportSummary) -> Int) -> Int { summaries.reduce(0) { $0 + value($1) } }
+            let unchanged = summaries.count { $0.status == .unchanged }
+            var parts = ["\(summaries.count) of \(summaries.count + failed) files imported"]
+            if unchanged > 0 { parts[0] += " (\(unchanged) unchanged)" }
+            parts.append("\(total(\.rowsRead)) rows")
+            parts.append("tracks: \(total(\.tracksNew)) new, \(total(\.tracksUpdated)) updated")
+            let playlists = total(\.playlists)
+            if playlists > 0 { parts.append("playlists: \(playlists)") }
+            let plays = total(\.playsNew)
+            if plays > 0 { parts.append("plays: \(plays) new") }
+            parts.append("rejected: \(total(\.rowsRejected))")
+            if failed > 0 { parts.append("failed: \(failed)") }
+            let seconds = summaries.reduce(0) { $0 + $1.seconds }
+            return "Total: " + parts.joined(separator: "; ") + String(format: " in %.1f s", seconds)
         }
 
         /// What became of the library's snapshots (`snapshots` under `--json`).
@@ -142,8 +190,15 @@ extension VibesAnalyze {
 
         /// The `--json` output.
         struct Output: Encodable {
+            /// Why some files were not imported (present only then).
+            struct Failure: Encodable {
+                var code: Int32
+                var message: String
+            }
+
             var files: [ImportSummary]
             var snapshots: SnapshotsOutcome
+            var error: Failure?
         }
 
         static func deferredSnapshotsNote(tracks: Int, neededBytes: Int, budgetMB: Int) -> String {

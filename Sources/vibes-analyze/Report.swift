@@ -24,13 +24,27 @@ extension VibesAnalyze {
                 track on any two features, opens a track on Spotify or as a local file, and sorts and \
                 downloads (M3U, CSV) each vibe's tracks.
 
-                Example: vibes-analyze report --format html --out report.html
+                Example: vibes-analyze report --out report.html
                 """
         )
 
-        /// An output format of the report.
+        /// An output format of the report; `md` is read as `markdown`.
         enum Format: String, ExpressibleByArgument, CaseIterable {
             case text, markdown, json, html
+
+            init?(argument: String) {
+                self.init(rawValue: argument == "md" ? "markdown" : argument.lowercased())
+            }
+
+            /// The format a file name's extension says: .html/.htm, .md/.markdown, .json, else text.
+            init(extensionOf path: String) {
+                switch (path as NSString).pathExtension.lowercased() {
+                case "html", "htm": self = .html
+                case "md", "markdown": self = .markdown
+                case "json": self = .json
+                default: self = .text
+                }
+            }
         }
 
         @OptionGroup var global: GlobalOptions
@@ -40,8 +54,11 @@ extension VibesAnalyze {
         @Option(help: "The clustering run whose vibes are reported, as printed by `cluster`; the latest by default.")
         var run: Int64?
 
-        @Option(help: "The output format: text, markdown, json or html.")
-        var format: Format = .text
+        @Option(
+            help:
+                "The output format: text, markdown (or md), json or html; by default the --out file's extension (.html, .md, .json, .txt), else text."
+        )
+        var format: Format?
 
         @Option(help: ArgumentHelp("Write the report to this file instead of standard output.", valueName: "file"))
         var out: String?
@@ -64,7 +81,7 @@ extension VibesAnalyze {
                     "'\(timeZone)' is not a time zone; use an IANA name such as Europe/Berlin or America/New_York."
                 )
             }
-            if global.json && format != .text && format != .json {
+            if global.json, let format, format != .text && format != .json {
                 throw ValidationError("Please give either --json or --format \(format.rawValue), not both.")
             }
         }
@@ -98,7 +115,7 @@ extension VibesAnalyze {
                 )
             }
             if !global.quiet { notes.forEach(Console.diagnostic) }
-            let chosen: Format = global.json ? .json : format
+            let chosen: Format = global.json ? .json : format ?? out.map(Format.init(extensionOf:)) ?? .text
             let style = Report.textStyle(
                 isTerminal: out == nil && isatty(1) != 0,
                 environment: ProcessInfo.processInfo.environment
@@ -243,6 +260,14 @@ extension MoodReport.Input {
                 )
             }
             let packed = try store.packedAssignments(ofRun: id)
+            switch try store.clusteringRunScopes()[id] ?? .library {
+            case .library:
+                notes.append("Vibes of run \(id) (the library\(runID == nil ? "'s latest" : "")).")
+            case let scope:
+                notes.append(
+                    "Vibes of run \(id), made of \(scope) only: its vibes' shares are of that playlist, not of the library."
+                )
+            }
             run = ReportRun(
                 id: id,
                 scaling: record.run.scaling,

@@ -35,7 +35,7 @@ struct CandidateScopeOptions: ParsableArguments {
     var scope: TrackScope { playlist.scope(from: pool) }
 }
 
-/// Turns an unknown `--playlist` into a one-line message and exit code 1.
+/// Turns an unknown, misspelled or ambiguous `--playlist` into a one-line message and exit code 1.
 func describingScope<T>(_ body: () throws -> T) throws -> T {
     do {
         return try body()
@@ -53,8 +53,11 @@ func describingScope<T>(_ body: () async throws -> T) async throws -> T {
     }
 }
 
-/// Prints the scope error with what to run next; returns the exit status to throw.
-private func failure(_ error: TrackScopeError) -> ExitCode {
-    Console.diagnostic("Error: \(error) `vibes-analyze features status` lists the playlists.")
-    return ExitCode.failure
+/// The scope error with what to run next, as a one-line failure (exit 1, and one JSON error
+/// object under `--json`).
+private func failure(_ error: TrackScopeError) -> CommandFailure {
+    switch error {
+    case .unknownPlaylist: CommandFailure("\(error) `vibes-analyze playlists` lists them.")
+    case .misspelledPlaylist, .ambiguousPlaylist: CommandFailure(error.description)
+    }
 }

@@ -22,9 +22,9 @@ struct SeedOptions: ParsableArguments {
     @Option(
         name: .customLong("vibe"),
         help:
-            "A seed vibe: its number as `vibes` shows it (1 = the largest), from the latest clustering run unless --run is given. Repeatable."
+            "A seed vibe: its number as `vibes` shows it (1 = the largest) or its name, from the current clustering run unless --run is given. Repeatable."
     )
-    var vibes: [Int] = []
+    var vibes: [String] = []
 
     @Option(name: .customLong("run"), help: "The clustering run that --vibe numbers refer to; the latest by default.")
     var run: Int64?
@@ -95,8 +95,8 @@ struct SeedOptions: ParsableArguments {
             )
             return .tracks(match.trackIDs, label: "artist \(match.name)")
         }
-        func vibe(_ number: Int) throws -> RecommendationSeed {
-            let (ids, label) = try SeedOptions.vibeMembers(number, run: run, in: store)
+        func vibe(_ text: String) throws -> RecommendationSeed {
+            let (ids, label) = try SeedOptions.vibeMembers(text, run: run, in: store)
             notes.append("seed \(label): \(ids.count) tracks")
             return .tracks(ids, label: label)
         }
@@ -200,25 +200,22 @@ extension SeedOptions {
 }
 
 extension SeedOptions {
-    /// The members of vibe `number` (1-based, largest vibe first, as `vibes` prints them) of a
-    /// saved clustering run.
+    /// The members of vibe `text` (its number, 1-based, largest vibe first, as `vibes` prints
+    /// them, or its name: ``VibeReference``) of a saved clustering run.
     ///
     /// - Returns: The member track IDs and a label such as `vibe 2 "Upbeat Dance"`.
-    /// - Throws: `ValidationError` when there is no run or no such vibe.
-    static func vibeMembers(_ number: Int, run: Int64?, in store: LibraryStore) throws -> ([Int64], String) {
+    /// - Throws: `CommandFailure` when there is no run or no such vibe.
+    static func vibeMembers(_ text: String, run: Int64?, in store: LibraryStore) throws -> ([Int64], String) {
         guard let record = try store.clusteringRun(id: run), let id = record.run.id else {
             throw CommandFailure(
                 run.map { "There is no clustering run \($0); list the runs with `vibes-analyze vibes --list`." }
                     ?? "There are no vibes yet; find them with `vibes-analyze cluster` first."
             )
         }
-        let clusters = try store.clusters(ofRun: id).sorted {
-            $0.size != $1.size ? $0.size > $1.size : $0.cluster < $1.cluster
-        }
-        guard (1...Swift.max(1, clusters.count)).contains(number), !clusters.isEmpty else {
-            throw CommandFailure("Run \(id) has vibes 1 to \(clusters.count); --vibe \(number) is not one of them.")
-        }
-        let cluster = clusters[number - 1]
+        let clusters = try store.rankedClusters(ofRun: id)
+        let index = try VibeReference(text).index(in: clusters.map(\.name), runID: id)
+        let number = index + 1
+        let cluster = clusters[index]
         let members = try store.assignments(ofRun: id).filter { $0.cluster == cluster.cluster }.map(\.trackID)
         return (members, "vibe \(number) \"\(cluster.name)\"")
     }

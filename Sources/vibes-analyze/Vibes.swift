@@ -8,56 +8,106 @@ extension VibesAnalyze {
     struct Vibes: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "vibes",
-            abstract: "Show the vibes of a saved clustering run (the latest by default).",
-            discussion: "Example: vibes-analyze vibes 2 --examples 5"
+            abstract: "Show the vibes of a saved clustering run (the current one by default), or one vibe.",
+            discussion: """
+                The current run is the latest run of the library (a run of one playlist only when made \
+                current with `cluster --playlist NAME --make-current`). A vibe is named by its number \
+                (1 for the largest) or its name: case and spaces do not matter, and the start of a name \
+                is enough.
+
+                Examples: vibes-analyze vibes 2 --examples 10; vibes-analyze vibes calm; \
+                vibes-analyze vibes --run 3; vibes-analyze vibes --list
+                """
         )
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var layout: TableOptions
 
-        @Argument(help: "The run number, as printed by `cluster`; the latest run when omitted.")
+        @Argument(help: "One vibe to show: its number as `vibes` prints it (1 = the largest) or its name.")
+        var vibe: String?
+
+        @Option(help: "The run, as printed by `cluster` and `vibes --list`; the current run when omitted.")
         var run: Int64?
 
         @Flag(help: "List the saved runs instead.")
         var list = false
 
-        @Option(help: "The number of representative tracks shown per vibe.")
-        var examples = 3
+        @Option(help: "The number of representative tracks shown per vibe (default 3, or 10 for one vibe).")
+        var examples: Int?
 
         func validate() throws {
-            guard examples >= 0 else { throw ValidationError("Please choose 0 or more examples (got \(examples)).") }
-            if list && run != nil { throw ValidationError("Please give either a run number or --list, not both.") }
+            if let examples, examples < 0 {
+                throw ValidationError("Please choose 0 or more examples (got \(examples)).")
+            }
+            if list && (vibe != nil || run != nil) {
+                throw ValidationError("Please give either --list or a run or vibe, not both.")
+            }
         }
 
         func run() async throws {
             let store = try global.openStore()
             if list {
                 let runs = try store.clusteringRuns()
+                let scopes = try store.clusteringRunScopes()
+                let current = try store.currentClusteringRunID()
                 if global.json {
-                    try Console.printJSON(["runs": runs])
+                    try Console.printJSON([
+                        "runs": runs.map { ListedRun(record: $0, scope: scopes[$0.run.id ?? 0] ?? .library) }
+                    ])
                 } else if runs.isEmpty {
                     print("No clustering runs yet; make one with `vibes-analyze cluster`.")
                 } else {
                     for record in runs {
                         let run = record.run
                         let schema = run.scaling.schema
+                        let scope = scopes[run.id ?? 0] ?? .library
                         print(
                             TerminalWidth.fit(
-                                "\(run.id ?? 0)  \(ISO8601DateFormatter().string(from: record.createdAt))  "
-                                    + "k=\(run.clusterCount)  \(run.trackCount) tracks  seed \(run.seed)  "
+                                "\(run.id == current ? "*" : " ")\(run.id ?? 0)  \(ISO8601DateFormatter().string(from: record.createdAt))  "
+                                    + "\(scope)  k=\(run.clusterCount)  \(run.trackCount) tracks  seed \(run.seed)  "
                                     + "\(schema.scaling.rawValue) \(schema.features.map(\.rawValue).joined(separator: ","))",
                                 to: layout.width
                             )
                         )
                     }
+                    print("(* the current run: what vibes, report and --vibe use unless given --run)")
                 }
                 return
             }
-            let report = try VibesReport(store: store, runID: run, exampleCount: examples)
+            // `vibes N` meant run N before it meant vibe N: say so when N is also a run.
+            if let vibe, run == nil, let number = Int64(vibe), !global.quiet,
+                try store.clusteringRun(id: number) != nil
+            {
+                Console.diagnostic(
+                    "note: `vibes \(number)` shows vibe \(number) of the current run; `vibes --run \(number)` shows run \(number)."
+                )
+            }
+            let report = try VibesReport(
+                store: store,
+                runID: run,
+                exampleCount: examples ?? (vibe == nil ? 3 : 10),
+                vibe: vibe.map(VibeReference.init)
+            )
             if global.json {
                 try Console.printJSON(report)
             } else {
                 print(report.renderedTable(width: layout.width), terminator: "")
+            }
+        }
+
+        /// A run in `vibes --list --json`: the stored record with its scope.
+        struct ListedRun: Encodable {
+            var record: ClusteringRunRecord
+            var scope: ClusteringRunScope
+
+            enum Key: String, CodingKey {
+                case scope
+            }
+
+            func encode(to encoder: any Encoder) throws {
+                try record.encode(to: encoder)
+                var container = encoder.container(keyedBy: Key.self)
+                try container.encode(scope.wireValue, forKey: .scope)
             }
         }
     }

@@ -1,5 +1,6 @@
 import Analytics
 import ArgumentParser
+import Features
 import Foundation
 import Ingest
 import VibesCommandSupport
@@ -21,7 +22,7 @@ struct VibesAnalyze: AsyncParsableCommand {
             """,
         version: "\(LibraryStore.softwareVersion) (\(gitDescription))",
         subcommands: [
-            Import.self, Analyze.self, Library.self, Cluster.self, Vibes.self, Recommend.self, PlaylistCommand.self,
+            Import.self, Analyze.self, Library.self, Playlists.self, Cluster.self, Vibes.self, Recommend.self, PlaylistCommand.self,
             Report.self,
             Eval.self, Weights.self, Auth.self, Sync.self, FeaturesCommand.self, Now.self, Recent.self, Top.self,
             Search.self,
@@ -40,7 +41,7 @@ struct VibesAnalyze: AsyncParsableCommand {
         keepLargeAllocationsApart()
         OpenBLASThreads.endIdleWorkers()
         let arguments = Array(CommandLine.arguments.dropFirst())
-        let wantsJSON = arguments.prefix { $0 != "--" }.contains("--json")
+        let wantsJSON = Console.wantsJSON(arguments)
         var command: any ParsableCommand
         if let unknown = unknownSubcommand(in: arguments) {
             var message = "Error: '\(unknown.typed)' is not a command of \(unknown.path.joined(separator: " "))."
@@ -63,14 +64,10 @@ struct VibesAnalyze: AsyncParsableCommand {
             } else {
                 try command.run()
             }
-        } catch  where String(reflecting: type(of: error)).hasPrefix("ArgumentParser.") {
-            // Help, version, validation and exit codes: argument-parser's own handling.
-            exitPrintingJSON(for: error, if: wantsJSON)
         } catch {
-            let message = Console.message(for: error)
-            Console.diagnostic("Error: " + message)
-            if wantsJSON { Console.write(JSONStyle.errorText(code: 1, message: message)) }
-            Foundation.exit(1)
+            // Help, version, validation and exit codes: argument-parser's own handling; any other
+            // failure exits 1 with one line (and one JSON document under --json).
+            exitPrintingJSON(for: error, if: wantsJSON)
         }
     }
 
@@ -99,13 +96,7 @@ struct VibesAnalyze: AsyncParsableCommand {
     /// argument-parser's own exit for `error`; under `--json`, a failure (not help, not an exit
     /// status of 0) also prints the error object on stdout.
     static func exitPrintingJSON(for error: any Error, if wantsJSON: Bool) -> Never {
-        let code = exitCode(for: error)
-        if wantsJSON, code != .success {
-            var message = self.message(for: error)
-            if message.isEmpty { message = code == .failure ? "failed" : "interrupted" }
-            Console.write(JSONStyle.errorText(code: code.rawValue, message: message))
-        }
-        exit(withError: error)
+        Console.exit(for: error, of: self, wantsJSON: wantsJSON)
     }
 }
 
@@ -142,27 +133,8 @@ extension VibesAnalyze {
         return nil
     }
 
-    /// The edit distance between two words, by characters, where swapping two neighbours counts as
-    /// one edit (optimal string alignment): "biuld" is one edit from "build".
+    /// The edit distance between two words (``NameMatch/editDistance(_:_:)``).
     static func editDistance(_ a: String, _ b: String) -> Int {
-        let a = Array(a)
-        let b = Array(b)
-        guard !a.isEmpty else { return b.count }
-        guard !b.isEmpty else { return a.count }
-        var beforePrevious = [Int](repeating: 0, count: b.count + 1)
-        var previous = Array(0...b.count)
-        var current = [Int](repeating: 0, count: b.count + 1)
-        for i in 1...a.count {
-            current[0] = i
-            for j in 1...b.count {
-                let substitution = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)
-                current[j] = Swift.min(previous[j] + 1, current[j - 1] + 1, substitution)
-                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
-                    current[j] = Swift.min(current[j], beforePrevious[j - 2] + 1)
-                }
-            }
-            (beforePrevious, previous, current) = (previous, current, beforePrevious)
-        }
-        return previous[b.count]
+        NameMatch.editDistance(a, b)
     }
 }

@@ -22,6 +22,8 @@ struct VibesReport: Codable {
     }
 
     struct Vibe: Codable {
+        /// The number `vibes` shows and `--vibe` takes: 1 for the largest.
+        var number: Int
         var cluster: Int
         var name: String
         var mood: String
@@ -34,7 +36,7 @@ struct VibesReport: Codable {
         var examples: [Example]
 
         enum CodingKeys: String, CodingKey {
-            case cluster, name, mood, size, share, centroid, means
+            case number, cluster, name, mood, size, share, centroid, means
             case zScores = "z_scores"
             case distinguishingFeatures = "distinguishing_features"
             case examples
@@ -42,22 +44,31 @@ struct VibesReport: Codable {
     }
 
     var run: ClusteringRun
+    /// What the run was made of: `library` or `playlist:NAME`.
+    var scope: String
     /// The vibes, largest first.
     var vibes: [Vibe]
 
-    /// Reads run `runID` (the latest when `nil`) from the store.
+    /// Reads run `runID` (the current one when `nil`) from the store.
     ///
-    /// - Throws: `StoreError.notFound` when there is no such run.
-    init(store: LibraryStore, runID: Int64?, exampleCount: Int) throws {
+    /// - Parameter vibe: The one vibe to show, by number or name; every vibe when `nil`.
+    /// - Throws: `StoreError.notFound` when there is no such run, `CommandFailure` when there is
+    ///   no such vibe.
+    init(store: LibraryStore, runID: Int64?, exampleCount: Int, vibe: VibeReference? = nil) throws {
         guard let record = try store.clusteringRun(id: runID), let id = record.run.id else {
             throw StoreError.notFound(
                 what: runID.map { "Clustering run \($0)" } ?? "A clustering run (run `vibes-analyze cluster` first)"
             )
         }
         run = record.run
-        let clusters = try store.clusters(ofRun: id).sorted {
-            $0.size != $1.size ? $0.size > $1.size : $0.cluster < $1.cluster
+        scope = (try store.clusteringRunScopes()[id] ?? .library).wireValue
+        var ranked = try store.rankedClusters(ofRun: id).enumerated().map {
+            (number: $0.offset + 1, cluster: $0.element)
         }
+        if let vibe {
+            ranked = [ranked[try vibe.index(in: ranked.map(\.cluster.name), runID: id)]]
+        }
+        let clusters = ranked.map(\.cluster)
         // A few more than shown, so that releases of one song (the same artists and title under
         // several IDs: single, album, compilation) are shown once.
         var examplesByCluster = try store.representativeTracks(ofRun: id, count: exampleCount * 4 + 4)
@@ -74,8 +85,9 @@ struct VibesReport: Codable {
                 .prefix(exampleCount)
             )
         }
-        vibes = clusters.map { cluster in
+        vibes = ranked.map { number, cluster in
             Vibe(
+                number: number,
                 cluster: cluster.cluster,
                 name: cluster.name,
                 mood: cluster.mood,
@@ -110,7 +122,7 @@ struct VibesReport: Codable {
         let weights = schema.entries.filter { $0.weight != 1 }.sorted { $0.feature.rawValue < $1.feature.rawValue }
             .map { "\($0.feature.rawValue)×\(format($0.weight, digits: 2))" }
         lines += TerminalWidth.wrap(
-            "Run \(run.id ?? 0): \(run.clusterCount) vibes from \(run.trackCount) tracks"
+            "Run \(run.id ?? 0) (\(ClusteringRunScope(wireValue: scope))): \(run.clusterCount) vibes from \(run.trackCount) tracks"
                 + (run.excludedTrackCount > 0 ? " (\(run.excludedTrackCount) left out for missing features)" : "")
                 + "; k-means, \(schema.scaling.rawValue) over \(schema.features.map(\.rawValue).joined(separator: ", "))"
                 + (weights.isEmpty ? "" : " weighted \(weights.joined(separator: ", "))")
@@ -152,11 +164,11 @@ struct VibesReport: Codable {
             let nameWidth = max(8, min(longestName, width - 45))
             let widths = [2, nameWidth, 6, 6, 6, 7, 5]
             lines.append(row(["#", "Vibe", "Tracks", "Share", "Energy", "Valence", "Tempo"], widths: widths))
-            for (index, vibe) in vibes.enumerated() {
+            for vibe in vibes {
                 lines.append(
                     row(
                         [
-                            "\(index + 1)", vibe.name.fitted(to: nameWidth), "\(vibe.size)",
+                            "\(vibe.number)", vibe.name.fitted(to: nameWidth), "\(vibe.size)",
                             format(vibe.share * 100, digits: 1) + "%", optional(vibe.means["energy"], digits: 2),
                             optional(vibe.means["valence"], digits: 2), optional(vibe.means["tempo"], digits: 0),
                         ],
@@ -182,7 +194,7 @@ struct VibesReport: Codable {
             )
                 + "  Stands out"
         )
-        for (index, vibe) in vibes.enumerated() {
+        for vibe in vibes {
             let standsOut = vibe.distinguishingFeatures.prefix(3).map { feature in
                 let z = vibe.zScores[feature] ?? 0
                 return "\(feature) \(z >= 0 ? "+" : "−")\(format(abs(z), digits: 1))σ"
@@ -190,7 +202,8 @@ struct VibesReport: Codable {
             lines.append(
                 row(
                     [
-                        "\(index + 1)", vibe.name, "\(vibe.size)", format(vibe.share * 100, digits: 1) + "%", vibe.mood,
+                        "\(vibe.number)", vibe.name, "\(vibe.size)", format(vibe.share * 100, digits: 1) + "%",
+                        vibe.mood,
                         optional(vibe.means["energy"], digits: 2), optional(vibe.means["valence"], digits: 2),
                         optional(vibe.means["danceability"], digits: 2),
                         optional(vibe.means["acousticness"], digits: 2),

@@ -14,12 +14,21 @@ public enum TrackScope: Hashable, Sendable {
 
 /// A scope the store cannot resolve.
 public enum TrackScopeError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// No playlist has this name or Spotify ID.
+    /// No playlist has this name or Spotify ID, nor one near it.
     case unknownPlaylist(name: String)
+    /// No playlist has this name; `closest` is one a letter or two away.
+    case misspelledPlaylist(name: String, closest: String)
+    /// The name starts the names of several playlists (the first few of them).
+    case ambiguousPlaylist(name: String, candidates: [String])
 
     public var description: String {
         switch self {
         case .unknownPlaylist(let name): "No playlist in the library is called '\(name)' or has that Spotify ID."
+        case .misspelledPlaylist(let name, let closest):
+            "No playlist in the library is called '\(name)'. Did you mean '\(closest)'?"
+        case .ambiguousPlaylist(let name, let candidates):
+            "'\(name)' starts the names of several playlists (\(candidates.map { "'\($0)'" }.joined(separator: ", "))); "
+                + "please give more of the name."
         }
     }
 }
@@ -154,15 +163,7 @@ extension LibraryStore {
         case .library:
             return ("t.in_library = 1", [])
         case .playlist(let name):
-            let id = try Int64.fetchOne(
-                db,
-                sql: """
-                    SELECT id FROM playlists WHERE spotify_id = ?1 OR name = ?1 COLLATE NOCASE
-                    ORDER BY spotify_id = ?1 DESC, name = ?1 DESC, id LIMIT 1
-                    """,
-                arguments: [name]
-            )
-            guard let id else { throw TrackScopeError.unknownPlaylist(name: name) }
+            let id = try playlistID(matching: name, in: db)
             return ("t.id IN (SELECT track_id FROM playlist_items WHERE playlist_id = ?)", [id])
         }
     }

@@ -312,11 +312,12 @@ extension LibraryStore {
         )
     }
 
-    /// The saved run with `id`, or the latest run when `id` is `nil`; `nil` when there is none.
+    /// The saved run with `id`, or the current run when `id` is `nil` (the latest of the library,
+    /// ``currentClusteringRunID()``); `nil` when there is none.
     public func clusteringRun(id: Int64? = nil) throws -> ClusteringRunRecord? {
         try read { db in
             if let id { return try ClusteringRunRecord.fetchOne(db, key: id) }
-            return try ClusteringRunRecord.order(Column("id").desc).fetchOne(db)
+            return try ClusteringRunRecord.filter(sql: Self.currentRunCondition).order(Column("id").desc).fetchOne(db)
         }
     }
 

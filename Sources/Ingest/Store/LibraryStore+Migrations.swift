@@ -58,6 +58,7 @@ extension LibraryStore {
         // registered from here on run without that check.
         migrator = migrator.disablingDeferredForeignKeyChecks()
         migrator.registerMigration("v17-spotify-id-index", migrate: nameTheSpotifyIDIndex)
+        migrator.registerMigration("v18-run-scope", migrate: addClusteringRunScope)
         return migrator
     }
 
