@@ -150,26 +150,39 @@ struct HostileOutputCommandTests {
     }
 
     /// A store that another process has created but not yet turned into WAL mode: its creator holds
-    /// the folder lock and SQLite's exclusive lock. A second command waits for it instead of
+    /// the folder lock and SQLite's write lock. A second command waits for it instead of
     /// failing "busy" at its own switch to WAL mode, as one first open in 80 once did.
     @Test func anOpenDuringAnotherProcesssFirstOpenWaitsItsTurn() async throws {
         try await withTemporaryDirectory { folder in
             let db = folder + "/library.sqlite"
             let lock = open(folder, O_RDONLY | O_DIRECTORY)
             #expect(lock >= 0 && flock(lock, LOCK_EX) == 0)
-            let creator = try DatabaseQueue(path: db)  // rollback journal, as a new file starts
-            try await creator.writeWithoutTransaction { db in try db.execute(sql: "BEGIN EXCLUSIVE") }
+            // A rollback-journal file with a header, as a new store is before its switch to WAL.
+            let creator = try DatabaseQueue(path: db)
+            try await creator.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA user_version = 1") }
+            let locked = AsyncStream<Void>.makeStream()
+            // The creator's write lock (RESERVED), held on a thread of its own for 1.5 s: another
+            // connection can still read, but its switch to WAL cannot write, and SQLite does not
+            // wait for a lock that a connection already reading asks for.
+            let holder = Task.detached {
+                try creator.inDatabase { db in
+                    try db.execute(sql: "BEGIN IMMEDIATE")
+                    locked.continuation.yield()
+                    Thread.sleep(forTimeInterval: 1.5)
+                    try db.execute(sql: "COMMIT")
+                }
+                try creator.close()
+                close(lock)  // drops the flock
+            }
+            for await _ in locked.stream { break }
             let started = ContinuousClock.now
             let command = Task {
                 try await CommandLineTool.run(["import", "--db", db, StoreSafetyCommandTests.excerpt, "--quiet"])
             }
-            try await Task.sleep(for: .seconds(1.5))
-            try await creator.writeWithoutTransaction { db in try db.execute(sql: "COMMIT") }
-            try creator.close()
-            close(lock)  // drops the flock
+            try await holder.value
             let result = try await command.value
             #expect(result.status == 0, "\(result.stderr)")
-            #expect(ContinuousClock.now - started >= .seconds(1.5))
+            #expect(ContinuousClock.now - started >= .seconds(1))
             let tracks = try await DatabaseQueue(path: db).read { db in
                 try Int.fetchOne(db, sql: "SELECT count(*) FROM tracks")
             }
