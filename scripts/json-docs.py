@@ -27,13 +27,16 @@ COMMANDS = [
     ("features precedence --json", "Which source wins when a track has features from several."),
     ("cluster --k 4 --seed 42 --json", "The saved run (`run.cluster_count`, its scores, settings and fitted scaling; the same keys as the store's `clustering_runs` columns) and its vibes."),
     ("vibes --json", "The same shape as `cluster`, for a saved run."),
-    ("vibes --list --json", "Every saved run, newest first, with when it was made and how long each phase took."),
+    ("vibes --list --json", "Every saved run, newest first, with when it was made, how long each phase took, and its `scope` (`library`, or `playlist:NAME` for `cluster --playlist NAME`)."),
     ("recommend --mood chill -n 3 --json", "The tracks, best first, with similarity, score and the features that differ most."),
     ("playlist build --mood chill -n 3 --json", "The playlist: name, description, transition score and its tracks with features."),
     ("eval --sample 200 --resamples 100 --clusters 0 --json", "Precision@k against naive baselines with paired bootstrap intervals."),
     ("weights show --json", "The similarity weights in use: a factor per audio feature, the artist context, tags and co-membership; personal or default."),
     ("eval --ordering --resamples 100 --json", "Playlist order: flow against greedy and random, per playlist and on average."),
     ("bench --n 2000 --k 2 --threads 1 --repeats 1 --json", "Timings of every configuration, with the machine's measured bandwidth and peak."),
+    ("playlist build --mood chill -n 5 --name Chill --save --json", "The same shape as `playlist build`; `--save` keeps the playlist in the library, where `playlists` lists it."),
+    ("playlists --json", "Every playlist by name: its tracks, how many have audio features, and its tracks per vibe of the current run (`run_id`; `vibes[].number` is the number `vibes` shows), most first."),
+    ("playlists show chill --json", "One playlist (named by the start of its name here): the same summary, the mean of each audio feature over its tracks, and its tracks in order with their vibe numbers."),
 ]
 
 

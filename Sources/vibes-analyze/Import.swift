@@ -107,7 +107,8 @@ extension VibesAnalyze {
                     if !global.json { print(Import.describe(summary)) }
                 } catch {
                     bar.finish()
-                    let message = "\(file): " + Console.message(for: error)
+                    let text = Console.message(for: error)
+                    let message = text.contains(file) ? text : "\(file): " + text
                     failures.append(message)
                     Console.diagnostic("error: " + message)
                     if !global.json {

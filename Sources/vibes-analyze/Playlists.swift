@@ -28,7 +28,8 @@ extension VibesAnalyze.Playlists {
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "list",
-            abstract: "List your playlists: tracks, audio-feature coverage and dominant vibes."
+            abstract: "List your playlists: tracks, audio-feature coverage and dominant vibes.",
+            discussion: "Example: vibes-analyze playlists list --json"
         )
 
         @OptionGroup var global: GlobalOptions

@@ -15,8 +15,7 @@ extension VibesAnalyze {
                 (1 for the largest) or its name: case and spaces do not matter, and the start of a name \
                 is enough.
 
-                Examples: vibes-analyze vibes 2 --examples 10; vibes-analyze vibes calm; \
-                vibes-analyze vibes --run 3; vibes-analyze vibes --list
+                Example: vibes-analyze vibes 2 --examples 10
                 """
         )
 

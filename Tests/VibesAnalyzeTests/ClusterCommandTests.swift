@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Ingest
 import Testing
+import VibesCommandSupport
 import VibesTestSupport
 
 @testable import vibes_analyze
@@ -136,8 +137,21 @@ struct ClusterCommandTests {
             #expect(latest.run.id == 2 && latest.vibes.count == 3)
             #expect(first.run.id == 1 && first.vibes.count == 2)
             #expect(first.vibes.allSatisfy { $0.examples.count == 2 })
+            // A number is a vibe of the current run; --run names a run.
             try await run(["vibes", "--db", path, "1"])
-            await #expect(throws: StoreError.self) { try await run(["vibes", "--db", path, "9"]) }
+            try await run(["vibes", "--db", path, "--run", "1"])
+            await #expect(throws: StoreError.self) { try await run(["vibes", "--db", path, "--run", "9"]) }
+            await #expect(throws: CommandFailure.self) { try await run(["vibes", "--db", path, "9"]) }
+            let one = try VibesReport(store: store, runID: nil, exampleCount: 2, vibe: VibeReference("2"))
+            #expect(one.vibes.map(\.number) == [2] && one.vibes[0].name == latest.vibes[1].name)
+            // By name: any case, the start of it.
+            let named = try VibesReport(
+                store: store,
+                runID: nil,
+                exampleCount: 2,
+                vibe: VibeReference(String(latest.vibes[2].name.uppercased()))
+            )
+            #expect(named.vibes.map(\.number) == [3])
         }
     }
 
@@ -286,6 +300,9 @@ struct ClusterCommandTests {
               --threads <threads>     The number of threads. (default: 2)
               --examples <examples>   The number of representative tracks shown per vibe.
                                       (default: 3)
+              --make-current          Make a --playlist run the current one, which vibes,
+                                      report and --vibe use (by default they keep the
+                                      library's latest).
               --restore <file>        Save a run that was kept in a file because the
                                       library was busy, then show it.
               --version               Show the version.
