@@ -23,11 +23,16 @@ public struct SimilarityWeights: Hashable, Sendable, Codable {
     public var tags: Double
     /// The weight of the playlist co-membership block, ≥ 0; ``defaultCoMembershipWeight`` by default.
     public var coMembership: Double
+    /// The weight of the same-artist block (1 when two tracks share a main artist, else 0), ≥ 0;
+    /// ``defaultSameArtistWeight`` by default.
+    public var sameArtist: Double
 
     /// The tag block's default weight: 0.5, half the sound.
     public static let defaultTagWeight = 0.5
     /// The co-membership block's default weight: 0.5, half the sound.
     public static let defaultCoMembershipWeight = 0.5
+    /// The same-artist block's default weight.
+    public static let defaultSameArtistWeight = 0.5
 
     /// Every feature at 1, the artist context at 1, tags and co-membership at their defaults.
     public static let `default` = SimilarityWeights()
@@ -36,12 +41,14 @@ public struct SimilarityWeights: Hashable, Sendable, Codable {
         features: [AudioFeature: Double] = [:],
         artistContext: Double = 1,
         tags: Double = SimilarityWeights.defaultTagWeight,
-        coMembership: Double = SimilarityWeights.defaultCoMembershipWeight
+        coMembership: Double = SimilarityWeights.defaultCoMembershipWeight,
+        sameArtist: Double = SimilarityWeights.defaultSameArtistWeight
     ) {
         self.features = features
         self.artistContext = artistContext
         self.tags = tags
         self.coMembership = coMembership
+        self.sameArtist = sameArtist
     }
 
     /// The factor of `feature`: its entry in ``features``, or 1.
@@ -52,6 +59,7 @@ public struct SimilarityWeights: Hashable, Sendable, Codable {
         case artistContext = "artist_context"
         case tags
         case coMembership = "co_membership"
+        case sameArtist = "same_artist"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -72,7 +80,9 @@ public struct SimilarityWeights: Hashable, Sendable, Codable {
             features: features,
             artistContext: try container.decode(Double.self, forKey: .artistContext),
             tags: try container.decode(Double.self, forKey: .tags),
-            coMembership: try container.decode(Double.self, forKey: .coMembership)
+            coMembership: try container.decode(Double.self, forKey: .coMembership),
+            sameArtist: try container.decodeIfPresent(Double.self, forKey: .sameArtist)
+                ?? SimilarityWeights.defaultSameArtistWeight
         )
     }
 
@@ -85,6 +95,7 @@ public struct SimilarityWeights: Hashable, Sendable, Codable {
         try container.encode(artistContext, forKey: .artistContext)
         try container.encode(tags, forKey: .tags)
         try container.encode(coMembership, forKey: .coMembership)
+        try container.encode(sameArtist, forKey: .sameArtist)
     }
 }
 

@@ -1,6 +1,7 @@
 import Analytics
 import ArgumentParser
 import Features
+import Foundation
 import Ingest
 import VibesCommandSupport
 
@@ -39,9 +40,10 @@ extension VibesAnalyze {
 
         @Option(
             name: .long,
-            help: "The label: genre, subgenre or playlist (playlist_genre and playlist_subgenre also work)."
+            help:
+                "The label: genre, subgenre or playlist (playlist_genre and playlist_subgenre also work); by default playlist when the library has playlists, else genre, else subgenre."
         )
-        var label = "genre"
+        var label: String?
 
         @Option(name: .customShort("k"), help: "The number of neighbours per seed.")
         var neighbors = 10
@@ -84,8 +86,15 @@ extension VibesAnalyze {
         @Option(name: .long, help: "The random seed for sampling, k-means and the bootstrap.")
         var seed: UInt64 = 42
 
+        @Option(
+            name: .long,
+            help:
+                "Grade these similarity weights instead of the defaults: a JSON file as `weights show --json` prints it (or its \"weights\" object)."
+        )
+        var weights: String?
+
         func validate() throws {
-            guard EvaluationLabel(name: label) != nil else {
+            if let label, EvaluationLabel(name: label) == nil {
                 let kinds = EvaluationLabel.allCases.map(\.rawValue) + ["playlist_genre", "playlist_subgenre"]
                 throw ValidationError("Please choose --label from \(kinds.joined(separator: ", ")) (got \"\(label)\").")
             }
@@ -167,9 +176,51 @@ extension VibesAnalyze {
             )
         }
 
+        /// The weights of a JSON file: a `SimilarityWeights` object, alone or as the `weights` key of
+        /// `weights show --json`.
+        static func readWeights(path: String) throws -> SimilarityWeights {
+            struct Wrapped: Decodable { var weights: SimilarityWeights }
+            let data: Data
+            do {
+                data = try Data(contentsOf: URL(fileURLWithPath: path))
+            } catch {
+                throw CommandFailure("Cannot read the weights file \(path): \(error.localizedDescription)")
+            }
+            if let wrapped = try? JSONDecoder().decode(Wrapped.self, from: data) { return wrapped.weights }
+            do {
+                return try JSONDecoder().decode(SimilarityWeights.self, from: data)
+            } catch {
+                throw CommandFailure("The weights file \(path) is not weights as `weights show --json` prints them.")
+            }
+        }
+
+        /// The label to grade on: `--label`, or else the first of playlist, genre and subgenre that
+        /// labels more than `neighbors` tracks of `trackIDs` (catch-all playlists left out unless
+        /// `--include-catch-all`); genre when none does, so that the failure names it.
+        func chosenLabel(store: LibraryStore, trackIDs: [Int64]) throws -> EvaluationLabel {
+            if let label { return EvaluationLabel(name: label)! }
+            let inLibrary = Set(trackIDs)
+            for kind in [EvaluationLabel.playlist, .genre, .subgenre] {
+                var labels = try store.trackLabels(kind: kind.rawValue).filter { inLibrary.contains($0.key) }
+                if kind == .playlist && !includeCatchAll {
+                    labels = CatchAllPlaylist.removing(
+                        CatchAllPlaylist.find(in: labels, libraryTrackCount: trackIDs.count),
+                        from: labels
+                    )
+                }
+                if labels.count > neighbors { return kind }
+            }
+            return .genre
+        }
+
         func makeReport(store: LibraryStore) async throws -> EvalReport {
-            let kind = EvaluationLabel(name: label)!
-            let library = try LoadedLibrary(store: store, scope: scope.scope(from: .library), personal: false)
+            let library = try LoadedLibrary(
+                store: store,
+                scope: scope.scope(from: .library),
+                personal: false,
+                weights: try weights.map(Self.readWeights)
+            )
+            let kind = try chosenLabel(store: store, trackIDs: library.recommender.features.trackIDs)
             let recommender = library.recommender
             let features = recommender.features
             let inLibrary = Set(features.trackIDs)
@@ -188,9 +239,18 @@ extension VibesAnalyze {
                 )
             }
             let bar = ProgressBar(label: "Searching the tool's and the baselines' spaces", quiet: global.quiet)
+            // The informed baselines get the tool's tag block only when the tool may use it for this label.
+            let usableTags = recommender.blocks.first {
+                $0.kind == .tags && $0.signals.isDisjoint(with: kind.derivedSignals) && recommender.weights.tags > 0
+            }
             let comparison = try await RetrievalComparison.measure(
                 subject: recommender.similaritySpace(excluding: kind.derivedSignals),
-                baselines: SimilaritySpace.naiveBaselines(for: recommender.table),
+                baselines: SimilaritySpace.naiveBaselines(for: recommender.table)
+                    + SimilaritySpace.informedBaselines(
+                        for: recommender.table,
+                        artistOfRow: recommender.artistOfRow,
+                        tags: usableTags
+                    ),
                 labels: labels,
                 label: kind,
                 k: neighbors,
@@ -198,6 +258,7 @@ extension VibesAnalyze {
                 sampleSeed: seed,
                 resampleCount: resamples,
                 bootstrapSeed: seed,
+                artistOfRow: recommender.artistOfRow,
                 progress: { done, total in bar.update(done: done, total: total) }
             )
             bar.finish()
@@ -362,12 +423,19 @@ struct EvalReport: Codable {
                 "baselines, same \(e.seedCount) seeds: precision@\(e.k), and this tool − baseline with a paired bootstrap \(Int((interval.confidenceLevel * 100).rounded())) % CI (\(interval.resampleCount) resamples over seeds, seed \(comparison.bootstrapSeed))"
             )
         }
-        let nameWidth = 30
-        lines.append("  \("this tool".padding(to: nameWidth)) \(e.precision.formatted(digits: 4))")
+        let nameWidth = 36
+        lines.append(
+            "  \("this tool".padding(to: nameWidth)) \(e.precision.formatted(digits: 4))"
+                + (comparison.beyondArtistPrecision.map { "  beyond the seed's artist \($0.formatted(digits: 4))" }
+                    ?? "")
+        )
         for baseline in comparison.baselines {
-            lines.append(
+            var line =
                 "  \(baseline.name.padding(to: nameWidth)) \(baseline.precision.formatted(digits: 4))  difference \(baseline.difference.summary)"
-            )
+            if let beyond = baseline.beyondArtistPrecision, let difference = baseline.beyondArtistDifference {
+                line += "  beyond the seed's artist \(beyond.formatted(digits: 4))  difference \(difference.summary)"
+            }
+            lines.append(line)
         }
         lines.append(
             "  \("random (exact expectation)".padding(to: nameWidth)) \(e.randomBaseline.formatted(digits: 4))  difference \(comparison.randomDifference.summary)"
@@ -376,7 +444,20 @@ struct EvalReport: Codable {
             let verdict =
                 best.difference.isAboveZero
                 ? "beats" : best.difference.isBelowZero ? "is below" : "is not distinguishable from"
-            lines.append("this tool \(verdict) the best naive baseline (\(best.name))")
+            lines.append(
+                "this tool \(verdict) the best naive baseline (\(best.name)): \(best.ratio(to: e.precision).formatted(digits: 2))×"
+            )
+        }
+        if let best = comparison.bestBeyondArtistBaseline, let subject = comparison.beyondArtistPrecision,
+            let baseline = best.beyondArtistPrecision, let difference = best.beyondArtistDifference
+        {
+            let verdict =
+                difference.isAboveZero
+                ? "beats" : difference.isBelowZero ? "is below" : "is not distinguishable from"
+            let ratio = baseline > 0 ? (subject / baseline).formatted(digits: 2) + "×" : "n/a"
+            lines.append(
+                "beyond the seed's artist, this tool \(verdict) the best naive baseline (\(best.name)): \(ratio)"
+            )
         }
         for block in blocks {
             lines.append(

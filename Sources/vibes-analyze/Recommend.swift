@@ -41,8 +41,18 @@ extension VibesAnalyze {
         )
         var diversity = 0.0
 
-        @Option(name: .customLong("max-per-artist"), help: "At most this many tracks by the same main artist.")
+        @Option(
+            name: .customLong("max-per-artist"),
+            help:
+                "At most this many tracks by the same main artist; 2 by default when seeded by tracks, unlimited otherwise."
+        )
         var maxPerArtist: Int?
+
+        @Flag(
+            name: .customLong("same-artist"),
+            help: "Let the seed tracks' own artists fill the list (by default at most 2 of their tracks)."
+        )
+        var sameArtist = false
 
         func validate() throws {
             guard (1...RecommendationQuery.maximumCount).contains(count) else {
@@ -96,15 +106,21 @@ extension VibesAnalyze {
             )
             timer.lap("load")
             let resolved = try seeds.resolve(in: store, library: library)
+            let limits = SeedOptions.artistLimits(
+                maxPerArtist: maxPerArtist,
+                sameArtist: sameArtist,
+                hasTrackSeeds: !seeds.tracks.isEmpty
+            )
             var query = RecommendationQuery(
                 seeds: resolved.seeds,
                 negativeSeeds: resolved.negative,
                 combination: seeds.combination,
                 count: count,
                 diversity: diversity,
-                maximumPerArtist: maxPerArtist,
+                maximumPerArtist: limits.perArtist,
                 tempoOctave: tuning.tempoOctave
             )
+            query.maximumPerSeedArtist = limits.perSeedArtist
             query.constraints = tuning.constraints
             query.excludedTrackIDs = resolved.excluded
             let result: RecommendationResult
@@ -116,6 +132,7 @@ extension VibesAnalyze {
             let elapsed = clock.now - start
             timer.lap("compute")
             var notes = resolved.notes
+            if let note = limits.note { notes.append(note) }
             notes.append(
                 "pool: \(result.pool.candidates) candidates, \(result.pool.afterFilters) after filters, \(result.pool.returned) returned"
                     + " (\(elapsed.wholeMilliseconds) ms)"
@@ -137,7 +154,8 @@ extension VibesAnalyze {
                         score: recommendation.score,
                         targetFit: recommendation.targetFit,
                         seed: recommendation.seed,
-                        differences: recommendation.differences
+                        differences: recommendation.differences,
+                        why: recommendation.reasons
                     )
                 }
             )
@@ -159,6 +177,8 @@ struct RecommendReport: Codable {
         var targetFit: Double?
         var seed: String
         var differences: [FeatureDifference]
+        /// What made the track close: "same artist", "shares 'yacht rock'", "sound: …".
+        var why: [String]
 
         enum CodingKeys: String, CodingKey {
             case rank
@@ -168,6 +188,7 @@ struct RecommendReport: Codable {
             case targetFit = "target_fit"
             case seed
             case differences
+            case why
         }
     }
 
@@ -193,8 +214,12 @@ struct RecommendReport: Codable {
                 let titleWidth = Swift.max(12, Swift.min(48, width - prefix.count - tail.count))
                 lines.append(prefix + title.fitted(to: titleWidth).padding(to: titleWidth) + tail)
             } else {
-                let why = track.differences.map(RecommendReport.describe).joined(separator: ", ")
-                lines.append(prefix + title.padding(to: 48) + tail + "  " + why)
+                let differences = track.differences.map(RecommendReport.describe).joined(separator: ", ")
+                let why = track.why.filter { !$0.hasPrefix("sound: ") }
+                lines.append(
+                    prefix + title.padding(to: 48) + tail + "  "
+                        + (why.isEmpty ? differences : why.joined(separator: "; ") + "; " + differences)
+                )
             }
         }
         return lines.joined(separator: "\n")

@@ -200,6 +200,29 @@ extension SeedOptions {
 }
 
 extension SeedOptions {
+    /// The tracks a list from seed tracks holds by one artist unless the user asks otherwise, and by
+    /// the seed tracks' own artists: discovery beyond the seed's artist by default.
+    static let defaultTracksPerArtist = 2
+
+    /// The artist limits of a query: with track seeds, at most ``defaultTracksPerArtist`` per artist
+    /// (or `--max-per-artist`) and at most as many by the seeds' own artists, which `--same-artist`
+    /// lifts (to `--max-per-artist` when given); without track seeds, `--max-per-artist` alone.
+    ///
+    /// - Returns: The limits and, when a default limit applies, a note saying how to change it.
+    static func artistLimits(
+        maxPerArtist: Int?,
+        sameArtist: Bool,
+        hasTrackSeeds: Bool
+    ) -> (perArtist: Int?, perSeedArtist: Int?, note: String?) {
+        guard hasTrackSeeds else { return (maxPerArtist, maxPerArtist, nil) }
+        let perArtist = maxPerArtist ?? defaultTracksPerArtist
+        if sameArtist { return (perArtist, maxPerArtist, nil) }
+        let perSeedArtist = Swift.min(defaultTracksPerArtist, perArtist)
+        let note =
+            "at most \(perArtist) track\(perArtist == 1 ? "" : "s") per artist and \(perSeedArtist) by the seed's own artist\(maxPerArtist == nil ? " (--max-per-artist, --same-artist change this)" : " (--same-artist lifts the second)")"
+        return (perArtist, perSeedArtist, note)
+    }
+
     /// The members of vibe `text` (its number, 1-based, largest vibe first, as `vibes` prints
     /// them, or its name: ``VibeReference``) of a saved clustering run.
     ///
@@ -263,6 +286,7 @@ struct LoadedLibrary {
         recommender = Recommender(table: consume table, space: space, attributes: consume attributes, weights: chosen)
         if context {
             let ids = recommender.features.trackIDs
+            recommender = recommender.addingSameArtist()
             if let tags = SimilarityBlock.tags(from: try LoadedLibrary.tagSources(store: store), trackIDs: ids) {
                 recommender = recommender.adding(tags)
             }
@@ -280,6 +304,16 @@ struct LoadedLibrary {
             SimilarityBlock.Source(signal: .genreTags, terms: try store.trackLabels(kind: "genre")),
             SimilarityBlock.Source(signal: .subgenreTags, terms: try store.trackLabels(kind: "subgenre")),
         ]
+    }
+
+    /// Every genre tag of each track (artist genres, dataset genres and subgenres), for the names
+    /// of vibes.
+    static func nameTags(store: LibraryStore) throws -> [Int64: Set<String>] {
+        var tags: [Int64: Set<String>] = [:]
+        for source in try tagSources(store: store) {
+            for (id, set) in source.terms { tags[id, default: []].formUnion(set) }
+        }
+        return tags
     }
 
     /// The imported playlists of each of `trackIDs`, catch-alls left out.

@@ -11,10 +11,12 @@ extension VibesAnalyze {
             commandName: "weights",
             abstract: "Learn, show or clear personal similarity weights learned from your playlists.",
             discussion: """
-                `weights learn` chooses a factor per audio feature and the artist context's weight that \
-                maximise same-playlist precision@10 over your imported playlists (catch-alls left out; at \
-                least 5 playlists of 5 tracks with features), grades them against the defaults on \
-                playlists held out of the learning, and stores them. `recommend`, `playlist build` and \
+                `weights learn` chooses the weight of every block of the similarity (the artist context, \
+                the same artist, the genre tags and playlist co-membership) that maximises same-playlist \
+                precision@10 over your imported playlists (catch-alls left out; at least 5 playlists of 5 \
+                tracks with features), by folds of playlists: co-membership is built from the other folds \
+                only, and the weights are graded against the defaults on folds they were not chosen on. \
+                It stores them. `recommend`, `playlist build` and \
                 `cluster` then use them unless given --no-personal.
 
                 Example: vibes-analyze weights learn
@@ -53,16 +55,20 @@ extension VibesAnalyze.Weights {
             let playlists = try LoadedLibrary.playlists(store: store, trackIDs: ids)
             let report: WeightsReport
             do {
-                let bar = ProgressBar(label: "Learning weights", quiet: global.quiet)
-                let heldOut = try await HeldOutPlaylists.measure(
+                let bar = ProgressBar(label: "Learning weights (folds)", quiet: global.quiet)
+                let outcome = try BlockWeightLearning.learn(
                     recommender: recommender,
                     playlists: playlists,
-                    seed: seed
+                    seed: seed,
+                    progress: { done, total in bar.update(done: done, total: total) }
                 )
-                let weights = try await WeightLearning.learn(recommender: recommender, playlists: playlists, seed: seed)
                 bar.finish()
-                try store.savePersonalWeights(weights)
-                report = WeightsReport(weights: weights, isPersonal: true, heldOut: heldOut)
+                try store.savePersonalWeights(outcome.weights)
+                report = WeightsReport(
+                    weights: outcome.weights,
+                    isPersonal: true,
+                    heldOut: outcome.heldOut(seed: seed)
+                )
             } catch let error as AnalyticsError {
                 guard case .tooFewPlaylists = error else { throw error }
                 Console.diagnostic(
@@ -137,6 +143,7 @@ struct WeightsReport: Codable {
         lines.append("  \("artist context".padding(to: 18)) \(weights.artistContext.formatted(digits: 2))")
         lines.append("  \("genre tags".padding(to: 18)) \(weights.tags.formatted(digits: 2))")
         lines.append("  \("co-membership".padding(to: 18)) \(weights.coMembership.formatted(digits: 2))")
+        lines.append("  \("same artist".padding(to: 18)) \(weights.sameArtist.formatted(digits: 2))")
         if let heldOut, let learned = heldOut.variants.first(where: { $0.name.hasPrefix("personal") }) {
             lines.append(
                 "held-out playlists (\(heldOut.playlistCount) playlists, \(heldOut.foldCount) folds, \(heldOut.queryCount) queries): precision@\(heldOut.k) default \(heldOut.defaultPrecision.formatted(digits: 4)), learned \(learned.precision.formatted(digits: 4)), difference \(learned.difference.summary) (paired bootstrap 95 % CI)"

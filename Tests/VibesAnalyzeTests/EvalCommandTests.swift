@@ -18,7 +18,8 @@ struct EvalCommandTests {
             let db = folder + "/library.sqlite"
             try await run(["import", "--db", db, "--quiet", SampleLibrary.path])
             let arguments = [
-                "eval", "--db", db, "--sample", "300", "--resamples", "200", "--clusters", "0", "--seed", "9",
+                "eval", "--db", db, "--label", "genre", "--sample", "300", "--resamples", "200", "--clusters", "0",
+                "--seed", "9",
             ]
             let text = try await run(arguments).stdout
             let lines = text.split(separator: "\n").map(String.init)
@@ -26,20 +27,27 @@ struct EvalCommandTests {
             #expect(text.contains("paired bootstrap 95 % CI (200 resamples over seeds, seed 9)"))
             for name in [
                 "this tool", "z-score cosine, 11 features", "z-score cosine, no key/mode",
-                "z-score Euclidean, no key/mode", "random (exact expectation)",
+                "z-score Euclidean, no key/mode", "same artist, then z-score cosine", "naive sum: artist + z-score",
+                "random (exact expectation)",
             ] {
                 #expect(lines.contains { $0.hasPrefix("  " + name) }, "no line for \(name) in:\n\(text)")
             }
-            // Every baseline line carries a difference and its interval: "difference +0.0123 [-0.0040, +0.0290]".
+            // The tags derive genres, so the tool leaves them out and so do the baselines.
+            #expect(!text.contains("tag TF-IDF") && !text.contains("+ tags"), "\(text)")
+            // Every baseline line carries a difference and its interval, "difference +0.0123 [-0.0040,
+            // +0.0290]", and beside it the same beyond the seed's artist.
             let differences = lines.filter { $0.contains(" difference ") }
-            #expect(differences.count == 4)
+            #expect(differences.count == 6)
             for line in differences {
-                let interval = try #require(line.split(separator: "difference ").last)
-                let numbers = interval.split { " [],".contains($0) }.compactMap { Double($0) }
-                try #require(numbers.count == 3, "\(line)")
-                #expect(numbers[1] <= numbers[0] && numbers[0] <= numbers[2], "\(line)")
+                for interval in line.split(separator: "difference ").dropFirst() {
+                    let numbers = interval.split { " [],".contains($0) }.prefix(3).compactMap { Double($0) }
+                    try #require(numbers.count == 3, "\(line)")
+                    #expect(numbers[1] <= numbers[0] && numbers[0] <= numbers[2], "\(line)")
+                }
             }
+            #expect(differences.filter { $0.contains("beyond the seed's artist") }.count == 5)
             #expect(lines.contains { $0.hasPrefix("this tool ") && $0.contains("the best naive baseline") })
+            #expect(lines.contains { $0.hasPrefix("beyond the seed's artist, this tool ") })
 
             // The same seed prints the same figures; JSON holds them as numbers.
             #expect(try await run(arguments).stdout == text)
@@ -47,7 +55,12 @@ struct EvalCommandTests {
             let object = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
             let comparison = try #require(object["baselines"] as? [String: Any])
             let baselines = try #require(comparison["baselines"] as? [[String: Any]])
-            #expect(baselines.count == 3)
+            #expect(baselines.count == 5)
+            for baseline in baselines {
+                #expect(baseline["beyond_artist_precision_at_k"] is Double, "\(baseline)")
+                #expect(baseline["beyond_artist_difference"] is [String: Any], "\(baseline)")
+            }
+            #expect(comparison["beyond_artist_precision_at_k"] is Double)
             let difference = try #require(baselines.first?["difference"] as? [String: Any])
             #expect(difference["resample_count"] as? Int == 200)
             #expect(comparison["bootstrap_seed"] as? Int == 9)
@@ -61,15 +74,18 @@ struct EvalCommandTests {
         try await withTemporaryDirectory { folder in
             let db = folder + "/library.sqlite"
             try await run(["import", "--db", db, "--quiet", SampleLibrary.path])
-            let json = try await run(["eval", "--db", db, "--resamples", "200", "--clusters", "0", "--json"]).stdout
+            let json = try await run([
+                "eval", "--db", db, "--label", "genre", "--resamples", "200", "--clusters", "0", "--json",
+            ]).stdout
             let object = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
             let comparison = try #require(object["baselines"] as? [String: Any])
             let evaluation = try #require(comparison["evaluation"] as? [String: Any])
             let tool = try #require(evaluation["precision_at_k"] as? Double)
             #expect(evaluation["seed_count"] as? Int == 2950)
             let baselines = try #require(comparison["baselines"] as? [[String: Any]])
-            #expect(baselines.count == 3)
-            for baseline in baselines {
+            #expect(baselines.count == 5)
+            // The audio-only baselines; those that know the artist are compared in Benchmarks/quality.
+            for baseline in baselines where (baseline["name"] as? String)?.hasPrefix("z-score") == true {
                 let name = try #require(baseline["name"] as? String)
                 let precision = try #require(baseline["precision_at_k"] as? Double)
                 #expect(tool >= precision, "\(name): \(precision) against \(tool)")
@@ -98,6 +114,23 @@ struct EvalCommandTests {
             let kept = try await run(arguments + ["--include-catch-all"]).stdout
             #expect(!kept.split(separator: "\n").contains { $0.hasPrefix("left out") })
             #expect(kept.contains("Liked Songs"))
+        }
+    }
+
+    @Test func evalWithoutALabelPicksOneTheLibraryHas() async throws {
+        try await withTemporaryDirectory { folder in
+            // The bundled sample has playlists: they are the label.
+            let db = folder + "/library.sqlite"
+            try await run(["import", "--db", db, "--quiet", SampleLibrary.path])
+            let arguments = ["eval", "--db", db, "--sample", "100", "--resamples", "50", "--clusters", "0"]
+            let text = try await run(arguments).stdout
+            #expect(text.hasPrefix("label playlist: ") || text.contains("\nlabel playlist: "), "\(text)")
+            // An Exportify library of liked songs alone has no label to grade on: the failure says so.
+            let liked = folder + "/liked.sqlite"
+            try await run(["import", "--db", liked, "--quiet", Fixtures.path("exportify/Liked_Songs.csv")])
+            let failed = try await CommandLineTool.run(["eval", "--db", liked, "--clusters", "0"])
+            #expect(failed.status == 1)
+            #expect(failed.stderr.contains("genre label"), "\(failed.stderr)")
         }
     }
 

@@ -66,6 +66,40 @@ struct RecommendCommandTests {
         }
     }
 
+    /// From one track, the default list reaches beyond the seed's artist: at most 2 tracks per
+    /// artist and 2 by the seed's, unless asked; each track says what made it close.
+    @Test func aListFromASeedTrackHoldsAtMostTwoByAnyArtist() throws {
+        try withTemporaryDirectory { folder in
+            let store = try makeStore(in: folder, songs: RecommendCommandTests.songs)
+            func report(_ extra: [String]) throws -> RecommendReport {
+                let command = try #require(
+                    try VibesAnalyze.parseAsRoot(["recommend", "--seed", "song 7", "-n", "10"] + extra)
+                        as? VibesAnalyze.Recommend
+                )
+                return try command.makeReport(store: store)
+            }
+            func counts(_ report: RecommendReport) -> [String: Int] {
+                report.tracks.reduce(into: [:]) { $0[$1.artists.first ?? "", default: 0] += 1 }
+            }
+            let seedArtist = "Artist 1"
+            let plain = try report([])
+            #expect(plain.tracks.count == 10)
+            #expect(counts(plain).values.allSatisfy { $0 <= 2 }, "\(counts(plain))")
+            #expect(plain.notes.contains { $0.contains("--same-artist") })
+            #expect(plain.tracks.allSatisfy { !$0.why.isEmpty })
+            #expect(plain.tracks.filter { $0.artists.first == seedArtist }.allSatisfy { $0.why.first == "same artist" })
+            // More per artist when asked, still 2 by the seed's artist; all of them with --same-artist.
+            let wider = try report(["--max-per-artist", "5"])
+            #expect(counts(wider).values.allSatisfy { $0 <= 5 })
+            #expect(counts(wider)[seedArtist, default: 0] <= 2)
+            let same = try report(["--same-artist", "--max-per-artist", "10"])
+            #expect(counts(same)[seedArtist, default: 0] > 2, "\(counts(same))")
+            // Excluding the seed's artist leaves none of their tracks.
+            let excluded = try report(["--exclude-artist", seedArtist])
+            #expect(counts(excluded)[seedArtist] == nil)
+        }
+    }
+
     @Test func recommendRejectsAnUnknownSeedWithAUsefulMessage() throws {
         try withTemporaryDirectory { folder in
             let store = try makeStore(in: folder, songs: RecommendCommandTests.songs)

@@ -30,6 +30,8 @@ public enum VibeClustering {
         public var kMeans = KMeans.Options()
         /// Batch size and steps of mini-batch k-means (its threads follow `kMeans`).
         public var miniBatch = KMeans.MiniBatchOptions()
+        /// Genre tags by track ID, for the vibes' names (``VibeNames/profiles(table:tableRows:labels:clusterCount:tags:)``).
+        public var tags: [Int64: Set<String>] = [:]
 
         public init(schema: FeatureSchema, clusterCount: ClusterCount) {
             self.schema = schema
@@ -132,7 +134,8 @@ public enum VibeClustering {
             table: table,
             tableRows: space.tableRows,
             labels: model.labels,
-            clusterCount: model.clusterCount
+            clusterCount: model.clusterCount,
+            tags: settings.tags
         )
         let vibes = profiles.map { profile in
             let centroid = Array(model.centroids.row(profile.cluster))

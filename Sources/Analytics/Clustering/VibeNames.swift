@@ -1,5 +1,11 @@
 import Features
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The mood of a vibe: the quadrant of Russell's circumplex its centroid falls in, with valence as
 /// pleasantness and energy as arousal, both measured against a fixed reference population
 /// (``VibeNames/referencePopulation``), so that calm music is calm in any library.
@@ -115,13 +121,16 @@ public enum VibeNames {
     ///   - tableRows: For each clustered row, its row in `table` (``FeatureSpace/tableRows``).
     ///   - labels: The cluster of each clustered row.
     ///   - clusterCount: The number of clusters.
+    ///   - tags: Genre tags by track ID (artist genres, dataset genres); when the members of a vibe
+    ///     share a distinctive one, the name carries it beside the mood word ("Energetic trap").
     /// - Returns: One profile per cluster, in cluster order, with distinct names.
-    /// - Complexity: O(*n* · *f*) for *n* tracks and *f* features.
+    /// - Complexity: O(*n* · *f*) for *n* tracks and *f* features, plus the tags.
     public static func profiles(
         table: FeatureTable,
         tableRows: [Int32],
         labels: [Int32],
-        clusterCount: Int
+        clusterCount: Int,
+        tags: [Int64: Set<String>] = [:]
     ) -> [VibeProfile] {
         precondition(tableRows.count == labels.count, "Every clustered row needs a label.")
         let width = FeatureTable.columnCount
@@ -185,26 +194,99 @@ public enum VibeNames {
             profile.mood = Mood(valence: axes.valence, energy: axes.energy, softness: axes.softness)
             profiles.append(profile)
         }
-        nameDistinctly(&profiles)
+        let distinctive = distinctiveTags(
+            trackIDs: tableRows.map { table.trackIDs[Int($0)] },
+            labels: labels,
+            clusterCount: clusterCount,
+            tags: tags
+        )
+        nameDistinctly(&profiles, tags: distinctive)
         return profiles
     }
 
-    /// The names a profile could take, simplest first: the mood adjective with the strongest
-    /// descriptor, then with two descriptors, then with the others.
-    static func candidateNames(for profile: VibeProfile) -> [String] {
+    /// The least share of a vibe's members a tag needs to name it.
+    static let tagShare = 0.2
+    /// How many times more common than among all tagged tracks a tag must be in a vibe to name it.
+    static let tagLift = 1.25
+
+    /// The tags that set each cluster apart, most distinctive first: a tag held by at least
+    /// ``tagShare`` of the cluster's tagged members and ``tagLift`` times as common there as among
+    /// every tagged track, scored by share × ln(lift) (ties by text).
+    ///
+    /// - Returns: Per cluster, in cluster order, its most distinctive tag and a second one when it
+    /// scores at least half as much; none without tags.
+    static func distinctiveTags(
+        trackIDs: [Int64],
+        labels: [Int32],
+        clusterCount: Int,
+        tags: [Int64: Set<String>]
+    ) -> [[String]] {
+        var result = [[String]](repeating: [], count: clusterCount)
+        guard !tags.isEmpty else { return result }
+        var overall: [String: Int] = [:]
+        var perCluster = [[String: Int]](repeating: [:], count: clusterCount)
+        var tagged = [Int](repeating: 0, count: clusterCount)
+        var taggedTotal = 0
+        for (id, label) in zip(trackIDs, labels) {
+            guard let set = tags[id], !set.isEmpty else { continue }
+            taggedTotal += 1
+            tagged[Int(label)] += 1
+            for tag in set {
+                overall[tag, default: 0] += 1
+                perCluster[Int(label)][tag, default: 0] += 1
+            }
+        }
+        guard taggedTotal > 0 else { return result }
+        for cluster in 0..<clusterCount where tagged[cluster] > 0 {
+            let scored = perCluster[cluster].compactMap { tag, count -> (tag: String, score: Double)? in
+                let share = Double(count) / Double(tagged[cluster])
+                let lift = share / (Double(overall[tag]!) / Double(taggedTotal))
+                guard share >= tagShare, lift >= tagLift else { return nil }
+                return (tag, share * log(lift))
+            }
+            let sorted = scored.sorted { $0.score != $1.score ? $0.score > $1.score : $0.tag < $1.tag }
+            guard let best = sorted.first else { continue }
+            result[cluster] = sorted.prefix(2).filter { $0.score >= 0.5 * best.score }.map(\.tag)
+        }
+        return result
+    }
+
+    /// Sound words that contradict a mood word: a high-energy word never goes with a slow, quiet
+    /// or drifting sound, nor a low-energy one with a fast or loud one ("Upbeat slow").
+    static func contradicts(adjective: String, word: String) -> Bool {
+        switch adjective {
+        case "Energetic", "Upbeat", "Euphoric", "Intense", "Angry": ["slow", "quiet", "drifting"].contains(word)
+        case "Mellow", "Calm", "Serene", "Wistful", "Melancholic": ["fast", "loud"].contains(word)
+        default: false
+        }
+    }
+
+    /// The names a profile could take, simplest first: with `tags`, the mood adjective with the
+    /// two most distinctive tags and then with each; then the adjective with the strongest sound
+    /// descriptor, with two descriptors, and with the others.
+    ///
+    /// A descriptor must point the same way against the library and against the fixed reference
+    /// (a solo-piano library's most danceable vibe is not "dance"), and never contradicts the mood
+    /// word (``contradicts(adjective:word:)``).
+    static func candidateNames(for profile: VibeProfile, tags: [String] = []) -> [String] {
         let axes = profile.moodAxes
         let adjective = Mood.adjective(valence: axes.valence, energy: axes.energy, softness: axes.softness)
         let words = descriptors.compactMap { descriptor -> (word: String, strength: Double)? in
             guard let z = profile.zScores[descriptor.feature.rawValue] else { return nil }
+            if let reference = profile.referenceZScores[descriptor.feature.rawValue], (reference >= 0) != (z >= 0) {
+                return nil
+            }
             let word = z >= 0 ? descriptor.above : descriptor.below
             let strength = abs(z) * descriptor.salience
-            guard let word, strength >= 0.25 else { return nil }
+            guard let word, strength >= 0.25, !contradicts(adjective: adjective, word: word) else { return nil }
             return (word, strength)
         }
         .sorted { $0.strength != $1.strength ? $0.strength > $1.strength : $0.word < $1.word }
         .map(\.word)
 
         var names: [String] = []
+        if tags.count >= 2 { names.append("\(adjective) \(tags[0]) & \(tags[1])") }
+        for tag in tags { names.append("\(adjective) \(tag)") }
         if let first = words.first {
             names.append("\(adjective) \(first)")
             for second in words.dropFirst() { names.append("\(adjective) \(second) \(first)") }
@@ -215,13 +297,16 @@ public enum VibeNames {
     }
 
     /// Gives every profile a name no other profile of the run has, the largest clusters first.
-    static func nameDistinctly(_ profiles: inout [VibeProfile]) {
+    static func nameDistinctly(_ profiles: inout [VibeProfile], tags: [[String]] = []) {
         var used: Set<String> = []
         let order = profiles.indices.sorted {
             profiles[$0].size != profiles[$1].size ? profiles[$0].size > profiles[$1].size : $0 < $1
         }
         for index in order {
-            let candidates = candidateNames(for: profiles[index])
+            let candidates = candidateNames(
+                for: profiles[index],
+                tags: tags.indices.contains(profiles[index].cluster) ? tags[profiles[index].cluster] : []
+            )
             var name = candidates.first { !used.contains($0) }
             var suffix = 2
             while name == nil {

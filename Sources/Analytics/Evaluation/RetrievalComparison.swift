@@ -31,6 +31,9 @@ public struct RetrievalComparison: Hashable, Sendable, Codable {
     public var baselines: [Baseline]
     /// The subject's difference to uniformly random neighbours.
     public var randomDifference: PairedBootstrap
+    /// The subject's precision@k counting only neighbours by other main artists than the seed's,
+    /// when artists were given.
+    public var beyondArtistPrecision: Double?
     /// The seed of the bootstrap resampling.
     public var bootstrapSeed: UInt64
 
@@ -44,11 +47,20 @@ public struct RetrievalComparison: Hashable, Sendable, Codable {
         public var precision: Double
         /// Subject minus baseline, with its confidence interval.
         public var difference: PairedBootstrap
+        /// The baseline's precision@k among neighbours by other artists than the seed's.
+        public var beyondArtistPrecision: Double?
+        /// Subject minus baseline beyond the seed's artist, with its confidence interval.
+        public var beyondArtistDifference: PairedBootstrap?
+
+        /// The subject's precision over the baseline's (∞ when the baseline's is 0).
+        public func ratio(to subject: Double) -> Double { precision > 0 ? subject / precision : .infinity }
 
         enum CodingKeys: String, CodingKey {
             case name, metric
             case precision = "precision_at_k"
             case difference
+            case beyondArtistPrecision = "beyond_artist_precision_at_k"
+            case beyondArtistDifference = "beyond_artist_difference"
         }
     }
 
@@ -57,12 +69,20 @@ public struct RetrievalComparison: Hashable, Sendable, Codable {
         case subjectName = "subject"
         case baselines
         case randomDifference = "random_difference"
+        case beyondArtistPrecision = "beyond_artist_precision_at_k"
         case bootstrapSeed = "bootstrap_seed"
     }
 
     /// The best baseline: the one with the highest precision (the first on a tie).
     public var bestBaseline: Baseline? {
         baselines.reduce(nil) { best, next in (best.map { next.precision > $0.precision } ?? true) ? next : best }
+    }
+
+    /// The baseline with the highest precision beyond the seed's artist (the first on a tie).
+    public var bestBeyondArtistBaseline: Baseline? {
+        baselines.filter { $0.beyondArtistPrecision != nil }.reduce(nil) { best, next in
+            (best.map { next.beyondArtistPrecision! > $0.beyondArtistPrecision! } ?? true) ? next : best
+        }
     }
 
     /// Measures `subject` and `baselines` on the same queries.
@@ -81,6 +101,9 @@ public struct RetrievalComparison: Hashable, Sendable, Codable {
     ///   - confidenceLevel: The coverage of the intervals; 0.95 by default.
     ///   - bootstrapSeed: The seed of the resampling; every difference uses the same resamples.
     ///   - taskCount: The number of concurrent search tasks.
+    ///   - artistOfRow: When given, the main artist of each row of the spaces as a code (−1 when
+    ///     unknown), and every space is also graded beyond the seed's artist: the top `k` among
+    ///     tracks by other artists.
     /// - Returns: The figures; all 0 when fewer than `k + 1` tracks are labelled.
     /// - Throws: ``AnalyticsError/labelLeak(space:signal:label:)`` when a space uses a signal derived
     ///   from `label`.
@@ -100,8 +123,10 @@ public struct RetrievalComparison: Hashable, Sendable, Codable {
         confidenceLevel: Double = 0.95,
         bootstrapSeed: UInt64 = 42,
         taskCount: Int = Parallelism.defaultThreadCount,
+        artistOfRow: [Int32]? = nil,
         progress: (@Sendable (_ done: Int, _ total: Int) -> Void)? = nil
     ) async throws -> RetrievalComparison {
+        precondition(artistOfRow.map { $0.count == subject.features.rowCount } ?? true, "one artist per row")
         for space in [subject] + baselines {
             precondition(
                 space.features.trackIDs == subject.features.trackIDs,
@@ -139,18 +164,24 @@ public struct RetrievalComparison: Hashable, Sendable, Codable {
                 bootstrapSeed: bootstrapSeed
             )
         }
-        let subjectRates = await queries.hitRates(in: subject, taskCount: taskCount)
+        let subjectRanked = await queries.rankedHitRates(in: subject, artistOfRow: artistOfRow, taskCount: taskCount)
+        let subjectRates = subjectRanked.plain
+        func mean(_ values: [Double]) -> Double { values.reduce(0, +) / Double(Swift.max(1, values.count)) }
         progress?(1, baselines.count + 1)
         var measured: [Baseline] = []
         for (index, baseline) in baselines.enumerated() {
-            let rates = await queries.hitRates(in: baseline, taskCount: taskCount)
+            let ranked = await queries.rankedHitRates(in: baseline, artistOfRow: artistOfRow, taskCount: taskCount)
+            let rates = ranked.plain
             progress?(index + 2, baselines.count + 1)
             measured.append(
                 Baseline(
                     name: baseline.name,
                     metric: baseline.metric,
-                    precision: rates.reduce(0, +) / Double(rates.count),
-                    difference: interval(subjectRates, rates)
+                    precision: mean(rates),
+                    difference: interval(subjectRates, rates),
+                    beyondArtistPrecision: artistOfRow == nil ? nil : mean(ranked.beyondArtist),
+                    beyondArtistDifference: artistOfRow == nil
+                        ? nil : interval(subjectRanked.beyondArtist, ranked.beyondArtist)
                 )
             )
         }
@@ -160,6 +191,7 @@ public struct RetrievalComparison: Hashable, Sendable, Codable {
             subjectName: subject.name,
             baselines: measured,
             randomDifference: interval(subjectRates, queries.chance),
+            beyondArtistPrecision: artistOfRow == nil ? nil : mean(subjectRanked.beyondArtist),
             bootstrapSeed: bootstrapSeed
         )
     }

@@ -112,6 +112,58 @@ extension SimilaritySpace {
     }
 }
 
+// MARK: - Baselines with the tool's information
+
+extension SimilaritySpace {
+    /// How much a block counts in a baseline that ranks by it first: more than any difference of
+    /// the z-score cosine (at most 2) can undo.
+    static let lexicographicWeight: Float = 1_000
+
+    /// Naive baselines that know what the tool knows beside the audio: who each track is by and its
+    /// tags, over the rows of `table`.
+    ///
+    /// - same artist first, then the z-score cosine (nine features);
+    /// - the TF-IDF cosine of the tags first, then the z-score cosine (only with `tags`);
+    /// - their equal-weight sum: 1[shares the main artist] + tag cosine + z-score cosine.
+    ///
+    /// Pass the tool's own tag block for the label graded, or `nil` when the tool leaves it out for
+    /// that label, so that the baselines never know more than the tool.
+    ///
+    /// - Parameters:
+    ///   - table: The raw features, one row per track of the space.
+    ///   - artistOfRow: The main artist of each row as a code, −1 when unknown.
+    ///   - tags: The tag block the tool uses for the label, or `nil`.
+    public static func informedBaselines(
+        for table: FeatureTable,
+        artistOfRow: [Int32],
+        tags: SimilarityBlock?
+    ) -> [SimilaritySpace] {
+        let audio = zScored(table, features: nineFeatures, metric: .cosine, name: "z-score cosine")
+        let artist = SimilarityBlock.sameArtist(artistOfRow: artistOfRow, trackIDs: table.trackIDs)
+        var result: [SimilaritySpace] = []
+        if let artist {
+            var space = audio
+            space.name = "same artist, then z-score cosine"
+            space.add(artist, weight: lexicographicWeight)
+            result.append(space)
+        }
+        if let tags {
+            var space = audio
+            space.name = "tag TF-IDF, then z-score cosine"
+            space.add(tags, weight: lexicographicWeight)
+            result.append(space)
+        }
+        if artist != nil || tags != nil {
+            var space = audio
+            space.name = tags == nil ? "naive sum: artist + z-score" : "naive sum: artist + tags + z-score"
+            if let artist { space.add(artist, weight: 1) }
+            if let tags { space.add(tags, weight: 1) }
+            result.append(space)
+        }
+        return result
+    }
+}
+
 // MARK: - Searching
 
 extension SimilaritySpace {

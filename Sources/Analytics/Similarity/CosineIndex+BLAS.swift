@@ -78,6 +78,40 @@ extension CosineIndex {
         return result
     }
 
+    /// The dot products of every row of the unit-length `queries` with every indexed row: row *i*
+    /// of the result (``count`` values) belongs to query *i*.
+    ///
+    /// - Complexity: O(*q* · *n* · *d*), one single-threaded `sgemm`.
+    func scoreMatrix(of queries: Matrix) -> [Float] {
+        precondition(queries.columnCount == dimension || queries.rowCount == 0, "Queries need \(dimension) columns.")
+        var result = [Float](repeating: 0, count: queries.rowCount * count)
+        guard count > 0, dimension > 0, queries.rowCount > 0 else { return result }
+        openblas_set_num_threads(1)
+        vectors.elements.withUnsafeBufferPointer { x in
+            queries.elements.withUnsafeBufferPointer { q in
+                result.withUnsafeMutableBufferPointer { c in
+                    cblas_sgemm(
+                        CblasRowMajor,
+                        CblasNoTrans,
+                        CblasTrans,
+                        Int32(queries.rowCount),
+                        Int32(count),
+                        Int32(dimension),
+                        1,
+                        q.baseAddress,
+                        Int32(dimension),
+                        x.baseAddress,
+                        Int32(dimension),
+                        0,
+                        c.baseAddress,
+                        Int32(count)
+                    )
+                }
+            }
+        }
+        return result
+    }
+
     /// The exact top-`k` neighbours of the unit-length `queries` rows in `range`.
     ///
     /// For each block of ``queryBlock`` queries and each block of ``itemBlock`` rows, one

@@ -36,6 +36,9 @@ public struct RecommendationQuery: Sendable {
     public var diversity: Double
     /// At most this many tracks by the same main artist; unlimited when `nil`.
     public var maximumPerArtist: Int?
+    /// At most this many tracks by the main artists of the seed tracks, in place of
+    /// ``maximumPerArtist`` for them; unlimited when `nil`.
+    public var maximumPerSeedArtist: Int?
     /// Tracks never to return; the seed tracks are always excluded.
     public var excludedTrackIDs: Set<Int64>
 

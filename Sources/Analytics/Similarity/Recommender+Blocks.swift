@@ -25,11 +25,23 @@ extension Recommender {
         return copy
     }
 
+    /// This recommender with the same-artist block (``SimilarityBlock/sameArtist(artistOfRow:trackIDs:)``)
+    /// over its own main artists, weighted by ``Features/SimilarityWeights/sameArtist``.
+    public func addingSameArtist() -> Recommender {
+        guard let block = SimilarityBlock.sameArtist(artistOfRow: attributes.artistCodes, trackIDs: table.trackIDs)
+        else { return self }
+        return adding(block)
+    }
+
+    /// The main artist of each row as a code (equal codes, same artist), −1 when unknown.
+    public var artistOfRow: [Int32] { attributes.artistCodes }
+
     /// The weight of a block of `kind` in ``weights``.
     func weight(of kind: SimilarityBlock.Kind) -> Float {
         switch kind {
         case .tags: Float(weights.tags)
         case .coMembership: Float(weights.coMembership)
+        case .artist: Float(weights.sameArtist)
         }
     }
 
@@ -89,6 +101,21 @@ extension SimilarityBlock {
             for source in kept { for (id, set) in source.terms { terms[id, default: []].formUnion(set) } }
         }
         let block = SimilarityBlock(kind: .tags, signals: Set(kept.map(\.signal)), terms: terms, trackIDs: trackIDs)
+        return block.coveredRowCount > 0 ? block : nil
+    }
+
+    /// A same-artist block over the rows of a space: row *r*'s one term is `artistOfRow[r]`, so two
+    /// rows' cosine is 1 when they share a main artist and 0 otherwise; `nil` when no artist is known.
+    ///
+    /// - Parameters:
+    ///   - artistOfRow: The main artist of each row as a code, −1 when unknown.
+    ///   - trackIDs: The track of each row.
+    public static func sameArtist(artistOfRow: [Int32], trackIDs: [Int64]) -> SimilarityBlock? {
+        precondition(artistOfRow.count == trackIDs.count, "one artist code per row")
+        var terms: [Int64: Set<String>] = [:]
+        terms.reserveCapacity(trackIDs.count)
+        for (row, code) in artistOfRow.enumerated() where code >= 0 { terms[trackIDs[row]] = [String(code)] }
+        let block = SimilarityBlock(kind: .artist, signals: [.artistIdentity], terms: terms, trackIDs: trackIDs)
         return block.coveredRowCount > 0 ? block : nil
     }
 

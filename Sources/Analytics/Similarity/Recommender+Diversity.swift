@@ -50,8 +50,9 @@ extension Recommender {
     ///
     /// Each turn takes the lane's candidate of highest maximal marginal relevance,
     /// `(1 − diversity) · score − diversity · max cos(candidate, picked)`, skipping tracks already
-    /// picked, other releases of a song already picked (or of a seed), and artists at their limit
-    /// (Carbonell & Goldstein, 1998). With diversity 0 this is the score order.
+    /// picked, other releases of a song already picked (or of a seed), and artists at their limit:
+    /// `maximumPerSeedArtist` for the main artists of the seed tracks (`seedArtists`), else
+    /// `maximumPerArtist` (Carbonell & Goldstein, 1998). With diversity 0 this is the score order.
     ///
     /// - Complexity: O(*c* · *p* · *d*) for *c* picks from pools of *p* candidates.
     func select(
@@ -59,6 +60,8 @@ extension Recommender {
         count: Int,
         diversity: Double,
         maximumPerArtist: Int?,
+        seedArtists: Set<Int32> = [],
+        maximumPerSeedArtist: Int? = nil,
         excludingSongs excludedSongs: Set<Int32> = []
     ) -> [Pick] {
         var picks: [Pick] = []
@@ -80,7 +83,10 @@ extension Recommender {
                 let song = attributes.songCodes[candidate.row]
                 if song >= 0 && pickedSongs.contains(song) { continue }
                 let artist = attributes.artistCodes[candidate.row]
-                if let limit = maximumPerArtist, artist >= 0, perArtist[artist, default: 0] >= limit {
+                let isSeedArtist = artist >= 0 && seedArtists.contains(artist)
+                if let limit = isSeedArtist ? maximumPerSeedArtist : maximumPerArtist, artist >= 0,
+                    perArtist[artist, default: 0] >= limit
+                {
                     continue
                 }
                 let value: Double

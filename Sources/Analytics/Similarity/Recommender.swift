@@ -251,6 +251,12 @@ public struct Recommender: Sendable {
                 seedSongs.insert(attributes.songCodes[row])
             }
         }
+        var seedArtists = Set<Int32>()
+        for seed in query.seeds {
+            if case .track(let id) = seed, let row = row(of: id), attributes.artistCodes[row] >= 0 {
+                seedArtists.insert(attributes.artistCodes[row])
+            }
+        }
         let similaritiesByLane = lanes.map { lane -> [Float]? in
             guard lane.hasDirection else { return nil }
             guard let context = lane.artistContext else { return index.similarities(to: lane.query) }
@@ -287,6 +293,8 @@ public struct Recommender: Sendable {
                 count: query.count,
                 diversity: query.diversity,
                 maximumPerArtist: query.maximumPerArtist,
+                seedArtists: seedArtists,
+                maximumPerSeedArtist: query.maximumPerSeedArtist,
                 excludingSongs: seedSongs
             )
             if picks.count >= query.count || poolSize >= afterFilters { break }
@@ -300,7 +308,13 @@ public struct Recommender: Sendable {
                 score: pick.candidate.score,
                 targetFit: fits?[pick.candidate.row],
                 seed: lane.label,
-                differences: differences(row: pick.candidate.row, reference: lane.reference)
+                differences: differences(row: pick.candidate.row, reference: lane.reference),
+                reasons: reasons(
+                    row: pick.candidate.row,
+                    seedRows: lane.seedRows,
+                    seedArtists: seedArtists,
+                    reference: lane.reference
+                )
             )
         }
         return RecommendationResult(
@@ -388,12 +402,16 @@ public struct Recommendation: Hashable, Sendable, Codable {
     public var seed: String
     /// The features that differ most from the seed point, largest first.
     public var differences: [FeatureDifference]
+    /// What made the track close, for people, strongest first: "same artist", "shares 'yacht
+    /// rock'", "sound: close in energy, valence; acousticness +1.2σ".
+    public var reasons: [String] = []
 
     enum CodingKeys: String, CodingKey {
         case trackID = "track_id"
         case similarity, score
         case targetFit = "target_fit"
         case seed, differences
+        case reasons = "why"
     }
 }
 

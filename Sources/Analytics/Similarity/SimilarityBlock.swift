@@ -25,6 +25,9 @@ public struct SimilarityBlock: Sendable {
         case tags
         /// The playlists the track is in.
         case coMembership = "co_membership"
+        /// Who the track is by: one term per main artist, so the cosine is 1 for tracks by the same
+        /// main artist and 0 otherwise.
+        case artist
     }
 
     /// What the block is made of.
@@ -33,6 +36,8 @@ public struct SimilarityBlock: Sendable {
     public let signals: Set<SimilaritySignal>
     /// The number of distinct terms.
     public let termCount: Int
+    /// The text of each term, by term number.
+    let termNames: [String]
     /// The number of rows with at least one term.
     public let coveredRowCount: Int
     /// Row *r*'s entries are `rowStarts[r]..<rowStarts[r + 1]` of ``rowTerms`` and ``rowValues``.
@@ -61,6 +66,7 @@ public struct SimilarityBlock: Sendable {
         self.kind = kind
         self.signals = signals
         var termIndex: [String: Int32] = [:]
+        var termNames: [String] = []
         var documentFrequency: [Int] = []
         var perRow: [[Int32]] = Array(repeating: [], count: trackIDs.count)
         for (row, id) in trackIDs.enumerated() {
@@ -73,6 +79,7 @@ public struct SimilarityBlock: Sendable {
                 } else {
                     index = Int32(documentFrequency.count)
                     termIndex[term] = index
+                    termNames.append(term)
                     documentFrequency.append(0)
                 }
                 documentFrequency[Int(index)] += 1
@@ -110,6 +117,7 @@ public struct SimilarityBlock: Sendable {
             }
         }
         termCount = documentFrequency.count
+        self.termNames = termNames
         coveredRowCount = covered
         self.rowStarts = rowStarts
         self.rowTerms = rowTerms
@@ -121,6 +129,20 @@ public struct SimilarityBlock: Sendable {
 
     /// The number of rows.
     public var rowCount: Int { rowStarts.count - 1 }
+
+    /// The term `row` shares with any of `others` that weighs most in `row`'s vector (ties by
+    /// term text), or `nil` when they share none.
+    func strongestSharedTerm(of row: Int, with others: [Int]) -> String? {
+        var theirs = Set<Int32>()
+        for other in others { theirs.formUnion(rowTerms[rowStarts[other]..<rowStarts[other + 1]]) }
+        var best: (value: Float, name: String)?
+        for position in rowStarts[row]..<rowStarts[row + 1] where theirs.contains(rowTerms[position]) {
+            let name = termNames[Int(rowTerms[position])]
+            let value = rowValues[position]
+            if best.map({ value > $0.value || (value == $0.value && name < $0.name) }) ?? true { best = (value, name) }
+        }
+        return best?.name
+    }
 
     /// The unit-length mean of the vectors of `rows`, as (term, value) pairs sorted by term; empty
     /// when none of them has a term.

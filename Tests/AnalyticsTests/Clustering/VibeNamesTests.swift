@@ -1,11 +1,17 @@
-import Analytics
 import Features
 import Numerics
 import Testing
 
+@testable import Analytics
+
 struct VibeNamesTests {
     /// A table with one track per entry of `rows`, and every row clustered as `labels` says.
-    private func profiles(_ rows: [[AudioFeature: Double]], labels: [Int32], clusterCount: Int) -> [VibeProfile] {
+    private func profiles(
+        _ rows: [[AudioFeature: Double]],
+        labels: [Int32],
+        clusterCount: Int,
+        tags: [Int64: Set<String>] = [:]
+    ) -> [VibeProfile] {
         var table = FeatureTable()
         for (index, row) in rows.enumerated() {
             var features = AudioFeatures()
@@ -16,8 +22,75 @@ struct VibeNamesTests {
             table: table,
             tableRows: rows.indices.map { Int32($0) },
             labels: labels,
-            clusterCount: clusterCount
+            clusterCount: clusterCount,
+            tags: tags
         )
+    }
+
+    /// Two vibes of 20 tracks each: loud, fast and energetic, and quiet, slow and calm.
+    private func energeticAndCalm() -> (rows: [[AudioFeature: Double]], labels: [Int32]) {
+        var rows: [[AudioFeature: Double]] = []
+        var labels: [Int32] = []
+        for i in 0..<40 {
+            let jitter = Double(i % 5) / 100
+            let isEnergetic = i < 20
+            rows.append([
+                .valence: 0.6 + jitter, .energy: isEnergetic ? 0.9 : 0.15, .acousticness: isEnergetic ? 0.05 : 0.9,
+                .danceability: 0.5, .tempo: isEnergetic ? 150 : 70, .loudness: isEnergetic ? -4 : -18,
+                .speechiness: 0.05,
+            ])
+            labels.append(isEnergetic ? 0 : 1)
+        }
+        return (rows, labels)
+    }
+
+    @Test func aVibeIsNamedByItsMostDistinctiveTagBesideTheMoodWord() {
+        let (rows, labels) = energeticAndCalm()
+        // Every energetic track is "trap" and half of all tracks are "hip hop", which says less;
+        // the calm ones are "piano" and "classical" alike.
+        var tags: [Int64: Set<String>] = [:]
+        for index in rows.indices {
+            let id = Int64(index + 1)
+            tags[id] = index < 20 ? ["trap", "hip hop"] : ["piano", "classical", "hip hop"]
+            if index % 4 == 0 { tags[id]!.insert("rare") }
+        }
+        let named = profiles(rows, labels: labels, clusterCount: 2, tags: tags)
+        #expect(named[0].name.hasSuffix(" trap"), "\(named.map(\.name))")
+        #expect(named[1].name.hasSuffix(" classical & piano"), "\(named.map(\.name))")
+        #expect(["Energetic", "Upbeat", "Euphoric"].contains(String(named[0].name.split(separator: " ")[0])))
+        // Without tags, the names fall back to sound words.
+        let plain = profiles(rows, labels: labels, clusterCount: 2)
+        #expect(!plain[0].name.contains("trap") && !plain[1].name.contains("piano"))
+    }
+
+    @Test func moodAndSoundWordsNeverContradict() {
+        // Fast, loud music named calm, and slow, quiet music named energetic, would contradict.
+        let fast = ["fast", "loud"]
+        let slow = ["slow", "quiet", "drifting"]
+        for adjective in ["Energetic", "Upbeat", "Euphoric", "Intense", "Angry"] {
+            for word in slow { #expect(VibeNames.contradicts(adjective: adjective, word: word)) }
+            for word in fast { #expect(!VibeNames.contradicts(adjective: adjective, word: word)) }
+        }
+        for adjective in ["Mellow", "Calm", "Serene", "Wistful", "Melancholic"] {
+            for word in fast { #expect(VibeNames.contradicts(adjective: adjective, word: word)) }
+        }
+        // A library of upbeat tracks whose slowest vibe is still energetic is not "Upbeat slow".
+        var rows: [[AudioFeature: Double]] = []
+        var labels: [Int32] = []
+        for i in 0..<30 {
+            let jitter = Double(i % 5) / 100
+            rows.append([
+                .valence: 0.8 + jitter, .energy: 0.85, .acousticness: 0.1, .danceability: 0.6,
+                .tempo: i < 15 ? 95 : 170, .loudness: -5, .speechiness: 0.05,
+            ])
+            labels.append(i < 15 ? 0 : 1)
+        }
+        for profile in profiles(rows, labels: labels, clusterCount: 2) {
+            let words = profile.name.split(separator: " ").map(String.init)
+            for word in words.dropFirst() {
+                #expect(!VibeNames.contradicts(adjective: words[0], word: word), "\(profile.name)")
+            }
+        }
     }
 
     @Test(arguments: [
