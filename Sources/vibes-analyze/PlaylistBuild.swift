@@ -12,7 +12,7 @@ extension VibesAnalyze {
             commandName: "playlist",
             abstract: "Build vibe-matched playlists that flow, and push them to Spotify.",
             discussion: "Example: vibes-analyze playlist build --mood chill --duration 1h --save",
-            subcommands: [Build.self, PlaylistPush.self, Reorder.self]
+            subcommands: [Build.self, PlaylistPush.self, Reorder.self, Extend.self]
         )
     }
 }
@@ -62,8 +62,18 @@ extension VibesAnalyze.PlaylistCommand {
         @Option(name: .long, help: "Variety against similarity, 0 to 1, as in `recommend`.")
         var diversity = 0.0
 
-        @Option(name: .customLong("max-per-artist"), help: "At most this many tracks by the same main artist.")
+        @Option(
+            name: .customLong("max-per-artist"),
+            help:
+                "At most this many tracks by the same main artist; 2 by default when seeded by tracks, unlimited otherwise."
+        )
         var maxPerArtist: Int?
+
+        @Flag(
+            name: .customLong("same-artist"),
+            help: "Let the seed tracks' own artists fill the playlist (by default at most 2 of their tracks besides the seeds)."
+        )
+        var sameArtist = false
 
         @Option(
             name: .long,
@@ -196,14 +206,21 @@ extension VibesAnalyze.PlaylistCommand {
                 } else {
                     let resolved = try seeds.resolve(in: store, library: library)
                     notes += resolved.notes
+                    let limits = SeedOptions.artistLimits(
+                        maxPerArtist: maxPerArtist,
+                        sameArtist: sameArtist,
+                        hasTrackSeeds: !seeds.tracks.isEmpty
+                    )
+                    if let note = limits.note { notes.append(note) }
                     var query = RecommendationQuery(
                         seeds: resolved.seeds,
                         negativeSeeds: resolved.negative,
                         combination: seeds.combination,
                         diversity: diversity,
-                        maximumPerArtist: maxPerArtist,
+                        maximumPerArtist: limits.perArtist,
                         tempoOctave: tuning.tempoOctave
                     )
+                    query.maximumPerSeedArtist = limits.perSeedArtist
                     query.constraints = tuning.constraints
                     query.excludedTrackIDs = resolved.excluded
                     let seedTracks = resolved.seeds.compactMap { seed -> Int64? in
