@@ -172,9 +172,13 @@ package enum Console {
             default: text = error.description
             }
         case let error as CocoaError:
-            text = error.localizedDescription
+            text = SystemErrorText.sentence(for: error)
+        case let error as URLError:
+            text = SystemErrorText.sentence(for: error)
+        case let error as POSIXError:
+            text = SystemErrorText.cause(of: error.code.rawValue)
         case let error where type(of: error) is NSError.Type:
-            text = (error as NSError).localizedDescription
+            text = SystemErrorText.sentence(for: error as NSError)
         case let error as CustomStringConvertible:
             text = error.description
         default:
