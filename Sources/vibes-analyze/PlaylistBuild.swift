@@ -101,6 +101,13 @@ extension VibesAnalyze.PlaylistCommand {
         @Flag(name: .long, help: "Save the playlist in the library (replacing one of the same name).")
         var save = false
 
+        @Flag(
+            name: .long,
+            help:
+                "With --vibe alone, keep other versions (single, album, compilation) of a song already listed."
+        )
+        var keepVersions = false
+
         @Option(name: .long, help: "Write the playlist as m3u, csv (Exportify columns) or json.")
         var export: PlaylistExport.Format?
 
@@ -198,8 +205,19 @@ extension VibesAnalyze.PlaylistCommand {
                 {
                     // A vibe on its own: its members, strongest first (order none keeps that).
                     let (members, label) = try SeedOptions.vibeMembers(seeds.vibes[0], run: seeds.run, in: store)
-                    ids = try builder.vibeTracks(members: members, label: label, length: length)
-                    notes.append("\(label): \(members.count) tracks, strongest first")
+                    let selection = try builder.vibeSelection(
+                        members: members,
+                        label: label,
+                        length: length,
+                        keepingVersions: keepVersions
+                    )
+                    ids = selection.tracks
+                    notes.append("\(label): \(ids.count) of its \(members.count) tracks, strongest first")
+                    if selection.otherVersions > 0 {
+                        notes.append(
+                            "\(selection.otherVersions) other versions of songs already listed left out; `--keep-versions` keeps them"
+                        )
+                    }
                     description = label.prefix(1).uppercased() + label.dropFirst()
                     defaultName =
                         "\(label.split(separator: "\"").dropFirst().first ?? Substring(label)) (\(label.split(separator: " ").prefix(2).joined(separator: " ")))"

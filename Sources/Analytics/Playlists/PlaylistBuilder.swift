@@ -60,6 +60,20 @@ public struct PlaylistBuilder: Sendable {
     ///   - length: The playlist length.
     /// - Throws: ``RecommendationError/emptySeed(label:)`` when no member has features.
     public func vibeTracks(members: [Int64], label: String, length: Length) throws -> [Int64] {
+        try vibeSelection(members: members, label: label, length: length).tracks
+    }
+
+    /// ``vibeTracks(members:label:length:)`` with what it left out: `otherVersions` counts the
+    /// members passed over, up to the last one taken, as another version (the same artists and
+    /// title: single, album, compilation) of a song already listed.
+    ///
+    /// - Parameter keepingVersions: Whether other versions stay in (and none are counted).
+    public func vibeSelection(
+        members: [Int64],
+        label: String,
+        length: Length,
+        keepingVersions: Bool = false
+    ) throws -> (tracks: [Int64], otherVersions: Int) {
         let rows = members.compactMap(recommender.row(of:))
         guard !rows.isEmpty else { throw RecommendationError.emptySeed(label: label) }
         let centre = recommender.centroid(of: rows, label: label).scaled
@@ -69,8 +83,16 @@ public struct PlaylistBuilder: Sendable {
         }
         var songs = Set<Int32>()
         let songCodes = recommender.attributes.songCodes
-        let distinct = ranked.filter { row in songCodes[row] < 0 || songs.insert(songCodes[row]).inserted }
-        return cut(distinct.map { recommender.table.trackIDs[$0] }, to: length)
+        let distinct =
+            keepingVersions
+            ? ranked : ranked.filter { row in songCodes[row] < 0 || songs.insert(songCodes[row]).inserted }
+        let picked = cut(distinct.map { recommender.table.trackIDs[$0] }, to: length)
+        guard picked.count < distinct.count, let last = picked.indices.last else {
+            return (picked, ranked.count - distinct.count)
+        }
+        // Cut short by the length: only the versions ranked before the last track taken were left out.
+        let lastPosition = ranked.firstIndex(of: distinct[last]) ?? last
+        return (picked, lastPosition + 1 - picked.count)
     }
 
     /// A path across the valence–energy plane: from one mood to another in even steps, each step
