@@ -276,13 +276,13 @@ extension VibesAnalyze {
                 // playlists held out of what they were built from.
                 let playlistBar = ProgressBar(label: "Grading on held-out playlists", quiet: global.quiet)
                 do {
-                    heldOut = try await HeldOutPlaylists.measure(
+                    heldOut = try BlockWeightLearning.learn(
                         recommender: recommender,
                         playlists: labels,
                         k: neighbors,
-                        resampleCount: resamples,
-                        seed: seed
-                    )
+                        seed: seed,
+                        progress: { done, total in playlistBar.update(done: done, total: total) }
+                    ).heldOut(resampleCount: resamples, seed: seed)
                 } catch let error as AnalyticsError {
                     heldOutNote = error.description
                 }
@@ -468,7 +468,7 @@ struct EvalReport: Codable {
         }
         if let heldOut {
             lines.append(
-                "held-out playlists: \(heldOut.playlistCount) playlists in \(heldOut.foldCount) folds, \(heldOut.queryCount) queries; each fold graded with only the other folds' playlists known; variant − default with a paired bootstrap 95 % CI"
+                "held-out playlists: \(heldOut.playlistCount) playlists in \(heldOut.foldCount) folds, \(heldOut.queryCount) queries; each fold graded with only the other folds' playlists known (co-membership built from them, weights learned on them); variant − default with a paired bootstrap 95 % CI"
             )
             lines.append("  \("default similarity".padding(to: 48)) \(heldOut.defaultPrecision.formatted(digits: 4))")
             for variant in heldOut.variants {

@@ -105,4 +105,92 @@ struct VibeNamesSharedDataTests {
         )
         print(report)
     }
+
+    /// Playlists whose name says their genre ("Rock Classics" of genre rock, "Trap Nation" of
+    /// subgenre trap) get that genre in the name of the vibe holding them.
+    ///
+    /// Each playlist is profiled as one vibe against the rest of its dataset's library, as above.
+    /// The tags named from are artist genres made without the playlist itself: a track's tags are
+    /// the genre and subgenre of the *other* playlists holding its artist's tracks, as Spotify's
+    /// artist genres come from elsewhere than the playlist. The dataset's labels of the playlist
+    /// never reach the naming.
+    @Test(.enabled(if: SharedData.isAvailable, SharedData.skipReason), .timeLimit(.minutes(10)))
+    func genreEvidentPlaylistsGetTheirGenreInTheName() async throws {
+        let datasets = [
+            [
+                "spotify-music-dataset-2024/high_popularity_spotify_data.csv",
+                "spotify-music-dataset-2024/low_popularity_spotify_data.csv",
+            ],
+            ["tidytuesday-2020-01-21/spotify_songs.csv"],
+        ]
+        var results: [(playlist: String, genre: String, name: String, fits: Bool)] = []
+        for files in datasets {
+            try withTemporaryDirectory { folder in
+                let store = try LibraryStore(path: folder + "/library.sqlite")
+                for file in files { _ = try store.importFile(at: SharedData.path(file)) }
+                let table = try store.featureTable()
+                let artists = try store.trackAttributeColumns(for: table.trackIDs).artistCodes
+                let genres = try store.trackLabels(kind: "genre")
+                let subgenres = try store.trackLabels(kind: "subgenre")
+                var members: [String: [Int]] = [:]
+                let playlistsOfTrack = try store.trackLabels(kind: "playlist")
+                for (row, id) in table.trackIDs.enumerated() {
+                    for playlist in playlistsOfTrack[id] ?? [] { members[playlist, default: []].append(row) }
+                }
+                // A playlist's genre and subgenre: the most common among its tracks (ties by text).
+                func majority(_ rows: [Int], _ labels: [Int64: Set<String>]) -> String? {
+                    var counts: [String: Int] = [:]
+                    for row in rows {
+                        for label in labels[table.trackIDs[row]] ?? [] { counts[label, default: 0] += 1 }
+                    }
+                    return counts.max { $0.value != $1.value ? $0.value < $1.value : $0.key > $1.key }?.key
+                }
+                var labelsOfPlaylist: [String: Set<String>] = [:]
+                var playlistsOfArtist: [Int32: [String: Int]] = [:]
+                for (playlist, rows) in members {
+                    labelsOfPlaylist[playlist] = Set(
+                        [majority(rows, genres), majority(rows, subgenres)].compactMap { $0 }
+                    )
+                    for row in rows where artists[row] >= 0 {
+                        playlistsOfArtist[artists[row], default: [:]][playlist, default: 0] += 1
+                    }
+                }
+                for (playlist, rows) in members.sorted(by: { $0.key < $1.key }) where rows.count >= 10 {
+                    let own = labelsOfPlaylist[playlist] ?? []
+                    let title = playlist.lowercased()
+                    guard let evident = own.sorted().first(where: { title.contains($0.lowercased()) }) else { continue }
+                    // Artist genres without this playlist.
+                    var tags: [Int64: Set<String>] = [:]
+                    var tagsOfArtist: [Int32: Set<String>] = [:]
+                    for (artist, playlists) in playlistsOfArtist {
+                        var set = Set<String>()
+                        for (other, _) in playlists where other != playlist {
+                            set.formUnion(labelsOfPlaylist[other] ?? [])
+                        }
+                        if !set.isEmpty { tagsOfArtist[artist] = set }
+                    }
+                    for (row, id) in table.trackIDs.enumerated() where artists[row] >= 0 {
+                        if let set = tagsOfArtist[artists[row]] { tags[id] = set }
+                    }
+                    let inside = Set(rows)
+                    let profile = VibeNames.profiles(
+                        table: table,
+                        tableRows: table.trackIDs.indices.map { Int32($0) },
+                        labels: table.trackIDs.indices.map { inside.contains($0) ? 0 : 1 },
+                        clusterCount: 2,
+                        tags: tags
+                    )[0]
+                    let fits = profile.name.lowercased().contains(evident.lowercased())
+                    results.append((playlist, evident, profile.name, fits))
+                }
+            }
+        }
+        let fitting = results.filter(\.fits).count
+        let report = results.map { "\($0.fits ? "fits" : "MISS") genre \($0.genre): \($0.playlist) → \($0.name)" }
+            .joined(separator: "\n")
+        #expect(results.count >= 20, "\(report)")
+        print("\(fitting) of \(results.count) genre-evident playlists carry their genre in the vibe's name")
+        print(report)
+        #expect(Double(fitting) >= 0.5 * Double(results.count), "\(fitting) of \(results.count)\n\(report)")
+    }
 }

@@ -69,11 +69,13 @@ struct WeightsCommandTests {
                 "eval", "--db", db, "--label", "playlist", "--clusters", "0", "--resamples", "200", "--quiet",
             ]).stdout
             #expect(text.contains("held-out playlists: "), "\(text)")
-            #expect(text.contains("personal weights (learned on training playlists)"))
+            #expect(text.contains("personal weights (learned on the other folds)"))
             // The dataset's genre tags are given per playlist: left out of a playlist figure.
             #expect(text.contains("the tags block"), "\(text)")
             #expect(text.contains("genre_tags"), "\(text)")
-            let genre = try await run(["eval", "--db", db, "--clusters", "0", "--resamples", "200", "--quiet"]).stdout
+            let genre = try await run([
+                "eval", "--db", db, "--label", "genre", "--clusters", "0", "--resamples", "200", "--quiet",
+            ]).stdout
             #expect(genre.contains("the co_membership block"), "\(genre)")
             #expect(genre.contains("`eval --label playlist` grades them on held-out playlists"))
         }

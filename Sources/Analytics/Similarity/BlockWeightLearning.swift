@@ -89,8 +89,8 @@ public enum BlockWeightLearning {
     /// Learns the block weights of `recommender` on `playlists`.
     ///
     /// - Parameters:
-    ///   - recommender: The recommender, with its tag block (one that does not derive from playlists)
-    ///     if any; its weights are the starting point and the defaults graded against.
+    ///   - recommender: The recommender, with its tag block if any (used only when it does not derive
+    ///     from playlists); its weights are the starting point and the defaults graded against.
     ///   - playlists: The playlists of each track, catch-alls already left out.
     ///   - foldCount: The folds; 3 by default.
     ///   - k: The neighbours per query.
@@ -118,7 +118,10 @@ public enum BlockWeightLearning {
             )
         }
         let folds = HeldOutPlaylists.folds(of: eligible, foldCount: foldCount, seed: seed)
-        let tags = recommender.blocks.first { $0.kind == .tags }
+        // Tags given per playlist would grade the playlists on themselves.
+        let tags = recommender.blocks.first {
+            $0.kind == .tags && $0.signals.isDisjoint(with: EvaluationLabel.playlist.derivedSignals)
+        }
         let context = recommender.artistContext
         let features = recommender.features
         let d = features.columnCount
