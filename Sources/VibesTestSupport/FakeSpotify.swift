@@ -10,6 +10,15 @@ import Foundation
 /// over many pages. Faults are injected per path prefix: 429 with or without `Retry-After`, 5xx,
 /// dropped connections, malformed JSON and expired tokens. Every request is recorded.
 ///
+/// It keeps the rules Spotify applies to a development-mode app in 2026: `search` answers
+/// `400 Invalid limit` above ``FakeSpotifyState/searchLimitMaximum`` (10), every access token
+/// carries the scopes it was granted and an endpoint that needs another answers
+/// `403 Insufficient client scope`, and a developer quota (``FakeSpotifyState/quota``) ends in a
+/// 429 whose body says `"reason": "QUOTA_EXCEEDED"`, with a `Retry-After` of hours. Playlists hold
+/// tracks, local files, episodes and removed tracks, each with its `added_at` and `added_by`, and
+/// the reorder operation (`range_start`, `insert_before`, `range_length`, `snapshot_id`) moves
+/// items as Spotify does, positions read against the snapshot named.
+///
 /// ```swift
 /// try await FakeSpotify.withServer { fake in
 ///     await fake.state.setSavedTrackCount(120)
@@ -92,6 +101,29 @@ public actor FakeSpotifyState {
     /// The lifetime of issued access tokens, in seconds.
     public var tokenLifetime = 3600
 
+    // MARK: 2026 development-mode rules
+
+    /// The largest `limit` `/search` accepts: 10 for development-mode apps since February 2026
+    /// (50 for apps with extended quota). Above it the answer is `400 Invalid limit`.
+    public var searchLimitMaximum = 10
+    /// How many tracks a track search finds.
+    public var searchResultCount = 1
+    /// How many Web API requests the developer account may make before Spotify answers 429
+    /// `QUOTA_EXCEEDED`; `nil` for no quota.
+    public var quota: Int?
+    /// The `Retry-After` of a `QUOTA_EXCEEDED` answer, in seconds: hours, not seconds.
+    public var quotaRetryAfter = 4 * 3600
+    /// The Web API requests counted against ``quota`` so far.
+    public private(set) var quotaUsed = 0
+    /// Whether endpoints check the access token's scopes.
+    public var enforcesScopes = true
+    /// Every scope: what tokens a test issues directly carry unless it names others.
+    public static let allScopes: Set<String> = [
+        "user-read-private", "user-read-email", "user-library-read", "user-top-read", "user-read-recently-played",
+        "user-read-currently-playing", "user-read-playback-state", "user-modify-playback-state",
+        "playlist-read-private", "playlist-read-collaborative", "playlist-modify-public", "playlist-modify-private",
+    ]
+
     // MARK: Player
 
     /// The devices `/me/player/devices` lists; the first is active, as when Spotify is open.
@@ -110,7 +142,15 @@ public actor FakeSpotifyState {
     /// Every access and refresh token issued, for leak checks.
     public private(set) var issuedTokens: [String] = []
     public private(set) var requests: [FakeSpotifyRequest] = []
-    private var codes: [String: (challenge: String?, redirectURI: String)] = [:]
+    private var codes: [String: (challenge: String?, redirectURI: String, scopes: Set<String>)] = [:]
+    /// The scopes each access and refresh token carries.
+    private var scopesByToken: [String: Set<String>] = [:]
+    /// The items of every snapshot a playlist had, by snapshot ID (item serials, in order), so a
+    /// reorder can name an older snapshot as Spotify allows.
+    private var snapshotItems: [String: [Int]] = [:]
+    private var itemSerial = 0
+    /// The fake's clock for `added_at` of items written through the API.
+    private var writeClock = 1_750_000_000
     private var faults: [(prefix: String, fault: FakeSpotifyFault, skip: Int)] = []
     /// Saved tracks added after the generated ones, served first (newest).
     public private(set) var newerSavedTrackCount = 0
@@ -119,6 +159,8 @@ public actor FakeSpotifyState {
     private var baseURL = ""
     /// Items added through the API, by playlist ID, in order.
     public private(set) var writtenItems: [String: [String]] = [:]
+    /// How many reorder operations moved items.
+    public private(set) var reorders = 0
 
     init() {}
 
@@ -147,7 +189,8 @@ public actor FakeSpotifyState {
         localFiles: Int = 0,
         episodes: Int = 0,
         removedTracks: Int = 0,
-        owner: String = "wizzler"
+        owner: String = "wizzler",
+        adders: [String] = ["wizzler"]
     ) -> FakePlaylist {
         playlistSerial += 1
         let id = Self.makeID(prefix: "P", playlistSerial)
@@ -155,18 +198,95 @@ public actor FakeSpotifyState {
         entries += Array(repeating: .local, count: localFiles)
         entries += Array(repeating: .episode, count: episodes)
         entries += Array(repeating: .removed, count: removedTracks)
-        let playlist = FakePlaylist(id: id, name: name, owner: owner, snapshotID: "snap-\(id)-1", entries: entries)
+        return addPlaylist(name: name, entries: entries, owner: owner, adders: adders, id: id)
+    }
+
+    /// Adds a playlist holding `entries` in that order; item `i` was added on day `i` after
+    /// 2020-01-01 by `adders[i % adders.count]`.
+    @discardableResult
+    public func addPlaylist(
+        name: String,
+        entries: [FakePlaylist.Entry],
+        owner: String = "wizzler",
+        adders: [String] = ["wizzler"]
+    ) -> FakePlaylist {
+        playlistSerial += 1
+        return addPlaylist(
+            name: name,
+            entries: entries,
+            owner: owner,
+            adders: adders,
+            id: Self.makeID(prefix: "P", playlistSerial)
+        )
+    }
+
+    private func addPlaylist(
+        name: String,
+        entries: [FakePlaylist.Entry],
+        owner: String,
+        adders: [String],
+        id: String
+    ) -> FakePlaylist {
+        let items = entries.enumerated().map { position, entry in
+            makeItem(
+                entry,
+                addedAt: Date(timeIntervalSince1970: 1_577_836_800 + Double(position) * 86_400).formatted(.iso8601),
+                addedBy: adders.isEmpty ? owner : adders[position % adders.count]
+            )
+        }
+        let playlist = FakePlaylist(id: id, name: name, owner: owner, snapshotID: "snap-\(id)-1", items: items)
         playlists.append(playlist)
+        snapshotItems[playlist.snapshotID] = items.map(\.serial)
         return playlist
+    }
+
+    private func makeItem(_ entry: FakePlaylist.Entry, addedAt: String, addedBy: String) -> FakePlaylist.Item {
+        itemSerial += 1
+        return FakePlaylist.Item(entry: entry, addedAt: addedAt, addedBy: addedBy, serial: itemSerial)
+    }
+
+    /// Gives playlist `index` a new snapshot after a change of its items.
+    private func bumpSnapshot(_ index: Int) {
+        playlists[index].version += 1
+        playlists[index].snapshotID = "snap-\(playlists[index].id)-\(playlists[index].version)"
+        snapshotItems[playlists[index].snapshotID] = playlists[index].items.map(\.serial)
     }
 
     /// Changes a playlist's contents (and snapshot): appends `count` tracks.
     public func appendTracks(_ count: Int, toPlaylist id: String) {
         guard let index = playlists.firstIndex(where: { $0.id == id }) else { return }
-        let start = playlists[index].entries.count
-        playlists[index].entries += (0..<count).map { .track(index: 10_000 * (index + 1) + start + $0) }
-        playlists[index].version += 1
-        playlists[index].snapshotID = "snap-\(id)-\(playlists[index].version)"
+        let start = playlists[index].items.count
+        for offset in 0..<count {
+            writeClock += 60
+            playlists[index].items.append(
+                makeItem(
+                    .track(index: 10_000 * (index + 1) + start + offset),
+                    addedAt: Date(timeIntervalSince1970: Double(writeClock)).formatted(.iso8601),
+                    addedBy: "someone-else"
+                )
+            )
+        }
+        bumpSnapshot(index)
+    }
+
+    /// The playlist's items now, as the API lists them: URI (`null` for a removed track),
+    /// `added_at` and `added_by`.
+    public func items(ofPlaylist id: String) -> [FakePlaylist.ListedItem] {
+        guard let playlist = playlists.first(where: { $0.id == id }) else { return [] }
+        return playlist.items.map {
+            FakePlaylist.ListedItem(uri: uri(of: $0), addedAt: $0.addedAt, addedBy: $0.addedBy)
+        }
+    }
+
+    /// The URI the API gives an item: tracks, episodes and local files each their own.
+    func uri(of item: FakePlaylist.Item) -> String? {
+        switch item.entry {
+        case .track(let index): "spotify:track:" + Self.makeID(prefix: "L", index)
+        case .local: "spotify:local:Eminem::Killshot+\(item.serial):253"
+        case .episode: "spotify:episode:" + Self.makeID(prefix: "E", item.serial)
+        case .removed: nil
+        case .written(let uri): uri
+        }
     }
 
     /// Answers `times` requests whose path starts with `prefix` (such as `/v1/me/tracks`) with
@@ -189,9 +309,16 @@ public actor FakeSpotifyState {
     /// Expires every access token: the next API request answers 401.
     public func expireAccessTokens() { validAccessTokens.removeAll() }
 
-    /// Issues a session directly (as if the user had signed in), returning its tokens.
-    public func issueTokens() -> (access: String, refresh: String) {
-        (issueAccessToken(), issueRefreshToken())
+    /// Issues a session directly (as if the user had signed in), returning its tokens. The tokens
+    /// carry `scopes`, every scope by default.
+    public func issueTokens(scopes: Set<String> = FakeSpotifyState.allScopes) -> (access: String, refresh: String) {
+        (issueAccessToken(scopes: scopes), issueRefreshToken(scopes: scopes))
+    }
+
+    /// Sets the quota: `limit` more Web API requests from now (`nil`: none).
+    public func setQuota(_ limit: Int?) {
+        quota = limit
+        quotaUsed = 0
     }
 
     /// The requests whose path starts with `prefix`.
@@ -212,19 +339,21 @@ public actor FakeSpotifyState {
         return prefix + String(repeating: "0", count: 21 - digits.count) + digits
     }
 
-    private func issueAccessToken() -> String {
+    private func issueAccessToken(scopes: Set<String>) -> String {
         counter += 1
         let token = "BQ-fake-access-\(counter)-" + UUID().uuidString.replacingOccurrences(of: "-", with: "")
         validAccessTokens.insert(token)
         issuedTokens.append(token)
+        scopesByToken[token] = scopes
         return token
     }
 
-    private func issueRefreshToken() -> String {
+    private func issueRefreshToken(scopes: Set<String>) -> String {
         counter += 1
         let token = "AQ-fake-refresh-\(counter)-" + UUID().uuidString.replacingOccurrences(of: "-", with: "")
         validRefreshTokens.insert(token)
         issuedTokens.append(token)
+        scopesByToken[token] = scopes
         return token
     }
 
@@ -275,7 +404,51 @@ public actor FakeSpotifyState {
         else {
             return .error(401, message: "Missing/invalid/expired access token")
         }
+        if let quota {
+            guard quotaUsed < quota else {
+                let body: [String: Any] = [
+                    "error": [
+                        "status": 429,
+                        "message": "The developer account's API quota is exhausted",
+                        "reason": "QUOTA_EXCEEDED",
+                    ]
+                ]
+                return FakeResponse(
+                    status: 429,
+                    headers: [
+                        "Retry-After": String(quotaRetryAfter), "Content-Type": "application/json; charset=utf-8",
+                    ],
+                    body: Self.encode(body)
+                )
+            }
+            quotaUsed += 1
+        }
+        if enforcesScopes, let needed = Self.requiredScopes(method: request.method, path: request.path) {
+            let granted = scopesByToken[String(auth.dropFirst(7))] ?? []
+            if granted.isDisjoint(with: needed) { return .error(403, message: "Insufficient client scope") }
+        }
         return handleAPI(request)
+    }
+
+    /// The scopes an endpoint needs (any one of them), as Spotify documents them; `nil` for none.
+    static func requiredScopes(method: String, path: String) -> Set<String>? {
+        let parts = path.dropFirst(4).split(separator: "/").map(String.init)
+        switch (method, parts.first ?? "", parts.count) {
+        case ("GET", "me", 2) where parts[1] == "tracks": return ["user-library-read"]
+        case ("GET", "me", 3) where parts[1] == "top": return ["user-top-read"]
+        case (_, "me", 3) where parts[1] == "player":
+            switch parts[2] {
+            case "recently-played": return ["user-read-recently-played"]
+            case "currently-playing": return ["user-read-currently-playing", "user-read-playback-state"]
+            case "devices": return ["user-read-playback-state"]
+            default: return ["user-modify-playback-state"]
+            }
+        case ("POST", "me", 2) where parts[1] == "playlists":
+            return ["playlist-modify-private", "playlist-modify-public"]
+        case ("POST", "playlists", 3), ("PUT", "playlists", 3), ("DELETE", "playlists", 3):
+            return ["playlist-modify-private", "playlist-modify-public"]
+        default: return nil
+        }
     }
 
     private func handleAccounts(_ request: FakeSpotifyRequest) -> FakeResponse {
@@ -292,7 +465,8 @@ public actor FakeSpotifyState {
             } else {
                 counter += 1
                 let code = "AQC-fake-code-\(counter)"
-                codes[code] = (request.query["code_challenge"], redirect)
+                let scopes = Set((request.query["scope"] ?? "").split(separator: " ").map(String.init))
+                codes[code] = (request.query["code_challenge"], redirect, scopes)
                 components.queryItems = [
                     URLQueryItem(name: "code", value: code), URLQueryItem(name: "state", value: state),
                 ]
@@ -328,16 +502,22 @@ public actor FakeSpotifyState {
                         )
                     }
                 }
-                return .json(200, tokenBody(fixture: "token-authorization-code.json", refresh: true))
+                return .json(
+                    200,
+                    tokenBody(fixture: "token-authorization-code.json", refresh: true, scopes: issued.scopes)
+                )
             case "refresh_token":
                 guard let token = fields["refresh_token"], validRefreshTokens.contains(token) else {
                     return .json(400, Fixtures.data("spotify/token-error-invalid-grant-revoked.json"))
                 }
                 validRefreshTokens.remove(token)
-                return .json(200, tokenBody(fixture: "token-pkce-refresh.json", refresh: true))
+                return .json(
+                    200,
+                    tokenBody(fixture: "token-pkce-refresh.json", refresh: true, scopes: scopesByToken[token] ?? [])
+                )
             case "client_credentials":
                 guard hasSecret else { return .json(400, Fixtures.data("spotify/token-error-invalid-client.json")) }
-                return .json(200, tokenBody(fixture: "token-client-credentials.json", refresh: false))
+                return .json(200, tokenBody(fixture: "token-client-credentials.json", refresh: false, scopes: []))
             default:
                 return .json(400, Data(#"{"error":"unsupported_grant_type"}"#.utf8))
             }
@@ -346,12 +526,12 @@ public actor FakeSpotifyState {
         }
     }
 
-    private func tokenBody(fixture: String, refresh: Bool) -> Data {
+    private func tokenBody(fixture: String, refresh: Bool, scopes: Set<String>) -> Data {
         var object = Self.object(fixture)
-        object["access_token"] = issueAccessToken()
+        object["access_token"] = issueAccessToken(scopes: scopes)
         object["expires_in"] = tokenLifetime
-        object["scope"] = "playlist-modify-private playlist-read-private user-library-read user-top-read"
-        if refresh { object["refresh_token"] = issueRefreshToken() }
+        object["scope"] = scopes.sorted().joined(separator: " ")
+        if refresh { object["refresh_token"] = issueRefreshToken(scopes: scopes) }
         return Self.encode(object)
     }
 
@@ -410,23 +590,45 @@ public actor FakeSpotifyState {
             if method == "GET" {
                 let playlist = playlists[index]
                 if playlist.owner != "wizzler" { return .error(403, message: "Forbidden") }
-                let items = playlist.entries.dropFirst(offset).prefix(limit).map(playlistItem)
+                let items = playlist.items.dropFirst(offset).prefix(limit).map(playlistItem)
                 return .json(
                     200,
-                    page(Array(items), path: request.path, offset: offset, limit: limit, total: playlist.entries.count)
+                    page(Array(items), path: request.path, offset: offset, limit: limit, total: playlist.items.count)
                 )
             }
             let body = (try? JSONSerialization.jsonObject(with: request.body)) as? [String: Any] ?? [:]
+            if method == "PUT", body["range_start"] != nil || body["insert_before"] != nil {
+                if body["uris"] != nil {
+                    return .error(400, message: "Replace and reorder are mutually exclusive")
+                }
+                return reorder(playlistAt: index, body: body)
+            }
+            if method == "DELETE" {
+                let removed = (body["tracks"] as? [[String: Any]] ?? []).compactMap { $0["uri"] as? String }
+                if removed.count > 100 { return .error(400, message: "Too many tracks requested") }
+                let gone = Set(removed)
+                playlists[index].items.removeAll { item in uri(of: item).map(gone.contains) ?? false }
+                bumpSnapshot(index)
+                return .json(200, Self.encode(["snapshot_id": playlists[index].snapshotID]))
+            }
             let uris = body["uris"] as? [String] ?? []
             if uris.count > 100 { return .error(400, message: "Too many tracks requested") }
             if method == "PUT" {
                 writtenItems[id] = []
-                playlists[index].entries = []
+                playlists[index].items = []
             }
             writtenItems[id, default: []] += uris
-            playlists[index].entries += uris.map { .written(uri: $0) }
-            playlists[index].version += 1
-            playlists[index].snapshotID = "snap-\(id)-\(playlists[index].version)"
+            for uri in uris {
+                writeClock += 1
+                playlists[index].items.append(
+                    makeItem(
+                        .written(uri: uri),
+                        addedAt: Date(timeIntervalSince1970: Double(writeClock)).formatted(.iso8601),
+                        addedBy: "wizzler"
+                    )
+                )
+            }
+            bumpSnapshot(index)
             return .json(method == "POST" ? 201 : 200, Self.encode(["snapshot_id": playlists[index].snapshotID]))
         }
         if method == "GET", let wildcards = match("me/top/*") {
@@ -482,6 +684,10 @@ public actor FakeSpotifyState {
             return .json(200, Self.encode(["artists": artists]))
         }
         if method == "GET", match("search") != nil {
+            guard let limit = Int(request.query["limit"] ?? "10"), (1...searchLimitMaximum).contains(limit) else {
+                return .error(400, message: "Invalid limit")
+            }
+            guard (0...1000).contains(offset) else { return .error(400, message: "Invalid offset") }
             let query = request.query["q"] ?? ""
             let type = request.query["type"] ?? "track"
             let items: [Any]
@@ -501,13 +707,18 @@ public actor FakeSpotifyState {
                             name: "Found \(query)",
                             owner: "spotify",
                             snapshotID: "s",
-                            entries: []
+                            items: []
                         )
                     )
                 ]
-            default: items = [trackObject(id: Self.makeID(prefix: "Q", 1), name: query)]
+            default:
+                // `searchResultCount` hits named after the query, paged by offset and limit.
+                items = (offset..<max(offset, min(offset + limit, searchResultCount))).map {
+                    trackObject(id: Self.makeID(prefix: "Q", $0 + 1), name: $0 == 0 ? query : "\(query) \($0 + 1)")
+                }
             }
-            let found = page(items, path: "/v1/search", offset: 0, limit: 10, total: 1)
+            let total = type == "track" ? searchResultCount : 1
+            let found = page(items, path: "/v1/search", offset: offset, limit: limit, total: total)
             return .json(200, Self.encode([type + "s": try! JSONSerialization.jsonObject(with: found)]))
         }
         if method == "GET", match("me/player/devices") != nil {
@@ -627,34 +838,99 @@ public actor FakeSpotifyState {
         object["snapshot_id"] = playlist.snapshotID
         object["owner"] = ["id": playlist.owner, "display_name": playlist.owner, "type": "user"]
         let reference: [String: Any] = [
-            "href": "\(baseURL)/v1/playlists/\(playlist.id)/items", "total": playlist.entries.count,
+            "href": "\(baseURL)/v1/playlists/\(playlist.id)/items", "total": playlist.items.count,
         ]
         object["tracks"] = reference
         object["items"] = reference
         return object
     }
 
-    private func playlistItem(_ entry: FakePlaylist.Entry) -> Any {
+    private func playlistItem(_ listed: FakePlaylist.Item) -> Any {
         let items = Self.object("get-playlist-items.json")["items"] as! [[String: Any]]
-        switch entry {
+        var item: [String: Any]
+        switch listed.entry {
         case .track(let index):
-            var item = items[0]
+            item = items[0]
             item["track"] = trackObject(id: Self.makeID(prefix: "L", index), name: "Listed \(index)")
-            return item
         case .local:
-            return (Self.object("playlist-items-local-songs-excerpt.json")["items"] as! [[String: Any]])[0]
+            item = (Self.object("playlist-items-local-songs-excerpt.json")["items"] as! [[String: Any]])[0]
+            var track = item["track"] as! [String: Any]
+            track["uri"] = uri(of: listed)
+            item["track"] = track
         case .episode:
-            return (Self.object("get-playlist-items-with-episode.json")["items"] as! [[String: Any]])[0]
+            item = (Self.object("get-playlist-items-with-episode.json")["items"] as! [[String: Any]])[0]
+            var episode = item["track"] as! [String: Any]
+            episode["id"] = Self.makeID(prefix: "E", listed.serial)
+            episode["uri"] = uri(of: listed)
+            item["track"] = episode
         case .removed:
-            var item = items[0]
+            item = items[0]
             item["track"] = NSNull()
-            return item
         case .written(let uri):
-            var item = items[0]
-            let id = String(uri.split(separator: ":").last ?? "")
-            item["track"] = trackObject(id: id, name: "Pushed \(id)")
-            return item
+            item = items[0]
+            let parts = uri.split(separator: ":").map(String.init)
+            let id = parts.last ?? ""
+            if parts.count == 3, parts[1] == "episode" {
+                var episode =
+                    (Self.object("get-playlist-items-with-episode.json")["items"] as! [[String: Any]])[0]["track"]
+                    as! [String: Any]
+                episode["id"] = id
+                episode["uri"] = uri
+                item["track"] = episode
+            } else {
+                item["track"] = trackObject(id: id, name: "Pushed \(id)")
+            }
         }
+        item["added_at"] = listed.addedAt
+        var adder = item["added_by"] as? [String: Any] ?? ["type": "user"]
+        adder["id"] = listed.addedBy
+        adder["uri"] = "spotify:user:\(listed.addedBy)"
+        item["added_by"] = adder
+        return item
+    }
+
+    // MARK: - Reorder
+
+    /// `PUT /playlists/{id}/items` with `range_start`, `insert_before`, `range_length` and
+    /// `snapshot_id`, as Spotify applies it: the range and the insertion point are positions in the
+    /// snapshot named (the current one when none is), the items keep their `added_at` and
+    /// `added_by`, and the answer is the new snapshot. Positions out of bounds are a 400.
+    private func reorder(playlistAt index: Int, body: [String: Any]) -> FakeResponse {
+        guard let start = body["range_start"] as? Int else {
+            return .error(400, message: "Missing range_start parameter")
+        }
+        guard let before = body["insert_before"] as? Int else {
+            return .error(400, message: "Missing insert_before parameter")
+        }
+        let length = body["range_length"] as? Int ?? 1
+        let current = playlists[index].items.map(\.serial)
+        let base: [Int]
+        if let snapshot = body["snapshot_id"] as? String {
+            guard snapshot.hasPrefix("snap-\(playlists[index].id)-"), let items = snapshotItems[snapshot] else {
+                return .error(400, message: "Invalid snapshot id")
+            }
+            base = items
+        } else {
+            base = current
+        }
+        guard start >= 0, length >= 1, start + length <= base.count, before >= 0, before <= base.count else {
+            return .error(400, message: "Given positions are out of bounds")
+        }
+        // Inserting a range inside itself leaves the order as it is.
+        if before >= start && before <= start + length {
+            return .json(200, Self.encode(["snapshot_id": playlists[index].snapshotID]))
+        }
+        let moving = Array(base[start..<(start + length)])
+        let anchor = before < base.count ? base[before] : nil
+        var items = playlists[index].items
+        let moved = moving.compactMap { serial in items.first { $0.serial == serial } }
+        items.removeAll { moving.contains($0.serial) }
+        let at = anchor.flatMap { serial in items.firstIndex { $0.serial == serial } } ?? items.count
+        items.insert(contentsOf: moved, at: at)
+        playlists[index].items = items
+        reorders += 1
+        bumpSnapshot(index)
+        return .json(200, Self.encode(["snapshot_id": playlists[index].snapshotID]))
     }
 
     private func recentlyPlayed(after: Int64?, limit: Int) -> Data {
@@ -704,19 +980,40 @@ public struct FakePlaylist: Sendable, Hashable {
         case written(uri: String)
     }
 
+    /// One position of the playlist: what it holds, when and by whom it was added.
+    public struct Item: Sendable, Hashable {
+        public var entry: Entry
+        /// ISO 8601, as `added_at`.
+        public var addedAt: String
+        /// The user ID of `added_by`.
+        public var addedBy: String
+        /// The fake's own serial, so an item is known after it moves.
+        var serial: Int
+    }
+
+    /// An item as a test reads it back.
+    public struct ListedItem: Sendable, Hashable {
+        /// `spotify:track:…`, `spotify:episode:…`, `spotify:local:…`, or `nil` for a removed track.
+        public var uri: String?
+        public var addedAt: String
+        public var addedBy: String
+    }
+
     public var id: String
     public var name: String
     public var owner: String
     public var snapshotID: String
-    public var entries: [Entry]
+    public var items: [Item]
+    /// What each position holds.
+    public var entries: [Entry] { items.map(\.entry) }
     var version = 1
 
-    init(id: String, name: String, owner: String, snapshotID: String, entries: [Entry]) {
+    init(id: String, name: String, owner: String, snapshotID: String, items: [Item]) {
         self.id = id
         self.name = name
         self.owner = owner
         self.snapshotID = snapshotID
-        self.entries = entries
+        self.items = items
     }
 }
 

@@ -12,7 +12,10 @@ extension VibesAnalyze {
             discussion: """
                 Create an app at https://developer.spotify.com/dashboard and register the redirect URI \
                 http://127.0.0.1:8977/callback (or the port you choose with --port). Spotify refuses \
-                "localhost"; use 127.0.0.1. The session is kept in a file only you can read.
+                "localhost"; use 127.0.0.1. The session is kept in a file only you can read. The sign-in \
+                asks for the scopes every command needs, the playback ones (user-read-playback-state, \
+                user-modify-playback-state) included; a session from before they were asked for gets \
+                "lacks the scope" from `devices` and `play` until you sign in again.
 
                 Example: vibes-analyze auth login --client-id YOUR_CLIENT_ID
                 """,
@@ -53,7 +56,8 @@ extension VibesAnalyze.Auth {
 
         @Option(
             name: .long,
-            help: "Also ask for this scope, such as user-modify-playback-state (for playlist push --play). Repeatable."
+            help:
+                "Also ask for this scope. The default set already holds what sync, playlist push and the player commands need. Repeatable."
         )
         var scope: [String] = []
 

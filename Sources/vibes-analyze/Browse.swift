@@ -184,7 +184,13 @@ extension VibesAnalyze {
         static let configuration = CommandConfiguration(
             commandName: "search",
             abstract: "Search Spotify's catalogue for tracks, artists, albums or playlists.",
-            discussion: "Example: vibes-analyze search \"daft punk one more time\" --limit 5"
+            discussion: """
+                Spotify serves a development-mode app at most 10 results a request since February \
+                2026 (a larger limit is answered `400 Invalid limit`), so a --limit above 10 is \
+                fetched in pages of 10, one request each.
+
+                Example: vibes-analyze search "daft punk one more time" --limit 5
+                """
         )
 
         @OptionGroup var global: OutputOptions

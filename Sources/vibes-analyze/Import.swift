@@ -94,9 +94,9 @@ extension VibesAnalyze {
                         bar.finish()
                         let export = try store.importSpotifyExport(at: file, options: options)
                         summaries += export.files
-                        if !global.json { export.files.forEach { print(Import.describe($0)) } }
-                        (export.notes.map { "note: " + $0 } + export.failures.map { "error: " + $0.error })
-                            .forEach(Console.diagnostic)
+                        for summary in export.files where !global.json { Self.show(Import.describe(summary)) }
+                        for note in export.notes { Console.diagnostic("note: " + note) }
+                        for failure in export.failures { Console.diagnostic("error: " + failure.error) }
                         failures += export.failures.map(\.error)
                         continue
                     }
@@ -104,7 +104,7 @@ extension VibesAnalyze {
                     timer.lap("import", parts: summary.phases)
                     bar.finish()
                     summaries.append(summary)
-                    if !global.json { print(Import.describe(summary)) }
+                    if !global.json { Self.show(Import.describe(summary)) }
                 } catch {
                     bar.finish()
                     let text = Console.message(for: error)
@@ -127,7 +127,7 @@ extension VibesAnalyze {
                 case .deferred(let tracks, let needed, _):
                     snapshots = .deferred
                     if !global.json {
-                        print(
+                        Self.show(
                             Import.deferredSnapshotsNote(tracks: tracks, neededBytes: needed, budgetMB: memoryBudgetMB)
                         )
                     }
@@ -144,12 +144,23 @@ extension VibesAnalyze {
                     ? nil : Output.Failure(code: 1, message: Self.failureMessage(failures, of: files.count))
                 try Console.printJSON(Output(files: summaries, snapshots: snapshots, error: error))
             } else if files.count > 1 {
-                print(Self.totalsLine(summaries, failed: failures.count))
+                Self.show(Self.totalsLine(summaries, failed: failures.count))
             }
             timer.report()
             if !failures.isEmpty {
                 if files.count > 1 { Console.diagnostic("Error: " + Self.failureMessage(failures, of: files.count)) }
                 throw ExitCode.failure
+            }
+        }
+
+        /// Prints `text` for people: on a terminal, each line wrapped to its width, and a word
+        /// longer than the width (a long path) cut to its end.
+        static func show(_ text: String) {
+            let width = TerminalWidth.standardOutput
+            for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+                for piece in TerminalWidth.wrap(String(line), to: width, indent: "    ") {
+                    print(width.map { piece.count > $0 ? "…" + piece.suffix(Swift.max(1, $0 - 1)) : piece } ?? piece)
+                }
             }
         }
 

@@ -84,9 +84,10 @@ extension VibesAnalyze {
                 TARGET is a playlist of your library by name (one pushed to Spotify plays as that \
                 playlist, one not pushed plays as its tracks), or Spotify URIs or open.spotify.com \
                 links: one playlist, album or artist, or any number of tracks. Without TARGET, \
-                playback resumes. Playback control needs Spotify Premium and the \
-                user-modify-playback-state scope: `vibes-analyze auth login --scope \
-                user-modify-playback-state` grants it.
+                playback resumes. Playback control needs Spotify Premium and the scopes \
+                user-read-playback-state and user-modify-playback-state, which `vibes-analyze auth \
+                login` asks for; when the session lacks one, the error names it and the command \
+                that adds it.
 
                 Example: vibes-analyze play "Calm evening" --device Kitchen --shuffle
                 """

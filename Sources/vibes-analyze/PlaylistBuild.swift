@@ -12,7 +12,7 @@ extension VibesAnalyze {
             commandName: "playlist",
             abstract: "Build vibe-matched playlists that flow, and push them to Spotify.",
             discussion: "Example: vibes-analyze playlist build --mood chill --duration 1h --save",
-            subcommands: [Build.self, PlaylistPush.self, Reorder.self]
+            subcommands: [Build.self, PlaylistPush.self, Reorder.self, Extend.self, Recipe.self]
         )
     }
 }

@@ -16,10 +16,15 @@ extension VibesAnalyze.PlaylistCommand {
                 `playlist push`). Its current tracks are read from Spotify and ordered with their \
                 audio features: flow (the lowest transition cost over key, tempo, energy and \
                 artist), arc (an energy curve, --arc) or path (first and last track stay; the rest walk the straight line \
-                between their moods). The playlist is rewritten only if nobody changed it \
-                meanwhile. The old order is kept in the library, and --undo writes it back, unless \
-                the playlist changed on Spotify since. Local files and podcast episodes cannot be \
-                written by Spotify's API, so a playlist holding them is left alone.
+                between their moods). The new order is written with Spotify's reorder operation, \
+                one move per item that changes place (the longest run already in order stays put), \
+                so every item keeps its date added and who added it; local files, podcast episodes \
+                and tracks Spotify no longer serves keep their positions. Nothing is written if \
+                somebody changed the playlist since it was read, and the playlist is read back at \
+                the end to confirm the order. The old order is kept in the library, and --undo \
+                moves the items back, unless the playlist changed on Spotify since. --rewrite \
+                replaces the items instead (fewer requests for a large playlist, but every item is \
+                added anew, with today's date and you as the adder).
 
                 Example: vibes-analyze playlist reorder "Road trip" --order arc --arc peak
                 """
@@ -47,6 +52,18 @@ extension VibesAnalyze.PlaylistCommand {
         @Flag(help: "Put back the order the playlist had before its last reorder.")
         var undo = false
 
+        @Flag(
+            help:
+                "Replace the playlist's items instead of moving them: every item's date added and adder are reset."
+        )
+        var rewrite = false
+
+        /// What a rewrite resets, said before it starts.
+        static let rewriteWarning =
+            "--rewrite replaces every item of the playlist: each gets today's date as its date added and you as "
+            + "its adder (in a collaborative playlist too), and Spotify's own order history is lost. Without "
+            + "--rewrite the items are moved and keep both."
+
         func run() async throws {
             let store = try global.openStore(activity: "playlist reorder")
             let stored = try store.pushablePlaylist(matching: name)
@@ -57,12 +74,30 @@ extension VibesAnalyze.PlaylistCommand {
             }
             try await reportingSpotifyErrors {
                 let (client, _) = try spotify.makeClient(quiet: global.quiet)
+                if rewrite { Console.diagnostic("Note: " + Self.rewriteWarning) }
+                let quiet = global.quiet || global.json
+                let progress: @Sendable (Int, Int) -> Void = { done, total in
+                    if !quiet && total >= 20 && (done == total || done % 25 == 0) {
+                        Console.diagnostic("Moved \(done) of \(total) items.")
+                    }
+                }
                 if undo {
-                    let result = try await store.undoReorder(of: spotifyID, name: stored.name, using: client)
+                    let result = try await Self.reporting(stored.name) {
+                        try await store.undoReorder(
+                            of: spotifyID,
+                            name: stored.name,
+                            using: client,
+                            rewrite: rewrite,
+                            progress: progress
+                        )
+                    }
                     if global.json {
                         try Console.printJSON(result)
                     } else {
-                        print("Put back the earlier order of \(stored.name): \(result.itemCount) tracks.")
+                        print(
+                            "Put back the earlier order of \(stored.name): \(result.itemCount) items, "
+                                + Self.how(result)
+                        )
                     }
                     return
                 }
@@ -71,32 +106,86 @@ extension VibesAnalyze.PlaylistCommand {
                 let before = PlaylistOrdering.transitionScore(of: entries)
                 let ordered = Self.ordered(entries, mode: order, arc: arc)
                 let after = PlaylistOrdering.transitionScore(of: ordered)
-                let result = try await store.writeReorder(
-                    playlist,
-                    order: ordered.map { Int($0.trackID) },
-                    using: client
-                )
+                let result = try await Self.reporting(stored.name) {
+                    try await store.writeReorder(
+                        playlist,
+                        order: Self.fullOrder(of: playlist, tracksInOrder: ordered.map { Int($0.trackID) }),
+                        using: client,
+                        rewrite: rewrite,
+                        progress: progress
+                    )
+                }
                 if global.json {
                     try Console.printJSON(result)
                 } else {
                     let how = order == .arc ? "arc \(arc)" : order.rawValue
+                    var kept = ""
+                    if result.otherItems > 0 {
+                        kept =
+                            " \(result.otherItems) local \(result.otherItems == 1 ? "file, episode or removed track" : "files, episodes or removed tracks") kept \(result.otherItems == 1 ? "its" : "their") place."
+                    }
                     print(
-                        "Reordered \(stored.name) (\(how)): \(result.itemCount) tracks, \(result.moved) moved; "
-                            + "transition score \(String(format: "%.3f", before)) → \(String(format: "%.3f", after)). "
+                        "Reordered \(stored.name) (\(how)): \(result.itemCount) items, " + Self.how(result)
+                            + kept
+                            + " Transition score \(String(format: "%.3f", before)) → \(String(format: "%.3f", after)). "
                             + "`vibes-analyze playlist reorder \"\(stored.name)\" --undo` puts the old order back."
                     )
                 }
             }
         }
 
-        /// One entry per item; its `trackID` is the item's position, so repeats stay apart.
+        /// "5 moved with 5 moves; dates added and adders kept, order confirmed."
+        static func how(_ result: PlaylistReorderResult) -> String {
+            switch result.method {
+            case .moves:
+                "\(result.moved) moved with \(result.operations) move\(result.operations == 1 ? "" : "s"); "
+                    + "dates added and adders kept, order confirmed."
+            case .rewrite:
+                "rewritten with \(result.operations) request\(result.operations == 1 ? "" : "s") "
+                    + "(dates added reset), order confirmed."
+            }
+        }
+
+        /// Runs a reorder or undo, adding what to do next to a reorder failure.
+        static func reporting(
+            _ name: String,
+            _ body: () async throws -> PlaylistReorderResult
+        ) async throws -> PlaylistReorderResult {
+            do {
+                return try await body()
+            } catch let error as PlaylistReorderError {
+                var text = "\(error)"
+                switch error {
+                case .orderMismatch, .countMismatch:
+                    text += " Run `vibes-analyze playlist reorder \"\(name)\"` again, or `--undo` to put it back."
+                case .unwritableItems:
+                    text += " Leave out --rewrite to reorder by moves."
+                default: break
+                }
+                throw CommandFailure(text)
+            }
+        }
+
+        /// The order of every item: the catalogue tracks in `tracksInOrder` (positions into the
+        /// playlist, as ``entries(of:store:)`` numbers them), filling the tracks' places; local files,
+        /// episodes and removed tracks stay where they are.
+        static func fullOrder(of playlist: ReorderablePlaylist, tracksInOrder: [Int]) -> [Int] {
+            var order = Array(playlist.uris.indices)
+            for (slot, item) in zip(playlist.trackPositions, tracksInOrder) { order[slot] = item }
+            return order
+        }
+
+        /// One entry per catalogue track; its `trackID` is the item's position in the playlist, so
+        /// repeats stay apart. Local files, episodes and removed tracks have none: they keep their
+        /// places.
         static func entries(of playlist: ReorderablePlaylist, store: LibraryStore) throws -> [Features.Playlist.Entry] {
             let known = Array(Set(playlist.trackIDs.compactMap { $0 })).sorted()
             let facts = Dictionary(uniqueKeysWithValues: zip(known, try store.trackFacts(for: known)))
             let table = try store.featureTable(scope: .all)
             var rows: [Int64: Int] = [:]
             for (row, id) in table.trackIDs.enumerated() { rows[id] = row }
-            return playlist.uris.enumerated().map { index, uri in
+            return playlist.trackPositions.map { index in
+                let uri = playlist.uris[index]
                 let trackID = playlist.trackIDs[index]
                 var features = AudioFeatures()
                 if let trackID, let row = rows[trackID] {

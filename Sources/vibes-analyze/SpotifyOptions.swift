@@ -41,8 +41,13 @@ struct SpotifyOptions: ParsableArguments {
     }
 
     /// A signed-in client over the stored session, reporting retry waits on stderr.
-    func makeClient(quiet: Bool, logger: Logger = Logger(label: "vibes.spotify")) throws -> (SpotifyClient, TokenStore)
-    {
+    ///
+    /// - Parameter requestBudget: The most requests to send (`sync --max-requests`), or `nil`.
+    func makeClient(
+        quiet: Bool,
+        requestBudget: Int? = nil,
+        logger: Logger = Logger(label: "vibes.spotify")
+    ) throws -> (SpotifyClient, TokenStore) {
         let configuration = try configuration()
         guard let credentials = configuration.credentials else { throw SpotifyError.missingClientID }
         let onRetry: @Sendable (RetryEvent) -> Void = { event in
@@ -63,6 +68,7 @@ struct SpotifyOptions: ParsableArguments {
             baseURL: configuration.apiBaseURL,
             network: network,
             onRetry: onRetry,
+            requestBudget: requestBudget.map(RequestBudget.init(limit:)),
             logger: logger
         )
         return (client, tokens)
@@ -130,12 +136,21 @@ enum SpotifyAdvice {
         case .http(let status, _, _):
             switch status {
             case 401: "Run `vibes-analyze auth login` again."
-            case 403: "`vibes-analyze auth status` shows the scopes granted."
+            case 403:
+                "`vibes-analyze auth status` shows the scopes granted; a new development-mode app also reaches fewer endpoints (see docs/Spotify.md)."
             case 404: "Check the ID."
             case 500...: "Try again later."
             default: nil
             }
         case .rateLimited: "A resumed `vibes-analyze sync` continues where this one stopped."
+        case .quotaExceeded:
+            "This is the developer account's quota, not the minute-by-minute rate limit: waiting a few minutes does not help. "
+                + "Everything fetched so far is saved; run the command again after the reset (`vibes-analyze sync --plan` "
+                + "says how many requests a sync needs, and `--max-requests N` keeps one within a budget)."
+        case .missingScope(let scope, _):
+            scope.map { "`vibes-analyze auth login --scope \($0)` signs in again asking for it." }
+                ?? "`vibes-analyze auth login` signs in again with the scopes vibes-analyze needs."
+        case .requestBudgetReached: "Run the command again to continue where it stopped."
         case .network: "Check the network connection and try again."
         case .audioFeaturesForbidden: "`vibes-analyze sync` asks ReccoBeats; `vibes-analyze import FILE` reads a file."
         case .notSignedIn: "Run `vibes-analyze auth login` first."

@@ -22,7 +22,16 @@ extension VibesAnalyze {
                 Each part fails alone: the exit status is 0 when every requested part landed and 1 when \
                 any failed, and the summary names the failed parts.
 
+                Spotify counts requests against a quota shared by every app of a developer account. \
+                --plan says how many requests the sync needs (it sends a few itself: the first page of \
+                saved tracks and the playlist list) and syncs nothing; --max-requests N stops cleanly \
+                after N requests, keeping everything fetched, and the next sync resumes there. When \
+                the quota runs out (429 QUOTA_EXCEEDED) the sync stops at once and says when it \
+                resets.
+
                 Example: vibes-analyze sync --playlists
+                Example: vibes-analyze sync --plan
+                Example: vibes-analyze sync --max-requests 200
                 """
         )
 
@@ -56,6 +65,27 @@ extension VibesAnalyze {
         @Flag(name: .long, help: "Ask for audio features even though this client ID was refused before.")
         var recheckAudioFeatures = false
 
+        @Flag(name: .long, help: "Say how many requests the sync needs, and sync nothing.")
+        var plan = false
+
+        @Flag(
+            name: .long,
+            help: "After the sync, build every playlist recipe again and update the pushed ones on Spotify."
+        )
+        var refreshRecipes = false
+
+        @Option(
+            name: .customLong("max-requests"),
+            help: "Stop cleanly after this many requests to Spotify, keeping what was fetched; the next sync resumes."
+        )
+        var maxRequests: Int?
+
+        func validate() throws {
+            if let maxRequests, maxRequests < 1 {
+                throw ValidationError("Please give --max-requests of at least 1 (got \(maxRequests)).")
+            }
+        }
+
         /// The parts the flags select.
         var parts: SpotifySync.Parts {
             var parts: SpotifySync.Parts = []
@@ -70,8 +100,18 @@ extension VibesAnalyze {
 
         func run() async throws {
             try await reportingSpotifyErrors {
-                let (client, _) = try spotify.makeClient(quiet: global.quiet)
+                let (client, _) = try spotify.makeClient(quiet: global.quiet, requestBudget: plan ? nil : maxRequests)
                 let store = try global.openStore(activity: "sync", createsMissingStore: true)
+                if plan {
+                    let planned = try await SpotifySync(client: client, store: store)
+                        .plan(parts, recheckAudioFeatures: recheckAudioFeatures)
+                    if global.json {
+                        try Console.printJSON(planned)
+                    } else {
+                        print(Self.describe(planned))
+                    }
+                    return
+                }
                 let quiet = global.quiet
                 let providers: [any FeatureProvider] =
                     noReccobeats ? [] : [ReccoBeatsProvider(client: Self.makeReccoBeatsClient(quiet: quiet))]
@@ -90,16 +130,36 @@ extension VibesAnalyze {
                         }
                     }
                 }
-                let report = try await sync.run(parts, recheckAudioFeatures: recheckAudioFeatures)
+                var report = try await sync.run(parts, recheckAudioFeatures: recheckAudioFeatures)
                 bar.withLock { $0?.finish() }
                 try? store.prepareSnapshots()  // so the next command reads the library in one go
+                var recipesFailed = false
+                if refreshRecipes {
+                    report.refreshedRecipes = []
+                    for recipe in try store.recipes() {
+                        do {
+                            let outcome = try await VibesAnalyze.PlaylistCommand.Recipe.Runner.run(
+                                recipe,
+                                store: store,
+                                spotify: spotify,
+                                push: false,
+                                quiet: quiet
+                            )
+                            report.refreshedRecipes?.append(recipe.name)
+                            if !quiet { Console.diagnostic(outcome.line) }
+                        } catch {
+                            recipesFailed = true
+                            Console.diagnostic("Error: recipe \(recipe.name): \(Console.message(for: error))")
+                        }
+                    }
+                }
                 if global.json {
                     try Console.printJSON(report)
                 } else {
                     print(Self.summary(of: report))
                 }
                 // 0 when every requested part landed, 1 when any part failed (the summary names it).
-                if !report.failedParts.isEmpty { throw ExitCode.failure }
+                if !report.failedParts.isEmpty || recipesFailed { throw ExitCode.failure }
             }
         }
 
@@ -138,6 +198,24 @@ extension VibesAnalyze {
             )
         }
 
+        /// The plan as lines: the total, then each part.
+        static func describe(_ plan: SpotifySync.Plan) -> String {
+            let total = "\(plan.exact ? "" : "at least ")\(plan.requests) request\(plan.requests == 1 ? "" : "s")"
+            var lines = [
+                "This sync needs \(total) to Spotify (planning it took \(plan.planningRequests)):"
+            ]
+            for part in plan.parts {
+                let count = "\(part.exact ? "" : "≥")\(part.requests)"
+                lines.append(
+                    "  \((part.part + ":").padding(toLength: 11, withPad: " ", startingAt: 0)) \(count.leftPadded(5))  \(part.detail)"
+                )
+            }
+            lines.append(
+                "Spotify counts every request against the developer account's quota; `--max-requests N` stops at a budget."
+            )
+            return lines.joined(separator: "\n")
+        }
+
         static func summary(of report: SpotifySync.Report) -> String {
             var lines = [
                 "Synced from Spotify with \(report.requests) request\(report.requests == 1 ? "" : "s"):",
@@ -161,6 +239,10 @@ extension VibesAnalyze {
                 lines.append(
                     "  Kept by name only: \(report.localFiles) local files; skipped: \(report.episodesSkipped) episodes, \(report.removedSkipped) removed tracks"
                 )
+            }
+            if report.budgetReached {
+                lines[0] =
+                    "Synced part of the library from Spotify with \(report.requests) request\(report.requests == 1 ? "" : "s") (the budget):"
             }
             lines += report.notes.map { "Note: \($0)" }
             lines += report.failedParts.map { "Failed: \($0.part): \($0.reason)" }

@@ -164,7 +164,10 @@ struct FeatureSourceMigrationTests {
             _ = try LibraryStore(path: old, options: options)
             #expect(
                 heard.calls == [
-                    ["v14-feature-source-ids", "v15-decimal-features", "v16-no-tag-index", "v17-spotify-id-index"]
+                    [
+                        "v14-feature-source-ids", "v15-decimal-features", "v16-no-tag-index", "v17-spotify-id-index",
+                        "v18-run-scope", "v19-playlist-recipes",
+                    ]
                 ]
             )
             _ = try LibraryStore(path: old, options: options)

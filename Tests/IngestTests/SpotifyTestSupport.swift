@@ -24,6 +24,8 @@ func makeSignedInClient(
     policy: RetryPolicy = RetryPolicy(usesJitter: false),
     expiresIn: TimeInterval = 3600,
     now: @escaping @Sendable () -> Date = Date.init,
+    scopes: Set<String> = FakeSpotifyState.allScopes,
+    requestBudget: RequestBudget? = nil,
     logger: Logger = Logger(label: "vibes.tests")
 ) async throws -> SignedInClient {
     let clock = TestClock()
@@ -40,7 +42,7 @@ func makeSignedInClient(
         logger: logger
     )
     let tokens = TokenStore(path: sessionPath, accounts: accounts, now: now, logger: logger)
-    let (access, refresh) = await fake.state.issueTokens()
+    let (access, refresh) = await fake.state.issueTokens(scopes: scopes)
     try await tokens.save(
         SpotifySession(
             accessToken: access,
@@ -59,6 +61,7 @@ func makeSignedInClient(
         retryPolicy: policy,
         clock: clock,
         now: now,
+        requestBudget: requestBudget,
         logger: logger
     )
     return SignedInClient(client: client, tokens: tokens, clock: clock, accounts: accounts)

@@ -48,6 +48,13 @@ struct PlaylistReorderCommandTests {
         }
     }
 
+    /// Whether every item of `after` has the date added it had in `before`.
+    static func sameDates(_ before: [FakePlaylist.ListedItem], _ after: [FakePlaylist.ListedItem]) -> Bool {
+        var dates: [String: String] = [:]
+        for item in before { dates[item.uri ?? ""] = item.addedAt }
+        return after.allSatisfy { dates[$0.uri ?? ""] == $0.addedAt }
+    }
+
     static func energies(_ uris: [String]) -> [Double] {
         uris.map { uri in
             let position = Int(uri.suffix(5))! - 10_000
@@ -55,33 +62,44 @@ struct PlaylistReorderCommandTests {
         }
     }
 
-    @Test func reorderWritesAFlowingOrderAndUndoPutsTheOldOneBack() async throws {
+    @Test func reorderMovesItemsKeepingTheirDatesAndUndoPutsTheOldOrderBack() async throws {
         try await withTemporaryDirectory { directory in
             try await FakeSpotify.withServer { fake in
                 let (environment, id) = try await Self.setUp(directory: directory, fake: fake)
                 let original = (0..<12).map { "spotify:track:" + Self.listedID(10_000 + $0) }
+                let before = await fake.state.items(ofPlaylist: id)
+                let beforeURIs = before.map { $0.uri ?? "" }
+                #expect(beforeURIs == original)
 
                 let reorder = try await runTool(
                     ["playlist", "reorder", "Road trip", "--order", "arc", "--arc", "rising"],
                     environment: environment
                 )
                 #expect(reorder.exitCode == 0, "\(reorder.stderr)")
-                #expect(reorder.stdout.contains("Reordered Road trip (arc rising): 12 tracks"), "\(reorder.stdout)")
-                let written = await fake.state.writtenItems[id] ?? []
+                #expect(reorder.stdout.contains("Reordered Road trip (arc rising): 12 items"), "\(reorder.stdout)")
+                #expect(reorder.stdout.contains("dates added and adders kept, order confirmed"), "\(reorder.stdout)")
+                let after = await fake.state.items(ofPlaylist: id)
+                let written = after.compactMap { $0.uri }
                 #expect(Set(written) == Set(original) && written.count == 12)
+                // Each item kept its date added and adder.
+                let keptDates = Self.sameDates(before, after)
+                #expect(keptDates)
                 let energies = Self.energies(written)
                 let opening: Double = energies.prefix(4).reduce(0, +)
                 let closing: Double = energies.suffix(4).reduce(0, +)
                 #expect(opening < closing - 1, "\(energies)")
-                // The playlist was replaced with one PUT (12 ≤ 100 items), after a fresh snapshot read.
-                let writes = await fake.state.requests(to: "/v1/playlists/\(id)/").filter { $0.method != "GET" }
-                #expect(writes.map(\.method) == ["PUT"])
+                // Moves only: no replace, no append.
+                let methods = await fake.state.requests(to: "/v1/playlists/\(id)/").map(\.method).filter { $0 != "GET" }
+                let reorders = await fake.state.reorders
+                #expect(!methods.isEmpty && Set(methods) == ["PUT"])
+                #expect(methods.count == reorders && reorders < 12)
+                #expect(await fake.state.writtenItems[id] == nil)
                 let kept = try Self.keptOrder(database: environment["VIBES_DB"]!, playlist: id)
                 #expect(try JSONDecoder().decode([String].self, from: Data((kept ?? "").utf8)) == original)
 
                 let undo = try await runTool(["playlist", "reorder", "Road trip", "--undo"], environment: environment)
                 #expect(undo.exitCode == 0, "\(undo.stderr)")
-                #expect(await fake.state.writtenItems[id] == original)
+                #expect(await fake.state.items(ofPlaylist: id) == before)
                 let again = try await runTool(["playlist", "reorder", "Road trip", "--undo"], environment: environment)
                 #expect(again.exitCode == 1 && again.stderr.contains("has no reorder to undo"), "\(again.stderr)")
 
@@ -91,7 +109,7 @@ struct PlaylistReorderCommandTests {
                     environment: environment
                 )
                 await fake.state.appendTracks(1, toPlaylist: id)
-                let before = await fake.state.writtenItems[id]
+                let changed = await fake.state.items(ofPlaylist: id)
                 let refused = try await runTool(
                     ["playlist", "reorder", "Road trip", "--undo"],
                     environment: environment
@@ -100,15 +118,22 @@ struct PlaylistReorderCommandTests {
                     refused.exitCode == 1 && refused.stderr.contains("changed on Spotify since"),
                     "\(refused.stderr)"
                 )
-                #expect(await fake.state.writtenItems[id] == before)
+                #expect(await fake.state.items(ofPlaylist: id) == changed)
             }
         }
     }
 
-    @Test func aPlaylistWithLocalFilesOrNotOnSpotifyIsLeftAlone() async throws {
+    @Test func localFilesAndEpisodesKeepTheirPlacesAndAPlaylistNotOnSpotifyIsRefused() async throws {
         try await withTemporaryDirectory { directory in
             try await FakeSpotify.withServer { fake in
-                let playlist = await fake.state.addPlaylist(name: "Mixed", trackCount: 4, localFiles: 1)
+                var entries: [FakePlaylist.Entry] = (0..<6).map { .track(index: 10_000 + $0) }
+                entries.insert(.local, at: 1)
+                entries.insert(.episode, at: 4)
+                let playlist = await fake.state.addPlaylist(
+                    name: "Mixed",
+                    entries: entries,
+                    adders: ["wizzler", "friend"]
+                )
                 let environment = try await signedInToolEnvironment(
                     directory: directory,
                     spotify: fake,
@@ -116,12 +141,29 @@ struct PlaylistReorderCommandTests {
                     scopes: ["playlist-read-private", "playlist-modify-private"]
                 )
                 _ = try await runTool(["sync", "--playlists"], environment: environment)
-                let mixed = try await runTool(["playlist", "reorder", "Mixed"], environment: environment)
-                #expect(
-                    mixed.exitCode == 1 && mixed.stderr.contains("holds 1 local file or episode"),
-                    "\(mixed.stderr)"
+                var csv = "track_id,track_name,track_artist,energy,valence,danceability,tempo,key,mode\n"
+                for position in 0..<6 {
+                    csv +=
+                        "\(Self.listedID(10_000 + position)),Song \(position),Artist \(position),\(0.9 - Double(position) * 0.15),0.5,0.6,120,5,1\n"
+                }
+                try csv.write(toFile: directory + "/features.csv", atomically: true, encoding: .utf8)
+                _ = try await runTool(["import", directory + "/features.csv"], environment: environment)
+                let before = await fake.state.items(ofPlaylist: playlist.id)
+
+                let mixed = try await runTool(
+                    ["playlist", "reorder", "Mixed", "--order", "arc", "--arc", "rising", "--json"],
+                    environment: environment
                 )
-                #expect(await fake.state.writtenItems[playlist.id] == nil)
+                #expect(mixed.exitCode == 0, "\(mixed.stderr)")
+                let result = try JSONSerialization.jsonObject(with: Data(mixed.stdout.utf8)) as? [String: Any]
+                #expect(result?["method"] as? String == "moves" && result?["verified"] as? Bool == true)
+                #expect(result?["other_items"] as? Int == 2 && result?["item_count"] as? Int == 8)
+                let after = await fake.state.items(ofPlaylist: playlist.id)
+                #expect(after[1] == before[1] && after[4] == before[4])  // the local file and the episode
+                #expect(after != before && Set(after.map(\.uri)) == Set(before.map(\.uri)))
+                // Rising energy: the tracks now run from the calmest to the most energetic.
+                let tracks = after.compactMap(\.uri).filter { $0.hasPrefix("spotify:track:") }
+                #expect(tracks.first == "spotify:track:" + Self.listedID(10_005), "\(tracks)")
 
                 _ = try await runTool(
                     ["import", Fixtures.path("csv/tidytuesday-excerpt.csv")],
@@ -148,24 +190,49 @@ struct PlaylistReorderCommandTests {
                     scopes: ["playlist-read-private", "playlist-modify-private"]
                 )
                 _ = try await runTool(["sync", "--playlists"], environment: environment)
-                let original = (0..<150).map { "spotify:track:" + Self.listedID(10_000 + $0) }
-                // The second write (the POST of items 101–150) fails every time.
+                var csv = "track_id,track_name,track_artist,energy,valence,danceability,tempo,key,mode\n"
+                for position in 0..<150 {
+                    let value = Double((position * 37) % 100) / 100
+                    csv +=
+                        "\(Self.listedID(10_000 + position)),Song \(position),Artist \(position % 9),\(value),\(1 - value),0.6,120,5,1\n"
+                }
+                try csv.write(toFile: directory + "/features.csv", atomically: true, encoding: .utf8)
+                _ = try await runTool(["import", directory + "/features.csv"], environment: environment)
+                let before = await fake.state.items(ofPlaylist: playlist.id)
+                // The two item pages are read, then the 11th move is refused.
                 await fake.state.inject(
-                    .status(502, message: "Bad gateway"),
+                    .status(403, message: "Forbidden"),
                     on: "/v1/playlists/\(playlist.id)/",
-                    times: 20,
-                    after: 3
+                    times: 1,
+                    after: 12
                 )
                 let failed = try await runTool(
                     ["playlist", "reorder", "Long", "--order", "path"],
                     environment: environment
                 )
                 #expect(failed.exitCode == 1, "\(failed.stdout)")
-                #expect(await (fake.state.writtenItems[playlist.id] ?? []).count == 100)
-                await fake.state.clearFaults()
+                #expect(await fake.state.reorders == 10)
+                #expect(await fake.state.items(ofPlaylist: playlist.id) != before)
                 let undo = try await runTool(["playlist", "reorder", "Long", "--undo"], environment: environment)
                 #expect(undo.exitCode == 0, "\(undo.stderr)")
-                #expect(await fake.state.writtenItems[playlist.id] == original)
+                #expect(await fake.state.items(ofPlaylist: playlist.id) == before)
+            }
+        }
+    }
+
+    @Test func aRewriteSaysWhatItResetsFirst() async throws {
+        try await withTemporaryDirectory { directory in
+            try await FakeSpotify.withServer { fake in
+                let (environment, id) = try await Self.setUp(directory: directory, fake: fake)
+                let rewrite = try await runTool(
+                    ["playlist", "reorder", "Road trip", "--rewrite"],
+                    environment: environment
+                )
+                #expect(rewrite.exitCode == 0, "\(rewrite.stderr)")
+                #expect(rewrite.stderr.contains("--rewrite replaces every item"), "\(rewrite.stderr)")
+                #expect(rewrite.stdout.contains("rewritten with 1 request (dates added reset)"), "\(rewrite.stdout)")
+                #expect(await fake.state.writtenItems[id]?.count == 12)
+                #expect(await fake.state.reorders == 0)
             }
         }
     }

@@ -229,6 +229,10 @@ struct RecommendCommandTests {
                                           account.
                   reorder                 Reorder a Spotify playlist in place so it flows;
                                           --undo puts the old order back.
+                  extend                  Find more tracks like a playlist's and append them,
+                                          or write them as a new playlist.
+                  recipe                  Keep how a playlist is built, and build it again from
+                                          the current library.
 
                   See 'vibes-analyze help playlist <subcommand>' for detailed help.
                 """

@@ -38,7 +38,10 @@ struct SpotifyCommandsTests {
                 Create an app at https://developer.spotify.com/dashboard and register the
                 redirect URI http://127.0.0.1:8977/callback (or the port you choose with
                 --port). Spotify refuses "localhost"; use 127.0.0.1. The session is kept in a
-                file only you can read.
+                file only you can read. The sign-in asks for the scopes every command needs,
+                the playback ones (user-read-playback-state, user-modify-playback-state)
+                included; a session from before they were asked for gets "lacks the scope" from
+                `devices` and `play` until you sign in again.
 
                 Example: vibes-analyze auth login --client-id YOUR_CLIENT_ID
 

@@ -18,18 +18,39 @@ struct SpotifyJSONShapeTests {
         (["search", "daft", "--limit", "2", "--json"], "Tracks (or `--type` artists, albums, playlists) found."),
         (["devices", "--json"], "The devices Spotify can play on; `is_active` marks the active one."),
         (["pause", "--json"], "Every player command (`play`, `pause`, `next`, `previous`, `seek`) prints this."),
-        (["sync", "--playlists", "--json"], "What each part of the sync fetched and wrote."),
+        (
+            ["sync", "--playlists", "--plan", "--json"],
+            "How many requests a sync needs, part by part, before it starts (nothing is synced): `requests` sums `parts`, `exact` is false when a part's count is a lower bound, `planning_requests` is what the plan itself sent."
+        ),
+        (
+            ["sync", "--playlists", "--json"],
+            "What each part of the sync fetched and wrote. `budget_reached` is true when `--max-requests` stopped it (then `request_budget` is that budget); what it fetched is saved and the next sync resumes."
+        ),
         (["features", "fetch", "--json"], "What each source was asked for and what it gave."),
         (["playlist", "push", "Pushed", "--json"], "The Spotify playlist written, and how many tracks went in."),
         (
             ["playlist", "reorder", "Roadtrip", "--json"],
-            "The order written, and the transition score before and after."
+            "How the order was written: `method` is `moves` (Spotify's reorder operation, one move per item that changed place: dates added and adders kept) or `rewrite` (`--rewrite`), `operations` the write requests sent, `moved` the items that changed place, `other_items` the local files, episodes and removed tracks (kept in place), `verified` whether the order read back is the one intended."
+        ),
+        (
+            ["playlist", "extend", "Roadtrip", "-n", "2", "--dry-run", "--json"],
+            "The tracks found like the playlist (`seeds` is how many of its tracks seeded them), and where they went: `written` is `library`, `spotify` (with `spotify_id` and `snapshot_id`), `new` (with `new_playlist`) or `none` for `--dry-run`."
+        ),
+        (
+            ["playlist", "recipe", "run", "Evening", "--json"],
+            "What a recipe's run built: `tracks`, and `kept_in_place`, the tracks of the previous build that kept their places. Once the recipe was pushed, `spotify` says what changed there (`removed`, `added`, `moves`, `kept` with their dates added) and `created` whether this run created the playlist."
+        ),
+        (
+            ["playlist", "recipe", "show", "Evening", "--json"],
+            "A recipe: the `playlist build` options it holds (`arguments`), the Spotify playlist it updates (`spotify_id`, once pushed) and when it last ran. `playlist recipe list --json` prints `{\"recipes\": [...]}` of these."
         ),
     ]
 
     /// Commands run between the documented ones to set the account and library up.
     static let setUp: [String: [String]] = [
-        "playlist push": ["playlist", "build", "--mood", "chill", "-n", "3", "--save", "--name", "Pushed"]
+        "playlist push": ["playlist", "build", "--mood", "chill", "-n", "3", "--save", "--name", "Pushed"],
+        "playlist extend": ["import", Fixtures.path("csv/tidytuesday-excerpt.csv")],
+        "playlist recipe": ["playlist", "recipe", "save", "Evening", "--mood", "chill", "-n", "3"],
     ]
 
     /// `value` with every array cut to its first two items.

@@ -49,6 +49,26 @@ public enum SpotifyError: Error, Sendable, Equatable {
     /// playing anywhere and no device was named) or `PREMIUM_REQUIRED`.
     case playerRefused(reason: String, message: String?, endpoint: String)
 
+    /// The developer account's quota is used up: a 429 whose body says `"reason": "QUOTA_EXCEEDED"`,
+    /// with a `Retry-After` of hours. Since July 2026 the quota is shared by every app of one
+    /// developer account. It is never waited out.
+    ///
+    /// - Parameters:
+    ///   - retryAfter: The `Retry-After` value, or `nil` when Spotify sent none.
+    ///   - resetsAt: When the quota resets, when known.
+    case quotaExceeded(retryAfter: Duration?, resetsAt: Date?, endpoint: String)
+    /// Spotify answered `403 Insufficient client scope`: the sign-in lacks `scope`, which the
+    /// endpoint needs (`nil` when the client does not know which).
+    case missingScope(scope: String?, endpoint: String)
+    /// The command's request budget (`--max-requests`) was spent before `endpoint` could be asked;
+    /// nothing was sent for it.
+    case requestBudgetReached(limit: Int, endpoint: String)
+
+    /// The reason in a 429 body that means the developer quota, not the rolling rate limit.
+    public static let quotaReason = "QUOTA_EXCEEDED"
+    /// Spotify's message for a token without the scope an endpoint needs.
+    static let insufficientScopeMessage = "Insufficient client scope"
+
     /// The player reasons that become ``playerRefused(reason:message:endpoint:)``.
     static let playerReasons: Set<String> = ["NO_ACTIVE_DEVICE", "PREMIUM_REQUIRED"]
 }
@@ -80,6 +100,19 @@ extension SpotifyError: CustomStringConvertible {
                 text += ". Try again in a few minutes"
             }
             return text + "."
+        case .quotaExceeded(let retryAfter, let resetsAt, let endpoint):
+            var text =
+                "Spotify's request quota for this app's developer account is used up (429 QUOTA_EXCEEDED on \(endpoint))"
+            if let retryAfter { text += "; it resets in \(Self.format(retryAfter))" }
+            if let resetsAt { text += ", at \(resetsAt.formatted(.iso8601)) (UTC)" }
+            if retryAfter == nil && resetsAt == nil { text += "; Spotify did not say when it resets" }
+            return text + ". Every app of the developer account shares this quota."
+        case .missingScope(let scope, let endpoint):
+            let what = scope.map { "the scope \($0), which it needs" } ?? "a scope it needs"
+            return "Spotify refused \(endpoint): the sign-in lacks \(what) (403 Insufficient client scope)."
+        case .requestBudgetReached(let limit, let endpoint):
+            return
+                "The budget of \(limit) request\(limit == 1 ? "" : "s") was spent before \(endpoint); nothing more was sent."
         case .network(let reason, let attempts, let endpoint):
             return "Could not reach Spotify for \(endpoint) after \(attempts) attempt\(attempts == 1 ? "" : "s"): "
                 + "\(Redaction.redact(reason))."

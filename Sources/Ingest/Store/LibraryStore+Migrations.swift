@@ -59,6 +59,7 @@ extension LibraryStore {
         migrator = migrator.disablingDeferredForeignKeyChecks()
         migrator.registerMigration("v17-spotify-id-index", migrate: nameTheSpotifyIDIndex)
         migrator.registerMigration("v18-run-scope", migrate: addClusteringRunScope)
+        migrator.registerMigration("v19-playlist-recipes", migrate: createPlaylistRecipes)
         return migrator
     }
 

@@ -13,13 +13,15 @@ public enum Scope: String, Sendable, Hashable, CaseIterable, Codable, Comparable
     case playlistModifyPublic = "playlist-modify-public"
     case playlistModifyPrivate = "playlist-modify-private"
 
-    /// What `auth login` asks for: everything `sync` reads and `playlist push` writes.
+    /// What `auth login` asks for: everything `sync` reads, `playlist push` writes, and the player
+    /// commands (`devices`, `play`, `pause`, …) need.
     ///
-    /// Playback control (`user-modify-playback-state`) is left out; ask for it with `--scope`.
+    /// The playback scopes are asked for too: Spotify names no scope in its 403, and a new
+    /// development-mode app has no other way to control playback.
     public static let vibesDefault: Set<Scope> = [
         .userReadPrivate, .userLibraryRead, .userTopRead, .userReadRecentlyPlayed,
-        .userReadCurrentlyPlaying, .playlistReadPrivate, .playlistReadCollaborative,
-        .playlistModifyPublic, .playlistModifyPrivate,
+        .userReadCurrentlyPlaying, .userReadPlaybackState, .userModifyPlaybackState,
+        .playlistReadPrivate, .playlistReadCollaborative, .playlistModifyPublic, .playlistModifyPrivate,
     ]
 
     public static func < (lhs: Scope, rhs: Scope) -> Bool { lhs.rawValue < rhs.rawValue }

@@ -41,32 +41,52 @@ extension SpotifyClient {
         )
     }
 
-    /// Searches the catalogue (`GET /search`) for one kind of item; the results hold that kind's page.
+    /// The largest page `/search` serves a development-mode app: since February 2026 Spotify
+    /// answers `400 Invalid limit` above 10 for apps without extended quota.
+    public static let searchPageLimit = 10
+
+    /// Searches the catalogue (`GET /search`) for one kind of item; the results hold that kind's
+    /// items, up to `limit` of them.
+    ///
+    /// Asks in pages of ``searchPageLimit`` (`offset` 0, 10, …), which every app may, and stops
+    /// early when Spotify has no more.
     ///
     /// - Parameters:
     ///   - query: Spotify's search syntax, such as `artist:Radiohead track:Reckoner`.
     ///   - type: What to look for.
-    ///   - limit: 1 to 50. Defaults to 10.
+    ///   - limit: How many items, 1 to 50. Defaults to 10.
     public func search(_ query: String, type: SpotifySearchType, limit: Int = 10) async throws -> SpotifySearchResults {
-        try await decode(
-            SpotifySearchResults.self,
-            "search",
-            query: [("q", query), ("type", type.rawValue), ("limit", "\(limit)")]
-        )
+        let wanted = max(1, min(limit, 50))
+        var merged: SpotifySearchResults?
+        var offset = 0
+        while offset < wanted {
+            let size = min(Self.searchPageLimit, wanted - offset)
+            let page = try await decode(
+                SpotifySearchResults.self,
+                "search",
+                query: [("q", query), ("type", type.rawValue), ("limit", "\(size)"), ("offset", "\(offset)")]
+            )
+            let found = page.count(of: type)
+            if var results = merged {
+                results.append(page, of: type)
+                merged = results
+            } else {
+                merged = page
+            }
+            offset += size
+            if found.items < size || offset >= (found.total ?? .max) { break }
+        }
+        return merged ?? SpotifySearchResults()
     }
 
-    /// Searches the catalogue for tracks (`GET /search?type=track`).
+    /// Searches the catalogue for tracks (`GET /search?type=track`), in pages of
+    /// ``searchPageLimit``.
     ///
     /// - Parameters:
     ///   - query: Spotify's search syntax, such as `artist:Radiohead track:Reckoner`.
     ///   - limit: 1 to 50. Defaults to 10.
     public func searchTracks(_ query: String, limit: Int = 10) async throws -> [SpotifyTrackObject] {
-        let results = try await decode(
-            SpotifySearchResults.self,
-            "search",
-            query: [("q", query), ("type", "track"), ("limit", "\(limit)")]
-        )
-        return results.tracks?.items.compactMap { $0 } ?? []
+        try await search(query, type: .track, limit: limit).tracks?.items.compactMap { $0 } ?? []
     }
 
     /// Audio features by track ID, in batches of 100 (`GET /audio-features?ids=`).

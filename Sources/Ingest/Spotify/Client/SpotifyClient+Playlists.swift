@@ -119,6 +119,74 @@ extension SpotifyClient {
         return snapshot
     }
 
+    /// Moves items within a playlist (`PUT /playlists/{id}/items` with `range_start`,
+    /// `insert_before`, `range_length` and `snapshot_id`).
+    ///
+    /// The moved items keep their `added_at` and `added_by`; local files and episodes move like
+    /// tracks. Spotify reads both positions in the snapshot named, so a move sent again with the same
+    /// snapshot (after a lost answer) moves the same items before the same item again, and lands
+    /// where the first did.
+    ///
+    /// - Parameters:
+    ///   - rangeStart: The position of the first item to move.
+    ///   - insertBefore: The position, in the same snapshot, to move them before; the item count
+    ///     moves them to the end.
+    ///   - rangeLength: How many items to move. Defaults to 1.
+    ///   - snapshotID: The snapshot the positions refer to.
+    /// - Returns: The playlist's snapshot after the move.
+    @discardableResult
+    public func reorderItems(
+        of playlistID: SpotifyID,
+        rangeStart: Int,
+        insertBefore: Int,
+        rangeLength: Int = 1,
+        snapshotID: String?
+    ) async throws -> String {
+        struct Body: Encodable {
+            var rangeStart: Int
+            var insertBefore: Int
+            var rangeLength: Int
+            var snapshotID: String?
+            enum CodingKeys: String, CodingKey {
+                case rangeStart = "range_start"
+                case insertBefore = "insert_before"
+                case rangeLength = "range_length"
+                case snapshotID = "snapshot_id"
+            }
+        }
+        let body = Self.jsonBody(
+            Body(rangeStart: rangeStart, insertBefore: insertBefore, rangeLength: rangeLength, snapshotID: snapshotID)
+        )
+        return try await withPlaylistItemsPath(of: playlistID) { path in
+            try await decode(SpotifySnapshotObject.self, path, method: .put, json: body)
+        }.snapshotID
+    }
+
+    /// Removes every occurrence of `uris` from a playlist (`DELETE /playlists/{id}/items`), in
+    /// chunks of 100.
+    ///
+    /// - Returns: The playlist's snapshot after the last chunk, or `snapshotID` for empty `uris`.
+    @discardableResult
+    public func removeItems(_ uris: [String], from playlistID: SpotifyID, snapshotID: String?) async throws -> String? {
+        struct Body: Encodable {
+            struct Item: Encodable { var uri: String }
+            var tracks: [Item]
+            var snapshotID: String?
+            enum CodingKeys: String, CodingKey {
+                case tracks
+                case snapshotID = "snapshot_id"
+            }
+        }
+        var snapshot = snapshotID
+        for chunk in uris.chunked(into: Self.writeChunkSize) {
+            let body = Self.jsonBody(Body(tracks: chunk.map { Body.Item(uri: $0) }, snapshotID: snapshot))
+            snapshot = try await withPlaylistItemsPath(of: playlistID) { path in
+                try await decode(SpotifySnapshotObject.self, path, method: .delete, json: body)
+            }.snapshotID
+        }
+        return snapshot
+    }
+
     private func writeItems(
         _ uris: [String],
         to playlistID: SpotifyID,

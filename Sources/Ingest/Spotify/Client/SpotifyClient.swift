@@ -22,6 +22,8 @@ public final class SpotifyClient: Sendable {
     public let requestCounter: RequestCounter
     /// The app's client ID, recorded with capabilities such as audio-features access.
     public let clientID: String?
+    /// The most requests this client may send, when the command set a budget.
+    public let budget: RequestBudget?
     /// Which deprecated or newer paths this API refused, so later calls skip them.
     let fallbacks = Mutex(Fallbacks())
     let transport: any HTTPTransport
@@ -40,6 +42,8 @@ public final class SpotifyClient: Sendable {
     ///   - clock: The clock retries sleep on; tests pass one that does not really sleep.
     ///   - now: The wall clock, for "try again after" times.
     ///   - onRetry: Called before each retry wait, so a command can say why it pauses.
+    ///   - requestBudget: The most requests to send (retries included); past it a request throws
+    ///     ``SpotifyError/requestBudgetReached(limit:endpoint:)`` unsent. `nil` for no limit.
     public init(
         tokens: any AccessTokenProvider,
         clientID: String? = nil,
@@ -49,11 +53,15 @@ public final class SpotifyClient: Sendable {
         clock: any Clock<Duration> = ContinuousClock(),
         now: @escaping @Sendable () -> Date = Date.init,
         onRetry: (@Sendable (RetryEvent) -> Void)? = nil,
+        requestBudget: RequestBudget? = nil,
         logger: Logger = Logger(label: "vibes.spotify")
     ) {
         let counter = RequestCounter()
+        // Below the retries: a quota answer is never retried, and a budget counts every attempt.
+        var bottom: any HTTPTransport = QuotaTransport(base: network, now: now)
+        if let requestBudget { bottom = BudgetTransport(base: bottom, budget: requestBudget) }
         let retrying = RetryingTransport(
-            base: network,
+            base: bottom,
             policy: retryPolicy,
             clock: clock,
             now: now,
@@ -65,6 +73,7 @@ public final class SpotifyClient: Sendable {
         self.baseURL = baseURL.absoluteString.hasSuffix("/") ? baseURL : baseURL.appendingPathComponent("")
         self.requestCounter = counter
         self.clientID = clientID
+        self.budget = requestBudget
         self.logger = logger
     }
 
@@ -101,6 +110,12 @@ public final class SpotifyClient: Sendable {
                 throw SpotifyError.rateLimited(retryAfter: nil, retryAt: nil, endpoint: request.endpoint)
             }
             let envelope = try? JSONDecoder().decode(SpotifyErrorEnvelope.self, from: data)
+            if response.status == 403, envelope?.error.message == SpotifyError.insufficientScopeMessage {
+                throw SpotifyError.missingScope(
+                    scope: Self.requiredScope(method: method, path: path)?.rawValue,
+                    endpoint: request.endpoint
+                )
+            }
             if let reason = envelope?.error.reason, SpotifyError.playerReasons.contains(reason) {
                 throw SpotifyError.playerRefused(
                     reason: reason,
@@ -139,6 +154,26 @@ public final class SpotifyClient: Sendable {
                 body: redactedBody(data),
                 endpoint: endpoint
             )
+        }
+    }
+
+    /// The scope an endpoint needs, by method and path (relative to ``baseURL``), as Spotify's
+    /// reference lists it; `nil` for endpoints that need none or that the client does not know.
+    public static func requiredScope(method: HTTPMethod, path: String) -> Scope? {
+        let parts = path.split(separator: "/").map(String.init)
+        switch (method, parts.first ?? "", parts.count) {
+        case (.get, "me", 2) where parts[1] == "tracks": return .userLibraryRead
+        case (.get, "me", 3) where parts[1] == "top": return .userTopRead
+        case (_, "me", 3) where parts[1] == "player":
+            switch parts[2] {
+            case "recently-played": return .userReadRecentlyPlayed
+            case "currently-playing": return .userReadCurrentlyPlaying
+            case "devices": return .userReadPlaybackState
+            default: return .userModifyPlaybackState
+            }
+        case (.post, "me", 2) where parts[1] == "playlists": return .playlistModifyPrivate
+        case (.post, "playlists", 3), (.put, "playlists", 3), (.delete, "playlists", 3): return .playlistModifyPrivate
+        default: return nil
         }
     }
 

@@ -102,6 +102,28 @@ public struct SpotifySearchResults: Codable, Hashable, Sendable {
     public var playlists: SpotifyPagingObject<SpotifySimplifiedPlaylistObject>?
 }
 
+extension SpotifySearchResults {
+    /// The items on this page and the total, for the kind searched.
+    func count(of type: SpotifySearchType) -> (items: Int, total: Int?) {
+        switch type {
+        case .track: (tracks?.items.count ?? 0, tracks?.total)
+        case .artist: (artists?.items.count ?? 0, artists?.total)
+        case .album: (albums?.items.count ?? 0, albums?.total)
+        case .playlist: (playlists?.items.count ?? 0, playlists?.total)
+        }
+    }
+
+    /// Appends a later page's items of the kind searched.
+    mutating func append(_ page: SpotifySearchResults, of type: SpotifySearchType) {
+        switch type {
+        case .track: tracks?.items += page.tracks?.items ?? []
+        case .artist: artists?.items += page.artists?.items ?? []
+        case .album: albums?.items += page.albums?.items ?? []
+        case .playlist: playlists?.items += page.playlists?.items ?? []
+        }
+    }
+}
+
 /// What `/search` looks for.
 public enum SpotifySearchType: String, Sendable, Hashable, CaseIterable, Codable {
     case track, artist, album, playlist

@@ -69,6 +69,29 @@ public struct SpotifySync: Sendable {
         public var notes: [String] = []
         /// Parts that failed while the rest went on, with the reason.
         public var failedParts: [PartFailure] = []
+        /// Whether the sync stopped at its request budget (`--max-requests`); what it fetched is
+        /// saved, and the next sync resumes.
+        public var budgetReached = false
+        /// The request budget, when one was set.
+        public var requestBudget: Int?
+        /// The playlist recipes built again after the sync (`sync --refresh-recipes`).
+        public var refreshedRecipes: [String]?
+
+        /// What the sync saved, in a few words: "120 saved tracks, 2 playlists (300 items), 5 plays".
+        public var savedSummary: String {
+            var parts: [String] = []
+            if savedTracksAdded > 0 { parts.append("\(savedTracksAdded) saved tracks") }
+            if playlistsUpdated > 0 {
+                parts.append(
+                    "\(playlistsUpdated) playlist\(playlistsUpdated == 1 ? "" : "s") (\(playlistItemsWritten) items)"
+                )
+            }
+            if topTracks + topArtists > 0 { parts.append("\(topTracks) top tracks and \(topArtists) top artists") }
+            if playsAdded > 0 { parts.append("\(playsAdded) plays") }
+            if artistsWithGenres > 0 { parts.append("genres of \(artistsWithGenres) artists") }
+            if let fetched = features?.fetched, fetched > 0 { parts.append("features of \(fetched) tracks") }
+            return parts.isEmpty ? "nothing new" : parts.joined(separator: ", ")
+        }
 
         /// A part of the sync that failed alone.
         public struct PartFailure: Sendable, Hashable, Codable {
@@ -96,6 +119,9 @@ public struct SpotifySync: Sendable {
             case removedSkipped = "removed_skipped"
             case requests, notes, features
             case failedParts = "failed_parts"
+            case budgetReached = "budget_reached"
+            case requestBudget = "request_budget"
+            case refreshedRecipes = "refreshed_recipes"
             case artistsWithGenres = "artists_with_genres"
             case genreTagsAdded = "genre_tags_added"
         }
@@ -146,7 +172,10 @@ public struct SpotifySync: Sendable {
     ///   ``SpotifyError/notSignedIn``) when no request was made.
     public func run(_ parts: Parts, recheckAudioFeatures: Bool = false) async throws -> Report {
         var report = Report()
+        report.requestBudget = client.budget?.limit
         let startRequests = client.requestCounter.value
+        // Attempts the budget refused were counted but never sent.
+        func sent() -> Int { client.requestCounter.value - startRequests - (client.budget?.refused ?? 0) }
         let runID = try await startRun()
         do {
             // Each part fails alone: Spotify refuses more endpoints to development-mode apps every
@@ -167,14 +196,30 @@ public struct SpotifySync: Sendable {
                     try await syncAudioFeatures(&$0, runID: runID, recheck: recheckAudioFeatures)
                 }
             }
+        } catch SpotifyError.requestBudgetReached(let limit, _) {
+            // A clean stop: every page written so far is saved with its resume point.
+            report.requests = sent()
+            report.budgetReached = true
+            report.notes.append(
+                "Stopped at the budget of \(limit) requests; saved: \(report.savedSummary). Run `vibes-analyze sync` "
+                    + "again to continue where this one stopped."
+            )
+            try await finishRun(runID, report: report)
+            return report
         } catch {
-            report.requests = client.requestCounter.value - startRequests
+            report.requests = sent()
             try? await finishRun(runID, report: report)
             // Nothing was fetched (not signed in, no network): the error alone says it all.
             guard report.requests > 0 else { throw error }
             throw SpotifySyncInterruptedError(report: report, underlying: error)
         }
-        report.requests = client.requestCounter.value - startRequests
+        report.requests = sent()
+        if client.budget?.isSpent == true {
+            report.budgetReached = true
+            report.notes.append(
+                "The budget of \(report.requestBudget ?? 0) requests ran out in the features part; run `vibes-analyze sync` again to continue."
+            )
+        }
         try await finishRun(runID, report: report)
         return report
     }
@@ -620,8 +665,8 @@ public struct SpotifySyncInterruptedError: Error, CustomStringConvertible {
     public var underlying: any Error
 
     public var description: String {
-        "\(underlying) The sync made \(report.requests) requests before it stopped; what it fetched is saved, "
-            + "and the next sync resumes from there."
+        "\(underlying) The sync made \(report.requests) requests before it stopped; what it fetched is saved "
+            + "(\(report.savedSummary)), and the next sync resumes from there."
     }
 }
 
