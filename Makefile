@@ -67,6 +67,7 @@ install: build
 	@rm -rf $(MAN_OUT) && mkdir -p $(MAN_OUT)
 	.build/release/generate-manual "$(CURDIR)/$(BIN)" --multi-page --authors "vibes-analyze contributors" \
 		--output-directory $(MAN_OUT)
+	python3 scripts/man-sections.py "$(CURDIR)/$(BIN)" $(MAN_OUT)
 	install -d "$(PREFIX)/bin" "$(PREFIX)/share/man/man1" "$(PREFIX)/share/bash-completion/completions" \
 		"$(PREFIX)/share/zsh/site-functions" "$(PREFIX)/share/fish/vendor_completions.d"
 	install -m 0755 $(BIN) .build/release/vibes-analyze-audio "$(PREFIX)/bin/"
@@ -110,10 +111,14 @@ format:
 # At most 8 tests at once: Swift Testing otherwise starts every test together, and a loopback
 # fake's next step then queues behind all of them on the 2 threads of a 2-core machine (a sign-in
 # test once waited over 3 minutes that way). The suite takes as long either way: it is CPU-bound.
-test: test-deps lint
-	SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=8 swift test
-	$(MAKE) fuzz
-	$(MAKE) test-kernels-host-cpu
+# Each stage prints how long it took (CONTRIBUTING.md lists the usual times).
+test: test-deps
+	@start=$$(date +%s); $(MAKE) --no-print-directory lint && echo "make test: lint took $$(( $$(date +%s) - start )) s"
+	@start=$$(date +%s); SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=8 swift test \
+		&& echo "make test: swift test (build and suite) took $$(( $$(date +%s) - start )) s"
+	@start=$$(date +%s); $(MAKE) --no-print-directory fuzz && echo "make test: fuzz took $$(( $$(date +%s) - start )) s"
+	@start=$$(date +%s); $(MAKE) --no-print-directory test-kernels-host-cpu \
+		&& echo "make test: host-CPU kernel tests took $$(( $$(date +%s) - start )) s"
 
 # The k-means kernel tests again, built for this machine's CPU (scripts/host-cpu-flags.sh) into a
 # scratch path of their own, so that the 8-lane SIMD, fused multiply-add and AVX transposes of the

@@ -37,7 +37,7 @@ let package = Package(
         .target(
             name: "Ingest",
             dependencies: [
-                "Features",
+                "Features", "CCurl",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "FlyingFox", package: "FlyingFox"),
                 .product(name: "FlyingSocks", package: "FlyingFox"),
@@ -93,6 +93,13 @@ let package = Package(
             name: "CFFmpeg",
             pkgConfig: "libavformat",
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswresample-dev", "libavutil-dev"])]
+        ),
+        // libcurl, under the network clients: FoundationNetworking's URLSession keeps a core busy
+        // while it waits for an answer.
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
         ),
         .systemLibrary(
             name: "CEBUR128",

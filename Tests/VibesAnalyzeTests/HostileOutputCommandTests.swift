@@ -1,5 +1,7 @@
+import Features
 import Foundation
 import GRDB
+import Ingest
 import Testing
 import VibesTestSupport
 
@@ -230,4 +232,69 @@ struct HostileOutputCommandTests {
             #expect(try Data(contentsOf: URL(fileURLWithPath: db)) == before)
         }
     }
+
+    /// A provider that trickles its answer neither hangs `features fetch` (every request has a
+    /// whole-request deadline) nor keeps a core busy while it waits: the network waits in the
+    /// kernel, as FoundationNetworking's `URLSession` did not (a core at 100 % for the whole wait).
+    @Test func aTricklingProviderNeitherHangsNorSpins() async throws {
+        try await withTemporaryDirectory { folder in
+            let db = folder + "/library.sqlite"
+            let store = try LibraryStore(path: db)
+            try store.database.write { db in
+                let writer = try ImportWriter(db, runID: nil, fetchedAt: "2026-01-01T00:00:00Z")
+                for number in 0..<3 {
+                    _ = try writer.write(
+                        Track(
+                            spotifyID: SpotifyID("T00000000000000000000\(number)"),
+                            name: "Song \(number)",
+                            artists: ["Band"]
+                        )
+                    )
+                }
+            }
+            let server = try TricklingServer(bodyLength: 1_000, interval: 0.2)
+            defer { server.stop() }
+            let started = ContinuousClock.now
+            let (status, cpuSeconds) = try spawnMeasuringCPU(
+                CommandLineTool.executablePath,
+                ["features", "fetch", "--db", db, "--quiet"],
+                environment: [
+                    "VIBES_RECCOBEATS_API_URL": "http://127.0.0.1:\(server.port)/v1/",
+                    "VIBES_HTTP_TIMEOUT": "1",
+                ]
+            )
+            let wall = ContinuousClock.now - started
+            #expect(status == 1, "the provider failed, so the command reports it")
+            #expect(wall < .seconds(30), "took \(wall)")
+            #expect(wall > .seconds(3), "four attempts of a second each, with backoff between them")
+            let wallSeconds = Double(wall.components.seconds) + Double(wall.components.attoseconds) / 1e18
+            #expect(cpuSeconds < 0.25 * wallSeconds, "\(cpuSeconds) s of CPU in \(wallSeconds) s")
+        }
+    }
+}
+
+/// Runs `path` with `arguments` (stdout and stderr to /dev/null) and returns its exit status and
+/// the CPU time it used, user and system, from `wait4`.
+func spawnMeasuringCPU(_ path: String, _ arguments: [String], environment: [String: String]) throws -> (Int32, Double) {
+    var actions: posix_spawn_file_actions_t = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+    let argv = ([path] + arguments).map { strdup($0) } + [nil]
+    defer { for pointer in argv { free(pointer) } }
+    var merged = ProcessInfo.processInfo.environment
+    for (key, value) in environment { merged[key] = value }
+    let envp = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
+    defer { for pointer in envp { free(pointer) } }
+    var pid: pid_t = 0
+    let spawned = posix_spawn(&pid, path, &actions, nil, argv, envp)
+    guard spawned == 0 else { throw POSIXError(POSIXErrorCode(rawValue: spawned) ?? .EINVAL) }
+    var status: Int32 = 0
+    var usage = rusage()
+    while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
+    let cpu =
+        Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+        + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+    return ((status >> 8) & 0xFF, cpu)
 }
