@@ -12,13 +12,13 @@ import Glibc
 /// The network transport every client shares: redirects never carry credentials to another
 /// origin, the whole request has a deadline, and answers have a size cap. Real servers on
 /// 127.0.0.1; each test fails when its guard is taken out of `URLSessionTransport`.
-struct URLSessionTransportTests {
+struct CurlTransportTests {
     static let secret = "Basic c2VjcmV0LWFwcDpzZWNyZXQtc2VjcmV0"
 
     @Test func aRedirectToAnotherPortIsRefusedAndTheCredentialNeverLeaves() async throws {
         try await RecordingServer.with { elsewhere in
             try await RecordingServer.with(redirectingTo: "http://127.0.0.1:\(elsewhere.port)/stolen") { home in
-                let transport = URLSessionTransport(timeout: 10)
+                let transport = CurlTransport(timeout: 10)
                 let request = Ingest.HTTPRequest(
                     method: .post,
                     url: URL(string: "http://127.0.0.1:\(home.port)/api/token")!,
@@ -43,7 +43,7 @@ struct URLSessionTransportTests {
         try await RecordingServer.with { home in
             // `localhost` is another origin than `127.0.0.1`, though the same socket answers.
             home.redirect = "http://localhost:\(home.port)/stolen"
-            let transport = URLSessionTransport(timeout: 10)
+            let transport = CurlTransport(timeout: 10)
             let request = Ingest.HTTPRequest(
                 method: .get,
                 url: URL(string: "http://127.0.0.1:\(home.port)/v1/me/player/recently-played")!,
@@ -57,7 +57,7 @@ struct URLSessionTransportTests {
     @Test func aRedirectWithinTheOriginIsFollowedWithItsHeaders() async throws {
         try await RecordingServer.with { home in
             home.redirect = "http://127.0.0.1:\(home.port)/moved"
-            let transport = URLSessionTransport(timeout: 10)
+            let transport = CurlTransport(timeout: 10)
             let request = Ingest.HTTPRequest(
                 method: .get,
                 url: URL(string: "http://127.0.0.1:\(home.port)/first")!,
@@ -74,7 +74,7 @@ struct URLSessionTransportTests {
     @Test func theNeverPolicyRefusesEvenARedirectWithinTheOrigin() async throws {
         try await RecordingServer.with { home in
             home.redirect = "http://127.0.0.1:\(home.port)/moved"
-            let transport = URLSessionTransport(timeout: 10, redirects: .never)
+            let transport = CurlTransport(timeout: 10, redirects: .never)
             let request = Ingest.HTTPRequest(
                 method: .post,
                 url: URL(string: "http://127.0.0.1:\(home.port)/api/token")!,
@@ -91,7 +91,7 @@ struct URLSessionTransportTests {
         try await RecordingServer.with { elsewhere in
             try await RecordingServer.with(redirectingTo: "http://127.0.0.1:\(elsewhere.port)/x") { home in
                 let transport = RetryingTransport(
-                    base: URLSessionTransport(timeout: 10),
+                    base: CurlTransport(timeout: 10),
                     clock: TestClock()
                 )
                 let request = Ingest.HTTPRequest(
@@ -113,12 +113,12 @@ struct URLSessionTransportTests {
         try await RecordingServer.with { home in
             home.bodySize = 3 << 20
             let request = Ingest.HTTPRequest(method: .get, url: URL(string: "http://127.0.0.1:\(home.port)/big")!)
-            let capped = URLSessionTransport(timeout: 10, maximumBodyBytes: 1 << 20)
+            let capped = CurlTransport(timeout: 10, maximumBodyBytes: 1 << 20)
             await #expect(throws: HTTPTransportError.responseTooLarge(endpoint: "GET /big", limit: 1 << 20)) {
                 _ = try await capped.send(request, body: nil)
             }
             // Under the default cap the same answer arrives whole.
-            let (_, body) = try await URLSessionTransport(timeout: 10).send(request, body: nil)
+            let (_, body) = try await CurlTransport(timeout: 10).send(request, body: nil)
             #expect(body.count == 3 << 20)
         }
     }
@@ -127,7 +127,7 @@ struct URLSessionTransportTests {
         // One byte every 300 ms of a 100-byte body: 30 s in all, though no gap reaches the timeout.
         let server = try TricklingServer(bodyLength: 100, interval: 0.3)
         defer { server.stop() }
-        let transport = URLSessionTransport(timeout: 1.5)
+        let transport = CurlTransport(timeout: 1.5)
         let request = Ingest.HTTPRequest(method: .get, url: URL(string: "http://127.0.0.1:\(server.port)/slow")!)
         let start = ContinuousClock.now
         await #expect(throws: HTTPTransportError.deadlineExceeded(endpoint: "GET /slow", seconds: 1.5)) {
@@ -140,7 +140,7 @@ struct URLSessionTransportTests {
     @Test func cancellingTheTaskEndsTheRequest() async throws {
         let server = try TricklingServer(bodyLength: 100, interval: 0.3)
         defer { server.stop() }
-        let transport = URLSessionTransport(timeout: 60)
+        let transport = CurlTransport(timeout: 60)
         let request = Ingest.HTTPRequest(method: .get, url: URL(string: "http://127.0.0.1:\(server.port)/slow")!)
         let task = Task { try await transport.send(request, body: nil) }
         try await Task.sleep(for: .milliseconds(500))
