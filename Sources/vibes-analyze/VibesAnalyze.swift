@@ -19,10 +19,13 @@ struct VibesAnalyze: AsyncParsableCommand {
             to do, and under --json an {"error": …} object on stdout); 64 for a mistake on the command \
             line (with the command's usage); 130 when interrupted with Ctrl-C, keeping everything \
             finished so far.
+
+            \(environmentHelp)
             """,
         version: "\(LibraryStore.softwareVersion) (\(gitDescription))",
         subcommands: [
-            Import.self, Analyze.self, Library.self, Playlists.self, Cluster.self, Vibes.self, Recommend.self, PlaylistCommand.self,
+            Import.self, Analyze.self, Library.self, Playlists.self, Cluster.self, Vibes.self, Recommend.self,
+            PlaylistCommand.self,
             Report.self,
             Eval.self, Weights.self, Auth.self, Sync.self, FeaturesCommand.self, Now.self, Recent.self, Top.self,
             Search.self,
@@ -101,6 +104,25 @@ struct VibesAnalyze: AsyncParsableCommand {
 }
 
 extension VibesAnalyze {
+    /// The environment variables the tool reads, for `--help` and the manual's ENVIRONMENT section
+    /// (`scripts/man-sections.py` reads them back from `--help`).
+    static let environment: [(name: String, meaning: String)] = [
+        ("VIBES_DB", "The library database file, when --db is not given."),
+        ("XDG_DATA_HOME", "Where the library is kept by default ($XDG_DATA_HOME/vibes-analyze/library.sqlite)."),
+        ("XDG_CONFIG_HOME", "Where the Spotify sign-in is kept ($XDG_CONFIG_HOME/vibes-analyze)."),
+        ("SPOTIFY_CLIENT_ID", "The Spotify app's client ID, for auth and the Spotify commands."),
+        ("SPOTIFY_CLIENT_SECRET", "The Spotify app's client secret, when the app has one."),
+        ("VIBES_HTTP_TIMEOUT", "Seconds a Spotify or ReccoBeats request may take."),
+        ("VIBES_AUDIO_ANALYZER", "The vibes-analyze-audio program `analyze` runs."),
+        ("NO_COLOR", "When set and not empty, no colour in reports (no-color.org)."),
+        ("COLUMNS", "The width tables and progress keep to when the terminal does not say."),
+    ]
+
+    /// The "Environment:" paragraph of the root `--help`.
+    static var environmentHelp: String {
+        "Environment:\n" + environment.map { "  \($0.name): \($0.meaning)" }.joined(separator: "\n")
+    }
+
     /// A word in a command's place that names none of its subcommands, with the closest name
     /// when one is near (an edit distance of at most a third of the word, and at least 1).
     ///

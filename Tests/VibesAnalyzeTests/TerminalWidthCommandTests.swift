@@ -122,6 +122,52 @@ struct TerminalWidthCommandTests {
         }
     }
 
+    /// Everything a command prints on a terminal, stdout and stderr, progress redraws included,
+    /// fits 80 columns: playlists, a cluster's closing lines, import totals, eval's progress.
+    @Test func everyLineOnATerminalFitsItsWidthDiagnosticsAndProgressToo() async throws {
+        try await withTemporaryDirectory { folder in
+            let db = try await TerminalWidthCommandTests.sampleStore(in: folder)
+            let commands = [
+                [
+                    "import", "--db", db, Fixtures.path("exportify/Liked_Songs.csv"),
+                    Fixtures.path("exportify/Older_Layout.csv"),
+                ],
+                ["cluster", "--db", db, "--k", "5"],
+                ["playlists", "--db", db],
+                ["playlists", "show", "liked", "--db", db],
+                ["vibes", "1", "--db", db],
+                ["vibes", "--list", "--db", db],
+                ["eval", "--db", db, "--sample", "300", "--resamples", "50", "--clusters", "0"],
+            ]
+            var printed: [String: String] = [:]
+            for arguments in commands {
+                let terminal = try TerminalWidthCommandTests.runInTerminal(
+                    arguments,
+                    columns: 80,
+                    standardErrorToo: true
+                )
+                #expect(terminal.status == 0, "\(arguments): \(terminal.output)")
+                let lines = terminal.output.replacingOccurrences(of: "\u{1B}[K", with: "")
+                    .split(whereSeparator: { $0 == "\n" || $0 == "\r" })
+                #expect(!lines.isEmpty, "\(arguments)")
+                for line in lines {
+                    #expect(line.count <= 80, "\(arguments): \(line.count) columns: \(line)")
+                }
+                printed[
+                    arguments[0] + (arguments.count > 1 && !arguments[1].hasPrefix("-") ? " " + arguments[1] : "")
+                ] =
+                    terminal.output
+            }
+            #expect(printed["import"]?.contains("Total: 2 of 2 files imported") == true, "\(printed["import"] ?? "")")
+            #expect(printed["cluster"]?.contains("Saved run 2 of the library.") == true)
+            #expect(printed["playlists"]?.contains("Liked Songs") == true)
+            #expect(printed["playlists show"]?.contains("Playlist 'Liked Songs'") == true)
+            // `vibes N` once meant run N: a note says so when N is also a run.
+            #expect(printed["vibes 1"]?.contains("note: `vibes 1` shows vibe 1 of the current run") == true)
+            #expect(printed["eval"]?.contains("ETA") == true)
+        }
+    }
+
     @Test func aNarrowerTerminalShortensNamesWithAnEllipsis() async throws {
         try await withTemporaryDirectory { folder in
             let db = try await TerminalWidthCommandTests.sampleStore(in: folder)
