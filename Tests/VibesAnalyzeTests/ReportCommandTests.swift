@@ -150,6 +150,34 @@ struct ReportCommandTests {
 
     /// The same store gives the same page byte for byte, from separate processes (whose hashing
     /// seeds, and so dictionary orders, differ).
+    /// `--out` picks the format from its extension unless `--format` says otherwise; `md` is
+    /// markdown; the note names the run the vibes came from.
+    @Test func theOutFileExtensionChoosesTheFormat() async throws {
+        try await withTemporaryDirectory { folder in
+            let db = folder + "/library.sqlite"
+            try await run(["import", "--db", db, "--quiet", Fixtures.path("csv/tidytuesday-excerpt.csv")])
+            try await run(["cluster", "--db", db, "--k", "3", "--quiet"])
+            func written(_ name: String, _ extra: [String] = []) async throws -> (text: String, stderr: String) {
+                let result = try await run(["report", "--db", db, "--out", folder + "/" + name] + extra)
+                return (try String(contentsOfFile: folder + "/" + name, encoding: .utf8), result.stderr)
+            }
+            let html = try await written("r.html")
+            #expect(html.text.hasPrefix("<!DOCTYPE html>") || html.text.hasPrefix("<!doctype html>"))
+            #expect(html.stderr.contains("Wrote the html report"))
+            #expect(html.stderr.contains("Vibes of run 1 (the library's latest)."))
+            let markdown = try await written("r.md")
+            #expect(markdown.text.hasPrefix("# "))
+            #expect(try await written("r.markdown").text == markdown.text)
+            let json = try await written("r.json")
+            #expect((try JSONSerialization.jsonObject(with: Data(json.text.utf8))) is [String: Any])
+            let text = try await written("r.txt")
+            #expect(!text.text.hasPrefix("# ") && !text.text.contains("<html"))
+            // --format wins over the extension, and md is markdown.
+            #expect(try await written("other.html", ["--format", "text"]).text == text.text)
+            #expect(try await written("notes.txt", ["--format", "md"]).text == markdown.text)
+        }
+    }
+
     @Test func theSameStoreGivesTheSameHTML() async throws {
         try await withTemporaryDirectory { folder in
             let db = folder + "/library.sqlite"

@@ -165,6 +165,8 @@ struct TerminalWidthCommandTests {
             // `vibes N` once meant run N: a note says so when N is also a run.
             #expect(printed["vibes 1"]?.contains("note: `vibes 1` shows vibe 1 of the current run") == true)
             #expect(printed["eval"]?.contains("ETA") == true)
+            // The list marks the current run and says what each run was made of.
+            #expect(printed["vibes"]?.contains("*2  ") == true && printed["vibes"]?.contains("  library  k=5") == true)
         }
     }
 
