@@ -186,15 +186,20 @@ import Glibc
             #expect(inFolder.stdout.contains("✓ \(escaped): "))
             #expect(try storedPaths(in: db) == [escaped, folder + "/plain.wav"])
 
-            // Named directly, as its bytes: the program that analyses reads them from its argv.
-            let named = try await Self.run(
-                Self.audioToolPath,
-                [Array("--db".utf8), Array(db.utf8), Array("--force".utf8), name]
-            )
-            #expect(named.status == 0, "stderr: \(named.stderr)")
-            #expect(named.stdout.contains("✓ \(escaped): "), "\(named.stdout)")
-            #expect(named.stdout.contains("Analysed 1 of 1 files"))
-            #expect(!named.stderr.contains("no such file"))
+            // Named directly, as its bytes, to `vibes-analyze analyze`, which hands its raw
+            // arguments to the program that analyses, and to that program itself.
+            for (tool, prefix) in [
+                (CommandLineTool.executablePath, [Array("analyze".utf8)]), (Self.audioToolPath, []),
+            ] {
+                let named = try await Self.run(
+                    tool,
+                    prefix + [Array("--db".utf8), Array(db.utf8), Array("--force".utf8), name]
+                )
+                #expect(named.status == 0, "\(tool) stderr: \(named.stderr)")
+                #expect(named.stdout.contains("✓ \(escaped): "), "\(tool): \(named.stdout)")
+                #expect(named.stdout.contains("Analysed 1 of 1 files"))
+                #expect(!named.stderr.contains("no such file"))
+            }
         }
     }
 
