@@ -24,7 +24,9 @@ package struct AnalyzeOptions: ParsableArguments {
 
     package static let discussion = """
         Decodes each file (MP3, AAC/M4A, ALAC, FLAC, WAV, AIFF, Ogg Vorbis, Opus, …) and measures \
-        tempo, key and mode, loudness (EBU R128) and duration; energy, danceability, valence, \
+        tempo, key and mode, loudness (EBU R128; a mono file counts as dual mono, 3 dB above the \
+        same signal taken as single mono, as ITU-R BS.1770 asks for mono on two speakers) and duration; energy, \
+        danceability, valence, \
         acousticness, instrumentalness and speechiness are estimated from the sound, and liveness \
         is left out. Every value is stored with its provenance (measured or estimated, and the \
         analyser's version) and a confidence.
