@@ -58,6 +58,9 @@ extension VibesAnalyze.PlaylistCommand {
         )
         var rewrite = false
 
+        /// Past this many moves, the command says what they cost before it sends them.
+        static let manyMoves = 100
+
         /// What a rewrite resets, said before it starts.
         static let rewriteWarning =
             "--rewrite replaces every item of the playlist: each gets today's date as its date added and you as "
@@ -106,10 +109,19 @@ extension VibesAnalyze.PlaylistCommand {
                 let before = PlaylistOrdering.transitionScore(of: entries)
                 let ordered = Self.ordered(entries, mode: order, arc: arc)
                 let after = PlaylistOrdering.transitionScore(of: ordered)
+                let full = Self.fullOrder(of: playlist, tracksInOrder: ordered.map { Int($0.trackID) })
+                let moves = PlaylistMoves.moves(toReach: full).count
+                if !rewrite && !quiet && moves > Self.manyMoves {
+                    let rewriteRequests = (full.count + SpotifyClient.writeChunkSize - 1) / SpotifyClient.writeChunkSize
+                    Console.diagnostic(
+                        "Note: this order takes \(moves) moves, one request each, counted against the developer "
+                            + "quota; --rewrite would take \(rewriteRequests) but resets every date added."
+                    )
+                }
                 let result = try await Self.reporting(stored.name) {
                     try await store.writeReorder(
                         playlist,
-                        order: Self.fullOrder(of: playlist, tracksInOrder: ordered.map { Int($0.trackID) }),
+                        order: full,
                         using: client,
                         rewrite: rewrite,
                         progress: progress

@@ -19,10 +19,7 @@ import ZIPFoundation
 ///   bomb, once past ``Limits/ratioCheckedAbove``) is skipped;
 /// - links, nested archives, folders and files in `__MACOSX` are skipped.
 ///
-/// ```swift
-/// let export = try store.importSpotifyExport(at: "my_spotify_data.zip")
-/// print(export.files.count, export.skipped.map(\.name))
-/// ```
+/// ``LibraryStore/importSpotifyExport(at:options:limits:)`` opens an export and imports its files.
 public struct SpotifyExportArchive: Sendable {
     /// The bounds a zip must keep to.
     public struct Limits: Sendable, Hashable {
