@@ -14,8 +14,8 @@ public enum NameMatch: Hashable, Sendable {
     /// Finds `text` among `names`.
     ///
     /// In order: a name equal to `text` as typed; the first name equal to it folded; the one name
-    /// whose folded form starts with it; else the closest name, within an edit distance of a third
-    /// of the folded text (at least 1).
+    /// whose folded form starts with it; else the closest name, or the name whose start is
+    /// closest, within an edit distance of a third of the folded text (at least 1).
     ///
     /// - Parameters:
     ///   - text: What the person typed.
@@ -43,7 +43,15 @@ public enum NameMatch: Hashable, Sendable {
             return
         }
         let limit = Swift.max(1, typed.count / 3)
-        let scored = folded.indices.map { (index: $0, distance: NameMatch.editDistance(folded[$0], typed)) }
+        // A name or its start of the typed length ("likd" is one edit from "liked songs"' start).
+        let scored = folded.indices.map { index in
+            let name = folded[index]
+            let start = String(name.prefix(typed.count))
+            return (
+                index: index,
+                distance: Swift.min(NameMatch.editDistance(name, typed), NameMatch.editDistance(start, typed))
+            )
+        }
         let best = scored.min { ($0.distance, $0.index) < ($1.distance, $1.index) }
         self = .missing(closest: best.flatMap { $0.distance <= limit ? $0.index : nil })
     }

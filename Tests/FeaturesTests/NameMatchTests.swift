@@ -28,6 +28,8 @@ struct NameMatchTests {
         #expect(NameMatch("bath tiem", in: Self.names) == .missing(closest: 0))
         #expect(NameMatch("chlil", in: Self.names) == .missing(closest: 2))
         #expect(NameMatch("opera", in: Self.names) == .missing(closest: nil))
+        // A slip in the start of a name.
+        #expect(NameMatch("raod", in: Self.names) == .missing(closest: 4))
         #expect(NameMatch("anything", in: []) == .missing(closest: nil))
     }
 

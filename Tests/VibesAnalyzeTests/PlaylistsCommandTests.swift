@@ -197,4 +197,40 @@ struct PlaylistsCommandTests {
             }
         }
     }
+
+    /// The real Exportify export in `shared/data`, saved under a name with a trailing space as
+    /// Exportify's file names leave them, found by any case and by its start, with its vibes.
+    @Test(.enabled(if: SharedData.isAvailable, SharedData.skipReason))
+    func aRealExportifyPlaylistIsListedAndShown() async throws {
+        try await withTemporaryDirectory { folder in
+            let db = folder + "/library.sqlite"
+            let file = folder + "/Liked_Songs_.csv"
+            try FileManager.default.copyItem(
+                atPath: SharedData.path("spotify-api/exports/exportify/kofort9-mymusic/Liked_Songs.csv"),
+                toPath: file
+            )
+            let store = try LibraryStore(path: db)
+            _ = try store.importFile(at: file)
+            try await Self.run(["cluster", "--db", db, "--k", "6", "--quiet"])
+            let runID = try store.currentClusteringRunID()
+            let clock = ContinuousClock()
+            let start = clock.now
+            let playlists = try store.playlistOverviews(vibesOf: runID)
+            let listing = clock.now - start
+            let liked = try #require(playlists.first)
+            #expect(playlists.count == 1 && liked.name == "Liked Songs ")
+            #expect(liked.trackCount > 7_000 && liked.tracksWithFeatures > 7_000)
+            // Every clustered track of the playlist is in one of the run's vibes.
+            let run = try #require(try store.clusteringRun()).run
+            #expect(liked.vibes.reduce(0) { $0 + $1.tracks } == run.trackCount)
+            #expect(listing < .seconds(2), "listing took \(listing)")
+            let detail = try store.playlistDetail(id: try store.playlistID(matching: "LIKED"), vibesOf: runID)
+            #expect(detail.entries.count >= liked.trackCount)
+            for typed in ["likd songs", "likd"] {
+                #expect(throws: TrackScopeError.misspelledPlaylist(name: typed, closest: "Liked Songs ")) {
+                    try store.playlistID(matching: typed)
+                }
+            }
+        }
+    }
 }
