@@ -71,7 +71,8 @@ extension VibesAnalyze.PlaylistCommand {
 
         @Flag(
             name: .customLong("same-artist"),
-            help: "Let the seed tracks' own artists fill the playlist (by default at most 2 of their tracks besides the seeds)."
+            help:
+                "Let the seed tracks' own artists fill the playlist (by default at most 2 of their tracks besides the seeds)."
         )
         var sameArtist = false
 
