@@ -413,9 +413,12 @@ struct EvalReport: Codable {
             "label \(label): \(e.labelCount) labels, \(e.seedCount) seed tracks",
             "precision@\(e.k): \(e.precision.formatted(digits: 3))  (random \(e.randomBaseline.formatted(digits: 3)), \(e.lift.formatted(digits: 2))× chance)",
         ]
+        // Names are shortened on a terminal only; piped, every name is whole.
+        let isTerminal = isatty(1) != 0
         for item in e.perLabel.prefix(12) {
+            let name = TerminalText.singleLine(item.label)
             lines.append(
-                "  \(TerminalText.singleLine(item.label).truncated(to: 24).padding(to: 24)) \(item.seedCount.padded(to: 6)) tracks  precision \(item.precision.formatted(digits: 3))  random \(item.randomBaseline.formatted(digits: 3))"
+                "  \((isTerminal ? name.truncated(to: 24) : name).padding(to: 24)) \(item.seedCount.padded(to: 6)) tracks  precision \(item.precision.formatted(digits: 3))  random \(item.randomBaseline.formatted(digits: 3))"
             )
         }
         if let interval = comparison.baselines.first?.difference {

@@ -115,6 +115,11 @@ extension VibesAnalyze.PlaylistCommand {
         @Option(name: .long, help: "The file for --export; standard output when omitted.")
         var out: String?
 
+        /// Whether a seed or a target was given (else a mood path, or a playlist to order).
+        var hasSeeds: Bool {
+            seeds.positiveCount > 0 || tuning.constraints.values.contains { $0.target != nil }
+        }
+
         enum OrderMode: String, ExpressibleByArgument, CaseIterable {
             case flow, arc, none
         }
@@ -128,10 +133,10 @@ extension VibesAnalyze.PlaylistCommand {
             guard (fromMood == nil) == (toMood == nil) else {
                 throw ValidationError("Please give both --from-mood and --to-mood for a mood path.")
             }
-            let hasSeeds = seeds.positiveCount > 0 || tuning.constraints.values.contains { $0.target != nil }
-            guard hasSeeds || fromMood != nil else {
+            guard hasSeeds || fromMood != nil || candidates.playlist.playlist != nil else {
                 throw ValidationError(
-                    "Please give seeds (--seed, --seed-artist, --vibe, --mood), a target (--target-energy 0.8), or --from-mood/--to-mood."
+                    "Please give seeds (--seed, --seed-artist, --vibe, --mood), a target (--target-energy 0.8), "
+                        + "--from-mood/--to-mood, or --playlist NAME alone to order that playlist."
                 )
             }
             guard (0...1).contains(diversity) else {
@@ -190,7 +195,7 @@ extension VibesAnalyze.PlaylistCommand {
                 context: seeds.hasTrackSeeds
             )
             let builder = PlaylistBuilder(recommender: library.recommender)
-            let length: PlaylistBuilder.Length =
+            var length: PlaylistBuilder.Length =
                 duration.map { .duration(milliseconds: $0.milliseconds) } ?? .trackCount(count)
             var notes: [String] = []
             var ids: [Int64]
@@ -201,6 +206,26 @@ extension VibesAnalyze.PlaylistCommand {
                     ids = try builder.moodPath(from: fromMood, to: toMood, length: length)
                     description = "From \(fromMood.rawValue) to \(toMood.rawValue)"
                     defaultName = "\(fromMood.rawValue.capitalized) to \(toMood.rawValue)"
+                } else if !hasSeeds, let named = candidates.playlist.playlist {
+                    // A playlist of the library, ordered offline: its own tracks, each once.
+                    let playlist = try describingScope { try store.playlist(matching: named) }
+                    var seen = Set<Int64>()
+                    let own = try store.playlistTrackIDs(rowID: playlist.id)
+                    ids = own.filter { seen.insert($0).inserted && library.hasFeatures($0) }
+                    if duration == nil { length = .trackCount(max(1, ids.count)) }
+                    let left = seen.count - ids.count
+                    notes.append(
+                        "\"\(playlist.name)\": its \(ids.count) tracks with audio features"
+                            + (left > 0 ? "; \(left) without features left out" : "")
+                    )
+                    guard !ids.isEmpty else {
+                        throw CommandFailure(
+                            "The playlist \"\(playlist.name)\" has no tracks with audio features to order; "
+                                + "`vibes-analyze features fetch --playlist NAME` fills them in."
+                        )
+                    }
+                    description = playlist.name
+                    defaultName = playlist.name
                 } else if seeds.vibes.count == 1, seeds.positiveCount == 1, tuning.constraints.isEmpty,
                     seeds.avoidTracks.isEmpty, seeds.avoidArtists.isEmpty
                 {

@@ -216,7 +216,7 @@ extension SeedOptions {
     ) -> (perArtist: Int?, perSeedArtist: Int?, note: String?) {
         guard hasTrackSeeds else { return (maxPerArtist, maxPerArtist, nil) }
         let perArtist = maxPerArtist ?? defaultTracksPerArtist
-        if sameArtist { return (perArtist, maxPerArtist, nil) }
+        if sameArtist { return (perArtist, maxPerArtist ?? Int.max, nil) }
         let perSeedArtist = Swift.min(defaultTracksPerArtist, perArtist)
         let note =
             "at most \(perArtist) track\(perArtist == 1 ? "" : "s") per artist and \(perSeedArtist) by the seed's own artist\(maxPerArtist == nil ? " (--max-per-artist, --same-artist change this)" : " (--same-artist lifts the second)")"

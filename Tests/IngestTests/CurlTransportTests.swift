@@ -134,7 +134,7 @@ struct CurlTransportTests {
             _ = try await transport.send(request, body: nil)
         }
         let elapsed = ContinuousClock.now - start
-        #expect(elapsed < .seconds(6), "took \(elapsed)")
+        #expect(elapsed < .seconds(15), "took \(elapsed)")
     }
 
     @Test func cancellingTheTaskEndsTheRequest() async throws {
@@ -147,7 +147,7 @@ struct CurlTransportTests {
         let start = ContinuousClock.now
         task.cancel()
         await #expect(throws: CancellationError.self) { _ = try await task.value }
-        #expect(ContinuousClock.now - start < .seconds(3))
+        #expect(ContinuousClock.now - start < .seconds(10))
     }
 }
 

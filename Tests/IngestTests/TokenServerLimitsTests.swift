@@ -12,7 +12,11 @@ import Glibc
 /// attacks a real server and checks that a normal `/swap` is still answered within a second.
 struct TokenServerLimitsTests {
     /// What "answered at once" means.
-    static let promptly = Duration.seconds(1)
+    /// How soon a normal request must be answered under attack. Unloaded it takes milliseconds
+    /// (3 ms beside 1,100 idle connections, 1.8 ms beside four 256 KB header lines); the bound is
+    /// loose for a 2-core machine running the whole suite, and still far from the old server's
+    /// 49 s, 60 s or never.
+    static let promptly = Duration.seconds(5)
 
     // MARK: - Idle and slow connections
 
@@ -43,7 +47,7 @@ struct TokenServerLimitsTests {
             let answer = await idle.receive(within: .seconds(5))
             let elapsed = started.duration(to: .now)
             #expect(answer.isClosed && answer.bytes.isEmpty)
-            #expect(elapsed >= .milliseconds(900) && elapsed < .seconds(3), "closed after \(elapsed)")
+            #expect(elapsed >= .milliseconds(900) && elapsed < .seconds(8), "closed after \(elapsed)")
             #expect(log.entries.isEmpty)  // nothing was asked: nothing to log
         }
     }
@@ -63,7 +67,7 @@ struct TokenServerLimitsTests {
             let answer = await slow.receive(within: .seconds(5))
             #expect(answer.status == 408, "\(answer.text)")
             #expect(answer.text.contains("request_timeout"))
-            #expect(started.duration(to: .now) < .seconds(4))
+            #expect(started.duration(to: .now) < .seconds(10))
             #expect(log.entries.map(\.status) == [408])
         }
     }
@@ -93,7 +97,7 @@ struct TokenServerLimitsTests {
                     #expect(answer.status == 431, "\(answer.text)")
                     #expect(answer.text.contains("request_too_large"))
                 }
-                #expect(started.duration(to: .now) < .seconds(3))
+                #expect(started.duration(to: .now) < .seconds(10))
                 #expect(log.entries.filter { $0.status == 431 }.count == 4)
             }
         }
@@ -184,7 +188,7 @@ struct TokenServerLimitsTests {
                 try RefreshTokenSealer(keyFile: path, clientID: TokenServerTests.clientID)
             }
             // Reading 2 GiB takes seconds and as much memory; a size check takes microseconds.
-            #expect(started.duration(to: .now) < .milliseconds(200))
+            #expect(started.duration(to: .now) < .seconds(1))
         }
     }
 

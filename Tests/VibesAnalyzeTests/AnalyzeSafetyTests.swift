@@ -281,11 +281,11 @@ import Glibc
             let base = NSTemporaryDirectory() + "vibes-wait-" + UUID().uuidString
             let waiting = Task {
                 try await CommandLineTool.run(
-                    ["analyze", "--db", db, "--wait", "2", "--jobs", "1", songs[1], songs[2]],
+                    ["analyze", "--db", db, "--wait", "30", "--jobs", "1", songs[1], songs[2]],
                     outputBase: base
                 )
             }
-            // Released once the tool says it waits (after about a second), a second before its limit.
+            // Released once the tool says it waits (after about a second), well before its limit.
             let clock = ContinuousClock()
             let deadline = clock.now + .seconds(60)
             var sawWait = false

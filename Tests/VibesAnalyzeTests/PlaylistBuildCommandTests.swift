@@ -220,4 +220,39 @@ struct PlaylistExportRoundTripTests {
             }
         }
     }
+
+    /// `--playlist NAME` alone orders that playlist of the library offline: its own tracks, each
+    /// once, in the chosen order, whatever `-n` says.
+    @Test func aPlaylistAloneIsOrderedOffline() async throws {
+        try await withTemporaryDirectory { folder in
+            let store = try LibraryStore(path: folder + "/library.sqlite")
+            _ = try store.importFile(at: Fixtures.path("exportify/Older_Layout.csv"))
+            let (rowID, name) = try store.playlist(matching: "older")
+            let own = try store.playlistTrackIDs(rowID: rowID)
+            #expect(own.count == 8)
+            for order in ["flow", "arc", "none"] {
+                let (playlist, notes) = try PlaylistBuildCommandTests.build(
+                    ["--playlist", "older", "--order", order, "-n", "3"],
+                    store: store
+                )
+                #expect(Set(playlist.entries.map(\.trackID)) == Set(own), "\(order)")
+                #expect(playlist.entries.count == own.count)
+                #expect(notes.contains { $0.contains("\"\(name)\": its 8 tracks with audio features") }, "\(notes)")
+                if order == "none" { #expect(playlist.entries.map(\.trackID) == own) }
+            }
+            let (first, _) = try PlaylistBuildCommandTests.build(
+                ["--playlist", "older", "--order", "flow"],
+                store: store
+            )
+            let (again, _) = try PlaylistBuildCommandTests.build(
+                ["--playlist", "older", "--order", "flow"],
+                store: store
+            )
+            #expect(first.entries.map(\.trackID) == again.entries.map(\.trackID))
+            // Without seeds, a mood path or a playlist, there is nothing to build from.
+            #expect(throws: (any Error).self) {
+                try VibesAnalyze.parseAsRoot(["playlist", "build", "--order", "flow"])
+            }
+        }
+    }
 }

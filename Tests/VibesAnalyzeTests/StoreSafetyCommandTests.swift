@@ -253,7 +253,7 @@ struct StoreSafetyCommandTests {
             #expect(mode == 0o600)
             let restored = try await CommandLineTool.run(["cluster", "--db", db, "--restore", kept])
             #expect(restored.status == 0, "\(restored.stderr)")
-            #expect(restored.stdout.contains("Run 1: 3 vibes from 35 tracks"), "\(restored.stdout)")
+            #expect(restored.stdout.contains("Run 1 (library): 3 vibes from 35 tracks"), "\(restored.stdout)")
             #expect(!FileManager.default.fileExists(atPath: kept))
             let runs = try StoreSafetyCommandTests.count(db, "SELECT count(*) FROM clustering_runs")
             #expect(runs == 1)

@@ -37,7 +37,8 @@ public struct RecommendationQuery: Sendable {
     /// At most this many tracks by the same main artist; unlimited when `nil`.
     public var maximumPerArtist: Int?
     /// At most this many tracks by the main artists of the seed tracks, in place of
-    /// ``maximumPerArtist`` for them; unlimited when `nil`.
+    /// ``maximumPerArtist`` for them; ``maximumPerArtist`` applies to them too when `nil`
+    /// (`Int.max` lifts their limit).
     public var maximumPerSeedArtist: Int?
     /// Tracks never to return; the seed tracks are always excluded.
     public var excludedTrackIDs: Set<Int64>

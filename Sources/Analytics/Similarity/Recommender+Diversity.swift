@@ -51,8 +51,8 @@ extension Recommender {
     /// Each turn takes the lane's candidate of highest maximal marginal relevance,
     /// `(1 − diversity) · score − diversity · max cos(candidate, picked)`, skipping tracks already
     /// picked, other releases of a song already picked (or of a seed), and artists at their limit:
-    /// `maximumPerSeedArtist` for the main artists of the seed tracks (`seedArtists`), else
-    /// `maximumPerArtist` (Carbonell & Goldstein, 1998). With diversity 0 this is the score order.
+    /// `maximumPerSeedArtist` (when given) for the main artists of the seed tracks (`seedArtists`),
+    /// else `maximumPerArtist` (Carbonell & Goldstein, 1998). With diversity 0 this is the score order.
     ///
     /// - Complexity: O(*c* · *p* · *d*) for *c* picks from pools of *p* candidates.
     func select(
@@ -84,7 +84,8 @@ extension Recommender {
                 if song >= 0 && pickedSongs.contains(song) { continue }
                 let artist = attributes.artistCodes[candidate.row]
                 let isSeedArtist = artist >= 0 && seedArtists.contains(artist)
-                if let limit = isSeedArtist ? maximumPerSeedArtist : maximumPerArtist, artist >= 0,
+                if let limit = isSeedArtist ? (maximumPerSeedArtist ?? maximumPerArtist) : maximumPerArtist,
+                    artist >= 0,
                     perArtist[artist, default: 0] >= limit
                 {
                     continue
