@@ -106,6 +106,9 @@ public struct TokenServer: Sendable {
     /// - Throws: ``TokenServerError/cannotListen(address:port:reason:)`` when the address is not
     ///   one of this machine's or the port is taken; an error of `onListening`.
     public func run(onListening: @Sendable (Endpoints) async throws -> Void = { _ in }) async throws {
+        // The access log's first date loads time-zone and locale data from files: load it now,
+        // before connections can take every descriptor the process may open.
+        _ = Date().formatted(.iso8601)
         let listener = try makeListener()
         defer { try? listener.close() }
         let endpoints = try endpoints(of: listener)
