@@ -351,24 +351,31 @@ private final class CurlExchange: @unchecked Sendable {
     fileprivate var shouldAbort: Bool { isCancelled.load(ordering: .relaxed) }
 }
 
-private let curlWrite: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = {
-    data,
-    size,
-    count,
-    context in
+/// libcurl's data callbacks: `(bytes, size, count, context)`, answering how many bytes were taken.
+private typealias CurlDataCallback =
+    @convention(c) (
+        UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?
+    ) -> Int
+
+/// Hands the `size · count` bytes of a callback to the exchange behind `context`.
+private func deliver(
+    _ data: UnsafeMutablePointer<CChar>?,
+    _ byteCount: Int,
+    to context: UnsafeMutableRawPointer?,
+    _ receive: (CurlExchange) -> (UnsafeRawBufferPointer) -> Int
+) -> Int {
     guard let context else { return 0 }
-    let exchange = Unmanaged<CurlExchange>.fromOpaque(context).takeUnretainedValue()
-    return exchange.receiveBody(UnsafeRawBufferPointer(start: data, count: size * count))
+    return receive(Unmanaged<CurlExchange>.fromOpaque(context).takeUnretainedValue())(
+        UnsafeRawBufferPointer(start: data, count: byteCount)
+    )
 }
 
-private let curlHeader: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = {
-    data,
-    size,
-    count,
-    context in
-    guard let context else { return 0 }
-    let exchange = Unmanaged<CurlExchange>.fromOpaque(context).takeUnretainedValue()
-    return exchange.receiveHeaderLine(UnsafeRawBufferPointer(start: data, count: size * count))
+private let curlWrite: CurlDataCallback = { data, size, count, context in
+    deliver(data, size * count, to: context, CurlExchange.receiveBody)
+}
+
+private let curlHeader: CurlDataCallback = { data, size, count, context in
+    deliver(data, size * count, to: context, CurlExchange.receiveHeaderLine)
 }
 
 private let curlProgress:
