@@ -143,12 +143,16 @@ extension VibesAnalyze {
                     "\(TokenServerError.malformedFile(path: path, reason: reason)) Make a key with `vibes-analyze token-server --new-key FILE`."
                 )
             }
+            // Each connection may hold two descriptors (its socket and a call to Spotify), and the
+            // runtime needs some of its own: libdispatch stops the process when it cannot open a
+            // file to watch its threads. So the connections stay within what the limit leaves.
+            let fileLimit = Self.raiseOpenFileLimit(toAtLeast: Self.defaultConnections * 2 + Self.reservedFiles)
             let limits = TokenServer.Limits(
                 requestsPerMinute: requestsPerMinute,
                 burst: requestsPerMinute,
-                requestTimeout: .seconds(accountsTimeout + 10)
+                requestTimeout: .seconds(accountsTimeout + 10),
+                maximumConnections: max(1, min(Self.defaultConnections, (fileLimit - Self.reservedFiles) / 2))
             )
-            Self.raiseOpenFileLimit(toAtLeast: limits.maximumConnections * 2 + 64)
             let server = TokenServer(
                 configuration: TokenServer.Configuration(
                     clientID: clientID,
@@ -183,12 +187,24 @@ extension VibesAnalyze {
         /// Raises the soft limit of open files towards `count`, as far as the hard limit allows, so
         /// that the server's connections and their calls to Spotify fit (macOS starts at 256).
         /// Below it the server still runs: it sheds idle connections when it runs out.
-        static func raiseOpenFileLimit(toAtLeast count: Int) {
+        ///
+        /// - Returns: The soft limit in force afterwards.
+        @discardableResult
+        static func raiseOpenFileLimit(toAtLeast count: Int) -> Int {
             var limit = rlimit()
-            guard getrlimit(RLIMIT_NOFILE_CODE, &limit) == 0, limit.rlim_cur < rlim_t(count) else { return }
-            limit.rlim_cur = min(rlim_t(count), limit.rlim_max)
-            _ = setrlimit(RLIMIT_NOFILE_CODE, &limit)
+            guard getrlimit(RLIMIT_NOFILE_CODE, &limit) == 0 else { return count }
+            if limit.rlim_cur < rlim_t(count) {
+                limit.rlim_cur = min(rlim_t(count), limit.rlim_max)
+                _ = setrlimit(RLIMIT_NOFILE_CODE, &limit)
+                _ = getrlimit(RLIMIT_NOFILE_CODE, &limit)
+            }
+            return Int(clamping: limit.rlim_cur)
         }
+
+        /// The connections the server keeps open when the file limit allows.
+        static let defaultConnections = 256
+        /// Descriptors left to the runtime, the listener, standard streams and the key files.
+        static let reservedFiles = 32
 
         /// The error's description followed by what to do about it.
         static func message(for error: TokenServerError) -> String {
