@@ -44,10 +44,11 @@ struct TokenServerLimitsTests {
         try await withTokenServer(accountsURL: UnreachableLoopback.url(), limits: limits) { endpoints, log in
             let idle = try LoopbackConnection(port: try #require(endpoints.swapURL.port))
             let started = ContinuousClock.now
-            let answer = await idle.receive(within: .seconds(5))
+            // Loose for a loaded 2-core suite; the old server never closed it.
+            let answer = await idle.receive(within: .seconds(20))
             let elapsed = started.duration(to: .now)
             #expect(answer.isClosed && answer.bytes.isEmpty)
-            #expect(elapsed >= .milliseconds(900) && elapsed < .seconds(8), "closed after \(elapsed)")
+            #expect(elapsed >= .milliseconds(900) && elapsed < .seconds(20), "closed after \(elapsed)")
             #expect(log.entries.isEmpty)  // nothing was asked: nothing to log
         }
     }

@@ -232,15 +232,21 @@ import Glibc
         }
     }
 
+    /// Three click tracks in `directory`, the first already analysed into a new library there.
+    static func libraryWithOneOfThreeSongs(in directory: String) async throws -> (db: String, songs: [String]) {
+        let db = directory + "/library.sqlite"
+        let songs = (0..<3).map { directory + "/song-\($0).wav" }
+        for (index, song) in songs.enumerated() {
+            try TestSignals.writeWAV(TestSignals.clicks(bpm: 100 + Double(index) * 10, seconds: 3), to: song)
+        }
+        let first = try await Self.run(["analyze", "--db", db, songs[0]])
+        try #require(first.status == 0, "stderr: \(first.stderr)")
+        return (db, songs)
+    }
+
     @Test func aBusyStoreIsSaidAsEveryCommandSaysItAndNoFileCountsAsFailed() async throws {
         try await withTemporaryDirectory { directory in
-            let db = directory + "/library.sqlite"
-            let songs = (0..<3).map { directory + "/song-\($0).wav" }
-            for (index, song) in songs.enumerated() {
-                try TestSignals.writeWAV(TestSignals.clicks(bpm: 100 + Double(index) * 10, seconds: 3), to: song)
-            }
-            let first = try await Self.run(["analyze", "--db", db, songs[0]])
-            try #require(first.status == 0, "stderr: \(first.stderr)")
+            let (db, songs) = try await Self.libraryWithOneOfThreeSongs(in: directory)
 
             let lock = try StoreLock(db: db)
             let refused = try await Self.run(["analyze", "--db", db, "--no-wait", songs[1], songs[2]])
@@ -269,13 +275,7 @@ import Glibc
 
     @Test func aFileThatOnlyWaitedForTheStoreIsStored() async throws {
         try await withTemporaryDirectory { directory in
-            let db = directory + "/library.sqlite"
-            let songs = (0..<3).map { directory + "/song-\($0).wav" }
-            for (index, song) in songs.enumerated() {
-                try TestSignals.writeWAV(TestSignals.clicks(bpm: 100 + Double(index) * 10, seconds: 3), to: song)
-            }
-            let first = try await Self.run(["analyze", "--db", db, songs[0]])
-            try #require(first.status == 0, "stderr: \(first.stderr)")
+            let (db, songs) = try await Self.libraryWithOneOfThreeSongs(in: directory)
 
             let lock = try StoreLock(db: db)
             let base = NSTemporaryDirectory() + "vibes-wait-" + UUID().uuidString

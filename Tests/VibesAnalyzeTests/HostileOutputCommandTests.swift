@@ -211,12 +211,8 @@ struct HostileOutputCommandTests {
             #expect(imported.status == 0, "\(imported.stderr)")
             let before = try Data(contentsOf: URL(fileURLWithPath: db))
             // Fill what is left.
-            let filler =
-                FileHandle(forWritingAtPath: mountPoint + "/filler")
-                ?? {
-                    FileManager.default.createFile(atPath: mountPoint + "/filler", contents: nil)
-                    return FileHandle(forWritingAtPath: mountPoint + "/filler")!
-                }()
+            #expect(FileManager.default.createFile(atPath: mountPoint + "/filler", contents: nil))
+            let filler = try #require(FileHandle(forWritingAtPath: mountPoint + "/filler"))
             let chunk = Data(repeating: 0, count: 1 << 16)
             while (try? filler.write(contentsOf: chunk)) != nil {}
             try? filler.close()

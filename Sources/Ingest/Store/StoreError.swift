@@ -66,10 +66,12 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     /// Wraps a GRDB error, keeping the SQL text but never its arguments; a lock held past the wait
     /// becomes ``busy(path:holder:)``.
     public init(_ error: DatabaseError, path: String) {
+        let freeBytes =
+            error.resultCode == .SQLITE_FULL || error.resultCode == .SQLITE_IOERR ? Self.freeBytes(besides: path) : nil
         if error.resultCode == .SQLITE_FULL
-            || (error.resultCode == .SQLITE_IOERR && Self.freeBytes(besides: path).map { $0 < 1 << 20 } == true)
+            || (error.resultCode == .SQLITE_IOERR && freeBytes.map { $0 < 1 << 20 } == true)
         {
-            self = .diskFull(path: path, freeBytes: Self.freeBytes(besides: path))
+            self = .diskFull(path: path, freeBytes: freeBytes)
         } else if error.resultCode == .SQLITE_BUSY {
             self = .busy(path: path, holder: LibraryStore.writer(of: path))
         } else {
