@@ -279,7 +279,7 @@ struct TokenServerCommandTests {
             let answer = try await postForm(refreshURL, ["refresh_token": "v1.not-a-sealed-token"])
             let elapsed = asked.duration(to: clock.now)
             #expect(answer.status == 400 && answer.text.contains("invalid_token"), "\(answer.text)")
-            #expect(elapsed < .seconds(5), "a normal request took \(elapsed) with 1,100 idle connections")
+            #expect(elapsed < .seconds(20), "a normal request took \(elapsed) with 1,100 idle connections")
             #expect(process.isRunning)
             print(
                 "runningOutOfFileDescriptors: backlog of 1,100 worked through in \(settled); request answered in \(elapsed)"
