@@ -1,9 +1,10 @@
 import Features
 import Foundation
 import GRDB
-import Ingest
 import Testing
 import VibesTestSupport
+
+@testable import Ingest
 
 /// The feature-source chain inside `sync`, library and reference tracks, precedence, and saved
 /// ReccoBeats answers as files, on real SQLite files and loopback fakes.

@@ -1,10 +1,11 @@
 import Features
 import Foundation
 import GRDB
-import Ingest
 import Synchronization
 import Testing
 import VibesTestSupport
+
+@testable import Ingest
 
 /// The ReccoBeats client and provider against the loopback fake, and the feature-source chain
 /// writing into a real SQLite file.

@@ -1,9 +1,10 @@
 import Features
 import Foundation
 import GRDB
-import Ingest
 import Testing
 import VibesTestSupport
+
+@testable import Ingest
 
 struct SpotifyPlaylistPushTests {
     /// A store holding "Late night" as `playlist build` would store it: `count` catalogue tracks

@@ -1,10 +1,11 @@
 import Features
 import Foundation
 import GRDB
-import Ingest
 import Synchronization
 import Testing
 import VibesTestSupport
+
+@testable import Ingest
 
 struct SpotifySyncTests {
     /// Runs `body` with a fake library, a fresh store and a signed-in client.

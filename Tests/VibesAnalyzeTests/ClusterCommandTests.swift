@@ -1,10 +1,10 @@
 import ArgumentParser
 import Foundation
-import Ingest
 import Testing
 import VibesCommandSupport
 import VibesTestSupport
 
+@testable import Ingest
 @testable import vibes_analyze
 
 struct ClusterCommandTests {

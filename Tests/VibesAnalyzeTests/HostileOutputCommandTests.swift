@@ -1,13 +1,14 @@
 import Features
 import Foundation
 import GRDB
-import Ingest
 import Testing
 import VibesTestSupport
 
 #if canImport(Glibc)
 import Glibc
 #endif
+
+@testable import Ingest
 
 /// `--out` never replaces what is not a regular file, option values out of range are usage
 /// errors, and the store's own failures name the store: the built tool on real files.

@@ -16,8 +16,9 @@ import Darwin
 public final class LibraryStore: Sendable {
     /// The path of the database file.
     public let path: String
-    /// The connection pool (one writer, concurrent readers).
-    public let database: DatabasePool
+    /// The connection pool (one writer, concurrent readers). Store code reads and writes through
+    /// ``read(_:)`` and ``write(_:)``, which name this file in every database error.
+    let database: DatabasePool
     let logger: Logger
 
     /// How a store waits for other programs and what it tells them.
@@ -353,7 +354,7 @@ public final class LibraryStore: Sendable {
 
     /// The names of the migrations applied to this file, in order.
     public func appliedMigrations() throws -> [String] {
-        try database.read { db in try LibraryStore.migrator.appliedMigrations(db) }
+        try read { db in try LibraryStore.migrator.appliedMigrations(db) }
     }
 
     // MARK: - Who holds the store
@@ -370,8 +371,7 @@ public final class LibraryStore: Sendable {
         if let data = try? JSONEncoder().encode(note) {
             let descriptor = open(writerNotePath, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0o600)
             if descriptor >= 0 {
-                _ = data.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-                close(descriptor)
+                try? FileHandle(fileDescriptor: descriptor, closeOnDealloc: true).write(contentsOf: data)
             }
         }
         defer { unlink(writerNotePath) }

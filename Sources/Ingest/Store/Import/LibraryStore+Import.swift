@@ -88,106 +88,92 @@ extension LibraryStore {
         if encoding == .windows1252 {
             summary.notes.append("the file is not UTF-8; it was read as Windows-1252 (Latin-1)")
         }
-        do {
-            try withTemporaryStorageInFiles {
-                try withForeignKeyChecksOff {
-                    try database.write { db in
-                        try Self.withCacheSize(Self.importCacheKiB, in: db) {
-                            try Self.withSnapshotTriggersSuspended(in: db) {
-                                try withWriterNote {
-                                    try db.execute(
-                                        sql:
-                                            "INSERT INTO import_runs (path, format, sha256, started_at, finished_at) VALUES (?, ?, ?, ?, ?)",
-                                        arguments: [path, format.rawValue, sha256, fetchedAt, fetchedAt]
-                                    )
-                                    let runID = db.lastInsertedRowID
-                                    let writer = try ImportWriter(
-                                        db,
-                                        runID: runID,
-                                        fetchedAt: fetchedAt,
-                                        isReference: options.isReference
-                                    )
-                                    let context = ImportContext(
-                                        file: path,
-                                        options: options,
-                                        writer: writer,
-                                        totalBytes: json?.count ?? file.size
-                                    )
-                                    if let json {
-                                        try JSONImporter(format: format, context: context, data: Data(json)).run()
-                                    } else {
-                                        if try Self.isBulk(fileSize: file.size, in: db) {
-                                            try writer.deferIndexBuilds(expectedTracks: file.size / 256)
-                                        }
-                                        var importer = TabularImporter(
-                                            format: format,
-                                            context: context,
-                                            reader: CSVReader(stream: makeStream())
-                                        )
-                                        summary.scale = try importer.run(fileName: fileName)
-                                        if summary.scale?.hasPrefix("percent (detected") == true {
-                                            summary.notes.append("scale: " + summary.scale!)
-                                        }
-                                        // The file must not have changed since its hash was taken: the run
-                                        // records that hash as what was imported.
-                                        guard importer.reader.streamedSHA256 == sha256 else {
-                                            throw ImportError(
-                                                file: path,
-                                                message: "the file changed while it was being imported; import it again"
-                                            )
-                                        }
+        try withTemporaryStorageInFiles {
+            try withForeignKeyChecksOff {
+                try write { db in
+                    try Self.withCacheSize(Self.importCacheKiB, in: db) {
+                        try Self.withSnapshotTriggersSuspended(in: db) {
+                            try withWriterNote {
+                                let runID = try Self.insertImportRun(
+                                    path: path,
+                                    format: format,
+                                    sha256: sha256,
+                                    at: fetchedAt,
+                                    in: db
+                                )
+                                let writer = try ImportWriter(
+                                    db,
+                                    runID: runID,
+                                    fetchedAt: fetchedAt,
+                                    isReference: options.isReference
+                                )
+                                let context = ImportContext(
+                                    file: path,
+                                    options: options,
+                                    writer: writer,
+                                    totalBytes: json?.count ?? file.size
+                                )
+                                if let json {
+                                    try JSONImporter(format: format, context: context, data: Data(json)).run()
+                                } else {
+                                    if try Self.isBulk(fileSize: file.size, in: db) {
+                                        try writer.deferIndexBuilds(expectedTracks: file.size / 256)
                                     }
-                                    endPhase("parse+write")
-                                    try writer.buildDeferredIndexes()
-                                    endPhase("indexes")
-                                    summary.playsMatched = try writer.matchUnlinkedPlays()
-                                    summary.rowsRead = context.rowsRead
-                                    summary.rowsImported = context.rowsImported
-                                    summary.rowsRejected = context.rejectedCount
-                                    summary.rejections = Array(context.rejections.prefix(options.listedRejectionLimit))
-                                    summary.notes += context.notes
-                                    summary.invalidKeptAsMissing = context.invalidKeptAsMissing
-                                    let counts = writer.counts
-                                    summary.tracksNew = counts.tracksNew
-                                    summary.tracksUpdated = counts.tracksUpdated
-                                    summary.featuresWritten = counts.featuresWritten
-                                    summary.tracksWithoutFeatures = counts.tracksWithoutFeatures
-                                    summary.playsNew = counts.playsNew
-                                    summary.playlists = counts.playlists
-                                    summary.savedTracks = counts.savedTracks
-                                    summary.outOfRange = Dictionary(
-                                        uniqueKeysWithValues: counts.outOfRange.map { ($0.key.rawValue, $0.value) }
+                                    var importer = TabularImporter(
+                                        format: format,
+                                        context: context,
+                                        reader: CSVReader(stream: makeStream())
                                     )
-                                    summary.runID = runID
-                                    let rejections = String(
-                                        decoding: try JSONEncoder().encode(context.rejections),
-                                        as: UTF8.self
-                                    )
-                                    try db.execute(
-                                        sql: """
-                                            UPDATE import_runs SET scale = ?, rows_read = ?, rows_imported = ?, rows_rejected = ?,
-                                                tracks_new = ?, tracks_updated = ?, features_written = ?, plays_new = ?, rejections = ?,
-                                                finished_at = ?
-                                            WHERE id = ?
-                                            """,
-                                        arguments: [
-                                            summary.scale, summary.rowsRead, summary.rowsImported, summary.rowsRejected,
-                                            summary.tracksNew,
-                                            summary.tracksUpdated, summary.featuresWritten, summary.playsNew,
-                                            rejections,
-                                            LibraryStore.timestamp(Date()), runID,
-                                        ]
-                                    )
-                                    endPhase("match+record")
+                                    summary.scale = try importer.run(fileName: fileName)
+                                    if summary.scale?.hasPrefix("percent (detected") == true {
+                                        summary.notes.append("scale: " + summary.scale!)
+                                    }
+                                    // The file must not have changed since its hash was taken: the run
+                                    // records that hash as what was imported.
+                                    guard importer.reader.streamedSHA256 == sha256 else {
+                                        throw ImportError(
+                                            file: path,
+                                            message: "the file changed while it was being imported; import it again"
+                                        )
+                                    }
                                 }
+                                endPhase("parse+write")
+                                try writer.buildDeferredIndexes()
+                                endPhase("indexes")
+                                summary.playsMatched = try writer.matchUnlinkedPlays()
+                                summary.rowsRead = context.rowsRead
+                                summary.rowsImported = context.rowsImported
+                                summary.rowsRejected = context.rejectedCount
+                                summary.rejections = Array(context.rejections.prefix(options.listedRejectionLimit))
+                                summary.notes += context.notes
+                                summary.invalidKeptAsMissing = context.invalidKeptAsMissing
+                                summary.counts = writer.counts
+                                summary.runID = runID
+                                let rejections = String(
+                                    decoding: try JSONEncoder().encode(context.rejections),
+                                    as: UTF8.self
+                                )
+                                try db.execute(
+                                    sql: """
+                                        UPDATE import_runs SET scale = ?, rows_read = ?, rows_imported = ?, rows_rejected = ?,
+                                            tracks_new = ?, tracks_updated = ?, features_written = ?, plays_new = ?, rejections = ?,
+                                            finished_at = ?
+                                        WHERE id = ?
+                                        """,
+                                    arguments: [
+                                        summary.scale, summary.rowsRead, summary.rowsImported, summary.rowsRejected,
+                                        summary.tracksNew,
+                                        summary.tracksUpdated, summary.featuresWritten, summary.playsNew,
+                                        rejections,
+                                        LibraryStore.timestamp(Date()), runID,
+                                    ]
+                                )
+                                endPhase("match+record")
                             }
                         }
                     }
                 }
             }
-        } catch let error as DatabaseError {
-            // `path` here is the imported file's; the error names the store.
-            throw StoreError(error, path: self.path)
         }
         endPhase("commit")
         summary.seconds = (clock.now - started).seconds
@@ -217,13 +203,13 @@ extension LibraryStore {
     /// Runs `body` with the writer's temporary storage (sorts, temporary indexes) in files
     /// instead of memory, then sets it back; SQLite allows the change only outside a transaction.
     func withTemporaryStorageInFiles<T>(_ body: () throws -> T) throws -> T {
-        let previous = try database.writeWithoutTransaction { db in
+        let previous = try writeWithoutTransaction { db in
             let previous = try Int.fetchOne(db, sql: "PRAGMA temp_store") ?? 0
             try db.execute(sql: "PRAGMA temp_store = FILE")
             return previous
         }
         defer {
-            try? database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA temp_store = \(previous)") }
+            try? writeWithoutTransaction { db in try db.execute(sql: "PRAGMA temp_store = \(previous)") }
         }
         return try body()
     }
@@ -238,9 +224,9 @@ extension LibraryStore {
     /// no cascade is skipped. Measured on the million-row CSV: parse and write took 21.1–21.4 s
     /// with the checks, 15.9–17.1 s without; the whole import 27.6–27.9 s and 22.1–24.8 s.
     func withForeignKeyChecksOff<T>(_ body: () throws -> T) throws -> T {
-        try database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA foreign_keys = OFF") }
+        try writeWithoutTransaction { db in try db.execute(sql: "PRAGMA foreign_keys = OFF") }
         defer {
-            try? database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA foreign_keys = ON") }
+            try? writeWithoutTransaction { db in try db.execute(sql: "PRAGMA foreign_keys = ON") }
         }
         return try body()
     }
@@ -334,7 +320,7 @@ extension LibraryStore {
     }
 
     private func previousRun(sha256: String) throws -> PreviousRun? {
-        try database.read { db in
+        try read { db in
             try Row.fetchOne(
                 db,
                 sql: "SELECT id, format, finished_at FROM import_runs WHERE sha256 = ? ORDER BY id DESC LIMIT 1",
