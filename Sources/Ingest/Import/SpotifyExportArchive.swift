@@ -318,6 +318,18 @@ public struct SpotifyExportArchive: Sendable {
         return trimmed.isEmpty ? "file" : String(trimmed.prefix(120))
     }
 
+    /// The format of a CSV header line, or `nil` when it is neither Exportify's nor a feature
+    /// table's.
+    static func detectCSVFormat(bytes: [UInt8]) throws -> ImportFormat? {
+        var reader = CSVReader(bytes: bytes)
+        var record = CSVReader.Record(line: 1, lineStart: 0)
+        guard (try? reader.next(into: &record)) == true else { return nil }
+        let header = (0..<record.count).map { reader.string(record, $0) }
+        if TabularImporter.isExportifyHeader(header) { return .exportify }
+        if TabularImporter.featureColumnCount(header) >= 3 { return .featuresCSV }
+        return nil
+    }
+
     /// Why a CSV is skipped, or `nil` when its header is one `import` reads.
     static func unknownCSVReason(_ path: String) -> String? {
         guard let handle = FileHandle(forReadingAtPath: path) else { return "cannot be read" }
@@ -326,10 +338,7 @@ public struct SpotifyExportArchive: Sendable {
         // The header line alone: a cut-off row after it would only confuse the detection.
         var line = head.prefix { $0 != 0x0A && $0 != 0x0D }
         if line.starts(with: [0xEF, 0xBB, 0xBF]) { line = line.dropFirst(3) }
-        guard
-            (try? LibraryStore.detectCSVFormat(bytes: Array(line)))
-                != nil
-        else {
+        guard (try? detectCSVFormat(bytes: Array(line))) != nil else {
             return "a CSV whose header is neither an Exportify export's nor an audio-feature table's"
         }
         return nil

@@ -136,6 +136,25 @@ extension LibraryStore {
         )
     }
 
+    /// The feature columns of `audio_features` as `v1-library` made them (and `out_of_range`),
+    /// which `v14-feature-source-ids` copies as they are: one text for both, frozen with them
+    /// (later migrations change the columns, never this).
+    private static let featureColumnsOfV1 = """
+        danceability REAL,
+        energy REAL,
+        key INTEGER,
+        loudness REAL,
+        mode INTEGER,
+        speechiness REAL,
+        acousticness REAL,
+        instrumentalness REAL,
+        liveness REAL,
+        valence REAL,
+        tempo REAL,
+        time_signature INTEGER,
+        out_of_range INTEGER NOT NULL DEFAULT 0,
+        """
+
     /// Migration `v14-feature-source-ids`: a feature row's source is a number into `sources`, and
     /// its fetch time is Unix seconds, instead of their text on every row of `audio_features`.
     ///
@@ -153,19 +172,7 @@ extension LibraryStore {
                     priority INTEGER NOT NULL,
                     import_run_id INTEGER REFERENCES import_runs(id),
                     fetched_at INTEGER NOT NULL, -- Unix seconds, UTC
-                    danceability REAL,
-                    energy REAL,
-                    key INTEGER,
-                    loudness REAL,
-                    mode INTEGER,
-                    speechiness REAL,
-                    acousticness REAL,
-                    instrumentalness REAL,
-                    liveness REAL,
-                    valence REAL,
-                    tempo REAL,
-                    time_signature INTEGER,
-                    out_of_range INTEGER NOT NULL DEFAULT 0,
+                    \(featureColumnsOfV1)
                     PRIMARY KEY (track_id, source_id)
                 ) WITHOUT ROWID;
                 INSERT INTO numbered_audio_features
@@ -333,19 +340,7 @@ extension LibraryStore {
                     priority INTEGER NOT NULL,
                     import_run_id INTEGER REFERENCES import_runs(id),
                     fetched_at TEXT NOT NULL,
-                    danceability REAL,
-                    energy REAL,
-                    key INTEGER,
-                    loudness REAL,
-                    mode INTEGER,
-                    speechiness REAL,
-                    acousticness REAL,
-                    instrumentalness REAL,
-                    liveness REAL,
-                    valence REAL,
-                    tempo REAL,
-                    time_signature INTEGER,
-                    out_of_range INTEGER NOT NULL DEFAULT 0,
+                    \(featureColumnsOfV1)
                     PRIMARY KEY (track_id, source)
                 ) WITHOUT ROWID;
 

@@ -2,11 +2,13 @@ import Features
 import Foundation
 import GRDB
 
-/// Writes what importers read into the store, inside the one transaction of an import.
+/// The store's writer: what importers read, what the Spotify sync and the feature providers
+/// fetch, and what `analyze` finds in local files go into the store through it, inside one write
+/// transaction of the store (``LibraryStore/withImportRun(path:format:sha256:fetchedAt:_:)``).
 ///
 /// Every write is an upsert that changes nothing when the data is already there, so importing
-/// the same content twice leaves the store as it was, and the counters say so. The Spotify sync
-/// writes through the same type, so API data and file data share one code path.
+/// the same content twice leaves the store as it was, and the counters say so. API data and file
+/// data share one code path.
 public final class ImportWriter {
     /// Counters of what the writes did, as an import's summary reports them
     /// (``ImportSummary/counts``).

@@ -40,16 +40,4 @@ extension LibraryStore {
         }
         return result
     }
-
-    /// The format of a CSV header line, or `nil` when it is neither Exportify's nor a feature
-    /// table's.
-    static func detectCSVFormat(bytes: [UInt8]) throws -> ImportFormat? {
-        var reader = CSVReader(bytes: bytes)
-        var record = CSVReader.Record(line: 1, lineStart: 0)
-        guard (try? reader.next(into: &record)) == true else { return nil }
-        let header = (0..<record.count).map { reader.string(record, $0) }
-        if TabularImporter.isExportifyHeader(header) { return .exportify }
-        if TabularImporter.featureColumnCount(header) >= 3 { return .featuresCSV }
-        return nil
-    }
 }
