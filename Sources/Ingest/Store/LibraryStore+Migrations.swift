@@ -83,16 +83,7 @@ extension LibraryStore {
                 CREATE TABLE new_tracks (
                     id INTEGER PRIMARY KEY,
                     spotify_id TEXT,
-                    name TEXT NOT NULL,
-                    album TEXT,
-                    album_id TEXT,
-                    release_date TEXT,
-                    release_precision TEXT CHECK (release_precision IN ('year', 'month', 'day')),
-                    duration_ms INTEGER,
-                    isrc TEXT,
-                    explicit INTEGER,
-                    popularity INTEGER,
-                    is_local INTEGER NOT NULL DEFAULT 0,
+                    \(trackColumnsOfV1)
                     match_key TEXT NOT NULL,
                     in_library INTEGER NOT NULL DEFAULT 1,
                     local_id TEXT
@@ -135,6 +126,21 @@ extension LibraryStore {
                 """
         )
     }
+
+    /// The columns of `tracks` between its ID and its match key as `v1-library` made them, which
+    /// `v17-spotify-id-index` copies as they are: one text for both, frozen with them.
+    private static let trackColumnsOfV1 = """
+        name TEXT NOT NULL,
+        album TEXT,
+        album_id TEXT,
+        release_date TEXT,
+        release_precision TEXT CHECK (release_precision IN ('year', 'month', 'day')),
+        duration_ms INTEGER,
+        isrc TEXT,
+        explicit INTEGER,
+        popularity INTEGER,
+        is_local INTEGER NOT NULL DEFAULT 0,
+        """
 
     /// The feature columns of `audio_features` as `v1-library` made them (and `out_of_range`),
     /// which `v14-feature-source-ids` copies as they are: one text for both, frozen with them
@@ -312,16 +318,7 @@ extension LibraryStore {
                 CREATE TABLE tracks (
                     id INTEGER PRIMARY KEY,
                     spotify_id TEXT UNIQUE,
-                    name TEXT NOT NULL,
-                    album TEXT,
-                    album_id TEXT,
-                    release_date TEXT,
-                    release_precision TEXT CHECK (release_precision IN ('year', 'month', 'day')),
-                    duration_ms INTEGER,
-                    isrc TEXT,
-                    explicit INTEGER,
-                    popularity INTEGER,
-                    is_local INTEGER NOT NULL DEFAULT 0,
+                    \(trackColumnsOfV1)
                     match_key TEXT NOT NULL
                 );
                 CREATE INDEX tracks_match_key ON tracks(match_key);
