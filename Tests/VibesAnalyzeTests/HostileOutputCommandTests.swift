@@ -4,11 +4,11 @@ import GRDB
 import Testing
 import VibesTestSupport
 
+@testable import Ingest
+
 #if canImport(Glibc)
 import Glibc
 #endif
-
-@testable import Ingest
 
 /// `--out` never replaces what is not a regular file, option values out of range are usage
 /// errors, and the store's own failures name the store: the built tool on real files.

@@ -143,8 +143,7 @@ extension LibraryStore {
         decode: (SnapshotParts) -> Value?,
         build: (Database) throws -> (value: Value, parts: [String: SnapshotBlob])
     ) throws -> Value {
-        if let value = try read({ db in try Self.snapshotParts(snapshot, in: db, only: only).flatMap(decode) })
-        {
+        if let value = try read({ db in try Self.snapshotParts(snapshot, in: db, only: only).flatMap(decode) }) {
             return value
         }
         let saved: Value? = opportunisticWrite.whileSet {

@@ -536,7 +536,9 @@ public final class ImportWriter {
         if changed {
             counts.featuresWritten += 1
             if flags != 0 {
-                for feature in AudioFeatures.features(inFlags: flags) { counts.outOfRange[feature.rawValue, default: 0] += 1 }
+                for feature in AudioFeatures.features(inFlags: flags) {
+                    counts.outOfRange[feature.rawValue, default: 0] += 1
+                }
             }
         }
         return changed
