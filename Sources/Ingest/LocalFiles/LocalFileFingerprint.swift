@@ -1,5 +1,5 @@
-import Crypto
 import Foundation
+import VibesHashing
 
 /// What identifies a local file's state: its path, size and modification time, which are cheap to
 /// read, and the SHA-256 of its bytes, which finds the same content under a new name.
