@@ -240,6 +240,14 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Checks the libcrypto hash against swift-crypto's.
+        .testTarget(
+            name: "VibesHashingTests",
+            dependencies: [
+                "VibesHashing",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
         .testTarget(
             name: "SpotifyWebAPITests",
             dependencies: [
@@ -250,7 +258,8 @@ let package = Package(
         .testTarget(
             name: "SpotifyTokenServerTests",
             dependencies: [
-                "Features", "SpotifyTestSupport", "SpotifyTokenServer", "SpotifyWebAPI", "VibesHTTP", "VibesTestSupport",
+                "Features", "SpotifyTestSupport", "SpotifyTokenServer", "SpotifyWebAPI", "VibesHTTP",
+                "VibesTestSupport",
                 .product(name: "FlyingFox", package: "FlyingFox"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -258,8 +267,8 @@ let package = Package(
         .testTarget(
             name: "VibesEngineTests",
             dependencies: [
-                "Features", "Ingest", "SpotifyTestSupport", "SpotifyWebAPI", "SpotifyWebModel", "VibesEngine", "VibesHTTP",
-                "VibesTestSupport",
+                "Features", "Ingest", "SpotifyTestSupport", "SpotifyWebAPI", "SpotifyWebModel", "VibesEngine",
+                "VibesHTTP", "VibesTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]

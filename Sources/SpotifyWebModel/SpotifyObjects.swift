@@ -1,9 +1,9 @@
 import Features
 import Foundation
 
-// The response objects the client reads beyond those it shares with the JSON importer
-// (`SpotifyTrackObject`, `SpotifyTrackItemObject`, `SpotifyPagingObject`, … in
-// `Import/SpotifyWebObjects.swift`). Fields are optional where real responses leave them out.
+// The response objects only the client reads; those the JSON importers read from saved answers
+// too (`SpotifyTrackObject`, `SpotifyTrackItemObject`, `SpotifyPagingObject`, …) are in
+// `SpotifyWebObjects.swift`. Fields are optional where real responses leave them out.
 
 /// A page of a cursor-paged list (`/me/player/recently-played`).
 public struct SpotifyCursorPagingObject<Item: Codable & Hashable & Sendable>: Codable, Hashable, Sendable {
@@ -44,15 +44,7 @@ public struct SpotifyFullArtistObject: Codable, Hashable, Sendable {
 
 /// A playlist as `/me/playlists` lists it: the item count, not the items.
 public struct SpotifySimplifiedPlaylistObject: Codable, Hashable, Sendable {
-    public struct Owner: Codable, Hashable, Sendable {
-        public var id: String?
-        public var displayName: String?
-
-        enum CodingKeys: String, CodingKey {
-            case id
-            case displayName = "display_name"
-        }
-    }
+    public typealias Owner = SpotifyPlaylistOwnerObject
 
     /// `{"href": …, "total": …}`.
     public struct ItemsReference: Codable, Hashable, Sendable {

@@ -116,6 +116,17 @@ public struct SpotifyPlayHistoryObject: Codable, Hashable, Sendable {
     }
 }
 
+/// The owner of a playlist: a user's ID and name.
+public struct SpotifyPlaylistOwnerObject: Codable, Hashable, Sendable {
+    public var id: String?
+    public var displayName: String?
+
+    enum CodingKeys: String, CodingKey {
+        case id
+        case displayName = "display_name"
+    }
+}
+
 /// A playlist object, with its first page of items embedded.
 public struct SpotifyPlaylistObject: Codable, Hashable, Sendable {
     public var id: String?
@@ -126,15 +137,7 @@ public struct SpotifyPlaylistObject: Codable, Hashable, Sendable {
     public var tracks: SpotifyPagingObject<SpotifyTrackItemObject>?
     public var items: SpotifyPagingObject<SpotifyTrackItemObject>?
 
-    public struct Owner: Codable, Hashable, Sendable {
-        public var id: String?
-        public var displayName: String?
-
-        enum CodingKeys: String, CodingKey {
-            case id
-            case displayName = "display_name"
-        }
-    }
+    public typealias Owner = SpotifyPlaylistOwnerObject
 
     enum CodingKeys: String, CodingKey {
         case id, name, description, owner, tracks, items

@@ -240,7 +240,9 @@ extension LibraryStore {
     ) async throws
         -> PlaylistReorderResult
     {
-        guard let record = try await latestReorder(of: playlistID.rawValue) else { throw PlaylistReorderError.nothingToUndo(name: name) }
+        guard let record = try await latestReorder(of: playlistID.rawValue) else {
+            throw PlaylistReorderError.nothingToUndo(name: name)
+        }
         let snapshot = try await client.playlist(playlistID).snapshotID ?? ""
         // A reorder that failed part-way has no snapshot after it: its undo puts the original back.
         if let after = record.snapshotAfter, after != snapshot {

@@ -556,7 +556,10 @@ public struct SpotifySync: Sendable {
 
     /// Records the sync in `import_runs` (format `spotify-api`), so rows carry its ID as provenance.
     private func startRun() async throws -> Int64 {
-        try await store.startSpotifySyncRun(baseURL: client.baseURL.absoluteString, startedAt: now().formatted(.iso8601))
+        try await store.startSpotifySyncRun(
+            baseURL: client.baseURL.absoluteString,
+            startedAt: now().formatted(.iso8601)
+        )
     }
 
     private func finishRun(_ runID: Int64, report: Report) async throws {
