@@ -5,12 +5,6 @@ import Foundation
 /// without linking swift-crypto (libcurl, under the network clients, loads libcrypto anyway).
 ///
 /// A value: a copy hashes on from the same place without changing the original.
-///
-/// ```swift
-/// var hasher = SHA256()
-/// hasher.update(data: chunk)
-/// let hex = hasher.finalize().map { String(format: "%02x", $0) }.joined()
-/// ```
 package struct SHA256: Sendable {
     /// A finished hash: 32 bytes.
     package struct Digest: Sequence, Sendable, Hashable {
