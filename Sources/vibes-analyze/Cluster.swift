@@ -283,7 +283,7 @@ extension VibesAnalyze {
                         runID: 0,
                         cluster: vibe.profile.cluster,
                         name: vibe.profile.name,
-                        mood: vibe.profile.mood.rawValue,
+                        mood: vibe.profile.mood,
                         size: vibe.profile.size,
                         share: vibe.profile.share,
                         centroidScaled: vibe.centroidScaled,

@@ -112,8 +112,8 @@ public struct ClusterRecord: Hashable, Sendable, Codable, FetchableRecord, Persi
     public var cluster: Int
     /// The vibe name, distinct within the run.
     public var name: String
-    /// The valence–energy quadrant, such as `calm/content`.
-    public var mood: String
+    /// The valence–energy quadrant, stored as its raw value, such as `calm/content`.
+    public var mood: Mood
     /// The number of tracks.
     public var size: Int
     /// The share of the run's tracks, from 0 to 1.
@@ -133,7 +133,7 @@ public struct ClusterRecord: Hashable, Sendable, Codable, FetchableRecord, Persi
         runID: Int64,
         cluster: Int,
         name: String,
-        mood: String,
+        mood: Mood,
         size: Int,
         share: Double,
         centroidScaled: [Float],
@@ -163,6 +163,20 @@ public struct ClusterRecord: Hashable, Sendable, Codable, FetchableRecord, Persi
         case means
         case zScores = "z_scores"
         case distinguishingFeatures = "distinguishing_features"
+    }
+
+    /// The cluster's words and numbers, without its reference z-scores (not stored).
+    public var profile: VibeProfile {
+        VibeProfile(
+            cluster: cluster,
+            name: name,
+            mood: mood,
+            size: size,
+            share: share,
+            means: means,
+            zScores: zScores,
+            distinguishingFeatures: distinguishingFeatures
+        )
     }
 }
 
