@@ -362,7 +362,9 @@ struct AnalyzedFileJSON: Encodable {
             measured: stored.provenance.filter { $0.value == "measured" }.keys.sorted(),
             estimated: stored.provenance.filter { $0.value == "estimated" }.keys.sorted()
         )
-        details = stored.detailsJSON.flatMap { try? JSONDecoder().decode(AudioFileAnalysis.Details.self, from: Data($0.utf8)) }
+        details = stored.detailsJSON.flatMap {
+            try? JSONDecoder().decode(AudioFileAnalysis.Details.self, from: Data($0.utf8))
+        }
     }
 
     enum CodingKeys: String, CodingKey {

@@ -130,6 +130,10 @@ extension LibraryStore {
     /// becomes a track of its own in the library, named by its tags or its file name; analysing the
     /// same path again updates that track rather than adding another.
     ///
+    /// - Parameters:
+    ///   - analysis: What the analysis found in the file.
+    ///   - fingerprint: The file's path, size and modification time.
+    ///   - contentHash: The hex SHA-256 of the file's bytes.
     /// - Returns: The track and how it was matched.
     /// - Throws: ``StoreError/busy(path:holder:)`` when another program held the store's write
     ///   lock past the wait (nothing was written), or the database's error.
@@ -142,7 +146,13 @@ extension LibraryStore {
     ) throws -> LocalFileOutcome {
         try writeLocalFiles { db in
             let writer = try ImportWriter(db, runID: nil, fetchedAt: date.formatted(.iso8601))
-            let (trackID, match) = try track(for: analysis, fingerprint: fingerprint, contentHash: contentHash, writer: writer, in: db)
+            let (trackID, match) = try track(
+                for: analysis,
+                fingerprint: fingerprint,
+                contentHash: contentHash,
+                writer: writer,
+                in: db
+            )
             let source = FeatureSource.localAnalysis(analyzer: analysis.analyzer)
             try db.execute(
                 sql:

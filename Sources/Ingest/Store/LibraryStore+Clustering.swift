@@ -155,6 +155,23 @@ public struct ClusterRecord: Hashable, Sendable, Codable, FetchableRecord, Persi
         self.distinguishingFeatures = distinguishingFeatures
     }
 
+    /// The record of `vibe` in run `runID`; its reference z-scores are not stored.
+    public init(runID: Int64, vibe: Vibe) {
+        self.init(
+            runID: runID,
+            cluster: vibe.profile.cluster,
+            name: vibe.profile.name,
+            mood: vibe.profile.mood,
+            size: vibe.profile.size,
+            share: vibe.profile.share,
+            centroidScaled: vibe.centroidScaled,
+            centroidOriginal: vibe.centroidOriginal,
+            means: vibe.profile.means,
+            zScores: vibe.profile.zScores,
+            distinguishingFeatures: vibe.profile.distinguishingFeatures
+        )
+    }
+
     enum CodingKeys: String, CodingKey, ColumnExpression {
         case runID = "run_id"
         case cluster, name, mood, size, share
