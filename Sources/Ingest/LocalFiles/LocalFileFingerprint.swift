@@ -27,6 +27,10 @@ public struct LocalFileFingerprint: Hashable, Sendable {
         self.modifiedNS = modifiedNS
     }
 
+    /// The stable identifier of a file's recording when no Spotify ID is known: `local:` and the
+    /// first 22 hex digits of its content hash.
+    public static func localTrackID(contentHash: String) -> String { "local:" + contentHash.prefix(22) }
+
     /// The hex SHA-256 of the file's bytes, read a megabyte at a time.
     ///
     /// - Throws: The file system's error when the file cannot be read.

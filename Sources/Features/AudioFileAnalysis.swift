@@ -1,5 +1,3 @@
-import Features
-
 /// What local analysis found in one audio file.
 ///
 /// ``features`` uses Spotify's names and scales. Every value has a ``Provenance`` and a confidence
@@ -21,18 +19,55 @@ public struct AudioFileAnalysis: Hashable, Sendable {
     public var tags: AudioFileTags
     /// The codec, sample rate and channel count of the file's audio stream.
     public var stream: AudioStreamFormat
-    /// The analyser that produced this, as stored with the values: ``AudioAnalyzer/version``.
+    /// The analyser that produced this, as stored with the values (the AudioAnalysis library's
+    /// `AudioAnalyzer.version`).
     public var analyzer: String
+
+    public init(
+        durationMS: Int,
+        features: AudioFeatures,
+        provenance: [AudioFeature: Provenance],
+        confidence: [AudioFeature: Double],
+        descriptors: AudioDescriptors,
+        tags: AudioFileTags,
+        stream: AudioStreamFormat,
+        analyzer: String
+    ) {
+        self.durationMS = durationMS
+        self.features = features
+        self.provenance = provenance
+        self.confidence = confidence
+        self.descriptors = descriptors
+        self.tags = tags
+        self.stream = stream
+        self.analyzer = analyzer
+    }
 
     /// The source the values are stored under.
     public var source: FeatureSource { .localAnalysis(analyzer: analyzer) }
+
+    /// What the store keeps of an analysis beside the features and their provenance, and what
+    /// `analyze --json` prints as `details`.
+    public struct Details: Hashable, Sendable, Codable {
+        public var descriptors: AudioDescriptors
+        public var stream: AudioStreamFormat
+
+        public init(descriptors: AudioDescriptors, stream: AudioStreamFormat) {
+            self.descriptors = descriptors
+            self.stream = stream
+        }
+    }
+
+    /// The descriptors and the stream format.
+    public var details: Details { Details(descriptors: descriptors, stream: stream) }
 }
 
 /// Whether a value is a measurement or a model's guess.
 public enum Provenance: String, Hashable, Sendable, Codable {
     /// Measured from the signal by an established method (tempo, key, loudness, duration).
     case measured
-    /// Estimated by a heuristic from measured descriptors (energy, valence, …): see ``FeatureEstimator``.
+    /// Estimated by a heuristic from measured descriptors (energy, valence, …): see the AudioAnalysis
+    /// library's `FeatureEstimator`.
     case estimated
 }
 
@@ -41,6 +76,12 @@ public struct AudioStreamFormat: Hashable, Sendable, Codable {
     public var codec: String
     public var sampleRate: Int
     public var channels: Int
+
+    public init(codec: String, sampleRate: Int, channels: Int) {
+        self.codec = codec
+        self.sampleRate = sampleRate
+        self.channels = channels
+    }
 
     enum CodingKeys: String, CodingKey {
         case codec
@@ -110,6 +151,38 @@ public struct AudioDescriptors: Hashable, Sendable, Codable {
     public var silentShare: Double
     /// The 12-bin pitch-class profile the key was read from, C first, scaled to a maximum of 1.
     public var pitchClassProfile: [Double]
+
+    public init(
+        integratedLoudness: Double?,
+        loudnessRange: Double?,
+        tempoConfidence: Double,
+        beatRegularity: Double,
+        onsetRate: Double,
+        spectralCentroid: Double,
+        spectralFlatness: Double,
+        highFrequencyShare: Double,
+        lowFrequencyShare: Double,
+        syllabicModulation: Double,
+        keyCorrelation: Double,
+        tuningCents: Double,
+        silentShare: Double,
+        pitchClassProfile: [Double]
+    ) {
+        self.integratedLoudness = integratedLoudness
+        self.loudnessRange = loudnessRange
+        self.tempoConfidence = tempoConfidence
+        self.beatRegularity = beatRegularity
+        self.onsetRate = onsetRate
+        self.spectralCentroid = spectralCentroid
+        self.spectralFlatness = spectralFlatness
+        self.highFrequencyShare = highFrequencyShare
+        self.lowFrequencyShare = lowFrequencyShare
+        self.syllabicModulation = syllabicModulation
+        self.keyCorrelation = keyCorrelation
+        self.tuningCents = tuningCents
+        self.silentShare = silentShare
+        self.pitchClassProfile = pitchClassProfile
+    }
 
     enum CodingKeys: String, CodingKey {
         case integratedLoudness = "integrated_loudness"
