@@ -136,7 +136,7 @@ public struct FeatureChain: Sendable {
     // MARK: - Reading
 
     /// The tracks in scope that lack features (from `onlyMissingFrom`, or from any source).
-    func missingTracks(_ options: Options) throws -> [FeatureLookup] {
+    package func missingTracks(_ options: Options) throws -> [FeatureLookup] {
         try store.tracksMissingFeatures(in: options.scope, from: options.onlyMissingFrom)
     }
 

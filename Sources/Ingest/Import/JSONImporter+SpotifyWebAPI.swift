@@ -1,5 +1,6 @@
 import Features
 import Foundation
+import SpotifyWebModel
 
 extension JSONImporter {
     func importSpotifyJSON(_ decoder: JSONDecoder) throws {
