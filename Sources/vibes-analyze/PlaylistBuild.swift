@@ -28,7 +28,8 @@ extension VibesAnalyze.PlaylistCommand {
                 --from-mood/--to-mood ("from calm to energetic in 12 tracks"). They are then ordered: `flow` \
                 minimises one transition cost (Camelot key compatibility, octave-aware BPM ratio, energy step, \
                 and no artist twice in a row), never above a best-start greedy order's; `arc` follows an energy \
-                curve (--arc) with a shape correlation of at least 0.8 where the energies allow; `none` keeps the \
+                curve (--arc) with a shape correlation of at least 0.8 where the energies allow; `key` walks round \
+                the Camelot wheel, each key next to a neighbouring one, tempo breaking ties; `none` keeps the \
                 ranking. A mood path keeps its ramp under flow: tracks move only within each step of three.
 
                 Example: vibes-analyze playlist build --vibe 1 --duration 45m --order arc --arc peak --export m3u --out vibe.m3u
@@ -79,7 +80,7 @@ extension VibesAnalyze.PlaylistCommand {
         @Option(
             name: .long,
             help:
-                "The order: flow (lowest transition cost; within each step of a mood path), arc (an energy curve) or none (best first, or the path's order). Default: flow, or none for a mood path."
+                "The order: flow (lowest transition cost; within each step of a mood path), arc (an energy curve), key (round the Camelot wheel, by tempo within a key) or none (best first, or the path's order). Default: flow, or none for a mood path."
         )
         var order: OrderMode?
 
@@ -121,7 +122,7 @@ extension VibesAnalyze.PlaylistCommand {
         }
 
         enum OrderMode: String, ExpressibleByArgument, CaseIterable {
-            case flow, arc, none
+            case flow, arc, key, none
         }
 
         func validate() throws {
@@ -151,9 +152,9 @@ extension VibesAnalyze.PlaylistCommand {
                 )
             }
             for text in lock { _ = try Build.parseLock(text) }
-            if order == .arc && fromMood != nil {
+            if let order, order == .arc || order == .key, fromMood != nil {
                 throw ValidationError(
-                    "A mood path sets its own energy ramp; please order it with --order flow or none, not arc."
+                    "A mood path sets its own energy ramp; please order it with --order flow or none, not \(order.rawValue)."
                 )
             }
         }
@@ -304,14 +305,18 @@ extension VibesAnalyze.PlaylistCommand {
                 chosen,
                 locks: locks,
                 length: length,
-                order: order == .flow ? .flow : order == .arc ? .arc(arc) : .asChosen,
+                order: order == .flow ? .flow : order == .arc ? .arc(arc) : order == .key ? .key : .asChosen,
                 isMoodPath: fromMood != nil
             )
             var entries = arrangement.entries
             let paths = try store.localFilePaths(for: entries.map(\.trackID))
-            for index in entries.indices { entries[index].filePath = paths[entries[index].trackID] }
+            let reference = try store.referenceTracks(among: entries.map(\.trackID))
+            for index in entries.indices {
+                entries[index].filePath = paths[entries[index].trackID]
+                entries[index].isInLibrary = !reference.contains(entries[index].trackID)
+            }
             let score = PlaylistOrdering.transitionScore(of: entries)
-            let orderNote = order == .arc ? "arc \(arc)" : order.rawValue
+            let orderNote = order == .arc ? "arc \(arc)" : order == .key ? "by key" : order.rawValue
             let playlist = Features.Playlist(
                 name: name ?? defaultName ?? description,
                 description: description + ", ordered \(orderNote) (vibes-analyze)",
@@ -323,6 +328,7 @@ extension VibesAnalyze.PlaylistCommand {
                 "\(entries.count) tracks, \(minutes) min, transition score \(score.formatted(digits: 2)) (0 jarring … 1 seamless)"
             )
             notes.append(Build.costNote(arrangement, order: orderNote))
+            if let note = Build.newTracksNote(count: reference.count) { notes.append(note) }
             if save {
                 try store.saveBuiltPlaylist(
                     playlist,
@@ -364,6 +370,12 @@ extension VibesAnalyze.PlaylistCommand {
             return note
         }
 
+        /// How many tracks come from the reference pool rather than the user's library; `nil` for none.
+        static func newTracksNote(count: Int) -> String? {
+            guard count > 0 else { return nil }
+            return "\(count) track\(count == 1 ? " is" : "s are") new to you (from the reference pool, not your library), marked new"
+        }
+
         /// Parses `POSITION=TRACK`.
         static func parseLock(_ text: String) throws -> (Int, String) {
             let parts = text.split(separator: "=", maxSplits: 1)
@@ -387,7 +399,7 @@ extension VibesAnalyze.PlaylistCommand {
                 let energy = f.energy.map { $0.formatted(digits: 2) } ?? "?"
                 let prefix =
                     "\((index + 1).padded(to: 3)). \((camelot?.description ?? "–").padding(to: 3))  \(tempo.padding(to: 5)) BPM  energy \(energy)  "
-                let locked = entry.isLocked ? "  [locked]" : ""
+                let locked = (entry.isInLibrary == false ? "  new" : "") + (entry.isLocked ? "  [locked]" : "")
                 let room = width.map { Swift.max(12, $0 - prefix.count - locked.count) }
                 lines.append(prefix + title.fitted(to: room) + locked)
             }

@@ -71,11 +71,14 @@ extension VibesAnalyze.PlaylistCommand {
                 var artists: [String]
                 var spotifyID: String?
                 var similarity: Double
+                /// `false` for a reference-pool track, new to the user.
+                var inLibrary: Bool
                 enum CodingKeys: String, CodingKey {
                     case trackID = "track_id"
                     case name, artists
                     case spotifyID = "spotify_id"
                     case similarity
+                    case inLibrary = "in_library"
                 }
             }
             var playlist: String
@@ -133,6 +136,7 @@ extension VibesAnalyze.PlaylistCommand {
             }
             let ids = found.map(\.trackID)
             let summaries = try library.summaries(of: ids)
+            let reference = try store.referenceTracks(among: ids)
             var output = Output(
                 playlist: stored.name,
                 seeds: Set(seeds).count,
@@ -143,7 +147,8 @@ extension VibesAnalyze.PlaylistCommand {
                         name: summary?.name ?? "track \(recommendation.trackID)",
                         artists: summary?.artists ?? [],
                         spotifyID: summary?.spotifyID,
-                        similarity: recommendation.similarity
+                        similarity: recommendation.similarity,
+                        inLibrary: !reference.contains(recommendation.trackID)
                     )
                 },
                 written: dryRun ? "none" : (newName != nil ? "new" : (push ? "spotify" : "library")),
@@ -171,7 +176,7 @@ extension VibesAnalyze.PlaylistCommand {
                 let artist = track.artists.first.map { "\($0) – " } ?? ""
                 print(
                     "\(String(index + 1).leftPadded(3))  \(TerminalText.singleLine(artist + track.name))  "
-                        + String(format: "%.2f", track.similarity)
+                        + String(format: "%.2f", track.similarity) + (track.inLibrary ? "" : "  new")
                 )
             }
             if output.skippedWithoutID > 0 {
