@@ -208,6 +208,67 @@ struct RecommendCommandTests {
         }
     }
 
+    /// Tracks from the reference pool (`import --reference`) say `"in_library": false` in the JSON
+    /// of `recommend`, `playlist build` and `playlist extend`, and are marked "new" in their
+    /// tables; the user's own tracks say `true` and carry no mark. Run through the built tool.
+    @Test func referencePoolTracksAreMarkedNew() async throws {
+        try await PlaylistsCommandTests.withPlaylistLibrary { path, _ in
+            let folder = (path as NSString).deletingLastPathComponent
+            func tool(_ arguments: [String]) async throws -> String {
+                let result = try await CommandLineTool.run(arguments + ["--db", path], environment: ["HOME": folder])
+                #expect(result.status == 0, "\(arguments): \(result.stderr)")
+                return result.stdout
+            }
+            _ = try await tool(["import", "--quiet", "--reference", Fixtures.path("csv/tidytuesday-excerpt.csv")])
+            let queue = try DatabaseQueue(path: path)
+            /// Each listed track's `in_library` beside the store's own column.
+            func membership(_ tracks: [[String: Any]]) throws -> [Bool] {
+                try tracks.map { track in
+                    let id = try #require(track["track_id"] as? Int64)
+                    let printed = try #require(track["in_library"] as? Bool, "\(track)")
+                    let stored = try queue.read { db in
+                        try Bool.fetchOne(db, sql: "SELECT in_library FROM tracks WHERE id = ?", arguments: [id])
+                    }
+                    #expect(printed == stored, "track \(id)")
+                    return printed
+                }
+            }
+            func objects(_ json: String, _ key: String) throws -> [[String: Any]] {
+                let object = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+                return try #require(object[key] as? [[String: Any]])
+            }
+
+            let recommended = try membership(
+                objects(try await tool(["recommend", "--mood", "chill", "-n", "100", "--json"]), "tracks")
+            )
+            #expect(recommended.contains(true) && recommended.contains(false))
+            let table = try await tool(["recommend", "--mood", "chill", "-n", "100"]).split(separator: "\n")
+            #expect(table.count == recommended.count)
+            for (line, inLibrary) in zip(table, recommended) {
+                #expect((line.range(of: #"sim -?[0-9.]+  new( |$)"#, options: .regularExpression) != nil) == !inLibrary, "\(line)")
+            }
+
+            let built = try membership(
+                objects(try await tool(["playlist", "build", "--mood", "chill", "-n", "60", "--json"]), "tracks")
+            )
+            #expect(built.contains(true) && built.contains(false))
+            let listing = try await tool(["playlist", "build", "--mood", "chill", "-n", "60"]).split(separator: "\n")
+            // A title line, then one line per track in the same order.
+            #expect(listing.count == built.count + 1)
+            for (line, inLibrary) in zip(listing.dropFirst(), built) {
+                #expect(line.hasSuffix("  new") == !inLibrary, "\(line)")
+            }
+
+            let added = try membership(
+                objects(try await tool(["playlist", "extend", "Road Trip", "-n", "20", "--dry-run", "--json"]), "added")
+            )
+            #expect(added.count == 20 && added.contains(false))
+            let extended = try await tool(["playlist", "extend", "Road Trip", "-n", "20", "--dry-run"])
+                .split(separator: "\n").dropFirst()
+            #expect(zip(extended, added).allSatisfy { line, inLibrary in line.hasSuffix("  new") == !inLibrary })
+        }
+    }
+
     @Test func playlistHelpIsStable() {
         let help = VibesAnalyze.helpMessage(for: VibesAnalyze.PlaylistCommand.self, columns: 80)
         #expect(
