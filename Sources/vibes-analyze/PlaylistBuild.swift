@@ -206,7 +206,7 @@ extension VibesAnalyze.PlaylistCommand {
                 if let fromMood, let toMood {
                     ids = try builder.moodPath(from: fromMood, to: toMood, length: length)
                     description = "From \(fromMood.rawValue) to \(toMood.rawValue)"
-                    defaultName = "\(fromMood.rawValue.capitalized) to \(toMood.rawValue)"
+                    defaultName = "\(fromMood.rawValue.capitalized) → \(toMood.rawValue)" + Build.lengthText(duration)
                 } else if !hasSeeds, let named = candidates.playlist.playlist {
                     // A playlist of the library, ordered offline: its own tracks, each once.
                     let playlist = try describingScope { try store.playlist(matching: named) }
@@ -277,11 +277,21 @@ extension VibesAnalyze.PlaylistCommand {
                         seeds: seedTracks,
                         length: length
                     )
-                    description =
-                        "Like "
-                        + (resolved.notes.isEmpty
-                            ? "your targets"
-                            : library.recommender.describe(seeds: resolved.seeds, titles: library.title(of:)))
+                    // Named from the request: "Like mood chill, target energy 0.8, 45 min".
+                    let targets = tuning.constraints.compactMap { attribute, constraint in
+                        constraint.target.map { target in
+                            let value = target == target.rounded() ? String(Int(target)) : "\(target)"
+                            return "\(attribute.rawValue.replacingOccurrences(of: "_", with: " ")) \(value)"
+                        }
+                    }
+                    .sorted().joined(separator: ", ")
+                    let request =
+                        resolved.seeds.isEmpty
+                        ? "Target " + targets
+                        : "Like " + library.recommender.describe(seeds: resolved.seeds, titles: library.title(of:))
+                            + (targets.isEmpty ? "" : ", target " + targets)
+                    description = request + Build.lengthText(duration)
+                    defaultName = description
                 }
             } catch let error as RecommendationError {
                 throw CommandFailure(error.description)
@@ -376,6 +386,11 @@ extension VibesAnalyze.PlaylistCommand {
             return "\(count) track\(count == 1 ? " is" : "s are") new to you (from the reference pool, not your library), marked new"
         }
 
+        /// ", 45 min" for a playlist asked for by duration, else nothing.
+        static func lengthText(_ duration: PlaylistDuration?) -> String {
+            duration.map { ", \($0.milliseconds / 60_000) min" } ?? ""
+        }
+
         /// Parses `POSITION=TRACK`.
         static func parseLock(_ text: String) throws -> (Int, String) {
             let parts = text.split(separator: "=", maxSplits: 1)
@@ -390,7 +405,11 @@ extension VibesAnalyze.PlaylistCommand {
         /// The human-readable listing: position, Camelot key, tempo, energy, track; on a terminal
         /// of `width` columns, titles are shortened with "…" to fit.
         static func table(_ playlist: Features.Playlist, width: Int? = nil) -> String {
-            var lines = TerminalWidth.wrap("\(playlist.name) — \(playlist.description)", to: width)
+            // "Like mood chill — Like mood chill, ordered flow" says the name once.
+            let title =
+                playlist.description.hasPrefix(playlist.name)
+                ? playlist.description : "\(playlist.name) — \(playlist.description)"
+            var lines = TerminalWidth.wrap(title, to: width)
             for (index, entry) in playlist.entries.enumerated() {
                 let f = entry.features
                 let camelot = f.key.flatMap { key in f.mode.flatMap { CamelotKey(pitchClass: key, mode: $0) } }

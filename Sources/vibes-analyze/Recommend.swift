@@ -216,8 +216,13 @@ struct RecommendReport: Codable {
         for track in tracks {
             let title = (track.artists.first.map { "\($0) – " } ?? "") + track.name
             let prefix = "\(track.rank.padded(to: 3)). "
+            // The first number is the one the list is sorted by: the similarity, or with targets the
+            // score that blends it with the fit (the fit alone without seeds).
             var tail = "  sim \(track.similarity.formatted(digits: 3))"
-            if let fit = track.targetFit { tail += "  fit \(fit.formatted(digits: 2))" }
+            if let fit = track.targetFit {
+                tail = seeds.allSatisfy { $0 == "targets" } ? "" : "  score \(track.score.formatted(digits: 3))" + tail
+                tail += "  fit \(fit.formatted(digits: 2))"
+            }
             if seeds.count > 1 { tail += "  [\(width == nil ? track.seed : track.seed.fitted(to: 16))]" }
             if marksNew { tail += track.inLibrary ? "     " : "  new" }
             if let width {

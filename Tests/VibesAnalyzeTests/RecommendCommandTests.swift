@@ -269,6 +269,43 @@ struct RecommendCommandTests {
         }
     }
 
+    /// Default titles say what was asked ("Like mood chill", "Calm → energetic, 30 min",
+    /// "Target energy 0.8"), once; a list's first number is the one it is sorted by, and a list of
+    /// targets alone shows no similarity. Run through the built tool.
+    @Test func titlesAndNumbersSayWhatWasAsked() async throws {
+        try await PlaylistsCommandTests.withPlaylistLibrary { path, _ in
+            func tool(_ arguments: [String]) async throws -> String {
+                let result = try await CommandLineTool.run(arguments + ["--db", path])
+                #expect(result.status == 0, "\(arguments): \(result.stderr)")
+                return result.stdout
+            }
+            func named(_ arguments: [String]) async throws -> (name: String, description: String) {
+                let json = try await tool(["playlist", "build", "--json"] + arguments)
+                let object = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+                return (try #require(object["name"] as? String), try #require(object["description"] as? String))
+            }
+            let chill = try await named(["--mood", "chill", "-n", "3"])
+            #expect(chill == ("Like mood chill", "Like mood chill, ordered flow (vibes-analyze)"))
+            let path = try await named(["--from-mood", "calm", "--to-mood", "energetic", "--duration", "30m"])
+            #expect(path.name == "Calm → energetic, 30 min")
+            let target = try await named(["--target-energy", "0.8", "--target-tempo", "120", "-n", "3"])
+            #expect(target.name == "Target energy 0.8, tempo 120")
+            let header = try await tool(["playlist", "build", "--target-energy", "0.8", "-n", "3"])
+                .split(separator: "\n").first
+            #expect(header == "Target energy 0.8, ordered flow (vibes-analyze)")
+
+            let targetsOnly = try await tool(["recommend", "--target-energy", "0.8", "-n", "5"]).split(separator: "\n")
+            #expect(targetsOnly.count == 5 && targetsOnly.allSatisfy { !$0.contains(" sim ") && $0.contains(" fit ") })
+            let blended = try await tool(["recommend", "--mood", "calm", "--target-energy", "0.5", "-n", "10"])
+                .split(separator: "\n")
+            let scores = try blended.map { line in
+                let match = try #require(line.range(of: #"  score -?[0-9.]+  sim "#, options: .regularExpression))
+                return try #require(Double(line[match].split(separator: " ")[1]))
+            }
+            #expect(scores.count == 10 && scores == scores.sorted(by: >), "\(blended)")
+        }
+    }
+
     @Test func playlistHelpIsStable() {
         let help = VibesAnalyze.helpMessage(for: VibesAnalyze.PlaylistCommand.self, columns: 80)
         #expect(
