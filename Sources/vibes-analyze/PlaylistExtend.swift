@@ -101,7 +101,7 @@ extension VibesAnalyze.PlaylistCommand {
 
         func run() async throws {
             let store = try global.openStore(activity: "playlist extend")
-            let stored = try store.pushablePlaylist(matching: name)
+            let stored = try store.pushablePlaylist(named: name)
             if push && newName == nil && stored.spotifyID == nil {
                 throw CommandFailure(
                     "\(stored.name) is not on Spotify; `vibes-analyze playlist push \"\(stored.name)\"` puts it there first."

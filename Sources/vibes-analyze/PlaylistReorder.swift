@@ -69,7 +69,7 @@ extension VibesAnalyze.PlaylistCommand {
 
         func run() async throws {
             let store = try global.openStore(activity: "playlist reorder")
-            let stored = try store.pushablePlaylist(matching: name)
+            let stored = try store.pushablePlaylist(named: name)
             guard let spotifyID = stored.spotifyID else {
                 throw CommandFailure(
                     "\(stored.name) is not on Spotify; `vibes-analyze playlist push \"\(stored.name)\"` puts it there."

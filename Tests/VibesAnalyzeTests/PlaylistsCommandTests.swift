@@ -233,4 +233,26 @@ struct PlaylistsCommandTests {
             }
         }
     }
+
+    /// `playlist extend` and `playlist reorder` find a playlist as `--playlist` does (case, the
+    /// trailing space, a unique start) and suggest the nearest name on a miss. Run through the
+    /// built tool.
+    @Test func extendAndReorderNamePlaylistsLoosely() async throws {
+        try await Self.withPlaylistLibrary { path, _ in
+            let home = (path as NSString).deletingLastPathComponent
+            func tool(_ arguments: [String]) async throws -> CommandLineTool.Result {
+                try await CommandLineTool.run(arguments + ["--db", path], environment: ["HOME": home])
+            }
+            for typed in ["bath", "BATH TIME", "bath time"] {
+                let result = try await tool(["playlist", "extend", typed, "-n", "2", "--dry-run"])
+                #expect(result.status == 0, "\(typed): \(result.stderr)")
+                #expect(result.stdout.contains("like bath time "), "\(result.stdout)")
+            }
+            for command in [["playlist", "extend", "bath tiem", "--dry-run"], ["playlist", "reorder", "bath tiem"]] {
+                let result = try await tool(command)
+                #expect(result.status == 1)
+                #expect(result.stderr.contains("Did you mean 'bath time '?"), "\(command): \(result.stderr)")
+            }
+        }
+    }
 }

@@ -182,10 +182,18 @@ struct ReportCommandTests {
     /// and its vibes' shares are of that playlist, never "of the library"; `report --playlist`
     /// says what the report is limited to. Run through the built tool.
     @Test func aPlaylistRunSaysItsScopeInsideTheReport() async throws {
-        try await PlaylistsCommandTests.withPlaylistLibrary { path, store in
+        try await PlaylistsCommandTests.withPlaylistLibrary { path, _ in
             let folder = (path as NSString).deletingLastPathComponent
+            let libraryRun = try #require(try await report(["--db", path]).vibes?.runID)
+            // A playlist's run is not the library's latest unless made current.
+            try await run(["cluster", "--db", path, "--playlist", "bath", "--k", "2", "--quiet"])
+            let unused = try await report(["--db", path])
+            #expect(unused.vibes?.runID == libraryRun && unused.vibes?.playlist == nil)
             try await run(["cluster", "--db", path, "--playlist", "bath", "--k", "2", "--make-current", "--quiet"])
-            let runID = try #require(try store.currentClusteringRunID())
+            let runID = try #require(try await report(["--db", path]).vibes?.runID)
+            #expect(runID > libraryRun)
+            let list = try await run(["vibes", "--list", "--db", path]).stdout
+            #expect(list.contains("playlist 'bath time '"), "\(list)")
             func written(_ name: String, _ extra: [String] = []) async throws -> String {
                 try await run(["report", "--db", path, "--out", folder + "/" + name] + extra)
                 return try String(contentsOfFile: folder + "/" + name, encoding: .utf8)
