@@ -311,6 +311,15 @@ struct PlaylistExportRoundTripTests {
             let rows = try String(contentsOfFile: folder + "/road.csv", encoding: .utf8).split(separator: "\n").dropFirst()
             #expect(rows.map { String($0.prefix { $0 != "," }) } == ids.map { "spotify:track:" + $0 })
 
+            // Flow and arc order the playlist offline too, whole.
+            for order in ["flow", "arc"] {
+                let result = try await CommandLineTool.run(
+                    ["playlist", "build", "--db", path, "--playlist", "road", "--order", order, "--export", "m3u"]
+                )
+                #expect(result.status == 0, "\(order): \(result.stderr)")
+                #expect(result.stdout.split(separator: "\n").filter { $0.hasPrefix("#EXTINF") }.count == 15, "\(order)")
+            }
+
             let saved = try await build(["--save", "--name", "Road by key"])
             #expect(saved.stderr.contains("saved as \"Road by key\""))
             let stored = try #require(try store.builtPlaylist(named: "Road by key"))

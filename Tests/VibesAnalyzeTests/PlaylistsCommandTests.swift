@@ -255,4 +255,33 @@ struct PlaylistsCommandTests {
             }
         }
     }
+
+    /// `vibes N` is vibe N of the current run (its note on a terminal is tested with the other
+    /// terminal output), `vibes --run N` is run N, and a vibe is named by its number or its name in any case, for `vibes` and for
+    /// `--vibe`. Run through the built tool.
+    @Test func vibesAreNamedByNumberOrNameThroughTheTool() async throws {
+        try await Self.withPlaylistLibrary { path, _ in
+            func tool(_ arguments: [String]) async throws -> (object: [String: Any], stderr: String) {
+                let result = try await CommandLineTool.run(arguments + ["--db", path, "--json"])
+                #expect(result.status == 0, "\(arguments): \(result.stderr)")
+                let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+                return (try #require(object, "\(result.stdout)"), result.stderr)
+            }
+            func vibes(_ object: [String: Any]) -> [String] {
+                (object["vibes"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
+            }
+            let all = try await tool(["vibes"]).object
+            let names = vibes(all)
+            #expect(names.count == 3)
+            let runID = try #require((all["run"] as? [String: Any])?["id"] as? Int)
+            let byNumber = try await tool(["vibes", "2"])
+            #expect(vibes(byNumber.object) == [names[1]])
+            #expect(vibes(try await tool(["vibes", names[2].uppercased()]).object) == [names[2]])
+            let byRun = try await tool(["vibes", "--run", String(runID)]).object
+            #expect((byRun["run"] as? [String: Any])?["id"] as? Int == runID && vibes(byRun) == names)
+            let seeded = try await tool(["recommend", "--vibe", names[1].lowercased(), "-n", "3"]).object
+            #expect((seeded["seeds"] as? [String])?.contains { $0.contains(names[1]) } == true, "\(seeded)")
+            #expect((seeded["tracks"] as? [Any])?.count == 3)
+        }
+    }
 }
