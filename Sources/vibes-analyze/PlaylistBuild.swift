@@ -383,7 +383,8 @@ extension VibesAnalyze.PlaylistCommand {
         /// How many tracks come from the reference pool rather than the user's library; `nil` for none.
         static func newTracksNote(count: Int) -> String? {
             guard count > 0 else { return nil }
-            return "\(count) track\(count == 1 ? " is" : "s are") new to you (from the reference pool, not your library), marked new"
+            return
+                "\(count) track\(count == 1 ? " is" : "s are") new to you (from the reference pool, not your library), marked new"
         }
 
         /// ", 45 min" for a playlist asked for by duration, else nothing.

@@ -139,7 +139,9 @@ extension VibesAnalyze {
             )
             let summaries = try library.summaries(of: result.recommendations.map(\.trackID))
             let reference = try store.referenceTracks(among: result.recommendations.map(\.trackID))
-            if let note = VibesAnalyze.PlaylistCommand.Build.newTracksNote(count: reference.count) { notes.append(note) }
+            if let note = VibesAnalyze.PlaylistCommand.Build.newTracksNote(count: reference.count) {
+                notes.append(note)
+            }
             return RecommendReport(
                 notes: notes,
                 pool: result.pool,

@@ -271,7 +271,9 @@ struct PlaylistExportRoundTripTests {
                 return result
             }
             let printed = try await build(["--json"])
-            let object = try #require(try JSONSerialization.jsonObject(with: Data(printed.stdout.utf8)) as? [String: Any])
+            let object = try #require(
+                try JSONSerialization.jsonObject(with: Data(printed.stdout.utf8)) as? [String: Any]
+            )
             let tracks = try #require(object["tracks"] as? [[String: Any]])
             // Road Trip's 15 tracks with features; the one without is left out.
             #expect(tracks.count == 15)
@@ -286,7 +288,11 @@ struct PlaylistExportRoundTripTests {
             #expect(tempos.count == 15)
             var blocks: [(key: CamelotKey, tempos: [Double])] = []
             for (key, tempo) in zip(keys, tempos) {
-                if blocks.last?.key == key { blocks[blocks.count - 1].tempos.append(tempo) } else { blocks.append((key, [tempo])) }
+                if blocks.last?.key == key {
+                    blocks[blocks.count - 1].tempos.append(tempo)
+                } else {
+                    blocks.append((key, [tempo]))
+                }
             }
             #expect(Set(blocks.map(\.key)).count == blocks.count, "a key in two places: \(keys)")
             for (from, to) in zip(blocks, blocks.dropFirst()) {
@@ -308,7 +314,8 @@ struct PlaylistExportRoundTripTests {
                 #expect(line.hasSuffix(try #require(track["name"] as? String)), "\(line)")
             }
             _ = try await build(["--export", "csv", "--out", folder + "/road.csv"])
-            let rows = try String(contentsOfFile: folder + "/road.csv", encoding: .utf8).split(separator: "\n").dropFirst()
+            let rows = try String(contentsOfFile: folder + "/road.csv", encoding: .utf8).split(separator: "\n")
+                .dropFirst()
             #expect(rows.map { String($0.prefix { $0 != "," }) } == ids.map { "spotify:track:" + $0 })
 
             // Flow and arc order the playlist offline too, whole.

@@ -245,7 +245,10 @@ struct RecommendCommandTests {
             let table = try await tool(["recommend", "--mood", "chill", "-n", "100"]).split(separator: "\n")
             #expect(table.count == recommended.count)
             for (line, inLibrary) in zip(table, recommended) {
-                #expect((line.range(of: #"sim -?[0-9.]+  new( |$)"#, options: .regularExpression) != nil) == !inLibrary, "\(line)")
+                #expect(
+                    (line.range(of: #"sim -?[0-9.]+  new( |$)"#, options: .regularExpression) != nil) == !inLibrary,
+                    "\(line)"
+                )
             }
 
             let built = try membership(
@@ -260,7 +263,10 @@ struct RecommendCommandTests {
             }
 
             let added = try membership(
-                objects(try await tool(["playlist", "extend", "Road Trip", "-n", "20", "--dry-run", "--json"]), "added")
+                objects(
+                    try await tool(["playlist", "extend", "Road Trip", "-n", "20", "--dry-run", "--json"]),
+                    "added"
+                )
             )
             #expect(added.count == 20 && added.contains(false))
             let extended = try await tool(["playlist", "extend", "Road Trip", "-n", "20", "--dry-run"])

@@ -14,7 +14,8 @@ extension LibraryStore {
                 found.formUnion(
                     try Int64.fetchSet(
                         db,
-                        sql: "SELECT id FROM tracks WHERE in_library = 0 AND id IN (\(databaseQuestionMarks(count: chunk.count)))",
+                        sql:
+                            "SELECT id FROM tracks WHERE in_library = 0 AND id IN (\(databaseQuestionMarks(count: chunk.count)))",
                         arguments: StatementArguments(Array(chunk))
                     )
                 )

@@ -6,7 +6,13 @@ import VibesTestSupport
 
 struct PlaylistOrderingHarmonicTests {
     /// An entry in Camelot notation: `8B` is C major, `8A` A minor.
-    static func entry(_ id: Int64, _ camelot: String?, tempo: Double?, energy: Double? = 0.5, locked: Bool = false)
+    static func entry(
+        _ id: Int64,
+        _ camelot: String?,
+        tempo: Double?,
+        energy: Double? = 0.5,
+        locked: Bool = false
+    )
         -> Playlist.Entry
     {
         let (key, mode) = camelot.map(PlaylistOrderingHarmonicTests.spotifyKey(of:)) ?? (nil, nil)

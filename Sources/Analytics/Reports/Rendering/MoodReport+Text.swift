@@ -256,7 +256,8 @@ extension MoodReport {
         if !listening.vibes.isEmpty {
             writer.line("")
             writer.line(
-                "  " + writer.bold("Vibes listened to") + writer.dim("  share of listening vs share of \(vibes?.playlist == nil ? "library" : "playlist")")
+                "  " + writer.bold("Vibes listened to")
+                    + writer.dim("  share of listening vs share of \(vibes?.playlist == nil ? "library" : "playlist")")
             )
             let nameWidth = listening.vibes.map(\.name.count).max() ?? 0
             for vibe in listening.vibes {
