@@ -4,6 +4,7 @@ import Features
 import Foundation
 import Ingest
 import VibesCommandSupport
+import VibesEngine
 
 extension VibesAnalyze.PlaylistCommand {
     /// `vibes-analyze playlist extend`: more tracks like a playlist someone already curated.

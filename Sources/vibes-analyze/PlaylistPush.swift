@@ -3,6 +3,7 @@ import Features
 import Foundation
 import Ingest
 import VibesCommandSupport
+import VibesEngine
 
 /// `vibes-analyze playlist push`: write a playlist from the store to Spotify.
 ///

@@ -4,6 +4,7 @@ import Features
 import Foundation
 import Ingest
 import VibesCommandSupport
+import VibesEngine
 
 extension VibesAnalyze.PlaylistCommand {
     /// `vibes-analyze playlist recipe save|run|list|show|delete`: playlists that refresh themselves.

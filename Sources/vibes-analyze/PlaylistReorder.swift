@@ -3,7 +3,9 @@ import ArgumentParser
 import Features
 import Foundation
 import Ingest
+import SpotifyWebAPI
 import VibesCommandSupport
+import VibesEngine
 
 extension VibesAnalyze.PlaylistCommand {
     /// `vibes-analyze playlist reorder`.

@@ -234,34 +234,18 @@ extension MoodReport.Input {
         }
         let credits = try store.trackCreditTable(for: table.trackIDs)
         timer.lap("load credits")
-        let lookup: @Sendable ([Int64]) throws -> [Int64: ReportTrack] = { ids in
+        let lookup: @Sendable ([Int64]) throws -> [Int64: TrackCredit] = { ids in
             let paths = try store.localFilePaths(for: ids)
-            return try store.trackCredits(for: ids).mapValues {
-                ReportTrack(
-                    id: $0.id,
-                    name: $0.name,
-                    artists: $0.artists,
-                    genres: $0.genres,
-                    spotifyID: $0.spotifyID,
-                    filePath: paths[$0.id],
-                    durationMS: $0.durationMS
-                )
+            return try store.trackCredits(for: ids).mapValues { credit in
+                var credit = credit
+                credit.filePath = paths[credit.id]
+                return credit
             }
         }
 
         var run: ReportRun?
         if let record = try store.clusteringRun(id: runID), let id = record.run.id {
-            let vibes = try store.clusters(ofRun: id).map { cluster in
-                ReportRun.Vibe(
-                    cluster: cluster.cluster,
-                    name: cluster.name,
-                    mood: cluster.mood,
-                    size: cluster.size,
-                    share: cluster.share,
-                    means: cluster.means,
-                    zScores: cluster.zScores
-                )
-            }
+            let vibes = try store.clusters(ofRun: id).map(\.profile)
             let packed = try store.packedAssignments(ofRun: id)
             let runScope = try store.clusteringRunScopes()[id] ?? .library
             switch runScope {
@@ -297,21 +281,12 @@ extension MoodReport.Input {
             )
         }
         timer.lap("load plays")
-        let plays = history.plays.map { play in
-            ReportPlay(
-                endedAt: play.endedAt,
-                msPlayed: play.msPlayed,
-                trackID: play.trackID,
-                isSkip: ReportPlay.isSkip(skipped: play.skipped, reasonEnd: play.reasonEnd),
-                skipIsRecorded: ReportPlay.skipIsRecorded(skipped: play.skipped, reasonEnd: play.reasonEnd)
-            )
-        }
         var input = MoodReport.Input(
             overview: overview,
             table: table,
             tracks: [:],
             run: run,
-            plays: plays,
+            plays: history.plays,
             timeZone: timeZone
         )
         input.trackLookup = lookup

@@ -26,7 +26,7 @@ struct VibesReport: Codable {
         var number: Int
         var cluster: Int
         var name: String
-        var mood: String
+        var mood: Mood
         var size: Int
         var share: Double
         var centroid: [String: Double]
@@ -203,7 +203,7 @@ struct VibesReport: Codable {
                 row(
                     [
                         "\(vibe.number)", vibe.name, "\(vibe.size)", format(vibe.share * 100, digits: 1) + "%",
-                        vibe.mood,
+                        vibe.mood.rawValue,
                         optional(vibe.means["energy"], digits: 2), optional(vibe.means["valence"], digits: 2),
                         optional(vibe.means["danceability"], digits: 2),
                         optional(vibe.means["acousticness"], digits: 2),

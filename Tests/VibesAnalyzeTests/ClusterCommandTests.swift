@@ -55,7 +55,7 @@ struct ClusterCommandTests {
             let calmCluster = try #require(assignments.first { $0.trackID == calmTrack.id }).cluster
             let calmName = try #require(clusters.first { $0.cluster == calmCluster }).name
             #expect(calmName.contains("acoustic"))
-            #expect(clusters.first { $0.cluster == calmCluster }?.mood == "calm/content")
+            #expect(clusters.first { $0.cluster == calmCluster }?.mood == .calm)
             // Centroids in original units are in the features' own scale.
             let tempo = try #require(clusters.first { $0.cluster == calmCluster }?.centroidOriginal["tempo"])
             #expect(abs(tempo - 80) < 3)

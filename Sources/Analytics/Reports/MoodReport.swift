@@ -212,7 +212,7 @@ extension MoodReport {
         public struct Vibe: Hashable, Sendable, Codable {
             public var cluster: Int
             public var name: String
-            public var mood: String
+            public var mood: Mood
             public var size: Int
             /// The share of the run's tracks, from 0 to 1.
             public var share: Double
@@ -380,10 +380,10 @@ extension MoodReport {
         public var label: String
         public var plays: Int
         public var msPlayed: Int
-        /// Plays counted as skips (see ``ReportPlay/isSkip``), and their time.
+        /// Plays counted as skips (see ``PlayRecord/isSkip``), and their time.
         public var skips: Int
         public var skippedMS: Int
-        /// Plays whose source says whether they were skipped (``ReportPlay/skipIsRecorded``); when
+        /// Plays whose source says whether they were skipped (``PlayRecord/skipIsRecorded``); when
         /// 0, ``skips`` is 0 because skips are not recorded, not because there were none.
         public var playsWithSkipData: Int
         /// The time of non-skipped plays whose track has valence and energy.
@@ -408,10 +408,10 @@ extension MoodReport {
     public struct Listening: Hashable, Sendable, Codable {
         public var plays: Int
         public var msPlayed: Int
-        /// Plays counted as skips (see ``ReportPlay/isSkip``), and their time.
+        /// Plays counted as skips (see ``PlayRecord/isSkip``), and their time.
         public var skips: Int
         public var skippedMS: Int
-        /// Plays whose source says whether they were skipped (``ReportPlay/skipIsRecorded``). When
+        /// Plays whose source says whether they were skipped (``PlayRecord/skipIsRecorded``). When
         /// 0 (an account-data `StreamingHistory` export), ``skips`` is 0 because skips are not
         /// recorded, and the renderers say so instead of "0 skips".
         public var playsWithSkipData: Int

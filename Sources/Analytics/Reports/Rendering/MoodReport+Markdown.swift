@@ -1,3 +1,4 @@
+import Features
 import Foundation
 
 extension MoodReport {
@@ -75,7 +76,8 @@ extension MoodReport {
                     .map { "\($0.feature) \(ReportFormatting.sigma($0.zScore))" }.joined(separator: ", ")
                 lines.append(
                     row([
-                        "\(index + 1)", vibe.name, vibe.mood, "\(vibe.size)", ReportFormatting.percent(vibe.share),
+                        "\(index + 1)", vibe.name, vibe.mood.rawValue, "\(vibe.size)",
+                        ReportFormatting.percent(vibe.share),
                         vibe.listenedShare.map(ReportFormatting.percent) ?? "–", standsOut,
                         vibe.topArtists.map { "\($0.artist) (\($0.tracks))" }.joined(separator: ", "),
                         (vibe.topGenres ?? []).map { "\($0.genre) (\($0.tracks))" }.joined(separator: ", "),

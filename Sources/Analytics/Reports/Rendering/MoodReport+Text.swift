@@ -1,3 +1,4 @@
+import Features
 import Foundation
 
 extension MoodReport {
@@ -101,7 +102,7 @@ extension MoodReport {
             writer.line("")
             writer.line(
                 "  " + writer.bold("\(index + 1). \(vibe.name)")
-                    + "  \(vibe.mood), \(ReportFormatting.count(vibe.size, "track")), "
+                    + "  \(vibe.mood.rawValue), \(ReportFormatting.count(vibe.size, "track")), "
                     + ReportFormatting.percent(vibe.share) + " of \(section.whole)"
                     + (vibe.listenedShare.map { ", " + ReportFormatting.percent($0) + " of listening" } ?? "")
             )
