@@ -28,7 +28,8 @@ extension VibesAnalyze.PlaylistCommand {
                 --from-mood/--to-mood ("from calm to energetic in 12 tracks"). They are then ordered: `flow` \
                 minimises one transition cost (Camelot key compatibility, octave-aware BPM ratio, energy step, \
                 and no artist twice in a row), never above a best-start greedy order's; `arc` follows an energy \
-                curve (--arc) with a shape correlation of at least 0.8 where the energies allow; `none` keeps the \
+                curve (--arc) with a shape correlation of at least 0.8 where the energies allow; `key` walks round \
+                the Camelot wheel, each key next to a neighbouring one, tempo breaking ties; `none` keeps the \
                 ranking. A mood path keeps its ramp under flow: tracks move only within each step of three.
 
                 Example: vibes-analyze playlist build --vibe 1 --duration 45m --order arc --arc peak --export m3u --out vibe.m3u
@@ -79,7 +80,7 @@ extension VibesAnalyze.PlaylistCommand {
         @Option(
             name: .long,
             help:
-                "The order: flow (lowest transition cost; within each step of a mood path), arc (an energy curve) or none (best first, or the path's order). Default: flow, or none for a mood path."
+                "The order: flow (lowest transition cost; within each step of a mood path), arc (an energy curve), key (round the Camelot wheel, by tempo within a key) or none (best first, or the path's order). Default: flow, or none for a mood path."
         )
         var order: OrderMode?
 
@@ -121,7 +122,7 @@ extension VibesAnalyze.PlaylistCommand {
         }
 
         enum OrderMode: String, ExpressibleByArgument, CaseIterable {
-            case flow, arc, none
+            case flow, arc, key, none
         }
 
         func validate() throws {
@@ -151,9 +152,9 @@ extension VibesAnalyze.PlaylistCommand {
                 )
             }
             for text in lock { _ = try Build.parseLock(text) }
-            if order == .arc && fromMood != nil {
+            if let order, order == .arc || order == .key, fromMood != nil {
                 throw ValidationError(
-                    "A mood path sets its own energy ramp; please order it with --order flow or none, not arc."
+                    "A mood path sets its own energy ramp; please order it with --order flow or none, not \(order.rawValue)."
                 )
             }
         }
@@ -205,7 +206,7 @@ extension VibesAnalyze.PlaylistCommand {
                 if let fromMood, let toMood {
                     ids = try builder.moodPath(from: fromMood, to: toMood, length: length)
                     description = "From \(fromMood.rawValue) to \(toMood.rawValue)"
-                    defaultName = "\(fromMood.rawValue.capitalized) to \(toMood.rawValue)"
+                    defaultName = "\(fromMood.rawValue.capitalized) → \(toMood.rawValue)" + Build.lengthText(duration)
                 } else if !hasSeeds, let named = candidates.playlist.playlist {
                     // A playlist of the library, ordered offline: its own tracks, each once.
                     let playlist = try describingScope { try store.playlist(matching: named) }
@@ -276,11 +277,21 @@ extension VibesAnalyze.PlaylistCommand {
                         seeds: seedTracks,
                         length: length
                     )
-                    description =
-                        "Like "
-                        + (resolved.notes.isEmpty
-                            ? "your targets"
-                            : library.recommender.describe(seeds: resolved.seeds, titles: library.title(of:)))
+                    // Named from the request: "Like mood chill, target energy 0.8, 45 min".
+                    let targets = tuning.constraints.compactMap { attribute, constraint in
+                        constraint.target.map { target in
+                            let value = target == target.rounded() ? String(Int(target)) : "\(target)"
+                            return "\(attribute.rawValue.replacingOccurrences(of: "_", with: " ")) \(value)"
+                        }
+                    }
+                    .sorted().joined(separator: ", ")
+                    let request =
+                        resolved.seeds.isEmpty
+                        ? "Target " + targets
+                        : "Like " + library.recommender.describe(seeds: resolved.seeds, titles: library.title(of:))
+                            + (targets.isEmpty ? "" : ", target " + targets)
+                    description = request + Build.lengthText(duration)
+                    defaultName = description
                 }
             } catch let error as RecommendationError {
                 throw CommandFailure(error.description)
@@ -304,14 +315,18 @@ extension VibesAnalyze.PlaylistCommand {
                 chosen,
                 locks: locks,
                 length: length,
-                order: order == .flow ? .flow : order == .arc ? .arc(arc) : .asChosen,
+                order: order == .flow ? .flow : order == .arc ? .arc(arc) : order == .key ? .key : .asChosen,
                 isMoodPath: fromMood != nil
             )
             var entries = arrangement.entries
             let paths = try store.localFilePaths(for: entries.map(\.trackID))
-            for index in entries.indices { entries[index].filePath = paths[entries[index].trackID] }
+            let reference = try store.referenceTracks(among: entries.map(\.trackID))
+            for index in entries.indices {
+                entries[index].filePath = paths[entries[index].trackID]
+                entries[index].isInLibrary = !reference.contains(entries[index].trackID)
+            }
             let score = PlaylistOrdering.transitionScore(of: entries)
-            let orderNote = order == .arc ? "arc \(arc)" : order.rawValue
+            let orderNote = order == .arc ? "arc \(arc)" : order == .key ? "by key" : order.rawValue
             let playlist = Features.Playlist(
                 name: name ?? defaultName ?? description,
                 description: description + ", ordered \(orderNote) (vibes-analyze)",
@@ -323,6 +338,7 @@ extension VibesAnalyze.PlaylistCommand {
                 "\(entries.count) tracks, \(minutes) min, transition score \(score.formatted(digits: 2)) (0 jarring … 1 seamless)"
             )
             notes.append(Build.costNote(arrangement, order: orderNote))
+            if let note = Build.newTracksNote(count: reference.count) { notes.append(note) }
             if save {
                 try store.saveBuiltPlaylist(
                     playlist,
@@ -364,6 +380,18 @@ extension VibesAnalyze.PlaylistCommand {
             return note
         }
 
+        /// How many tracks come from the reference pool rather than the user's library; `nil` for none.
+        static func newTracksNote(count: Int) -> String? {
+            guard count > 0 else { return nil }
+            return
+                "\(count) track\(count == 1 ? " is" : "s are") new to you (from the reference pool, not your library), marked new"
+        }
+
+        /// ", 45 min" for a playlist asked for by duration, else nothing.
+        static func lengthText(_ duration: PlaylistDuration?) -> String {
+            duration.map { ", \($0.milliseconds / 60_000) min" } ?? ""
+        }
+
         /// Parses `POSITION=TRACK`.
         static func parseLock(_ text: String) throws -> (Int, String) {
             let parts = text.split(separator: "=", maxSplits: 1)
@@ -378,7 +406,11 @@ extension VibesAnalyze.PlaylistCommand {
         /// The human-readable listing: position, Camelot key, tempo, energy, track; on a terminal
         /// of `width` columns, titles are shortened with "…" to fit.
         static func table(_ playlist: Features.Playlist, width: Int? = nil) -> String {
-            var lines = TerminalWidth.wrap("\(playlist.name) — \(playlist.description)", to: width)
+            // "Like mood chill — Like mood chill, ordered flow" says the name once.
+            let title =
+                playlist.description.hasPrefix(playlist.name)
+                ? playlist.description : "\(playlist.name) — \(playlist.description)"
+            var lines = TerminalWidth.wrap(title, to: width)
             for (index, entry) in playlist.entries.enumerated() {
                 let f = entry.features
                 let camelot = f.key.flatMap { key in f.mode.flatMap { CamelotKey(pitchClass: key, mode: $0) } }
@@ -387,7 +419,7 @@ extension VibesAnalyze.PlaylistCommand {
                 let energy = f.energy.map { $0.formatted(digits: 2) } ?? "?"
                 let prefix =
                     "\((index + 1).padded(to: 3)). \((camelot?.description ?? "–").padding(to: 3))  \(tempo.padding(to: 5)) BPM  energy \(energy)  "
-                let locked = entry.isLocked ? "  [locked]" : ""
+                let locked = (entry.isInLibrary == false ? "  new" : "") + (entry.isLocked ? "  [locked]" : "")
                 let room = width.map { Swift.max(12, $0 - prefix.count - locked.count) }
                 lines.append(prefix + title.fitted(to: room) + locked)
             }

@@ -33,7 +33,7 @@ extension VibesAnalyze.PlaylistCommand {
         )
 
         enum Mode: String, ExpressibleByArgument, CaseIterable {
-            case flow, arc, path
+            case flow, arc, key, path
         }
 
         @OptionGroup var global: GlobalOptions
@@ -42,7 +42,7 @@ extension VibesAnalyze.PlaylistCommand {
         @Argument(help: "The playlist: its name, or its row or origin key as `library` lists them.")
         var name: String
 
-        @Option(help: "The order: flow, arc or path.")
+        @Option(help: "The order: flow, arc, key (round the Camelot wheel) or path.")
         var order: Mode = .flow
 
         @Option(
@@ -71,7 +71,7 @@ extension VibesAnalyze.PlaylistCommand {
 
         func run() async throws {
             let store = try global.openStore(activity: "playlist reorder")
-            let stored = try store.pushablePlaylist(matching: name)
+            let stored = try store.pushablePlaylist(named: name)
             guard let spotifyID = stored.spotifyID else {
                 throw CommandFailure(
                     "\(stored.name) is not on Spotify; `vibes-analyze playlist push \"\(stored.name)\"` puts it there."
@@ -228,6 +228,7 @@ extension VibesAnalyze.PlaylistCommand {
             switch mode {
             case .flow: return PlaylistOrdering(arc: nil).ordered(entries)
             case .arc: return PlaylistOrdering(arc: arc).ordered(entries)
+            case .key: return PlaylistOrdering.harmonicOrder(entries)
             case .path:
                 // First and last stay; the middle is sorted by its projection on the line between
                 // their valence–energy points (tracks without both features keep their order, last).

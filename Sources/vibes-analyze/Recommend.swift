@@ -138,6 +138,10 @@ extension VibesAnalyze {
                     + " (\(elapsed.wholeMilliseconds) ms)"
             )
             let summaries = try library.summaries(of: result.recommendations.map(\.trackID))
+            let reference = try store.referenceTracks(among: result.recommendations.map(\.trackID))
+            if let note = VibesAnalyze.PlaylistCommand.Build.newTracksNote(count: reference.count) {
+                notes.append(note)
+            }
             return RecommendReport(
                 notes: notes,
                 pool: result.pool,
@@ -155,7 +159,8 @@ extension VibesAnalyze {
                         targetFit: recommendation.targetFit,
                         seed: recommendation.seed,
                         differences: recommendation.differences,
-                        why: recommendation.reasons
+                        why: recommendation.reasons,
+                        inLibrary: !reference.contains(recommendation.trackID)
                     )
                 }
             )
@@ -179,6 +184,9 @@ struct RecommendReport: Codable {
         var differences: [FeatureDifference]
         /// What made the track close: "same artist", "shares 'yacht rock'", "sound: …".
         var why: [String]
+        /// Whether the track is in the user's library; `false` for a reference-pool track, new to
+        /// the user.
+        var inLibrary: Bool
 
         enum CodingKeys: String, CodingKey {
             case rank
@@ -189,6 +197,7 @@ struct RecommendReport: Codable {
             case seed
             case differences
             case why
+            case inLibrary = "in_library"
         }
     }
 
@@ -204,12 +213,20 @@ struct RecommendReport: Codable {
     ///   every line whole.
     func table(width: Int? = nil) -> String {
         var lines: [String] = []
+        // A column marks tracks new to the user, when any are.
+        let marksNew = tracks.contains { !$0.inLibrary }
         for track in tracks {
             let title = (track.artists.first.map { "\($0) – " } ?? "") + track.name
             let prefix = "\(track.rank.padded(to: 3)). "
+            // The first number is the one the list is sorted by: the similarity, or with targets the
+            // score that blends it with the fit (the fit alone without seeds).
             var tail = "  sim \(track.similarity.formatted(digits: 3))"
-            if let fit = track.targetFit { tail += "  fit \(fit.formatted(digits: 2))" }
+            if let fit = track.targetFit {
+                tail = seeds.allSatisfy { $0 == "targets" } ? "" : "  score \(track.score.formatted(digits: 3))" + tail
+                tail += "  fit \(fit.formatted(digits: 2))"
+            }
             if seeds.count > 1 { tail += "  [\(width == nil ? track.seed : track.seed.fitted(to: 16))]" }
+            if marksNew { tail += track.inLibrary ? "     " : "  new" }
             if let width {
                 let titleWidth = Swift.max(12, Swift.min(48, width - prefix.count - tail.count))
                 lines.append(prefix + title.fitted(to: titleWidth).padding(to: titleWidth) + tail)

@@ -167,8 +167,10 @@ extension MoodReport.Input {
                 vibe.name = TerminalText.singleLine(vibe.name)
                 return vibe
             }
+            run.playlist = run.playlist.map(TerminalText.singleLine)
             self.run = run
         }
+        overview.playlist = overview.playlist.map(TerminalText.singleLine)
     }
 }
 
@@ -207,7 +209,7 @@ extension MoodReport.Input {
         // user's library.
         let features = try store.featureOverview(scope: scope)
         let table = features.table
-        let overview = MoodReport.Overview(
+        var overview = MoodReport.Overview(
             tracks: features.tracks,
             artists: counts.artists,
             tracksWithFeatures: features.withFeatures,
@@ -217,6 +219,7 @@ extension MoodReport.Input {
             sources: features.sources.map { .init(source: $0.source, tracks: $0.tracks, preferred: $0.preferred) },
             coverage: AudioFeature.all.map { .init(feature: $0.rawValue, tracks: features.coverage[$0.rawValue] ?? 0) }
         )
+        if case .playlist(let named) = scope { overview.playlist = try store.playlist(matching: named).name }
         timer.lap("load features")
         // Only an empty table needs the summary's count of reference tracks.
         let referenceTracks = table.rowCount == 0 ? try store.summary(tagLimit: 0).referenceTracks : 0
@@ -244,7 +247,8 @@ extension MoodReport.Input {
         if let record = try store.clusteringRun(id: runID), let id = record.run.id {
             let vibes = try store.clusters(ofRun: id).map(\.profile)
             let packed = try store.packedAssignments(ofRun: id)
-            switch try store.clusteringRunScopes()[id] ?? .library {
+            let runScope = try store.clusteringRunScopes()[id] ?? .library
+            switch runScope {
             case .library:
                 notes.append("Vibes of run \(id) (the library\(runID == nil ? "'s latest" : "")).")
             case let scope:
@@ -260,6 +264,7 @@ extension MoodReport.Input {
                 clusters: packed.clusters,
                 distances: packed.distances
             )
+            if case .playlist(let name) = runScope { run?.playlist = name }
         } else if let runID {
             throw StoreError.notFound(what: "Clustering run \(runID) (list the runs with `vibes-analyze vibes --list`)")
         } else if table.rowCount > 0 {

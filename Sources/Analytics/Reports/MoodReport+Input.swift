@@ -16,6 +16,8 @@ public struct ReportRun: Sendable {
     }
 
     public var id: Int64
+    /// The playlist the run was made of, by name; `nil` for a run of the library.
+    public var playlist: String?
     /// The schema and fitted scaling of the run.
     public var scaling: FeatureScaling
     /// One entry per cluster, with the names the run saved.

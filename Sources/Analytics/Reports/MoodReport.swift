@@ -85,6 +85,8 @@ extension MoodReport {
         public var sources: [Source]
         /// Tracks with a value for each feature, in `AudioFeature.all` order.
         public var coverage: [Coverage]
+        /// The playlist the report is limited to, by name; `nil` for the whole library.
+        public var playlist: String?
 
         public init(
             tracks: Int,
@@ -243,6 +245,28 @@ extension MoodReport {
         public var tracks: Int
         /// The vibes, largest first.
         public var vibes: [Vibe]
+        /// The playlist the run was made of, by name; `nil` for a run of the library.
+        public var playlist: String?
+    }
+}
+
+extension MoodReport.Overview {
+    /// For a report limited to one playlist, the sentence that says so; `nil` for the library.
+    public var scopeSentence: String? {
+        playlist.map { "Limited to the playlist “\($0)”: \(ReportFormatting.count(tracks, "track"))." }
+    }
+}
+
+extension MoodReport.VibesSection {
+    /// What the vibes' shares are of: "the library", or "the playlist" for a run of one playlist.
+    public var whole: String { playlist == nil ? "the library" : "the playlist" }
+
+    /// For a run of one playlist, the sentence that says so; `nil` for a run of the library.
+    public var scopeSentence: String? {
+        playlist.map {
+            "Run \(runID) was made of the playlist “\($0)” only (\(ReportFormatting.count(tracks, "track"))), "
+                + "so its shares are of that playlist, not of the library."
+        }
     }
 }
 

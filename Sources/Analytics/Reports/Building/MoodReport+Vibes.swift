@@ -57,7 +57,8 @@ extension MoodReport {
             features: run.scaling.schema.features.map(\.rawValue),
             scaling: run.scaling.schema.scaling.rawValue,
             tracks: run.trackCount,
-            vibes: vibes
+            vibes: vibes,
+            playlist: run.playlist
         )
     }
 

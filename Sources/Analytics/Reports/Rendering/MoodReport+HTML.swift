@@ -61,6 +61,7 @@ extension MoodReport {
         ]
         for (name, value) in stats { html += "<div><dt>\(name)</dt><dd>\(ReportFormatting.count(value))</dd></div>" }
         html += "</dl>"
+        if let sentence = overview.scopeSentence { html += "<p class=\"note\">\(SVGChart.escape(sentence))</p>" }
         if !overview.sources.isEmpty {
             html +=
                 "<p>Feature sources: "
@@ -198,13 +199,14 @@ extension MoodReport {
         html +=
             "<p>\(section.vibes.count) vibes over \(ReportFormatting.count(section.tracks)) tracks, k-means on \(SVGChart.escape(section.scaling)) "
             + "\(SVGChart.escape(section.features.joined(separator: ", "))). Bars show how far each vibe's mean lies from the library mean.</p>"
+        if let sentence = section.scopeSentence { html += "<p class=\"note\">\(SVGChart.escape(sentence))</p>" }
         html += "<div class=\"cards\">"
         for (index, vibe) in section.vibes.enumerated() {
             let listened = vibe.listenedShare.map { ", " + ReportFormatting.percent($0) + " of listening" } ?? ""
             html +=
                 "<article class=\"card\"><h3><span class=\"swatch g\(index % 10)\"></span>\(SVGChart.escape(vibe.name))</h3>"
             html +=
-                "<p class=\"meta\">\(SVGChart.escape(vibe.mood.rawValue)) · \(ReportFormatting.count(vibe.size, "track")), \(ReportFormatting.percent(vibe.share)) of the library\(listened)</p>"
+                "<p class=\"meta\">\(SVGChart.escape(vibe.mood.rawValue)) · \(ReportFormatting.count(vibe.size, "track")), \(ReportFormatting.percent(vibe.share)) of \(section.whole)\(listened)</p>"
             let profile = vibe.profile.filter { $0.feature != "time_signature" }
             html += SVGChart.diverging(
                 id: "vibe-\(vibe.cluster)-profile",
@@ -249,7 +251,7 @@ extension MoodReport {
         if let listening, !listening.vibes.isEmpty {
             html += figure(
                 libraryVersusListeningChart(listening.vibes),
-                caption: "Share of the library in each vibe against share of the time listened (skips apart).",
+                caption: "Share of \(section.whole) in each vibe against share of the time listened (skips apart).",
                 table: dataTable(
                     ["vibe", "library", "listening", "time"],
                     listening.vibes.map {
