@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "Features", targets: ["Features"]),
         .library(name: "Analytics", targets: ["Analytics"]),
         .library(name: "Ingest", targets: ["Ingest"]),
+        .library(name: "VibesEngine", targets: ["VibesEngine"]),
         .library(name: "AudioAnalysis", targets: ["AudioAnalysis"]),
         .library(name: "VibesBenchmarking", targets: ["VibesBenchmarking"]),
         .executable(name: "vibes-analyze", targets: ["vibes-analyze"]),
@@ -47,6 +48,14 @@ let package = Package(
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ]
         ),
+        // The joins of the store with the analyses: one call per action of the command-line tool.
+        .target(
+            name: "VibesEngine",
+            dependencies: [
+                "Analytics", "Features", "Ingest",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .target(
             name: "AudioAnalysis",
             dependencies: ["Features", "CFFmpeg", "CEBUR128", "CAubio"]
@@ -58,7 +67,7 @@ let package = Package(
         .executableTarget(
             name: "vibes-analyze",
             dependencies: [
-                "Analytics", "Features", "Ingest", "VibesBenchmarking", "VibesCommandSupport",
+                "Analytics", "Features", "Ingest", "VibesBenchmarking", "VibesCommandSupport", "VibesEngine",
                 .target(name: "CMalloc", condition: .when(platforms: [.linux])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -178,10 +187,17 @@ let package = Package(
             ]
         ),
         .testTarget(
+            name: "VibesEngineTests",
+            dependencies: [
+                "VibesEngine", "Analytics", "Features", "Ingest", "VibesTestSupport",
+                .product(name: "Numerics", package: "swift-numerics"),
+            ]
+        ),
+        .testTarget(
             name: "VibesAnalyzeTests",
             dependencies: [
                 "vibes-analyze", "vibes-analyze-audio", "Analytics", "Features", "Ingest", "VibesCommandSupport",
-                "VibesTestSupport",
+                "VibesEngine", "VibesTestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
