@@ -4,8 +4,6 @@ import Ingest
 import Testing
 import VibesTestSupport
 
-@testable import vibes_analyze
-
 /// A signed-in session for the fake Spotify and the environment that points the tool at the fakes.
 func signedInToolEnvironment(
     directory: String,
