@@ -49,7 +49,9 @@ extension LibraryStore {
         let entries = try playlistEntries(for: known) { id in
             var features = AudioFeatures()
             guard let row = rows[id] else { return features }
-            for feature in AudioFeature.all { features[feature] = table.value(row: row, feature: feature).map(Double.init) }
+            for feature in AudioFeature.all {
+                features[feature] = table.value(row: row, feature: feature).map(Double.init)
+            }
             return features
         }
         let byID = Dictionary(uniqueKeysWithValues: zip(known, entries))

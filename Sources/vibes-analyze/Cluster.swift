@@ -175,7 +175,9 @@ extension VibesAnalyze {
             }
             let bar = clusterCount == .auto ? ProgressBar(label: "Choosing k", quiet: global.quiet) : nil
             let found = try await describingScope {
-                try await store.findVibes(request) { timer.lap($0) } progress: { done, total in
+                try await store.findVibes(request) {
+                    timer.lap($0)
+                } progress: { done, total in
                     bar?.update(done: done, total: total)
                 }
             }

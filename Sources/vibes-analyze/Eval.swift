@@ -139,17 +139,17 @@ extension VibesAnalyze {
         ///
         /// The weights of `--weights` are read when the evaluation needs them.
         var request: EvaluationRequest {
-                var request = EvaluationRequest()
-                request.scope = scope.scope(from: .library)
-                request.label = label.flatMap(EvaluationLabel.init(name:))
-                request.neighbors = neighbors
-                request.sampleSize = sample
-                request.clusterCount = clusters
-                request.runID = run
-                request.resampleCount = resamples
-                request.includesCatchAll = includeCatchAll
-                request.seed = seed
-                return request
+            var request = EvaluationRequest()
+            request.scope = scope.scope(from: .library)
+            request.label = label.flatMap(EvaluationLabel.init(name:))
+            request.neighbors = neighbors
+            request.sampleSize = sample
+            request.clusterCount = clusters
+            request.runID = run
+            request.resampleCount = resamples
+            request.includesCatchAll = includeCatchAll
+            request.seed = seed
+            return request
         }
 
         /// The weights of a JSON file: a `SimilarityWeights` object, alone or as the `weights` key of

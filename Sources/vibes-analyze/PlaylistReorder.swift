@@ -184,8 +184,8 @@ extension VibesAnalyze.PlaylistCommand {
         }
 
         /// The order of every item: the catalogue tracks in `tracksInOrder` (positions into the
-        /// playlist, as `positionedEntries(uris:trackIDs:positions:)` numbers them), filling the tracks' places; local files,
-        /// episodes and removed tracks stay where they are.
+        /// playlist, as `positionedEntries(uris:trackIDs:positions:)` numbers them), filling the
+        /// tracks' places; local files, episodes and removed tracks stay where they are.
         static func fullOrder(of playlist: ReorderablePlaylist, tracksInOrder: [Int]) -> [Int] {
             var order = Array(playlist.uris.indices)
             for (slot, item) in zip(playlist.trackPositions, tracksInOrder) { order[slot] = item }

@@ -22,7 +22,9 @@ struct LibraryStoreMoodReportTests {
             #expect(notes == [.noRun])
             #expect(input.run == nil && input.table.rowCount == 60 && input.overview.tracksWithFeatures == 60)
 
-            let found = try await store.findVibes(VibeRequest(settings: .init(schema: .default, clusterCount: .fixed(3))))
+            let found = try await store.findVibes(
+                VibeRequest(settings: .init(schema: .default, clusterCount: .fixed(3)))
+            )
             let latest = try store.moodReportInput(runID: nil, timeZone: Self.utc)
             #expect(latest.1 == [.vibesOfRun(id: found.runID, scope: .library, isLatest: true)])
             #expect(latest.0.run?.vibes.count == 3 && latest.0.run?.trackIDs.count == 60)

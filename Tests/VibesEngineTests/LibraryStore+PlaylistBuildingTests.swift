@@ -159,9 +159,11 @@ struct LibraryStorePlaylistBuildingTests {
             )
             #expect(built.playlist.entries.count == 6)
             #expect(built.notes.contains { $0.hasPrefix("vibe 1 ") })
-            let members = Set(try store.assignments(ofRun: found.runID).filter {
-                $0.cluster == found.report.vibes[0].cluster
-            }.map(\.trackID))
+            let members = Set(
+                try store.assignments(ofRun: found.runID).filter {
+                    $0.cluster == found.report.vibes[0].cluster
+                }.map(\.trackID)
+            )
             #expect(built.playlist.entries.allSatisfy { members.contains($0.trackID) })
         }
     }
