@@ -146,7 +146,7 @@ clean:
 # of `make test`: random mutations of the fixtures, imported into one store. The seed is printed;
 # VIBES_FUZZ_SEED=<seed> replays a run. A crash leaves its input in $(FUZZ_OUT)/current-input (and
 # how it was made in current-input.txt): shrink it into Sources/VibesTestSupport/Fixtures/fuzz-crashers.
-# Then the token server's request parser (Tests/IngestTests/TokenServerFuzzTests.swift) for as long:
+# Then the token server's request parser (Tests/SpotifyTokenServerTests/TokenServerFuzzTests.swift) for as long:
 # mutated requests given in random pieces, whose input is left in $(FUZZ_OUT)/token-server-input.
 FUZZ_SECONDS ?= 60
 FUZZ_OUT ?= $(CURDIR)/out/fuzz

@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "Features", targets: ["Features"]),
         .library(name: "Analytics", targets: ["Analytics"]),
         .library(name: "Ingest", targets: ["Ingest"]),
+        .library(name: "SpotifyWebAPI", targets: ["SpotifyWebAPI"]),
         .library(name: "VibesEngine", targets: ["VibesEngine"]),
         .library(name: "AudioAnalysis", targets: ["AudioAnalysis"]),
         .library(name: "VibesBenchmarking", targets: ["VibesBenchmarking"]),
@@ -38,21 +39,28 @@ let package = Package(
         .target(
             name: "Ingest",
             dependencies: [
-                "Features", "CCurl",
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "FlyingFox", package: "FlyingFox"),
-                .product(name: "FlyingSocks", package: "FlyingFox"),
+                "Features", "SpotifyWebModel", "VibesHashing", "VibesHTTP",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ]
         ),
-        // The joins of the store with the analyses: one call per action of the command-line tool.
+        // The Spotify Web API client and its sign-in; the token server is its own target below.
+        .target(
+            name: "SpotifyWebAPI",
+            dependencies: [
+                "Features", "SpotifyWebModel", "VibesHTTP",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "FlyingFox", package: "FlyingFox"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The joins of the store with the analyses and with Spotify: one library call per action.
         .target(
             name: "VibesEngine",
             dependencies: [
-                "Analytics", "Features", "Ingest",
+                "Analytics", "Features", "Ingest", "SpotifyWebAPI", "SpotifyWebModel",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -67,7 +75,8 @@ let package = Package(
         .executableTarget(
             name: "vibes-analyze",
             dependencies: [
-                "Analytics", "Features", "Ingest", "VibesBenchmarking", "VibesCommandSupport", "VibesEngine",
+                "Analytics", "Features", "Ingest", "SpotifyTokenServer", "SpotifyWebAPI", "SpotifyWebModel",
+                "VibesBenchmarking", "VibesCommandSupport", "VibesEngine", "VibesHTTP",
                 .target(name: "CMalloc", condition: .when(platforms: [.linux])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -120,6 +129,42 @@ let package = Package(
             pkgConfig: "aubio",
             providers: [.apt(["libaubio-dev"])]
         ),
+        // HTTP over libcurl with retries and redaction, shared by the Spotify and ReccoBeats clients.
+        .target(
+            name: "VibesHTTP",
+            dependencies: [
+                "CCurl",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // SHA-256 for the importers, over libcrypto rather than swift-crypto.
+        .target(
+            name: "VibesHashing",
+            dependencies: ["CLibCrypto"]
+        ),
+        // OpenSSL's libcrypto, which libcurl (libcurl4-openssl-dev) already loads.
+        .systemLibrary(
+            name: "CLibCrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]
+        ),
+        // The Spotify Web API's JSON objects: the client decodes them, and the importers read saved
+        // API answers, without either linking the other.
+        .target(
+            name: "SpotifyWebModel",
+            dependencies: ["Features"]
+        ),
+        // The token server of `vibes-analyze token-server`: only the tool links it.
+        .target(
+            name: "SpotifyTokenServer",
+            dependencies: [
+                "SpotifyWebAPI", "VibesHTTP",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "FlyingFox", package: "FlyingFox"),
+                .product(name: "FlyingSocks", package: "FlyingFox"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // glibc's `mallopt`, part of the C library itself: no package to install or link.
         .systemLibrary(name: "CMalloc"),
         .target(
@@ -135,13 +180,21 @@ let package = Package(
             name: "VibesTestSupport",
             dependencies: [
                 "Features", "Ingest",
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "FlyingFox", package: "FlyingFox"),
-                .product(name: "FlyingSocks", package: "FlyingFox"),
                 .product(name: "Numerics", package: "swift-numerics"),
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ],
             resources: [.copy("Fixtures")]
+        ),
+        // Fake Spotify and ReccoBeats servers on 127.0.0.1, and a signed-in client for them.
+        .target(
+            name: "SpotifyTestSupport",
+            dependencies: [
+                "Features", "SpotifyWebAPI", "VibesHTTP", "VibesTestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "FlyingFox", package: "FlyingFox"),
+                .product(name: "FlyingSocks", package: "FlyingFox"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
 
         // MARK: - Tests
@@ -175,7 +228,47 @@ let package = Package(
             name: "IngestTests",
             dependencies: [
                 "Ingest", "Features", "VibesTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "VibesHTTPTests",
+            dependencies: [
+                "VibesHTTP", "VibesTestSupport",
                 .product(name: "FlyingFox", package: "FlyingFox"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Checks the libcrypto hash against swift-crypto's.
+        .testTarget(
+            name: "VibesHashingTests",
+            dependencies: [
+                "VibesHashing",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .testTarget(
+            name: "SpotifyWebAPITests",
+            dependencies: [
+                "Features", "SpotifyTestSupport", "SpotifyWebAPI", "SpotifyWebModel", "VibesHTTP", "VibesTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "SpotifyTokenServerTests",
+            dependencies: [
+                "Features", "SpotifyTestSupport", "SpotifyTokenServer", "SpotifyWebAPI", "VibesHTTP",
+                "VibesTestSupport",
+                .product(name: "FlyingFox", package: "FlyingFox"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "VibesEngineTests",
+            dependencies: [
+                "Analytics", "Features", "Ingest", "SpotifyTestSupport", "SpotifyWebAPI", "SpotifyWebModel",
+                "VibesEngine", "VibesHTTP", "VibesTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -183,21 +276,15 @@ let package = Package(
         .testTarget(
             name: "DocExampleTests",
             dependencies: [
-                "Analytics", "AudioAnalysis", "Features", "Ingest", "VibesBenchmarking", "VibesTestSupport",
-            ]
-        ),
-        .testTarget(
-            name: "VibesEngineTests",
-            dependencies: [
-                "VibesEngine", "Analytics", "Features", "Ingest", "VibesTestSupport",
-                .product(name: "Numerics", package: "swift-numerics"),
+                "Analytics", "AudioAnalysis", "Features", "Ingest", "SpotifyTestSupport", "SpotifyTokenServer",
+                "SpotifyWebAPI", "VibesBenchmarking", "VibesHTTP", "VibesTestSupport",
             ]
         ),
         .testTarget(
             name: "VibesAnalyzeTests",
             dependencies: [
-                "vibes-analyze", "vibes-analyze-audio", "Analytics", "Features", "Ingest", "VibesCommandSupport",
-                "VibesEngine", "VibesTestSupport",
+                "vibes-analyze", "vibes-analyze-audio", "Analytics", "Features", "Ingest", "SpotifyTestSupport",
+                "SpotifyWebAPI", "VibesCommandSupport", "VibesEngine", "VibesHTTP", "VibesTestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]

@@ -48,6 +48,9 @@ public struct Playlist: Hashable, Sendable, Codable {
         public var filePath: String?
         /// What a CSV export writes beyond the fields above, when the application looked it up.
         public var exportDetails: ExportDetails?
+        /// Whether the track is in the user's library (`false`: only in the reference pool, new to
+        /// the user); `nil` when not looked up.
+        public var isInLibrary: Bool?
 
         /// The columns of an Exportify CSV that a library keeps besides the fields of an entry,
         /// so that an exported playlist imports back without losing them.
@@ -109,6 +112,7 @@ public struct Playlist: Hashable, Sendable, Codable {
             case popularity, features
             case isLocked = "locked"
             case filePath = "file_path"
+            case isInLibrary = "in_library"
         }
     }
 

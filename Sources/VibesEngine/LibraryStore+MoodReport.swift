@@ -43,7 +43,7 @@ extension LibraryStore {
         // user's library.
         let features = try store.featureOverview(scope: scope)
         let table = features.table
-        let overview = MoodReport.Overview(
+        var overview = MoodReport.Overview(
             tracks: features.tracks,
             artists: counts.artists,
             tracksWithFeatures: features.withFeatures,
@@ -53,6 +53,7 @@ extension LibraryStore {
             sources: features.sources.map { .init(source: $0.source, tracks: $0.tracks, preferred: $0.preferred) },
             coverage: AudioFeature.all.map { .init(feature: $0.rawValue, tracks: features.coverage[$0.rawValue] ?? 0) }
         )
+        if case .playlist(let named) = scope { overview.playlist = try store.playlist(matching: named).name }
         phase("load features")
         // Only an empty table needs the summary's count of reference tracks.
         let referenceTracks = table.rowCount == 0 ? try store.summary(tagLimit: 0).referenceTracks : 0
@@ -63,38 +64,21 @@ extension LibraryStore {
         }
         let credits = try store.trackCreditTable(for: table.trackIDs)
         phase("load credits")
-        let lookup: @Sendable ([Int64]) throws -> [Int64: ReportTrack] = { ids in
+        let lookup: @Sendable ([Int64]) throws -> [Int64: TrackCredit] = { ids in
             let paths = try store.localFilePaths(for: ids)
-            return try store.trackCredits(for: ids).mapValues {
-                ReportTrack(
-                    id: $0.id,
-                    name: $0.name,
-                    artists: $0.artists,
-                    genres: $0.genres,
-                    spotifyID: $0.spotifyID,
-                    filePath: paths[$0.id],
-                    durationMS: $0.durationMS
-                )
+            return try store.trackCredits(for: ids).mapValues { credit in
+                var credit = credit
+                credit.filePath = paths[credit.id]
+                return credit
             }
         }
 
         var run: ReportRun?
         if let record = try store.clusteringRun(id: runID), let id = record.run.id {
-            let vibes = try store.clusters(ofRun: id).map { cluster in
-                ReportRun.Vibe(
-                    cluster: cluster.cluster,
-                    name: cluster.name,
-                    mood: cluster.mood,
-                    size: cluster.size,
-                    share: cluster.share,
-                    means: cluster.means,
-                    zScores: cluster.zScores
-                )
-            }
+            let vibes = try store.clusters(ofRun: id).map(\.profile)
             let packed = try store.packedAssignments(ofRun: id)
-            notes.append(
-                .vibesOfRun(id: id, scope: try store.clusteringRunScopes()[id] ?? .library, isLatest: runID == nil)
-            )
+            let runScope = try store.clusteringRunScopes()[id] ?? .library
+            notes.append(.vibesOfRun(id: id, scope: runScope, isLatest: runID == nil))
             run = ReportRun(
                 id: id,
                 scaling: record.run.scaling,
@@ -103,6 +87,7 @@ extension LibraryStore {
                 clusters: packed.clusters,
                 distances: packed.distances
             )
+            if case .playlist(let name) = runScope { run?.playlist = name }
         } else if let runID {
             throw StoreError.notFound(what: "Clustering run \(runID) (list the runs with `vibes-analyze vibes --list`)")
         } else if table.rowCount > 0 {
@@ -115,21 +100,12 @@ extension LibraryStore {
             notes.append(.unreadablePlayTimes(count: history.unreadable))
         }
         phase("load plays")
-        let plays = history.plays.map { play in
-            ReportPlay(
-                endedAt: play.endedAt,
-                msPlayed: play.msPlayed,
-                trackID: play.trackID,
-                isSkip: ReportPlay.isSkip(skipped: play.skipped, reasonEnd: play.reasonEnd),
-                skipIsRecorded: ReportPlay.skipIsRecorded(skipped: play.skipped, reasonEnd: play.reasonEnd)
-            )
-        }
         var input = MoodReport.Input(
             overview: overview,
             table: table,
             tracks: [:],
             run: run,
-            plays: plays,
+            plays: history.plays,
             timeZone: timeZone
         )
         input.trackLookup = lookup

@@ -11,6 +11,8 @@ public struct PlaylistRequest: Sendable {
         case flow
         /// Along the energy curve ``PlaylistRequest/arc``.
         case arc
+        /// Round the Camelot wheel, each key next to a neighbouring one, tempo breaking ties.
+        case key
         /// Best first, or the mood path's or the playlist's own order.
         case none
     }
@@ -45,6 +47,12 @@ public struct PlaylistRequest: Sendable {
     public var hasSeeds: Bool {
         recommendation.seeds.positiveCount > 0
             || recommendation.query.constraints.values.contains { $0.target != nil }
+    }
+
+    /// ", 45 min" for a playlist asked for by duration, else nothing.
+    var lengthText: String {
+        guard case .duration(let milliseconds) = length else { return "" }
+        return ", \(milliseconds / 60_000) min"
     }
 
     /// Whether the playlist is a saved vibe on its own: its members, strongest first.
@@ -102,7 +110,7 @@ extension LibraryStore {
         if let (fromMood, toMood) = request.moodPath {
             ids = try builder.moodPath(from: fromMood, to: toMood, length: length)
             description = "From \(fromMood.rawValue) to \(toMood.rawValue)"
-            defaultName = "\(fromMood.rawValue.capitalized) to \(toMood.rawValue)"
+            defaultName = "\(fromMood.rawValue.capitalized) → \(toMood.rawValue)" + request.lengthText
         } else if !request.hasSeeds, case .playlist(let named) = request.recommendation.scope {
             // A playlist of the library, ordered offline: its own tracks, each once.
             let playlist = try playlist(matching: named)
@@ -150,10 +158,20 @@ extension LibraryStore {
                 seeds: seedTracks,
                 length: length
             )
-            description =
-                "Like "
-                + (resolved.notes.isEmpty
-                    ? "your targets" : describe(resolved.seeds))
+            // Named from the request: "Like mood chill, target energy 0.8, 45 min".
+            let targets = request.recommendation.query.constraints.compactMap { attribute, constraint in
+                constraint.target.map { target in
+                    let value = target == target.rounded() ? String(Int(target)) : "\(target)"
+                    return "\(attribute.rawValue.replacingOccurrences(of: "_", with: " ")) \(value)"
+                }
+            }
+            .sorted().joined(separator: ", ")
+            let named =
+                resolved.seeds.isEmpty
+                ? "Target " + targets
+                : "Like " + describe(resolved.seeds) + (targets.isEmpty ? "" : ", target " + targets)
+            description = named + request.lengthText
+            defaultName = description
         }
 
         let chosen = try playlistEntries(for: ids, features: recommender.audioFeatures(of:))
@@ -171,12 +189,12 @@ extension LibraryStore {
             chosen,
             locks: locks,
             length: length,
-            order: order == .flow ? .flow : order == .arc ? .arc(request.arc) : .asChosen,
+            order: order == .flow ? .flow : order == .arc ? .arc(request.arc) : order == .key ? .key : .asChosen,
             isMoodPath: request.moodPath != nil
         )
         let entries = arrangement.entries
         let score = PlaylistOrdering.transitionScore(of: entries)
-        let orderNote = order == .arc ? "arc \(request.arc)" : order.rawValue
+        let orderNote = order == .arc ? "arc \(request.arc)" : order == .key ? "by key" : order.rawValue
         let playlist = Playlist(
             name: request.name ?? defaultName ?? description,
             description: description + ", ordered \(orderNote) (vibes-analyze)",
@@ -188,6 +206,8 @@ extension LibraryStore {
             "\(entries.count) tracks, \(minutes) min, transition score \(score.formatted(digits: 2)) (0 jarring … 1 seamless)"
         )
         notes.append(Self.costNote(arrangement, order: orderNote))
+        let newTracks = Set(entries.filter { $0.isInLibrary == false }.map(\.trackID))
+        if let note = Self.newTracksNote(count: newTracks.count) { notes.append(note) }
         if request.saves {
             try saveBuiltPlaylist(playlist, settings: request.settings)
             notes.append("saved as \"\(playlist.name)\"")
@@ -208,6 +228,13 @@ extension LibraryStore {
             case .mood(let mood): "mood \(mood.rawValue)"
             }
         }.joined(separator: " and ")
+    }
+
+    /// How many tracks come from the reference pool rather than the user's library; `nil` for none.
+    static func newTracksNote(count: Int) -> String? {
+        guard count > 0 else { return nil }
+        return
+            "\(count) track\(count == 1 ? " is" : "s are") new to you (from the reference pool, not your library), marked new"
     }
 
     /// The transition cost of the chosen order beside best-start greedy's, and an arc's shape

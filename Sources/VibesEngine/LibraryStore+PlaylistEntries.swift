@@ -4,7 +4,8 @@ import Ingest
 
 extension LibraryStore {
     /// The playlist entries of `trackIDs`, in their order (repeats kept): name, artists, album,
-    /// duration, popularity, Spotify ID and audio file path as the store holds them.
+    /// duration, popularity, Spotify ID and audio file path as the store holds them, and whether
+    /// each is in the user's library (not only in the reference pool).
     ///
     /// - Parameters:
     ///   - trackIDs: The tracks, in play order.
@@ -16,6 +17,7 @@ extension LibraryStore {
     ) throws -> [Playlist.Entry] {
         let summaries = try trackSummaries(for: trackIDs)
         let paths = try localFilePaths(for: trackIDs)
+        let reference = try referenceTracks(among: trackIDs)
         return trackIDs.map { id in
             let summary = summaries[id]
             var entry = Playlist.Entry(
@@ -29,6 +31,7 @@ extension LibraryStore {
                 features: features(id)
             )
             entry.filePath = paths[id]
+            entry.isInLibrary = !reference.contains(id)
             return entry
         }
     }

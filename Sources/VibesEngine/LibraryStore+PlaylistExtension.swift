@@ -10,6 +10,8 @@ public struct PlaylistExtension: Sendable {
     public var recommendations: [Recommendation]
     /// The display summaries of the tracks found.
     public var summaries: [Int64: TrackSummary]
+    /// The tracks found in the reference pool rather than the user's library.
+    public var referenceTrackIDs: Set<Int64>
 }
 
 extension LibraryStore {
@@ -47,10 +49,12 @@ extension LibraryStore {
         let candidates = recommender.features.trackIDs.count { !query.excludedTrackIDs.contains($0) }
         guard candidates > 0 else { throw EngineError.nothingBeyondPlaylist(name: name) }
         let found = try recommender.recommend(query).recommendations
+        let ids = found.map(\.trackID)
         return PlaylistExtension(
             seedCount: Set(seeds).count,
             recommendations: found,
-            summaries: try trackSummaries(for: found.map(\.trackID))
+            summaries: try trackSummaries(for: ids),
+            referenceTrackIDs: try referenceTracks(among: ids)
         )
     }
 

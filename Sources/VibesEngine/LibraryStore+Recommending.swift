@@ -45,6 +45,8 @@ public struct Recommendations: Sendable {
     public var result: RecommendationResult
     /// The display summaries of the recommended tracks.
     public var summaries: [Int64: TrackSummary]
+    /// The recommended tracks from the reference pool rather than the user's library.
+    public var referenceTrackIDs: Set<Int64>
 }
 
 extension LibraryStore {
@@ -80,10 +82,10 @@ extension LibraryStore {
             "pool: \(result.pool.candidates) candidates, \(result.pool.afterFilters) after filters, \(result.pool.returned) returned"
                 + " (\(seconds * 1000 + attoseconds / 1_000_000_000_000_000) ms)"
         )
-        return Recommendations(
-            notes: notes,
-            result: result,
-            summaries: try trackSummaries(for: result.recommendations.map(\.trackID))
-        )
+        let ids = result.recommendations.map(\.trackID)
+        let summaries = try trackSummaries(for: ids)
+        let reference = try referenceTracks(among: ids)
+        if let note = Self.newTracksNote(count: reference.count) { notes.append(note) }
+        return Recommendations(notes: notes, result: result, summaries: summaries, referenceTrackIDs: reference)
     }
 }

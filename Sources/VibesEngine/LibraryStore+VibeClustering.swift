@@ -88,21 +88,7 @@ extension LibraryStore {
         let unsaved = UnsavedClusteringRun(
             run: outcome.run,
             timings: timings,
-            clusters: outcome.vibes.map { vibe in
-                ClusterRecord(
-                    runID: 0,
-                    cluster: vibe.profile.cluster,
-                    name: vibe.profile.name,
-                    mood: vibe.profile.mood.rawValue,
-                    size: vibe.profile.size,
-                    share: vibe.profile.share,
-                    centroidScaled: vibe.centroidScaled,
-                    centroidOriginal: vibe.centroidOriginal,
-                    means: vibe.profile.means,
-                    zScores: vibe.profile.zScores,
-                    distinguishingFeatures: vibe.profile.distinguishingFeatures
-                )
-            },
+            clusters: outcome.vibes.map { ClusterRecord(runID: 0, vibe: $0) },
             trackIDs: outcome.trackIDs,
             labels: outcome.labels,
             distances: outcome.distances

@@ -25,7 +25,7 @@ public struct VibesReport: Codable, Sendable {
         public var number: Int
         public var cluster: Int
         public var name: String
-        public var mood: String
+        public var mood: Mood
         public var size: Int
         public var share: Double
         public var centroid: [String: Double]

@@ -279,9 +279,7 @@ struct AnalysisRun: Sendable {
             }
             do {
                 let analysis = try AudioAnalyzer().analyze(file)
-                result.outcome = try store.recordLocalAnalysis(
-                    LocalFileAnalysis(analysis, fingerprint: fingerprint, contentHash: hash)
-                )
+                result.outcome = try store.recordLocalAnalysis(analysis, of: fingerprint, contentHash: hash)
                 result.analysis = analysis
                 result.status = .analyzed
             } catch let error as AudioAnalysisError {
@@ -324,41 +322,7 @@ extension ProgressBar {
     }
 }
 
-extension LocalFileAnalysis {
-    /// The store's record of `analysis`.
-    init(_ analysis: AudioFileAnalysis, fingerprint: LocalFileFingerprint, contentHash: String) {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        let details =
-            (try? encoder.encode(AnalysisDetails(descriptors: analysis.descriptors, stream: analysis.stream)))
-            .map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-        self.init(
-            fingerprint: fingerprint,
-            contentHash: contentHash,
-            analyzer: analysis.analyzer,
-            durationMS: analysis.durationMS,
-            features: analysis.features,
-            provenance: Dictionary(
-                uniqueKeysWithValues: analysis.provenance.map { ($0.key.rawValue, $0.value.rawValue) }
-            ),
-            confidence: Dictionary(uniqueKeysWithValues: analysis.confidence.map { ($0.key.rawValue, $0.value) }),
-            title: analysis.tags.title,
-            artist: analysis.tags.artist,
-            album: analysis.tags.album,
-            isrc: analysis.tags.isrc,
-            spotifyID: analysis.tags.spotifyID,
-            detailsJSON: details
-        )
-    }
-}
-
 // MARK: - JSON
-
-/// What the store keeps of an analysis beside the features.
-struct AnalysisDetails: Codable {
-    var descriptors: AudioDescriptors
-    var stream: AudioStreamFormat
-}
 
 /// One file in `analyze --json`: Spotify's feature names at the top level.
 struct AnalyzedFileJSON: Encodable {
@@ -370,7 +334,7 @@ struct AnalyzedFileJSON: Encodable {
     var features: AudioFeatures
     var confidence: [String: Double]
     var provenance: Provenance?
-    var details: AnalysisDetails?
+    var details: AudioFileAnalysis.Details?
     var error: String?
 
     struct Provenance: Encodable {
@@ -398,7 +362,9 @@ struct AnalyzedFileJSON: Encodable {
             measured: stored.provenance.filter { $0.value == "measured" }.keys.sorted(),
             estimated: stored.provenance.filter { $0.value == "estimated" }.keys.sorted()
         )
-        details = stored.detailsJSON.flatMap { try? JSONDecoder().decode(AnalysisDetails.self, from: Data($0.utf8)) }
+        details = stored.detailsJSON.flatMap {
+            try? JSONDecoder().decode(AudioFileAnalysis.Details.self, from: Data($0.utf8))
+        }
     }
 
     enum CodingKeys: String, CodingKey {

@@ -1,7 +1,9 @@
 import ArgumentParser
 import Foundation
 import Ingest
+import SpotifyWebAPI
 import VibesCommandSupport
+import VibesHTTP
 
 extension VibesAnalyze {
     /// `vibes-analyze auth login|status|logout`.
@@ -89,7 +91,9 @@ extension VibesAnalyze.Auth {
                 let accounts = SpotifyAccounts(
                     credentials: credentials,
                     baseURL: configuration.accountsBaseURL,
-                    transport: RetryingTransport(base: URLSessionTransport(timeout: SpotifyOptions.requestTimeout))
+                    transport: RetryingTransport<SpotifyError>(
+                        base: URLSessionTransport(timeout: SpotifyOptions.requestTimeout)
+                    )
                 )
                 let scopes = Scope.vibesDefault.union(scope.compactMap(Scope.init(rawValue:)))
                 var session: SpotifySession

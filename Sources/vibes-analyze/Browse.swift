@@ -2,6 +2,8 @@ import ArgumentParser
 import Features
 import Foundation
 import Ingest
+import SpotifyWebAPI
+import SpotifyWebModel
 import VibesCommandSupport
 
 /// A track, artist, album or playlist as the browsing commands print it.

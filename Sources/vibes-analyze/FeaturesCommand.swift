@@ -2,8 +2,10 @@ import ArgumentParser
 import Features
 import Foundation
 import Ingest
+import SpotifyWebAPI
 import Synchronization
 import VibesCommandSupport
+import VibesEngine
 
 /// `vibes-analyze features`: where the library's audio features come from, and filling the gaps.
 struct FeaturesCommand: AsyncParsableCommand {

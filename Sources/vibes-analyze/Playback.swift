@@ -2,6 +2,7 @@ import ArgumentParser
 import Features
 import Foundation
 import Ingest
+import SpotifyWebAPI
 import VibesCommandSupport
 
 /// `--device`: the device a player command acts on.

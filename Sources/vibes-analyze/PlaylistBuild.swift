@@ -29,7 +29,8 @@ extension VibesAnalyze.PlaylistCommand {
                 --from-mood/--to-mood ("from calm to energetic in 12 tracks"). They are then ordered: `flow` \
                 minimises one transition cost (Camelot key compatibility, octave-aware BPM ratio, energy step, \
                 and no artist twice in a row), never above a best-start greedy order's; `arc` follows an energy \
-                curve (--arc) with a shape correlation of at least 0.8 where the energies allow; `none` keeps the \
+                curve (--arc) with a shape correlation of at least 0.8 where the energies allow; `key` walks round \
+                the Camelot wheel, each key next to a neighbouring one, tempo breaking ties; `none` keeps the \
                 ranking. A mood path keeps its ramp under flow: tracks move only within each step of three.
 
                 Example: vibes-analyze playlist build --vibe 1 --duration 45m --order arc --arc peak --export m3u --out vibe.m3u
@@ -80,7 +81,7 @@ extension VibesAnalyze.PlaylistCommand {
         @Option(
             name: .long,
             help:
-                "The order: flow (lowest transition cost; within each step of a mood path), arc (an energy curve) or none (best first, or the path's order). Default: flow, or none for a mood path."
+                "The order: flow (lowest transition cost; within each step of a mood path), arc (an energy curve), key (round the Camelot wheel, by tempo within a key) or none (best first, or the path's order). Default: flow, or none for a mood path."
         )
         var order: PlaylistRequest.Order?
 
@@ -148,9 +149,9 @@ extension VibesAnalyze.PlaylistCommand {
                 )
             }
             for text in lock { _ = try Build.parseLock(text) }
-            if order == .arc && fromMood != nil {
+            if let order, order == .arc || order == .key, fromMood != nil {
                 throw ValidationError(
-                    "A mood path sets its own energy ramp; please order it with --order flow or none, not arc."
+                    "A mood path sets its own energy ramp; please order it with --order flow or none, not \(order.rawValue)."
                 )
             }
         }
@@ -213,7 +214,11 @@ extension VibesAnalyze.PlaylistCommand {
         /// The human-readable listing: position, Camelot key, tempo, energy, track; on a terminal
         /// of `width` columns, titles are shortened with "…" to fit.
         static func table(_ playlist: Features.Playlist, width: Int? = nil) -> String {
-            var lines = TerminalWidth.wrap("\(playlist.name) — \(playlist.description)", to: width)
+            // "Like mood chill — Like mood chill, ordered flow" says the name once.
+            let title =
+                playlist.description.hasPrefix(playlist.name)
+                ? playlist.description : "\(playlist.name) — \(playlist.description)"
+            var lines = TerminalWidth.wrap(title, to: width)
             for (index, entry) in playlist.entries.enumerated() {
                 let f = entry.features
                 let camelot = f.key.flatMap { key in f.mode.flatMap { CamelotKey(pitchClass: key, mode: $0) } }
@@ -222,7 +227,7 @@ extension VibesAnalyze.PlaylistCommand {
                 let energy = f.energy.map { $0.formatted(digits: 2) } ?? "?"
                 let prefix =
                     "\((index + 1).padded(to: 3)). \((camelot?.description ?? "–").padding(to: 3))  \(tempo.padding(to: 5)) BPM  energy \(energy)  "
-                let locked = entry.isLocked ? "  [locked]" : ""
+                let locked = (entry.isInLibrary == false ? "  new" : "") + (entry.isLocked ? "  [locked]" : "")
                 let room = width.map { Swift.max(12, $0 - prefix.count - locked.count) }
                 lines.append(prefix + title.fitted(to: room) + locked)
             }

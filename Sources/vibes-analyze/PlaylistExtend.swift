@@ -72,11 +72,14 @@ extension VibesAnalyze.PlaylistCommand {
                 var artists: [String]
                 var spotifyID: String?
                 var similarity: Double
+                /// `false` for a reference-pool track, new to the user.
+                var inLibrary: Bool
                 enum CodingKeys: String, CodingKey {
                     case trackID = "track_id"
                     case name, artists
                     case spotifyID = "spotify_id"
                     case similarity
+                    case inLibrary = "in_library"
                 }
             }
             var playlist: String
@@ -99,7 +102,7 @@ extension VibesAnalyze.PlaylistCommand {
 
         func run() async throws {
             let store = try global.openStore(activity: "playlist extend")
-            let stored = try store.pushablePlaylist(matching: name)
+            let stored = try store.pushablePlaylist(named: name)
             if push && newName == nil && stored.spotifyID == nil {
                 throw CommandFailure(
                     "\(stored.name) is not on Spotify; `vibes-analyze playlist push \"\(stored.name)\"` puts it there first."
@@ -123,7 +126,8 @@ extension VibesAnalyze.PlaylistCommand {
                         name: summary?.name ?? "track \(recommendation.trackID)",
                         artists: summary?.artists ?? [],
                         spotifyID: summary?.spotifyID,
-                        similarity: recommendation.similarity
+                        similarity: recommendation.similarity,
+                        inLibrary: !found.referenceTrackIDs.contains(recommendation.trackID)
                     )
                 },
                 written: dryRun ? "none" : (newName != nil ? "new" : (push ? "spotify" : "library")),
@@ -151,7 +155,7 @@ extension VibesAnalyze.PlaylistCommand {
                 let artist = track.artists.first.map { "\($0) – " } ?? ""
                 print(
                     "\(String(index + 1).leftPadded(3))  \(TerminalText.singleLine(artist + track.name))  "
-                        + String(format: "%.2f", track.similarity)
+                        + String(format: "%.2f", track.similarity) + (track.inLibrary ? "" : "  new")
                 )
             }
             if output.skippedWithoutID > 0 {

@@ -3,6 +3,7 @@ import Features
 import Foundation
 import Ingest
 import VibesCommandSupport
+import VibesEngine
 
 /// `vibes-analyze playlist push`: write a playlist from the store to Spotify.
 ///
@@ -47,7 +48,7 @@ struct PlaylistPush: AsyncParsableCommand {
             let store = try global.openStore(activity: "playlist push")
             let pushable: PushablePlaylist
             do {
-                pushable = try store.pushablePlaylist(matching: playlist)
+                pushable = try store.pushablePlaylist(named: playlist)
             } catch let error as StoreError {
                 Console.diagnostic("Error: \(error)")
                 throw ExitCode.failure

@@ -3,6 +3,7 @@ import ArgumentParser
 import Features
 import Foundation
 import Ingest
+import SpotifyWebAPI
 import VibesCommandSupport
 import VibesEngine
 
@@ -32,7 +33,7 @@ extension VibesAnalyze.PlaylistCommand {
         )
 
         enum Mode: String, ExpressibleByArgument, CaseIterable {
-            case flow, arc, path
+            case flow, arc, key, path
         }
 
         @OptionGroup var global: GlobalOptions
@@ -41,7 +42,7 @@ extension VibesAnalyze.PlaylistCommand {
         @Argument(help: "The playlist: its name, or its row or origin key as `library` lists them.")
         var name: String
 
-        @Option(help: "The order: flow, arc or path.")
+        @Option(help: "The order: flow, arc, key (round the Camelot wheel) or path.")
         var order: Mode = .flow
 
         @Option(
@@ -70,7 +71,7 @@ extension VibesAnalyze.PlaylistCommand {
 
         func run() async throws {
             let store = try global.openStore(activity: "playlist reorder")
-            let stored = try store.pushablePlaylist(matching: name)
+            let stored = try store.pushablePlaylist(named: name)
             guard let spotifyID = stored.spotifyID else {
                 throw CommandFailure(
                     "\(stored.name) is not on Spotify; `vibes-analyze playlist push \"\(stored.name)\"` puts it there."
@@ -201,6 +202,7 @@ extension VibesAnalyze.PlaylistCommand {
             switch mode {
             case .flow: return PlaylistOrdering(arc: nil).ordered(entries)
             case .arc: return PlaylistOrdering(arc: arc).ordered(entries)
+            case .key: return PlaylistOrdering.harmonicOrder(entries)
             case .path: return PlaylistOrdering.path(entries)
             }
         }

@@ -121,6 +121,9 @@ struct RecommendReport: Codable {
         var differences: [FeatureDifference]
         /// What made the track close: "same artist", "shares 'yacht rock'", "sound: …".
         var why: [String]
+        /// Whether the track is in the user's library; `false` for a reference-pool track, new to
+        /// the user.
+        var inLibrary: Bool
 
         enum CodingKeys: String, CodingKey {
             case rank
@@ -131,6 +134,7 @@ struct RecommendReport: Codable {
             case seed
             case differences
             case why
+            case inLibrary = "in_library"
         }
     }
 
@@ -157,7 +161,8 @@ struct RecommendReport: Codable {
                 targetFit: recommendation.targetFit,
                 seed: recommendation.seed,
                 differences: recommendation.differences,
-                why: recommendation.reasons
+                why: recommendation.reasons,
+                inLibrary: !found.referenceTrackIDs.contains(recommendation.trackID)
             )
         }
     }
@@ -169,12 +174,20 @@ struct RecommendReport: Codable {
     ///   every line whole.
     func table(width: Int? = nil) -> String {
         var lines: [String] = []
+        // A column marks tracks new to the user, when any are.
+        let marksNew = tracks.contains { !$0.inLibrary }
         for track in tracks {
             let title = (track.artists.first.map { "\($0) – " } ?? "") + track.name
             let prefix = "\(track.rank.padded(to: 3)). "
+            // The first number is the one the list is sorted by: the similarity, or with targets the
+            // score that blends it with the fit (the fit alone without seeds).
             var tail = "  sim \(track.similarity.formatted(digits: 3))"
-            if let fit = track.targetFit { tail += "  fit \(fit.formatted(digits: 2))" }
+            if let fit = track.targetFit {
+                tail = seeds.allSatisfy { $0 == "targets" } ? "" : "  score \(track.score.formatted(digits: 3))" + tail
+                tail += "  fit \(fit.formatted(digits: 2))"
+            }
             if seeds.count > 1 { tail += "  [\(width == nil ? track.seed : track.seed.fitted(to: 16))]" }
+            if marksNew { tail += track.inLibrary ? "     " : "  new" }
             if let width {
                 let titleWidth = Swift.max(12, Swift.min(48, width - prefix.count - tail.count))
                 lines.append(prefix + title.fitted(to: titleWidth).padding(to: titleWidth) + tail)

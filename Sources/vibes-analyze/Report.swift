@@ -162,8 +162,10 @@ extension MoodReport.Input {
                 vibe.name = TerminalText.singleLine(vibe.name)
                 return vibe
             }
+            run.playlist = run.playlist.map(TerminalText.singleLine)
             self.run = run
         }
+        overview.playlist = overview.playlist.map(TerminalText.singleLine)
     }
 }
 

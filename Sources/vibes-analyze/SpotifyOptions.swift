@@ -2,7 +2,10 @@ import ArgumentParser
 import Foundation
 import Ingest
 import Logging
+import SpotifyWebAPI
 import VibesCommandSupport
+import VibesEngine
+import VibesHTTP
 
 /// Options every Spotify command takes: the app's credentials and where the session lives.
 struct SpotifyOptions: ParsableArguments {
@@ -58,7 +61,7 @@ struct SpotifyOptions: ParsableArguments {
         let accounts = SpotifyAccounts(
             credentials: credentials,
             baseURL: configuration.accountsBaseURL,
-            transport: RetryingTransport(base: network, onRetry: onRetry, logger: logger),
+            transport: RetryingTransport<SpotifyError>(base: network, onRetry: onRetry, logger: logger),
             logger: logger
         )
         let tokens = TokenStore(path: configuration.sessionPath, accounts: accounts, logger: logger)

@@ -3,6 +3,8 @@ import Foundation
 import Ingest
 import Synchronization
 import VibesCommandSupport
+import VibesEngine
+import VibesHTTP
 
 extension VibesAnalyze {
     /// `vibes-analyze sync`: copy the Spotify library into the store.

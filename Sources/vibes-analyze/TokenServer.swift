@@ -1,7 +1,10 @@
 import ArgumentParser
 import Foundation
 import Ingest
+import SpotifyTokenServer
+import SpotifyWebAPI
 import VibesCommandSupport
+import VibesHTTP
 
 extension VibesAnalyze {
     /// `vibes-analyze token-server`: the token swap and refresh service for a mobile app.

@@ -97,7 +97,7 @@ extension VibesReport {
                 row(
                     [
                         "\(vibe.number)", vibe.name, "\(vibe.size)", format(vibe.share * 100, digits: 1) + "%",
-                        vibe.mood,
+                        vibe.mood.rawValue,
                         optional(vibe.means["energy"], digits: 2), optional(vibe.means["valence"], digits: 2),
                         optional(vibe.means["danceability"], digits: 2),
                         optional(vibe.means["acousticness"], digits: 2),

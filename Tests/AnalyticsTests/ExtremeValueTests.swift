@@ -27,13 +27,13 @@ struct ExtremeValueTests {
         seed: UInt64,
         rowCount: Int
     ) -> (
-        table: FeatureTable, attributes: [Int64: TrackAttributes], tracks: [Int64: ReportTrack], plays: [ReportPlay]
+        table: FeatureTable, attributes: [Int64: TrackAttributes], tracks: [Int64: TrackCredit], plays: [PlayRecord]
     ) {
         var rng = SplitMix64(seed: seed)
         var table = FeatureTable()
         var raw: [Float] = []
         var attributes: [Int64: TrackAttributes] = [:]
-        var tracks: [Int64: ReportTrack] = [:]
+        var tracks: [Int64: TrackCredit] = [:]
         for row in 0..<rowCount {
             let id = Int64(row + 1)
             var features = AudioFeatures()
@@ -54,7 +54,7 @@ struct ExtremeValueTests {
                 durationMS: duration,
                 popularity: [Int.min, -1, 50, 101, Int.max].randomElement(using: &rng)!
             )
-            tracks[id] = ReportTrack(id: id, name: "Song \(row)", artists: [artist])
+            tracks[id] = TrackCredit(id: id, name: "Song \(row)", artists: [artist])
         }
         let rawTable = FeatureTable(trackIDs: (1...Int64(rowCount)).map { $0 + Int64(rowCount) }, values: raw)
         var merged = FeatureTable()
@@ -69,15 +69,15 @@ struct ExtremeValueTests {
         }
         for id in merged.trackIDs where attributes[id] == nil {
             attributes[id] = TrackAttributes(artists: ["Raw"], durationMS: Int.max)
-            tracks[id] = ReportTrack(id: id, name: "Raw \(id)", artists: ["Raw"])
+            tracks[id] = TrackCredit(id: id, name: "Raw \(id)", artists: ["Raw"])
         }
-        var plays: [ReportPlay] = []
+        var plays: [PlayRecord] = []
         for index in 0..<200 {
             let ms =
                 index % 3 == 0
                 ? extremeDurations.randomElement(using: &rng)! : Int.random(in: 0...300_000, using: &rng)
             plays.append(
-                ReportPlay(
+                PlayRecord(
                     endedAt: Date(timeIntervalSince1970: 1_600_000_000 + Double(index) * 3_600),
                     msPlayed: ms,
                     trackID: merged.trackIDs.randomElement(using: &rng),
@@ -159,10 +159,10 @@ struct ExtremeValueTests {
             assignments[id] = ReportRun.Assignment(cluster: index % 2, distance: [1, .infinity, .nan][index % 3])
         }
         let vibes = (0..<2).map { cluster in
-            ReportRun.Vibe(
+            VibeProfile(
                 cluster: cluster,
                 name: "Vibe \(cluster)",
-                mood: "calm/content",
+                mood: .calm,
                 size: table.rowCount / 2,
                 share: 0.5,
                 means: ["energy": [0.5, .infinity][cluster], "tempo": 1e300],

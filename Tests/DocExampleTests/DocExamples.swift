@@ -8,7 +8,11 @@ import AudioAnalysis
 import Features
 import Foundation
 import Ingest
+import SpotifyTestSupport
+import SpotifyTokenServer
+import SpotifyWebAPI
 import VibesBenchmarking
+import VibesHTTP
 import VibesTestSupport
 
 // MARK: - README

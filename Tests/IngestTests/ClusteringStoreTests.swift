@@ -69,7 +69,7 @@ struct ClusteringStoreTests {
                 runID: 0,
                 cluster: c,
                 name: "Vibe \(c)",
-                mood: "calm/content",
+                mood: .calm,
                 size: 3,
                 share: 0.5,
                 centroidScaled: [Float(c), 0.5, -0.5],

@@ -23,6 +23,13 @@ import VibesTestSupport
         try lines.joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
     }
 
+    /// One analysed file: what the analysis found, the file it was found in and its content hash.
+    struct AnalysedFile {
+        var analysis: AudioFileAnalysis
+        var fingerprint: LocalFileFingerprint
+        var contentHash: String
+    }
+
     private func analysis(
         path: String,
         hash: String,
@@ -33,21 +40,36 @@ import VibesTestSupport
         isrc: String? = nil,
         spotifyID: SpotifyID? = nil,
         modified: Int64 = 1
-    ) -> LocalFileAnalysis {
-        LocalFileAnalysis(
-            fingerprint: LocalFileFingerprint(path: path, size: 1000, modifiedNS: modified),
-            contentHash: hash,
-            analyzer: "test-1",
+    ) -> AnalysedFile {
+        let analysis = AudioFileAnalysis(
             durationMS: durationMS,
             features: AudioFeatures(energy: energy, key: 4, loudness: -9, mode: 0, tempo: 100),
-            provenance: ["energy": "estimated", "tempo": "measured"],
-            confidence: ["energy": 0.5, "tempo": 0.9],
-            title: title,
-            artist: artist,
-            album: nil,
-            isrc: isrc,
-            spotifyID: spotifyID,
-            detailsJSON: "{}"
+            provenance: [.energy: .estimated, .tempo: .measured],
+            confidence: [.energy: 0.5, .tempo: 0.9],
+            descriptors: AudioDescriptors(
+                integratedLoudness: -9,
+                loudnessRange: 6,
+                tempoConfidence: 0.9,
+                beatRegularity: 0.8,
+                onsetRate: 2,
+                spectralCentroid: 2000,
+                spectralFlatness: 0.1,
+                highFrequencyShare: 0.2,
+                lowFrequencyShare: 0.3,
+                syllabicModulation: 0.1,
+                keyCorrelation: 0.7,
+                tuningCents: 0,
+                silentShare: 0,
+                pitchClassProfile: []
+            ),
+            tags: AudioFileTags(title: title, artist: artist, isrc: isrc, spotifyID: spotifyID),
+            stream: AudioStreamFormat(codec: "flac", sampleRate: 44_100, channels: 2),
+            analyzer: "test-1"
+        )
+        return AnalysedFile(
+            analysis: analysis,
+            fingerprint: LocalFileFingerprint(path: path, size: 1000, modifiedNS: modified),
+            contentHash: hash
         )
     }
 
@@ -214,5 +236,12 @@ import VibesTestSupport
             #expect(report.sharedTracks == 20)
             #expect(report.fields.allSatisfy { !$0.isApplied && $0.calibrated == nil })
         }
+    }
+}
+
+extension LibraryStore {
+    @discardableResult
+    fileprivate func recordLocalAnalysis(_ file: LocalFilesStoreTests.AnalysedFile) throws -> LocalFileOutcome {
+        try recordLocalAnalysis(file.analysis, of: file.fingerprint, contentHash: file.contentHash)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import SpotifyTestSupport
 import Testing
 import VibesTestSupport
 

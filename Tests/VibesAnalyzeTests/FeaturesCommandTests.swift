@@ -1,6 +1,8 @@
 import Foundation
 import GRDB
 import Ingest
+import SpotifyTestSupport
+import SpotifyWebAPI
 import Testing
 import VibesTestSupport
 

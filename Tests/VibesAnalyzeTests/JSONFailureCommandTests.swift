@@ -31,6 +31,17 @@ struct JSONFailureCommandTests {
         Case(arguments: ["recommend", "--vibe", "zzzz", "--db", "{db}"], status: 1, message: "'zzzz'"),
         Case(arguments: ["recommend", "--mood", "chil"], status: 64, message: "chil"),
         Case(arguments: ["playlist", "build", "--vibe", "9", "--db", "{db}"], status: 1, message: "vibe 9"),
+        Case(
+            arguments: ["playlist", "build", "--playlist", "bath tiem", "--db", "{db}"],
+            status: 1,
+            message: "Did you mean"
+        ),
+        Case(arguments: ["playlist", "extend", "opera", "--db", "{db}"], status: 1, message: "'opera'"),
+        Case(
+            arguments: ["playlist", "reorder", "opera", "--order", "key", "--db", "{db}"],
+            status: 1,
+            message: "'opera'"
+        ),
         Case(arguments: ["report", "--run", "99", "--db", "{db}"], status: 1, message: "99"),
         Case(
             arguments: ["report", "--out", "{folder}/no/such/folder/r.html", "--db", "{db}"],

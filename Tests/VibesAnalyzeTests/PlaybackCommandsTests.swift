@@ -1,5 +1,6 @@
 import Foundation
 import Ingest
+import SpotifyTestSupport
 import Testing
 import VibesTestSupport
 

@@ -1,3 +1,4 @@
+import Analytics
 import Features
 import Foundation
 import Ingest
@@ -69,6 +70,84 @@ struct PlaylistExportRoundTripTests {
                     )
                 }
             }
+        }
+    }
+
+    /// `--playlist NAME --order key`, through the built tool and offline: the playlist's tracks
+    /// round the Camelot wheel, each key one block and each key change to a neighbour, tempo
+    /// rising or falling within a key; the same order printed, exported as M3U and CSV, and saved.
+    @Test func aPlaylistIsOrderedByKeyThroughTheTool() async throws {
+        try await PlaylistsCommandTests.withPlaylistLibrary { path, store in
+            let folder = (path as NSString).deletingLastPathComponent
+            func build(_ extra: [String]) async throws -> CommandLineTool.Result {
+                let result = try await CommandLineTool.run(
+                    ["playlist", "build", "--db", path, "--playlist", "road", "--order", "key"] + extra,
+                    environment: ["HOME": folder]
+                )
+                #expect(result.status == 0, "\(extra): \(result.stderr)")
+                return result
+            }
+            let printed = try await build(["--json"])
+            let object = try #require(
+                try JSONSerialization.jsonObject(with: Data(printed.stdout.utf8)) as? [String: Any]
+            )
+            let tracks = try #require(object["tracks"] as? [[String: Any]])
+            // Road Trip's 15 tracks with features; the one without is left out.
+            #expect(tracks.count == 15)
+            #expect((object["description"] as? String)?.contains("ordered by key") == true, "\(object)")
+            let keys: [CamelotKey] = try tracks.map { track in
+                let features = try #require(track["features"] as? [String: Any])
+                let key = try #require(features["key"] as? Int)
+                let mode = try #require(features["mode"] as? Int)
+                return try #require(CamelotKey(pitchClass: key, mode: mode))
+            }
+            let tempos = tracks.compactMap { ($0["features"] as? [String: Any])?["tempo"] as? Double }
+            #expect(tempos.count == 15)
+            var blocks: [(key: CamelotKey, tempos: [Double])] = []
+            for (key, tempo) in zip(keys, tempos) {
+                if blocks.last?.key == key {
+                    blocks[blocks.count - 1].tempos.append(tempo)
+                } else {
+                    blocks.append((key, [tempo]))
+                }
+            }
+            #expect(Set(blocks.map(\.key)).count == blocks.count, "a key in two places: \(keys)")
+            for (from, to) in zip(blocks, blocks.dropFirst()) {
+                #expect(from.key.smoothness(to: to.key) >= 0.9 - 1e-9, "\(from.key) → \(to.key)")
+            }
+            for block in blocks {
+                #expect(block.tempos == block.tempos.sorted() || block.tempos == block.tempos.sorted(by: >))
+            }
+            #expect(tracks.allSatisfy { $0["in_library"] as? Bool == true })
+            let ids = tracks.compactMap { $0["spotify_id"] as? String }
+            #expect(ids.count == 15)
+            #expect(try await build(["--json"]).stdout == printed.stdout)
+
+            _ = try await build(["--export", "m3u", "--out", folder + "/road.m3u"])
+            let m3u = try String(contentsOfFile: folder + "/road.m3u", encoding: .utf8)
+            let titles = m3u.split(separator: "\n").filter { $0.hasPrefix("#EXTINF") }
+            #expect(titles.count == 15)
+            for (line, track) in zip(titles, tracks) {
+                #expect(line.hasSuffix(try #require(track["name"] as? String)), "\(line)")
+            }
+            _ = try await build(["--export", "csv", "--out", folder + "/road.csv"])
+            let rows = try String(contentsOfFile: folder + "/road.csv", encoding: .utf8).split(separator: "\n")
+                .dropFirst()
+            #expect(rows.map { String($0.prefix { $0 != "," }) } == ids.map { "spotify:track:" + $0 })
+
+            // Flow and arc order the playlist offline too, whole.
+            for order in ["flow", "arc"] {
+                let result = try await CommandLineTool.run(
+                    ["playlist", "build", "--db", path, "--playlist", "road", "--order", order, "--export", "m3u"]
+                )
+                #expect(result.status == 0, "\(order): \(result.stderr)")
+                #expect(result.stdout.split(separator: "\n").filter { $0.hasPrefix("#EXTINF") }.count == 15, "\(order)")
+            }
+
+            let saved = try await build(["--save", "--name", "Road by key"])
+            #expect(saved.stderr.contains("saved as \"Road by key\""))
+            let stored = try #require(try store.builtPlaylist(named: "Road by key"))
+            #expect(stored.entries.compactMap { $0.spotifyID?.rawValue } == ids)
         }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Ingest
+import SpotifyTestSupport
 import Testing
 import VibesTestSupport
 

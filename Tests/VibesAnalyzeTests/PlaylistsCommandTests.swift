@@ -234,4 +234,55 @@ struct PlaylistsCommandTests {
             }
         }
     }
+
+    /// `playlist extend` and `playlist reorder` find a playlist as `--playlist` does (case, the
+    /// trailing space, a unique start) and suggest the nearest name on a miss. Run through the
+    /// built tool.
+    @Test func extendAndReorderNamePlaylistsLoosely() async throws {
+        try await Self.withPlaylistLibrary { path, _ in
+            let home = (path as NSString).deletingLastPathComponent
+            func tool(_ arguments: [String]) async throws -> CommandLineTool.Result {
+                try await CommandLineTool.run(arguments + ["--db", path], environment: ["HOME": home])
+            }
+            for typed in ["bath", "BATH TIME", "bath time"] {
+                let result = try await tool(["playlist", "extend", typed, "-n", "2", "--dry-run"])
+                #expect(result.status == 0, "\(typed): \(result.stderr)")
+                #expect(result.stdout.contains("like bath time "), "\(result.stdout)")
+            }
+            for command in [["playlist", "extend", "bath tiem", "--dry-run"], ["playlist", "reorder", "bath tiem"]] {
+                let result = try await tool(command)
+                #expect(result.status == 1)
+                #expect(result.stderr.contains("Did you mean 'bath time '?"), "\(command): \(result.stderr)")
+            }
+        }
+    }
+
+    /// `vibes N` is vibe N of the current run (its note on a terminal is tested with the other
+    /// terminal output), `vibes --run N` is run N, and a vibe is named by its number or its name in any case, for `vibes` and for
+    /// `--vibe`. Run through the built tool.
+    @Test func vibesAreNamedByNumberOrNameThroughTheTool() async throws {
+        try await Self.withPlaylistLibrary { path, _ in
+            func tool(_ arguments: [String]) async throws -> (object: [String: Any], stderr: String) {
+                let result = try await CommandLineTool.run(arguments + ["--db", path, "--json"])
+                #expect(result.status == 0, "\(arguments): \(result.stderr)")
+                let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+                return (try #require(object, "\(result.stdout)"), result.stderr)
+            }
+            func vibes(_ object: [String: Any]) -> [String] {
+                (object["vibes"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
+            }
+            let all = try await tool(["vibes"]).object
+            let names = vibes(all)
+            #expect(names.count == 3)
+            let runID = try #require((all["run"] as? [String: Any])?["id"] as? Int)
+            let byNumber = try await tool(["vibes", "2"])
+            #expect(vibes(byNumber.object) == [names[1]])
+            #expect(vibes(try await tool(["vibes", names[2].uppercased()]).object) == [names[2]])
+            let byRun = try await tool(["vibes", "--run", String(runID)]).object
+            #expect((byRun["run"] as? [String: Any])?["id"] as? Int == runID && vibes(byRun) == names)
+            let seeded = try await tool(["recommend", "--vibe", names[1].lowercased(), "-n", "3"]).object
+            #expect((seeded["seeds"] as? [String])?.contains { $0.contains(names[1]) } == true, "\(seeded)")
+            #expect((seeded["tracks"] as? [Any])?.count == 3)
+        }
+    }
 }

@@ -178,6 +178,49 @@ struct ReportCommandTests {
         }
     }
 
+    /// A run of one playlist, made current, says so inside the written report in every format,
+    /// and its vibes' shares are of that playlist, never "of the library"; `report --playlist`
+    /// says what the report is limited to. Run through the built tool.
+    @Test func aPlaylistRunSaysItsScopeInsideTheReport() async throws {
+        try await PlaylistsCommandTests.withPlaylistLibrary { path, _ in
+            let folder = (path as NSString).deletingLastPathComponent
+            let libraryRun = try #require(try await report(["--db", path]).vibes?.runID)
+            // A playlist's run is not the library's latest unless made current.
+            try await run(["cluster", "--db", path, "--playlist", "bath", "--k", "2", "--quiet"])
+            let unused = try await report(["--db", path])
+            #expect(unused.vibes?.runID == libraryRun && unused.vibes?.playlist == nil)
+            try await run(["cluster", "--db", path, "--playlist", "bath", "--k", "2", "--make-current", "--quiet"])
+            let runID = try #require(try await report(["--db", path]).vibes?.runID)
+            #expect(runID > libraryRun)
+            let list = try await run(["vibes", "--list", "--db", path]).stdout
+            #expect(list.contains("playlist 'bath time '"), "\(list)")
+            func written(_ name: String, _ extra: [String] = []) async throws -> String {
+                try await run(["report", "--db", path, "--out", folder + "/" + name] + extra)
+                return try String(contentsOfFile: folder + "/" + name, encoding: .utf8)
+            }
+            let sentence = "Run \(runID) was made of the playlist “bath time ” only (12 tracks)"
+            for name in ["r.txt", "r.md", "r.html"] {
+                let text = try await written(name)
+                #expect(text.contains(sentence), "\(name)")
+                // Shares: "75% of the playlist" in text and HTML, a Playlist column in Markdown.
+                #expect(text.contains("% of the playlist") || text.contains("| Playlist |"), "\(name)")
+                #expect(!text.contains("% of the library") && !text.contains("| Library |"), "\(name)")
+            }
+            let json = try await report(["--db", path])
+            #expect(json.vibes?.playlist == "bath time " && json.vibes?.tracks == 12 && json.vibes?.runID == runID)
+
+            // The library's own run says nothing of a playlist.
+            try await run(["cluster", "--db", path, "--k", "3", "--quiet"])
+            let library = try await written("library.txt")
+            #expect(!library.contains("was made of the playlist") && library.contains("% of the library"))
+            #expect(try await report(["--db", path]).vibes?.playlist == nil)
+
+            // A report limited to a playlist says so at the top.
+            let limited = try await written("limited.md", ["--playlist", "road"])
+            #expect(limited.contains("Limited to the playlist “Road Trip”: 16 tracks."))
+        }
+    }
+
     @Test func theSameStoreGivesTheSameHTML() async throws {
         try await withTemporaryDirectory { folder in
             let db = folder + "/library.sqlite"

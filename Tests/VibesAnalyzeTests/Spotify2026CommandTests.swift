@@ -1,5 +1,7 @@
 import Foundation
 import Ingest
+import SpotifyTestSupport
+import SpotifyWebAPI
 import Testing
 import VibesTestSupport
 

@@ -1,7 +1,10 @@
 import ArgumentParser
 import Foundation
 import Ingest
+import SpotifyTestSupport
+import SpotifyWebAPI
 import Testing
+import VibesEngine
 import VibesTestSupport
 
 @testable import vibes_analyze

@@ -1,8 +1,11 @@
 import ArgumentParser
 import Foundation
 import Ingest
+import SpotifyTestSupport
+import SpotifyWebAPI
 import Synchronization
 import Testing
+import VibesHTTP
 import VibesTestSupport
 
 @testable import vibes_analyze

@@ -105,7 +105,7 @@ struct LibraryStorePlaylistBuildingTests {
             // Synthetic durations are 150–270 s, so 30 minutes is 7 to 12 tracks.
             #expect((7...12).contains(playlist.entries.count))
             #expect(playlist.description.hasPrefix("From calm to energetic"))
-            #expect(playlist.name == "Calm to energetic")
+            #expect(playlist.name == "Calm → energetic, 30 min")
             // The path's own order is kept (no re-ordering by default), so it ends more energetic.
             let energies = playlist.entries.compactMap(\.features.energy)
             #expect(energies.first! < energies.last!)

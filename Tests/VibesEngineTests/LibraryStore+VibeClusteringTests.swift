@@ -53,7 +53,7 @@ struct LibraryStoreVibeClusteringTests {
             let calmTrack = try #require(summaries.values.first { $0.name.hasPrefix("calm") })
             let calmCluster = try #require(assignments.first { $0.trackID == calmTrack.id }).cluster
             let calm = try #require(clusters.first { $0.cluster == calmCluster })
-            #expect(calm.name.contains("acoustic") && calm.mood == "calm/content")
+            #expect(calm.name.contains("acoustic") && calm.mood == .calm)
             #expect(abs(try #require(calm.centroidOriginal["tempo"]) - 80) < 3)
             // The report is the saved run's.
             #expect(found.report.run.id == found.runID && found.report.vibes.count == 3)

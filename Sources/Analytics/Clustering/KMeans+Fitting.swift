@@ -226,20 +226,25 @@ extension KMeans {
         var iteration = 0
         var isStrictlyConverged = false
         var hasConverged = false
+        /// A bounded pass over the current centroids and levels.
+        func boundedPass(writesDistances: Bool = false) -> Kernels.BoundedAssignment {
+            Kernels.assignBounded(
+                data,
+                to: Kernels.PreparedCentroids(centroids),
+                levels: levels,
+                rounding: Kernels.MarginRounding(d: d, centroids: centroids),
+                labels: &labels,
+                margins: &margins,
+                writesDistances: writesDistances,
+                threadCount: options.threadCount
+            )
+        }
         let start = clock.now
         while iteration < options.maxIterations {
             iteration += 1
             let changedCount: Int
             if isBounded {
-                let step = Kernels.assignBounded(
-                    data,
-                    to: Kernels.PreparedCentroids(centroids),
-                    levels: levels,
-                    rounding: Kernels.MarginRounding(d: d, centroids: centroids),
-                    labels: &labels,
-                    margins: &margins,
-                    threadCount: options.threadCount
-                )
+                let step = boundedPass()
                 for index in sums.indices { sums[index] += step.sumChanges[index] }
                 for c in 0..<k { counts[c] += step.countChanges[c] }
                 changedCount = step.changedCount
@@ -314,16 +319,7 @@ extension KMeans {
         // The final labels, and the distances in the margins' buffer, which is not needed any more.
         let inertia: Double
         if isBounded && !isStrictlyConverged {
-            _ = Kernels.assignBounded(
-                data,
-                to: Kernels.PreparedCentroids(centroids),
-                levels: levels,
-                rounding: Kernels.MarginRounding(d: d, centroids: centroids),
-                labels: &labels,
-                margins: &margins,
-                writesDistances: true,
-                threadCount: options.threadCount
-            )
+            _ = boundedPass(writesDistances: true)
             inertia = Kernels.inertia(of: margins, threadCount: options.threadCount)
         } else {
             if !isStrictlyConverged {

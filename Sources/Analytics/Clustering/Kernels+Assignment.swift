@@ -79,9 +79,7 @@ extension Kernels {
         runSums.withUnsafeMutableBufferPointer { runSums in
             counts.withUnsafeMutableBufferPointer { counts in
                 runLabels.withUnsafeMutableBufferPointer { runLabels in
-                    var runStart = rows.lowerBound
-                    while runStart < rows.upperBound {
-                        let run = runStart..<Swift.min(runStart + runLength, rows.upperBound)
+                    forEachRun(of: rows) { run in
                         switch kernel {
                         case .fused: assignFused(x, rows: run, d: d, prepared, scratch: &scratch, into: runLabels)
                         case .blas: assignBLAS(x, rows: run, d: d, prepared, into: runLabels)
@@ -127,16 +125,7 @@ extension Kernels {
                                     changes: changes
                                 )
                             }
-                            // The partial sums, added in a fixed order.
-                            let stride = k &* d
-                            for index in 0..<stride {
-                                sums[index] +=
-                                    Double(runSums[index]) + Double(runSums[stride &+ index])
-                                    - Double(runSums[2 &* stride &+ index])
-                                runSums[index] = 0
-                                runSums[stride &+ index] = 0
-                                runSums[2 &* stride &+ index] = 0
-                            }
+                            addRunSums(runSums, into: &sums)
                         } else {
                             for i in run {
                                 let label = runLabels[i &- run.lowerBound]
@@ -145,7 +134,6 @@ extension Kernels {
                                 counts[Int(label)] &+= 1
                             }
                         }
-                        runStart = run.upperBound
                     }
                 }
             }

@@ -236,9 +236,7 @@ extension Kernels {
                     newLabels.withUnsafeMutableBufferPointer { newLabels in
                         newMargins.withUnsafeMutableBufferPointer { newMargins in
                             tile.withUnsafeMutableBufferPointer { tile in
-                                var runStart = rows.lowerBound
-                                while runStart < rows.upperBound {
-                                    let run = runStart..<Swift.min(runStart + runLength, rows.upperBound)
+                                forEachRun(of: rows) { run in
                                     // The bound test: rows whose stored margin does not exceed
                                     // their cluster's level.
                                     var candidateCount = 0
@@ -271,10 +269,7 @@ extension Kernels {
                                             into: margins.baseAddress!
                                         )
                                     }
-                                    guard candidateCount > 0 else {
-                                        runStart = run.upperBound
-                                        continue
-                                    }
+                                    guard candidateCount > 0 else { return }
                                     recomputed &+= candidateCount
                                     let runCandidates = UnsafeBufferPointer(rebasing: candidates[0..<candidateCount])
                                     assignCandidates(
@@ -288,7 +283,6 @@ extension Kernels {
                                         margins: newMargins
                                     )
                                     var runChanged = 0
-                                    let stride = k &* d
                                     for slot in 0..<candidateCount {
                                         let i = Int(runCandidates[slot])
                                         let old = labels[i]
@@ -321,18 +315,9 @@ extension Kernels {
                                         )
                                     }
                                     if runChanged > 0 {
-                                        // The partial sums, added in a fixed order.
-                                        for index in 0..<stride {
-                                            sums[index] +=
-                                                Double(runSums[index]) + Double(runSums[stride &+ index])
-                                                - Double(runSums[2 &* stride &+ index])
-                                            runSums[index] = 0
-                                            runSums[stride &+ index] = 0
-                                            runSums[2 &* stride &+ index] = 0
-                                        }
+                                        addRunSums(runSums, into: &sums)
                                         changed &+= runChanged
                                     }
-                                    runStart = run.upperBound
                                 }
                             }
                         }

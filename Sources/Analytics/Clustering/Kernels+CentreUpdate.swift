@@ -62,6 +62,21 @@ extension Kernels {
         return changed
     }
 
+    /// Adds a run's partial sums to `sums` in a fixed order (the first `k × d` plus the second,
+    /// less the third: rows joining less rows leaving) and sets them back to zero for the next run.
+    /// `sums` holds `k × d` values and `runSums` three times as many.
+    @inline(__always)
+    static func addRunSums(_ runSums: UnsafeMutableBufferPointer<Float>, into sums: inout [Double]) {
+        let stride = sums.count
+        for index in 0..<stride {
+            sums[index] +=
+                Double(runSums[index]) + Double(runSums[stride &+ index]) - Double(runSums[2 &* stride &+ index])
+            runSums[index] = 0
+            runSums[stride &+ index] = 0
+            runSums[2 &* stride &+ index] = 0
+        }
+    }
+
     /// Counts `row` in cluster `label` and adds it to that cluster's partial sum, the first or
     /// second `k × d` sums of `runSums` by `parity` (so that consecutive rows of one cluster do
     /// not wait on each other's stores); if it had a cluster `old` (not negative), uncounts it

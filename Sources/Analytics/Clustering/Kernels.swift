@@ -25,6 +25,17 @@ enum Kernels {
     /// The rows gathered per run before their sums go into `Double`.
     static let runLength = 2048
 
+    /// Calls `body` with each run of up to ``runLength`` consecutive rows of `rows`, in order.
+    @inline(__always)
+    static func forEachRun(of rows: Range<Int>, _ body: (Range<Int>) -> Void) {
+        var runStart = rows.lowerBound
+        while runStart < rows.upperBound {
+            let run = runStart..<Swift.min(runStart + runLength, rows.upperBound)
+            body(run)
+            runStart = run.upperBound
+        }
+    }
+
     // MARK: - Parallel chunks
 
     /// Runs `body` for every chunk in `0 ..< count` on up to `threadCount` threads, each taking the

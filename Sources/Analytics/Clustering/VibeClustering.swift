@@ -39,16 +39,6 @@ public enum VibeClustering {
         }
     }
 
-    /// One vibe of a run: its profile and its centre.
-    public struct Vibe: Sendable {
-        /// The name, mood, size and feature profile.
-        public var profile: VibeProfile
-        /// The centre in the scaled space, one value per schema column.
-        public var centroidScaled: [Float]
-        /// The centre in the features' own units, by feature name.
-        public var centroidOriginal: [String: Double]
-    }
-
     /// A finished run.
     public struct Outcome: Sendable {
         /// The run, not saved yet (its `id` is `nil`).

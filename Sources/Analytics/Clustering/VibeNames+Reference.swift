@@ -54,22 +54,3 @@ extension VibeNames {
         return chosen
     }
 }
-
-extension Mood {
-    /// The mood of a vibe from its valence and energy z-scores, reading soft, very quiet music as
-    /// calm.
-    ///
-    /// Spotify's valence rates music without lyrics or strong harmonic cues low: ambient, classical
-    /// and lo-fi collections average 0.07–0.31 on the reference population, beside sad songs. So a
-    /// vibe of very low energy (z ≤ −1) that is soft (acousticness or instrumentalness z ≥ 0.5)
-    /// is calm whatever its valence; otherwise the circumplex quadrant decides.
-    ///
-    /// - Parameter softness: The larger of the vibe's acousticness and instrumentalness z-scores.
-    public init(valence: Double, energy: Double, softness: Double) {
-        if energy <= -1, softness >= 0.5, valence < 0 {
-            self = .calm
-        } else {
-            self.init(valence: valence, energy: energy)
-        }
-    }
-}

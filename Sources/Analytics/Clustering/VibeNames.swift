@@ -6,29 +6,7 @@ import Glibc
 import Darwin
 #endif
 
-/// The mood of a vibe: the quadrant of Russell's circumplex its centroid falls in, with valence as
-/// pleasantness and energy as arousal, both measured against a fixed reference population
-/// (``VibeNames/referencePopulation``), so that calm music is calm in any library.
-public enum Mood: String, CaseIterable, Hashable, Sendable, Codable {
-    /// Pleasant and aroused: happy, energetic.
-    case happy = "happy/energetic"
-    /// Pleasant and calm: calm, content.
-    case calm = "calm/content"
-    /// Unpleasant and calm: sad, melancholic.
-    case sad = "sad/melancholic"
-    /// Unpleasant and aroused: tense, angry.
-    case tense = "tense/angry"
-
-    /// The mood of a centroid with valence and energy z-scores `valence` and `energy`.
-    public init(valence: Double, energy: Double) {
-        switch (valence >= 0, energy >= 0) {
-        case (true, true): self = .happy
-        case (true, false): self = .calm
-        case (false, false): self = .sad
-        case (false, true): self = .tense
-        }
-    }
-
+extension Mood {
     /// The adjective that opens a vibe's name.
     ///
     /// A centroid near average on one axis (|z| < 0.25) is named by the other axis alone:
@@ -57,35 +35,7 @@ public enum Mood: String, CaseIterable, Hashable, Sendable, Codable {
     }
 }
 
-/// What one vibe sounds like, in words and in numbers.
-public struct VibeProfile: Hashable, Sendable, Codable {
-    /// The cluster index in the model.
-    public var cluster: Int
-    /// A human name, distinct within the run, such as "Calm acoustic" or "Euphoric dance".
-    public var name: String
-    /// The valence–energy quadrant.
-    public var mood: Mood
-    /// The number of tracks.
-    public var size: Int
-    /// The share of the clustered tracks, from 0 to 1.
-    public var share: Double
-    /// The mean of every audio feature over the members, in original units, keyed by wire name.
-    public var means: [String: Double]
-    /// How far each mean lies from the library mean, in library standard deviations.
-    public var zScores: [String: Double]
-    /// How far each mean lies from the mean of ``VibeNames/referencePopulation``, in its
-    /// standard deviations.
-    public var referenceZScores: [String: Double] = [:]
-    /// The features that set the vibe apart, strongest first (|z| ≥ 0.25), such as `acousticness`.
-    public var distinguishingFeatures: [String]
-
-    enum CodingKeys: String, CodingKey {
-        case cluster, name, mood, size, share, means
-        case zScores = "z_scores"
-        case referenceZScores = "reference_z_scores"
-        case distinguishingFeatures = "distinguishing_features"
-    }
-
+extension VibeProfile {
     /// The valence and energy z-scores the mood and the opening word are read from
     /// (``VibeNames/moodZScores(library:reference:)``), and the softness: the larger of the
     /// acousticness and instrumentalness z-scores, 0 without either.

@@ -98,13 +98,7 @@ struct LabelledQueries {
                     var rates: [Double] = []
                     for seed in seeds[range] {
                         var scores = index.similarities(to: Array(queries.row(seed)))
-                        for (block, weight) in blocks {
-                            let query = block.query(rows: [rows[seed]])
-                            guard !query.isEmpty else { continue }
-                            block.addSimilarities(of: query, weight: weight, to: &scratch)
-                            for (position, row) in rows.enumerated() { scores[position] += scratch[row] }
-                            for row in rows { scratch[row] = 0 }
-                        }
+                        Self.addBlockScores(blocks, of: rows[seed], over: rows, to: &scores, scratch: &scratch)
                         var selection = TopK(capacity: k + 1)
                         for (position, score) in scores.enumerated() where position != seed {
                             selection.insert(similarity: score, row: position, trackID: trackIDs[rows[position]])
@@ -136,6 +130,26 @@ struct LabelledQueries {
     /// Seeds scored together in one `sgemm`: fixed, so that every score is the same whatever the
     /// number of tasks.
     static let seedChunk = 64
+
+    /// Adds to `scores` (one per row of `rows`, in that order) the weighted similarities of
+    /// `blocks` between feature row `seedRow` and each row of `rows`.
+    ///
+    /// - Parameter scratch: One value per feature row, zero on entry and left zero.
+    static func addBlockScores(
+        _ blocks: [(block: SimilarityBlock, weight: Float)],
+        of seedRow: Int,
+        over rows: [Int],
+        to scores: inout [Float],
+        scratch: inout [Float]
+    ) {
+        for (block, weight) in blocks {
+            let query = block.query(rows: [seedRow])
+            guard !query.isEmpty else { continue }
+            block.addSimilarities(of: query, weight: weight, to: &scratch)
+            for (position, row) in rows.enumerated() { scores[position] += scratch[row] }
+            for row in rows { scratch[row] = 0 }
+        }
+    }
 
     /// The hit rates of every seed in `space`, plain and beyond the seed's artist.
     ///
@@ -177,13 +191,7 @@ struct LabelledQueries {
                         let m = rows.count
                         for (local, seed) in chunk.enumerated() {
                             var scores = Array(matrix[(local * m)..<((local + 1) * m)])
-                            for (block, weight) in blocks {
-                                let query = block.query(rows: [rows[seed]])
-                                guard !query.isEmpty else { continue }
-                                block.addSimilarities(of: query, weight: weight, to: &scratch)
-                                for (position, row) in rows.enumerated() { scores[position] += scratch[row] }
-                                for row in rows { scratch[row] = 0 }
-                            }
+                            Self.addBlockScores(blocks, of: rows[seed], over: rows, to: &scores, scratch: &scratch)
                             let seedArtist = artists[seed]
                             var all = TopK(capacity: k)
                             var others = TopK(capacity: k)

@@ -8,6 +8,8 @@ extension PlaylistBuilder {
         case flow
         /// Along an energy curve.
         case arc(PlaylistOrdering.Arc)
+        /// Round the Camelot wheel, tempo breaking ties (``PlaylistOrdering/harmonicOrder(_:)``).
+        case key
         /// As chosen: best first, or a mood path's own order.
         case asChosen
     }
@@ -72,8 +74,9 @@ extension PlaylistBuilder {
             return PlaylistOrdering(arc: nil).arrange(entries, steps: steps)
         case .arc(let arc):
             return PlaylistOrdering(arc: arc).arrange(entries)
-        case .asChosen:
+        case .asChosen, .key:
             let ordering = PlaylistOrdering()
+            if order == .key { entries = PlaylistOrdering.harmonicOrder(entries) }
             return PlaylistOrdering.Arrangement(
                 entries: entries,
                 cost: ordering.totalCost(of: entries),

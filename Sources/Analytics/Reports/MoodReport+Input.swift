@@ -1,81 +1,6 @@
 import Features
 import Foundation
 
-/// A track as a report names it: its store ID, title and credited artists, and where it can be
-/// played.
-public struct ReportTrack: Hashable, Sendable {
-    public var id: Int64
-    public var name: String
-    /// The credited artists, main artist first.
-    public var artists: [String]
-    /// Its genres (the artists' genres as Spotify tags them), if known.
-    public var genres: [String]
-    /// Its Spotify track ID, if it has one.
-    public var spotifyID: SpotifyID?
-    /// The path of the audio file it was analysed from, if any.
-    public var filePath: String?
-    /// Its length in milliseconds, if known.
-    public var durationMS: Int?
-
-    public init(
-        id: Int64,
-        name: String,
-        artists: [String],
-        genres: [String] = [],
-        spotifyID: SpotifyID? = nil,
-        filePath: String? = nil,
-        durationMS: Int? = nil
-    ) {
-        self.id = id
-        self.name = name
-        self.artists = artists
-        self.genres = genres
-        self.spotifyID = spotifyID
-        self.filePath = filePath
-        self.durationMS = durationMS
-    }
-}
-
-/// One play of the listening history, as a report needs it.
-public struct ReportPlay: Hashable, Sendable {
-    /// When playback ended (Spotify's `endTime` or `ts`).
-    public var endedAt: Date
-    /// How long the track played, in milliseconds.
-    public var msPlayed: Int
-    /// The store's track, or `nil` when the play matches no track.
-    public var trackID: Int64?
-    /// Whether the play counts as a skip; see ``isSkip(skipped:reasonEnd:)``.
-    public var isSkip: Bool
-    /// Whether the history says if the play was skipped; see
-    /// ``skipIsRecorded(skipped:reasonEnd:)``. A play without skip data has ``isSkip`` false.
-    public var skipIsRecorded: Bool
-
-    public init(endedAt: Date, msPlayed: Int, trackID: Int64?, isSkip: Bool, skipIsRecorded: Bool = true) {
-        self.endedAt = endedAt
-        self.msPlayed = msPlayed
-        self.trackID = trackID
-        self.isSkip = isSkip
-        self.skipIsRecorded = skipIsRecorded
-    }
-
-    /// Whether a play of the extended streaming history was a skip.
-    ///
-    /// Spotify's `skipped` decides when present. Older exports leave it `null`; then a play that
-    /// ended with the forward button (`reason_end` = `fwdbtn`) is a skip. Account-data
-    /// `StreamingHistory` files carry neither, so their plays are never skips.
-    public static func isSkip(skipped: Bool?, reasonEnd: String?) -> Bool {
-        if let skipped { return skipped }
-        return reasonEnd == "fwdbtn"
-    }
-
-    /// Whether a play's source says if it was skipped: it carries Spotify's `skipped` or a
-    /// `reason_end`. Account-data `StreamingHistory` files carry neither, so a report of such a
-    /// history says that skips are not recorded rather than that there were none.
-    public static func skipIsRecorded(skipped: Bool?, reasonEnd: String?) -> Bool {
-        skipped != nil || reasonEnd != nil
-    }
-}
-
 /// A saved clustering run, as a report needs it.
 public struct ReportRun: Sendable {
     /// A track's vibe and distance to its centroid.
@@ -90,44 +15,13 @@ public struct ReportRun: Sendable {
         }
     }
 
-    /// One cluster of the run, as saved.
-    public struct Vibe: Hashable, Sendable {
-        public var cluster: Int
-        public var name: String
-        /// The ``Mood`` raw value, such as `calm/content`.
-        public var mood: String
-        public var size: Int
-        /// The share of the run's tracks, from 0 to 1.
-        public var share: Double
-        /// The members' mean of every feature, in original units, keyed by wire name.
-        public var means: [String: Double]
-        /// The members' means in library standard deviations, keyed by wire name.
-        public var zScores: [String: Double]
-
-        public init(
-            cluster: Int,
-            name: String,
-            mood: String,
-            size: Int,
-            share: Double,
-            means: [String: Double],
-            zScores: [String: Double]
-        ) {
-            self.cluster = cluster
-            self.name = name
-            self.mood = mood
-            self.size = size
-            self.share = share
-            self.means = means
-            self.zScores = zScores
-        }
-    }
-
     public var id: Int64
+    /// The playlist the run was made of, by name; `nil` for a run of the library.
+    public var playlist: String?
     /// The schema and fitted scaling of the run.
     public var scaling: FeatureScaling
     /// One entry per cluster, with the names the run saved.
-    public var vibes: [Vibe]
+    public var vibes: [VibeProfile]
     /// The clustered tracks, ascending, with each one's cluster and distance at the same index.
     ///
     /// Kept as three arrays rather than a dictionary: a run of a million tracks is read from the
@@ -136,7 +30,7 @@ public struct ReportRun: Sendable {
     public private(set) var clusters: [Int32]
     public private(set) var distances: [Float]
 
-    public init(id: Int64, scaling: FeatureScaling, vibes: [Vibe], assignments: [Int64: Assignment]) {
+    public init(id: Int64, scaling: FeatureScaling, vibes: [VibeProfile], assignments: [Int64: Assignment]) {
         let sorted = assignments.sorted { $0.key < $1.key }
         self.init(
             id: id,
@@ -154,7 +48,7 @@ public struct ReportRun: Sendable {
     public init(
         id: Int64,
         scaling: FeatureScaling,
-        vibes: [Vibe],
+        vibes: [VibeProfile],
         trackIDs: [Int64],
         clusters: [Int32],
         distances: [Float]
@@ -207,18 +101,18 @@ extension MoodReport {
         public var table: FeatureTable
         /// Names and artists of tracks, keyed by track ID: every track of `table`, or only some
         /// when ``trackLookup`` finds the others and ``credits`` counts their artists and genres.
-        public var tracks: [Int64: ReportTrack]
+        public var tracks: [Int64: TrackCredit]
         /// Finds the tracks the report names (representatives, outliers, the explorer's list) that
         /// ``tracks`` lacks; called once, with every such ID. A library of a million tracks then
         /// reads the details of the few thousand it shows instead of all of them.
-        public var trackLookup: (@Sendable ([Int64]) throws -> [Int64: ReportTrack])?
+        public var trackLookup: (@Sendable ([Int64]) throws -> [Int64: TrackCredit])?
         /// Every row's main artist and genres as codes, for the per-vibe counts; without it they
         /// are counted from ``tracks``.
         public var credits: TrackCreditTable?
         /// The run whose vibes are reported, or `nil`.
         public var run: ReportRun?
         /// The listening history, in any order.
-        public var plays: [ReportPlay]
+        public var plays: [PlayRecord]
         /// The zone plays are bucketed in; the user's local zone unless `--utc`.
         public var timeZone: TimeZone
         /// The number of representative tracks per vibe.
@@ -246,9 +140,9 @@ extension MoodReport {
         public init(
             overview: Overview,
             table: FeatureTable,
-            tracks: [Int64: ReportTrack],
+            tracks: [Int64: TrackCredit],
             run: ReportRun?,
-            plays: [ReportPlay],
+            plays: [PlayRecord],
             timeZone: TimeZone
         ) {
             self.overview = overview

@@ -85,6 +85,8 @@ extension MoodReport {
         public var sources: [Source]
         /// Tracks with a value for each feature, in `AudioFeature.all` order.
         public var coverage: [Coverage]
+        /// The playlist the report is limited to, by name; `nil` for the whole library.
+        public var playlist: String?
 
         public init(
             tracks: Int,
@@ -210,7 +212,7 @@ extension MoodReport {
         public struct Vibe: Hashable, Sendable, Codable {
             public var cluster: Int
             public var name: String
-            public var mood: String
+            public var mood: Mood
             public var size: Int
             /// The share of the run's tracks, from 0 to 1.
             public var share: Double
@@ -243,6 +245,28 @@ extension MoodReport {
         public var tracks: Int
         /// The vibes, largest first.
         public var vibes: [Vibe]
+        /// The playlist the run was made of, by name; `nil` for a run of the library.
+        public var playlist: String?
+    }
+}
+
+extension MoodReport.Overview {
+    /// For a report limited to one playlist, the sentence that says so; `nil` for the library.
+    public var scopeSentence: String? {
+        playlist.map { "Limited to the playlist “\($0)”: \(ReportFormatting.count(tracks, "track"))." }
+    }
+}
+
+extension MoodReport.VibesSection {
+    /// What the vibes' shares are of: "the library", or "the playlist" for a run of one playlist.
+    public var whole: String { playlist == nil ? "the library" : "the playlist" }
+
+    /// For a run of one playlist, the sentence that says so; `nil` for a run of the library.
+    public var scopeSentence: String? {
+        playlist.map {
+            "Run \(runID) was made of the playlist “\($0)” only (\(ReportFormatting.count(tracks, "track"))), "
+                + "so its shares are of that playlist, not of the library."
+        }
     }
 }
 
@@ -356,10 +380,10 @@ extension MoodReport {
         public var label: String
         public var plays: Int
         public var msPlayed: Int
-        /// Plays counted as skips (see ``ReportPlay/isSkip``), and their time.
+        /// Plays counted as skips (see ``PlayRecord/isSkip``), and their time.
         public var skips: Int
         public var skippedMS: Int
-        /// Plays whose source says whether they were skipped (``ReportPlay/skipIsRecorded``); when
+        /// Plays whose source says whether they were skipped (``PlayRecord/skipIsRecorded``); when
         /// 0, ``skips`` is 0 because skips are not recorded, not because there were none.
         public var playsWithSkipData: Int
         /// The time of non-skipped plays whose track has valence and energy.
@@ -384,10 +408,10 @@ extension MoodReport {
     public struct Listening: Hashable, Sendable, Codable {
         public var plays: Int
         public var msPlayed: Int
-        /// Plays counted as skips (see ``ReportPlay/isSkip``), and their time.
+        /// Plays counted as skips (see ``PlayRecord/isSkip``), and their time.
         public var skips: Int
         public var skippedMS: Int
-        /// Plays whose source says whether they were skipped (``ReportPlay/skipIsRecorded``). When
+        /// Plays whose source says whether they were skipped (``PlayRecord/skipIsRecorded``). When
         /// 0 (an account-data `StreamingHistory` export), ``skips`` is 0 because skips are not
         /// recorded, and the renderers say so instead of "0 skips".
         public var playsWithSkipData: Int

@@ -1,3 +1,4 @@
+import Features
 import Foundation
 
 /// Spotify-scale estimates of the perceptual features, from measured descriptors.

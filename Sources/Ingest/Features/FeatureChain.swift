@@ -137,7 +137,7 @@ public struct FeatureChain: Sendable {
     // MARK: - Reading
 
     /// The tracks in scope that lack features (from `onlyMissingFrom`, or from any source).
-    func missingTracks(_ options: Options) throws -> [FeatureLookup] {
+    package func missingTracks(_ options: Options) throws -> [FeatureLookup] {
         try store.database.read { db in
             let (condition, arguments) = try store.condition(for: options.scope, in: db)
             var sourceFilter = ""

@@ -1,5 +1,5 @@
-import Crypto
 import Foundation
+import VibesHashing
 
 #if canImport(Glibc)
 import Glibc

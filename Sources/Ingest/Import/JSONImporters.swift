@@ -1,5 +1,6 @@
 import Features
 import Foundation
+import SpotifyWebModel
 
 /// Imports the JSON files people download from Spotify ("Download your data") and JSON saved
 /// from the Spotify Web API.

@@ -1,4 +1,3 @@
-import Crypto
 import Features
 import Foundation
 import GRDB

@@ -71,7 +71,7 @@ extension LibraryStore {
                 )
             else { return .new }
             let hash: String? = row[1]
-            return .unchanged(trackID: row[0], stableID: row[2] ?? hash.map(LocalFileAnalysis.localTrackID))
+            return .unchanged(trackID: row[0], stableID: row[2] ?? hash.map(LocalFileFingerprint.localTrackID))
         }
     }
 
@@ -114,7 +114,7 @@ extension LibraryStore {
             )
             return LocalFileOutcome(
                 trackID: trackID,
-                stableID: row[6] ?? LocalFileAnalysis.localTrackID(contentHash: contentHash),
+                stableID: row[6] ?? LocalFileFingerprint.localTrackID(contentHash: contentHash),
                 match: LocalFileMatch(rawValue: row[1]) ?? .newTrack
             )
         }
@@ -130,14 +130,29 @@ extension LibraryStore {
     /// becomes a track of its own in the library, named by its tags or its file name; analysing the
     /// same path again updates that track rather than adding another.
     ///
+    /// - Parameters:
+    ///   - analysis: What the analysis found in the file.
+    ///   - fingerprint: The file's path, size and modification time.
+    ///   - contentHash: The hex SHA-256 of the file's bytes.
     /// - Returns: The track and how it was matched.
     /// - Throws: ``StoreError/busy(path:holder:)`` when another program held the store's write
     ///   lock past the wait (nothing was written), or the database's error.
     @discardableResult
-    public func recordLocalAnalysis(_ analysis: LocalFileAnalysis, at date: Date = Date()) throws -> LocalFileOutcome {
+    public func recordLocalAnalysis(
+        _ analysis: AudioFileAnalysis,
+        of fingerprint: LocalFileFingerprint,
+        contentHash: String,
+        at date: Date = Date()
+    ) throws -> LocalFileOutcome {
         try writeLocalFiles { db in
             let writer = try ImportWriter(db, runID: nil, fetchedAt: date.formatted(.iso8601))
-            let (trackID, match) = try track(for: analysis, writer: writer, in: db)
+            let (trackID, match) = try track(
+                for: analysis,
+                fingerprint: fingerprint,
+                contentHash: contentHash,
+                writer: writer,
+                in: db
+            )
             let source = FeatureSource.localAnalysis(analyzer: analysis.analyzer)
             try db.execute(
                 sql:
@@ -147,16 +162,20 @@ extension LibraryStore {
             try writer.write(analysis.features, trackID: trackID, source: source)
             try upsertLocalFile(
                 db,
-                fingerprint: analysis.fingerprint,
-                contentHash: analysis.contentHash,
+                fingerprint: fingerprint,
+                contentHash: contentHash,
                 analyzer: analysis.analyzer,
                 date: date,
                 trackID: trackID,
                 match: match.rawValue,
                 durationMS: analysis.durationMS,
-                provenance: Self.json(analysis.provenance),
-                confidence: Self.json(analysis.confidence),
-                details: analysis.detailsJSON,
+                provenance: Self.json(
+                    Dictionary(uniqueKeysWithValues: analysis.provenance.map { ($0.key.rawValue, $0.value.rawValue) })
+                ),
+                confidence: Self.json(
+                    Dictionary(uniqueKeysWithValues: analysis.confidence.map { ($0.key.rawValue, $0.value) })
+                ),
+                details: Self.json(analysis.details),
                 error: nil
             )
             let spotifyID = try String.fetchOne(
@@ -166,7 +185,7 @@ extension LibraryStore {
             )
             return LocalFileOutcome(
                 trackID: trackID,
-                stableID: spotifyID ?? LocalFileAnalysis.localTrackID(contentHash: analysis.contentHash),
+                stableID: spotifyID ?? LocalFileFingerprint.localTrackID(contentHash: contentHash),
                 match: match
             )
         }
@@ -198,11 +217,13 @@ extension LibraryStore {
     }
 
     private func track(
-        for analysis: LocalFileAnalysis,
+        for analysis: AudioFileAnalysis,
+        fingerprint: LocalFileFingerprint,
+        contentHash: String,
         writer: ImportWriter,
         in db: Database
     ) throws -> (Int64, LocalFileMatch) {
-        if let isrc = analysis.isrc,
+        if let isrc = analysis.tags.isrc,
             let id = try Int64.fetchOne(
                 db,
                 sql: "SELECT id FROM tracks WHERE isrc = ? ORDER BY in_library DESC, id LIMIT 1",
@@ -211,7 +232,7 @@ extension LibraryStore {
         {
             return (id, .isrc)
         }
-        if let spotifyID = analysis.spotifyID,
+        if let spotifyID = analysis.tags.spotifyID,
             let id = try Int64.fetchOne(
                 db,
                 sql: "SELECT id FROM tracks WHERE spotify_id = ?",
@@ -220,7 +241,7 @@ extension LibraryStore {
         {
             return (id, .spotifyID)
         }
-        if let artist = analysis.artist, let title = analysis.title {
+        if let artist = analysis.tags.artist, let title = analysis.tags.title {
             let key = Track.matchKey(artist: artist, title: title)
             let candidates = try Row.fetchAll(
                 db,
@@ -232,18 +253,18 @@ extension LibraryStore {
                 .min { ($0.gap, $0.id) < ($1.gap, $1.id) }
             if let best { return (best.id, .artistTitle) }
         }
-        let fileName = URL(fileURLWithPath: analysis.fingerprint.path).deletingPathExtension().lastPathComponent
+        let fileName = URL(fileURLWithPath: fingerprint.path).deletingPathExtension().lastPathComponent
         let track = Track(
             spotifyID: nil,
-            name: analysis.title ?? fileName,
-            artists: analysis.artist.map { [$0] } ?? [],
-            album: analysis.album,
+            name: analysis.tags.title ?? fileName,
+            artists: analysis.tags.artist.map { [$0] } ?? [],
+            album: analysis.tags.album,
             durationMS: analysis.durationMS,
-            isrc: analysis.isrc,
+            isrc: analysis.tags.isrc,
             isLocal: true
         )
         // The same bytes made a track before (analysed again with --force, or a copy).
-        let localID = LocalFileAnalysis.localTrackID(contentHash: analysis.contentHash)
+        let localID = LocalFileFingerprint.localTrackID(contentHash: contentHash)
         if let existing = try Int64.fetchOne(db, sql: "SELECT id FROM tracks WHERE local_id = ?", arguments: [localID])
         {
             return (existing, .newTrack)
@@ -255,7 +276,7 @@ extension LibraryStore {
                 SELECT l.track_id FROM local_files l JOIN tracks t ON t.id = l.track_id
                 WHERE l.path = ? AND l.matched_by = 'new-track'
                 """,
-            arguments: [analysis.fingerprint.path]
+            arguments: [fingerprint.path]
         ) {
             try db.execute(
                 sql: "UPDATE tracks SET name = ?, album = ?, duration_ms = ?, isrc = ?, match_key = ? WHERE id = ?",
@@ -376,7 +397,7 @@ extension LibraryStore {
             return StoredLocalFile(
                 path: row[0],
                 trackID: row[1],
-                stableID: row[1] == nil ? nil : (row[2] ?? hash.map(LocalFileAnalysis.localTrackID)),
+                stableID: row[1] == nil ? nil : (row[2] ?? hash.map(LocalFileFingerprint.localTrackID)),
                 match: (row[4] as String?).flatMap(LocalFileMatch.init(rawValue:)),
                 durationMS: row[5],
                 features: features,

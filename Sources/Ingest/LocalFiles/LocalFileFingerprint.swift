@@ -1,5 +1,5 @@
-import Crypto
 import Foundation
+import VibesHashing
 
 /// What identifies a local file's state: its path, size and modification time, which are cheap to
 /// read, and the SHA-256 of its bytes, which finds the same content under a new name.
@@ -26,6 +26,10 @@ public struct LocalFileFingerprint: Hashable, Sendable {
         self.size = size
         self.modifiedNS = modifiedNS
     }
+
+    /// The stable identifier of a file's recording when no Spotify ID is known: `local:` and the
+    /// first 22 hex digits of its content hash.
+    public static func localTrackID(contentHash: String) -> String { "local:" + contentHash.prefix(22) }
 
     /// The hex SHA-256 of the file's bytes, read a megabyte at a time.
     ///

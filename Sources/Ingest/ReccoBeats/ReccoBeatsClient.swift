@@ -1,11 +1,12 @@
 import Features
 import Foundation
 import Logging
+import VibesHTTP
 
 /// An async client for ReccoBeats, the keyless API that serves Spotify's own audio-feature values
 /// by Spotify track ID or ISRC.
 ///
-/// It sends requests through the same ``HTTPTransport`` chain as ``SpotifyClient``, without the
+/// It sends requests through the same ``HTTPTransport`` chain as the Spotify client, without the
 /// authorizing layer: ``RetryingTransport`` honours `Retry-After` within the ``RetryPolicy``'s
 /// budget and backs off on 5xx and network errors. Failures are ``ReccoBeatsError`` values.
 ///
@@ -45,7 +46,7 @@ public final class ReccoBeatsClient: Sendable {
         logger: Logger = Logger(label: "vibes.reccobeats")
     ) {
         let counter = RequestCounter()
-        self.transport = RetryingTransport(
+        self.transport = RetryingTransport<ReccoBeatsError>(
             base: network,
             policy: retryPolicy,
             clock: clock,
@@ -97,21 +98,8 @@ public final class ReccoBeatsClient: Sendable {
         let request = HTTPRequest(method: .get, url: components.url!, headerFields: ["Accept": "application/json"])
         let endpoint = request.endpoint
         logger.debug("\(endpoint) (\(ids.count) IDs)")
-        let response: HTTPResponse
-        let data: Data
-        do {
-            (response, data) = try await transport.send(request, body: nil)
-        } catch let error as SpotifyError {
-            // The shared retrying transport speaks SpotifyError; re-express it for this service.
-            switch error {
-            case .rateLimited(let retryAfter, let retryAt, _):
-                throw ReccoBeatsError.rateLimited(retryAfter: retryAfter, retryAt: retryAt, endpoint: endpoint)
-            case .network(let reason, let attempts, _):
-                throw ReccoBeatsError.network(reason: reason, attempts: attempts, endpoint: endpoint)
-            default:
-                throw error
-            }
-        }
+        // The retrying transport gives up with a ReccoBeatsError of its own.
+        let (response, data) = try await transport.send(request, body: nil)
         guard response.isSuccess else {
             if response.status == 429 {
                 throw ReccoBeatsError.rateLimited(retryAfter: nil, retryAt: nil, endpoint: endpoint)
@@ -128,7 +116,7 @@ public final class ReccoBeatsClient: Sendable {
             return try JSONDecoder().decode(ReccoBeatsContent<Item>.self, from: data).content
         } catch {
             throw ReccoBeatsError.malformedResponse(
-                reason: SpotifyClient.describe(error),
+                reason: describeDecodingError(error),
                 status: response.status,
                 body: redactedBody(data),
                 endpoint: endpoint

@@ -1,4 +1,5 @@
 import Foundation
+import VibesHTTP
 
 /// An error from the ReccoBeats API, with the request it answered and ReccoBeats' own error code.
 ///
@@ -48,7 +49,7 @@ extension ReccoBeatsError: CustomStringConvertible {
         case .rateLimited(let retryAfter, let retryAt, let endpoint):
             var text = "ReccoBeats' rate limit stopped \(endpoint)"
             if let retryAfter {
-                text += ": it asked to wait \(SpotifyError.format(retryAfter))"
+                text += ": it asked to wait \(retryAfter.waitDescription)"
             } else {
                 text += " and did not say for how long"
             }
@@ -76,6 +77,8 @@ extension ReccoBeatsError: CustomStringConvertible {
         }
     }
 }
+
+extension ReccoBeatsError: RetryFailure {}
 
 extension ReccoBeatsError: LocalizedError {
     public var errorDescription: String? { description }

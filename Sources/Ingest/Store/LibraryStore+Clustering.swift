@@ -112,8 +112,8 @@ public struct ClusterRecord: Hashable, Sendable, Codable, FetchableRecord, Persi
     public var cluster: Int
     /// The vibe name, distinct within the run.
     public var name: String
-    /// The valence–energy quadrant, such as `calm/content`.
-    public var mood: String
+    /// The valence–energy quadrant, stored as its raw value, such as `calm/content`.
+    public var mood: Mood
     /// The number of tracks.
     public var size: Int
     /// The share of the run's tracks, from 0 to 1.
@@ -133,7 +133,7 @@ public struct ClusterRecord: Hashable, Sendable, Codable, FetchableRecord, Persi
         runID: Int64,
         cluster: Int,
         name: String,
-        mood: String,
+        mood: Mood,
         size: Int,
         share: Double,
         centroidScaled: [Float],
@@ -155,6 +155,23 @@ public struct ClusterRecord: Hashable, Sendable, Codable, FetchableRecord, Persi
         self.distinguishingFeatures = distinguishingFeatures
     }
 
+    /// The record of `vibe` in run `runID`; its reference z-scores are not stored.
+    public init(runID: Int64, vibe: Vibe) {
+        self.init(
+            runID: runID,
+            cluster: vibe.profile.cluster,
+            name: vibe.profile.name,
+            mood: vibe.profile.mood,
+            size: vibe.profile.size,
+            share: vibe.profile.share,
+            centroidScaled: vibe.centroidScaled,
+            centroidOriginal: vibe.centroidOriginal,
+            means: vibe.profile.means,
+            zScores: vibe.profile.zScores,
+            distinguishingFeatures: vibe.profile.distinguishingFeatures
+        )
+    }
+
     enum CodingKeys: String, CodingKey, ColumnExpression {
         case runID = "run_id"
         case cluster, name, mood, size, share
@@ -163,6 +180,20 @@ public struct ClusterRecord: Hashable, Sendable, Codable, FetchableRecord, Persi
         case means
         case zScores = "z_scores"
         case distinguishingFeatures = "distinguishing_features"
+    }
+
+    /// The cluster's words and numbers, without its reference z-scores (not stored).
+    public var profile: VibeProfile {
+        VibeProfile(
+            cluster: cluster,
+            name: name,
+            mood: mood,
+            size: size,
+            share: share,
+            means: means,
+            zScores: zScores,
+            distinguishingFeatures: distinguishingFeatures
+        )
     }
 }
 

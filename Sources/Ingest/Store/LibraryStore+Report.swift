@@ -2,35 +2,6 @@ import Features
 import Foundation
 import GRDB
 
-/// One play of the listening history, as the mood report reads it.
-public struct PlayRecord: Hashable, Sendable {
-    /// When playback ended, parsed from the stored ISO 8601 UTC text.
-    public var endedAt: Date
-    /// How long the track played, in milliseconds.
-    public var msPlayed: Int
-    /// The matched track, or `nil` when the play matches no track of the store.
-    public var trackID: Int64?
-    /// Spotify's `skipped` flag (extended history only), `nil` when the source does not say.
-    public var skipped: Bool?
-    /// Why playback ended (`trackdone`, `fwdbtn`, …; extended history only).
-    public var reasonEnd: String?
-}
-
-/// A track's name and artists, as the mood report names it.
-public struct TrackCredit: Hashable, Sendable {
-    public var id: Int64
-    public var name: String
-    /// The credited artists, main artist first.
-    public var artists: [String]
-    /// Its genres: the `artist-genre` tags (from Spotify or an Exportify export), else `genre`
-    /// tags (a dataset's playlist genre), most specific first as stored.
-    public var genres: [String] = []
-    /// Its Spotify track ID, when it has a valid one.
-    public var spotifyID: SpotifyID?
-    /// Its length in milliseconds, when known.
-    public var durationMS: Int?
-}
-
 extension LibraryStore {
     /// Reads every play of the listening history, oldest first.
     ///

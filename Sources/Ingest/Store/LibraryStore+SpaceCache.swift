@@ -1,8 +1,8 @@
-import Crypto
 import Features
 import Foundation
 import GRDB
 import Synchronization
+import VibesHashing
 
 /// The scaled space of the last feature table and schema a command used, kept with the `features`
 /// snapshot, so that the next command with the same table and schema reads it instead of fitting

@@ -48,7 +48,7 @@ struct MoodReportScaleTests {
         var random = SplitMix64(seed: 5)
         func unit() -> Double { Double(random.next() >> 11) / Double(1 << 53) }
         var table = FeatureTable()
-        var tracks: [Int64: ReportTrack] = [:]
+        var tracks: [Int64: TrackCredit] = [:]
         var assignments: [Int64: ReportRun.Assignment] = [:]
         let genreNames = ["house", "techno", "folk", "jazz", "ambient"]
         var mainArtists: [Int32] = []
@@ -79,7 +79,7 @@ struct MoodReportScaleTests {
             mainArtists.append(artist ?? -1)
             genres += trackGenres
             genreStarts.append(Int32(genres.count))
-            tracks[id] = ReportTrack(
+            tracks[id] = TrackCredit(
                 id: id,
                 name: "Song \(index)",
                 artists: artist.map { ["Artist \($0)", "Guest"] } ?? [],
@@ -91,10 +91,10 @@ struct MoodReportScaleTests {
         }
         let schema = try FeatureSchema(features: [.energy, .valence, .danceability])
         let vibes = (0..<4).map { cluster in
-            ReportRun.Vibe(
+            VibeProfile(
                 cluster: cluster,
                 name: "Vibe \(cluster)",
-                mood: "calm/content",
+                mood: .calm,
                 size: trackCount / 4,
                 share: 0.25,
                 means: ["energy": 0.5],

@@ -12,8 +12,8 @@ enum SmallLibrary {
     /// space) and no plays, in UTC.
     static func input(
         table: FeatureTable,
-        tracks: [Int64: ReportTrack],
-        vibes: [ReportRun.Vibe],
+        tracks: [Int64: TrackCredit],
+        vibes: [VibeProfile],
         assignments: [Int64: ReportRun.Assignment]
     ) throws -> MoodReport.Input {
         let schema = try FeatureSchema(features: [.energy, .valence])
@@ -59,13 +59,13 @@ enum SmallLibrary {
     }
 
     /// Track 99 exists but has no features.
-    static var tracks: [Int64: ReportTrack] {
+    static var tracks: [Int64: TrackCredit] {
         var tracks = Dictionary(
             uniqueKeysWithValues: rows.map {
-                ($0.id, ReportTrack(id: $0.id, name: "Song \($0.id)", artists: [$0.artist]))
+                ($0.id, TrackCredit(id: $0.id, name: "Song \($0.id)", artists: [$0.artist]))
             }
         )
-        tracks[99] = ReportTrack(id: 99, name: "Podcast", artists: ["Talker"])
+        tracks[99] = TrackCredit(id: 99, name: "Podcast", artists: ["Talker"])
         tracks[1]?.genres = ["french house", "disco"]
         tracks[2]?.genres = ["french house", "french house"]
         return tracks
@@ -81,13 +81,13 @@ enum SmallLibrary {
     /// - 3 skips of track 6, 10 000 ms, 2021-02-06 22:40;
     /// - 3 unmatched plays, 30 000 ms, 2021-03-01 08:00 (a Monday);
     /// - 2 × track 99 (no features), 45 000 ms, 2021-03-01 09:00.
-    static var plays: [ReportPlay] {
+    static var plays: [PlayRecord] {
         Array(
-            repeating: ReportPlay(endedAt: date("2021-01-04T10:00:00Z"), msPlayed: 60_000, trackID: 1, isSkip: false),
+            repeating: PlayRecord(endedAt: date("2021-01-04T10:00:00Z"), msPlayed: 60_000, trackID: 1, isSkip: false),
             count: 8
         )
             + Array(
-                repeating: ReportPlay(
+                repeating: PlayRecord(
                     endedAt: date("2021-02-06T22:30:00Z"),
                     msPlayed: 120_000,
                     trackID: 4,
@@ -96,7 +96,7 @@ enum SmallLibrary {
                 count: 4
             )
             + Array(
-                repeating: ReportPlay(
+                repeating: PlayRecord(
                     endedAt: date("2021-02-06T22:40:00Z"),
                     msPlayed: 10_000,
                     trackID: 6,
@@ -105,7 +105,7 @@ enum SmallLibrary {
                 count: 3
             )
             + Array(
-                repeating: ReportPlay(
+                repeating: PlayRecord(
                     endedAt: date("2021-03-01T08:00:00Z"),
                     msPlayed: 30_000,
                     trackID: nil,
@@ -114,7 +114,7 @@ enum SmallLibrary {
                 count: 3
             )
             + Array(
-                repeating: ReportPlay(
+                repeating: PlayRecord(
                     endedAt: date("2021-03-01T09:00:00Z"),
                     msPlayed: 45_000,
                     trackID: 99,
@@ -137,19 +137,19 @@ enum SmallLibrary {
             4: .init(cluster: 1, distance: 0.6),
         ]
         let vibes = [
-            ReportRun.Vibe(
+            VibeProfile(
                 cluster: 0,
                 name: "Loud",
-                mood: "tense/angry",
+                mood: .tense,
                 size: 4,
                 share: 4.0 / 6,
                 means: ["energy": 0.8],
                 zScores: ["energy": 0.7]
             ),
-            ReportRun.Vibe(
+            VibeProfile(
                 cluster: 1,
                 name: "Quiet",
-                mood: "sad/melancholic",
+                mood: .sad,
                 size: 2,
                 share: 2.0 / 6,
                 means: ["energy": 0.15],
@@ -287,7 +287,7 @@ struct MoodReportTests {
     func aPlayNearMidnightChangesMonthAndDayWithTheZone(zone: String, month: String, weekday: Int, hour: Int) throws {
         var input = try SmallLibrary.input(timeZone: zone)
         input.plays = [
-            ReportPlay(endedAt: SmallLibrary.date("2021-04-30T23:30:00Z"), msPlayed: 1000, trackID: 1, isSkip: false)
+            PlayRecord(endedAt: SmallLibrary.date("2021-04-30T23:30:00Z"), msPlayed: 1000, trackID: 1, isSkip: false)
         ]
         let listening = try #require(try MoodReport(input).listening)
         #expect(listening.byMonth.map(\.label) == [month])
@@ -414,13 +414,13 @@ struct MoodReportTests {
     }
 
     @Test func skipsFollowSkippedThenReasonEnd() {
-        #expect(ReportPlay.isSkip(skipped: true, reasonEnd: "trackdone"))
-        #expect(!ReportPlay.isSkip(skipped: false, reasonEnd: "fwdbtn"))
-        #expect(ReportPlay.isSkip(skipped: nil, reasonEnd: "fwdbtn"))
-        #expect(!ReportPlay.isSkip(skipped: nil, reasonEnd: nil))
-        #expect(ReportPlay.skipIsRecorded(skipped: false, reasonEnd: nil))
-        #expect(ReportPlay.skipIsRecorded(skipped: nil, reasonEnd: "trackdone"))
-        #expect(!ReportPlay.skipIsRecorded(skipped: nil, reasonEnd: nil))
+        #expect(PlayRecord.isSkip(skipped: true, reasonEnd: "trackdone"))
+        #expect(!PlayRecord.isSkip(skipped: false, reasonEnd: "fwdbtn"))
+        #expect(PlayRecord.isSkip(skipped: nil, reasonEnd: "fwdbtn"))
+        #expect(!PlayRecord.isSkip(skipped: nil, reasonEnd: nil))
+        #expect(PlayRecord.skipIsRecorded(skipped: false, reasonEnd: nil))
+        #expect(PlayRecord.skipIsRecorded(skipped: nil, reasonEnd: "trackdone"))
+        #expect(!PlayRecord.skipIsRecorded(skipped: nil, reasonEnd: nil))
     }
 
     /// An account-data history says nothing about skips: the report counts no skips and knows
@@ -432,8 +432,8 @@ struct MoodReportTests {
         var input = try SmallLibrary.input()
         input.plays = input.plays.map { play in
             var play = play
-            play.isSkip = false
-            play.skipIsRecorded = false
+            play.skipped = nil
+            play.reasonEnd = nil
             return play
         }
         let unrecorded = try #require(try MoodReport(input).listening)
@@ -443,8 +443,8 @@ struct MoodReportTests {
         #expect(unrecorded.byHour[0].plays == 0 && unrecorded.byHour[0].skipsAreRecorded)
 
         // The first four plays of track 1 say whether they were skipped; the other 16 do not.
-        for index in 4..<input.plays.count { input.plays[index].skipIsRecorded = false }
-        for index in 0..<4 { input.plays[index].skipIsRecorded = true }
+        for index in 4..<input.plays.count { input.plays[index].skipped = nil }
+        for index in 0..<4 { input.plays[index].skipped = false }
         let partial = try #require(try MoodReport(input).listening)
         #expect(partial.playsWithSkipData == 4 && partial.skipsAreRecorded)
         #expect(partial.byMonth.map(\.playsWithSkipData) == [4, 0, 0])

@@ -1,3 +1,4 @@
+import Features
 import Foundation
 
 extension MoodReport {
@@ -16,6 +17,7 @@ extension MoodReport {
                 + "\(ReportFormatting.count(overview.artists)) artists, \(ReportFormatting.count(overview.playlists)) playlists, "
                 + "\(ReportFormatting.count(overview.savedTracks)) saved tracks and \(ReportFormatting.count(overview.plays)) plays. "
                 + "Times are in \(timeZone)."
+                + (overview.scopeSentence.map { " " + cell($0) } ?? "")
         )
         if !overview.sources.isEmpty {
             lines.append("")
@@ -62,16 +64,20 @@ extension MoodReport {
             lines.append(contentsOf: ["", "## Vibes of run \(section.runID)", ""])
             lines.append(
                 "\(section.vibes.count) vibes over \(section.tracks) tracks; \(section.scaling) over \(section.features.joined(separator: ", "))."
+                    + (section.scopeSentence.map { " " + cell($0) } ?? "")
             )
             lines.append("")
-            lines.append("| # | Vibe | Mood | Tracks | Library | Listening | Stands out | Top artists | Top genres |")
+            lines.append(
+                "| # | Vibe | Mood | Tracks | \(section.playlist == nil ? "Library" : "Playlist") | Listening | Stands out | Top artists | Top genres |"
+            )
             lines.append("|---:|---|---|---:|---:|---:|---|---|---|")
             for (index, vibe) in section.vibes.enumerated() {
                 let standsOut = vibe.profile.sorted { abs($0.zScore) > abs($1.zScore) }.prefix(3)
                     .map { "\($0.feature) \(ReportFormatting.sigma($0.zScore))" }.joined(separator: ", ")
                 lines.append(
                     row([
-                        "\(index + 1)", vibe.name, vibe.mood, "\(vibe.size)", ReportFormatting.percent(vibe.share),
+                        "\(index + 1)", vibe.name, vibe.mood.rawValue, "\(vibe.size)",
+                        ReportFormatting.percent(vibe.share),
                         vibe.listenedShare.map(ReportFormatting.percent) ?? "–", standsOut,
                         vibe.topArtists.map { "\($0.artist) (\($0.tracks))" }.joined(separator: ", "),
                         (vibe.topGenres ?? []).map { "\($0.genre) (\($0.tracks))" }.joined(separator: ", "),

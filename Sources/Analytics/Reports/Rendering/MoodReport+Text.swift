@@ -1,3 +1,4 @@
+import Features
 import Foundation
 
 extension MoodReport {
@@ -24,6 +25,7 @@ extension MoodReport {
                 + "\(ReportFormatting.count(overview.savedTracks)) saved, \(ReportFormatting.count(overview.plays)) plays; "
                 + "times in \(timeZone)."
         )
+        if let sentence = overview.scopeSentence { writer.line(sentence) }
         if !overview.sources.isEmpty {
             writer.line(
                 "Sources: "
@@ -95,12 +97,13 @@ extension MoodReport {
             "\(section.vibes.count) vibes over \(ReportFormatting.count(section.tracks)) tracks; "
                 + "\(section.scaling) over \(section.features.joined(separator: ", "))."
         )
+        if let sentence = section.scopeSentence { writer.line(sentence) }
         for (index, vibe) in section.vibes.enumerated() {
             writer.line("")
             writer.line(
                 "  " + writer.bold("\(index + 1). \(vibe.name)")
-                    + "  \(vibe.mood), \(ReportFormatting.count(vibe.size, "track")), "
-                    + ReportFormatting.percent(vibe.share) + " of the library"
+                    + "  \(vibe.mood.rawValue), \(ReportFormatting.count(vibe.size, "track")), "
+                    + ReportFormatting.percent(vibe.share) + " of \(section.whole)"
                     + (vibe.listenedShare.map { ", " + ReportFormatting.percent($0) + " of listening" } ?? "")
             )
             let strongest = vibe.profile.sorted { abs($0.zScore) > abs($1.zScore) }.prefix(4)
@@ -254,7 +257,8 @@ extension MoodReport {
         if !listening.vibes.isEmpty {
             writer.line("")
             writer.line(
-                "  " + writer.bold("Vibes listened to") + writer.dim("  share of listening vs share of library")
+                "  " + writer.bold("Vibes listened to")
+                    + writer.dim("  share of listening vs share of \(vibes?.playlist == nil ? "library" : "playlist")")
             )
             let nameWidth = listening.vibes.map(\.name.count).max() ?? 0
             for vibe in listening.vibes {

@@ -173,8 +173,8 @@ package enum SVGChart {
         description: String,
         labels: [String],
         values: [Double],
-        valueText: (Double) -> String,
         limit: Double = 2,
+        valueText: (Double) -> String,
         width: Int = 320,
         barClass: (Double) -> String
     ) -> String {

@@ -371,7 +371,7 @@ struct MoodReportBrowserTests {
 enum LargeLibrary {
     static func input(trackCount: Int) throws -> MoodReport.Input {
         var table = FeatureTable()
-        var tracks: [Int64: ReportTrack] = [:]
+        var tracks: [Int64: TrackCredit] = [:]
         var assignments: [Int64: ReportRun.Assignment] = [:]
         var rng = SplitMix64(seed: 7)
         func unit() -> Double { Double(rng.next() >> 11) / Double(1 << 53) }
@@ -393,16 +393,16 @@ enum LargeLibrary {
                     tempo: 60 + 120 * unit()
                 )
             )
-            tracks[id] = ReportTrack(id: id, name: "Song \(id)", artists: ["Artist \(index % 500)"])
+            tracks[id] = TrackCredit(id: id, name: "Song \(id)", artists: ["Artist \(index % 500)"])
             let cluster = (valence >= 0.5 ? 1 : 0) + (energy >= 0.5 ? 2 : 0)
             assignments[id] = ReportRun.Assignment(cluster: cluster, distance: unit())
         }
         let sizes = (0..<4).map { cluster in assignments.values.count { $0.cluster == cluster } }
         let vibes = (0..<4).map {
-            ReportRun.Vibe(
+            VibeProfile(
                 cluster: $0,
                 name: ["Dark calm", "Bright calm", "Dark loud", "Bright loud"][$0],
-                mood: "calm/content",
+                mood: .calm,
                 size: sizes[$0],
                 share: Double(sizes[$0]) / Double(trackCount),
                 means: [:],

@@ -281,7 +281,7 @@ struct MoodReportExplorerTests {
 enum ManyVibes {
     static func input(vibeCount: Int) throws -> MoodReport.Input {
         var table = FeatureTable()
-        var tracks: [Int64: ReportTrack] = [:]
+        var tracks: [Int64: TrackCredit] = [:]
         var assignments: [Int64: ReportRun.Assignment] = [:]
         for index in 0..<(vibeCount * 2) {
             let id = Int64(index + 1)
@@ -289,14 +289,14 @@ enum ManyVibes {
             let valence = Double(cluster) / Double(vibeCount) + 0.01 * Double(index % 2)
             let energy = 1 - valence
             table.append(trackID: id, features: AudioFeatures(danceability: 0.5, energy: energy, valence: valence))
-            tracks[id] = ReportTrack(id: id, name: "Song \(id)", artists: ["Artist \(cluster)"])
+            tracks[id] = TrackCredit(id: id, name: "Song \(id)", artists: ["Artist \(cluster)"])
             assignments[id] = ReportRun.Assignment(cluster: cluster, distance: 0.1 * Double(index % 2))
         }
         let vibes = (0..<vibeCount).map {
-            ReportRun.Vibe(
+            VibeProfile(
                 cluster: $0,
                 name: "Vibe number \($0 + 1)",
-                mood: "calm/content",
+                mood: .calm,
                 size: 2,
                 share: 1 / Double(vibeCount),
                 means: [:],

@@ -193,7 +193,7 @@ struct MoodReportRenderingTests {
 
     @Test func htmlEscapesNamesFromTheLibrary() throws {
         var input = try SmallLibrary.input()
-        input.tracks[2] = ReportTrack(id: 2, name: "Rock & <Roll> \"Live\"", artists: ["AC/DC & Friends"])
+        input.tracks[2] = TrackCredit(id: 2, name: "Rock & <Roll> \"Live\"", artists: ["AC/DC & Friends"])
         let html = try MoodReport(input).renderedHTML()
         _ = ChartCollector.parse(html)
         #expect(html.contains("Rock &amp; &lt;Roll&gt; &quot;Live&quot;"))
@@ -217,7 +217,7 @@ struct MoodReportRenderingTests {
     @Test func skipsNotRecordedInEveryFormat() throws {
         var input = try SmallLibrary.input()
         input.plays = input.plays.map {
-            ReportPlay(
+            PlayRecord(
                 endedAt: $0.endedAt,
                 msPlayed: $0.msPlayed,
                 trackID: $0.trackID,
@@ -295,7 +295,6 @@ struct MoodReportRenderingTests {
         try #require(report.vibes?.vibes.first?.topArtists.isEmpty == false)
         report.overview.sources.append(.init(source: hostile, tracks: 1, preferred: 1))
         report.vibes?.vibes[0].name = hostile
-        report.vibes?.vibes[0].mood = hostile
         report.vibes?.vibes[0].topArtists[0].artist = hostile
         report.features[0].feature = hostile
         if !report.outliers.tracks.isEmpty {
