@@ -24,7 +24,9 @@ struct LibraryStoreSeedResolutionTests {
                 try store.resolveTrack("Ed Sheeran - Love Me Like")
             } throws: { error in
                 guard case EngineError.weakMatch(_, let candidates) = error else { return false }
-                return candidates.contains { $0.artist == "Ed Sheeran" && $0.name.hasPrefix("Cross Me") && $0.spotifyID != nil }
+                return candidates.contains {
+                    $0.artist == "Ed Sheeran" && $0.name.hasPrefix("Cross Me") && $0.spotifyID != nil
+                }
                     && candidates.count <= 5
             }
         }
