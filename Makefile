@@ -8,7 +8,7 @@
 SHELL := /bin/bash
 APT_PACKAGES := libopenblas-dev liblapacke-dev libsqlite3-dev pkg-config \
 	libavformat-dev libavcodec-dev libswresample-dev libavutil-dev libebur128-dev libaubio-dev \
-	libcurl4-openssl-dev zlib1g-dev
+	libcurl4-openssl-dev libssl-dev zlib1g-dev
 # What only the tests need: chromium runs the HTML report's browser tests (and scripts/render-report.sh).
 TEST_APT_PACKAGES := chromium
 DEMO_DIR := out/demo

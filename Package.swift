@@ -171,7 +171,6 @@ let package = Package(
             name: "VibesCommandSupport",
             dependencies: [
                 "Features", "Ingest",
-                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

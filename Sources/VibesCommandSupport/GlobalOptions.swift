@@ -1,7 +1,6 @@
 import ArgumentParser
 import Features
 import Foundation
-import GRDB
 import Ingest
 import Logging
 import Synchronization
@@ -68,7 +67,6 @@ package struct GlobalOptions: ParsableArguments {
         -> LibraryStore
     {
         Console.bootstrapLogging(verbose: verbose)
-        Console.storePath = databasePath
         let quiet = quiet
         let options = LibraryStore.Options(
             writeWait: noWait ? .zero : wait.map { .milliseconds(Int64(($0 * 1000).rounded())) },
@@ -119,18 +117,11 @@ extension CommandFailure {
 /// Writing to the terminal: results to stdout, diagnostics and progress to stderr.
 package enum Console {
     private static let isBootstrapped = Mutex(false)
-    private static let openedStorePath = Mutex<String?>(nil)
     /// Whether a JSON document went to stdout: under `--json` a process prints exactly one.
     private static let printedDocument = Mutex(false)
     /// The last "Error: …" line written to stderr, for the JSON error object of a command that
     /// printed its own message and then threw `ExitCode.failure`.
     private static let lastError = Mutex<String?>(nil)
-
-    /// The store this process opened, named in errors that come from SQLite.
-    package static var storePath: String? {
-        get { openedStorePath.withLock { $0 } }
-        set { openedStorePath.withLock { $0 = newValue } }
-    }
 
     /// Sets up swift-log once per process: stderr, `info` or `debug` with `--verbose`.
     package static func bootstrapLogging(verbose: Bool) {
@@ -149,13 +140,11 @@ package enum Console {
     /// What to do about a damaged store.
     static let damagedAdvice = "Restore it from a backup, or move it aside and import your files again."
 
-    /// The one-line message of a failure, naming the store for SQLite's errors and never showing
+    /// The one-line message of a failure, with advice for the store's errors and never showing
     /// Foundation's raw `Error Domain=…` text.
     package static func message(for error: any Error) -> String {
         let text: String
         switch error {
-        case let error as DatabaseError:
-            return message(for: StoreError(error, path: storePath ?? "?"))
         case let error as StoreError:
             switch error {
             case .busy: text = error.description + " Try again when it has finished, or give --wait SECONDS."

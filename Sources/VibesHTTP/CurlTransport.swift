@@ -239,16 +239,12 @@ private final class CurlExchange: @unchecked Sendable {
     private var body = Data()
     private var headers: [String: String] = [:]
     private var isTooLarge = false
-    private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
 
     init(endpoint: String, limit: Int, timeout: TimeInterval) {
         self.endpoint = endpoint
         self.limit = limit
         self.timeout = timeout
-        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
     }
-
-    deinit { errorBuffer.deallocate() }
 
     func cancel() { isCancelled.store(true, ordering: .relaxed) }
 
@@ -281,7 +277,6 @@ private final class CurlExchange: @unchecked Sendable {
         vibes_curl_setopt_long(handle, CURLOPT_NOPROGRESS, 0)
         vibes_curl_setopt_progress(handle, curlProgress)
         vibes_curl_setopt_pointer(handle, CURLOPT_XFERINFODATA, context)
-        vibes_curl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer)
         switch request.method {
         case .get:
             vibes_curl_setopt_long(handle, CURLOPT_HTTPGET, 1)
@@ -305,8 +300,6 @@ private final class CurlExchange: @unchecked Sendable {
             }
         }
         let code = curl_easy_perform(handle)
-        // The buffer goes with this exchange: libcurl must not keep it.
-        vibes_curl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, nil)
         switch code {
         case CURLE_OK:
             var status = 0
@@ -321,9 +314,36 @@ private final class CurlExchange: @unchecked Sendable {
         case CURLE_WRITE_ERROR where isTooLarge:
             throw HTTPTransportError.responseTooLarge(endpoint: endpoint, limit: limit)
         default:
-            let detail = String(cString: errorBuffer)
-            let reason = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
-            throw HTTPTransportError.unreachable(endpoint: endpoint, reason: reason)
+            throw HTTPTransportError.unreachable(endpoint: endpoint, reason: Self.reason(for: code, url: request.url))
+        }
+    }
+
+    /// A sentence for a failed exchange that names the host and the likely cause, in place of
+    /// libcurl's own text ("Failed to connect to … after 0 ms: Couldn't connect to server").
+    static func reason(for code: CURLcode, url: URL) -> String {
+        let host = url.host ?? url.absoluteString
+        let place = url.port.map { "\(host) port \($0)" } ?? host
+        switch code {
+        case CURLE_COULDNT_RESOLVE_HOST:
+            return "the host \(host) could not be found (check its name and the network connection)"
+        case CURLE_COULDNT_RESOLVE_PROXY:
+            return "the proxy for \(host) could not be found (check the proxy settings, such as https_proxy)"
+        case CURLE_COULDNT_CONNECT:
+            return
+                "\(place) refused the connection or could not be reached (is the service up and the network connected?)"
+        case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE:
+            return
+                "the secure connection to \(host) failed: its certificate could not be verified or the handshake broke"
+        case CURLE_GOT_NOTHING:
+            return "\(place) closed the connection without answering"
+        case CURLE_SEND_ERROR:
+            return "the connection to \(place) broke while the request was being sent"
+        case CURLE_RECV_ERROR, CURLE_PARTIAL_FILE:
+            return "the connection to \(place) broke while the answer was arriving"
+        case CURLE_UNSUPPORTED_PROTOCOL, CURLE_URL_MALFORMAT:
+            return "\(url.absoluteString) is not an address this program can reach (expected http:// or https://)"
+        default:
+            return "the exchange with \(place) failed (\(String(cString: curl_easy_strerror(code))))"
         }
     }
 

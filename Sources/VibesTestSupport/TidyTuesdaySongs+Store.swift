@@ -2,17 +2,11 @@ import Features
 import Ingest
 
 extension LibraryStore {
-    /// Writes `songs` through the importers' own ``ImportWriter``, as importing a feature CSV would:
+    /// Writes `songs` through the importers' own ``LibraryWriter``, as importing a feature CSV would:
     /// tracks, artists, features (source `file:features-csv`) and genre tags, in order.
     public func insert(_ songs: [TidyTuesdaySongs.Song]) throws {
-        try database.write { db in
-            try db.execute(
-                sql: """
-                    INSERT INTO import_runs (path, format, sha256, started_at, finished_at)
-                    VALUES ('songs', 'features-csv', 'songs', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z')
-                    """
-            )
-            let writer = try ImportWriter(db, runID: db.lastInsertedRowID, fetchedAt: "2026-01-01T00:00:00Z")
+        let time = "2026-01-01T00:00:00Z"
+        try withImportRun(path: "songs", format: .featuresCSV, sha256: "songs", fetchedAt: time) { writer in
             for song in songs {
                 let track = Track(
                     spotifyID: SpotifyID(song.spotifyID),

@@ -1,9 +1,10 @@
 import Features
 import Foundation
 import GRDB
-import Ingest
 import Testing
 import VibesTestSupport
+
+@testable import Ingest
 
 /// Random inputs for the importers, made by mutating the fixture files: any input may be refused,
 /// but none may crash the process, leak Foundation's error text, or put an invalid value in the store.

@@ -1,11 +1,11 @@
 import ArgumentParser
 import Foundation
-import Ingest
 import Testing
 import VibesCommandSupport
 import VibesEngine
 import VibesTestSupport
 
+@testable import Ingest
 @testable import vibes_analyze
 
 struct ClusterCommandTests {

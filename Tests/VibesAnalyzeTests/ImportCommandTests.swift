@@ -1,9 +1,9 @@
 import ArgumentParser
 import Foundation
-import Ingest
 import Testing
 import VibesTestSupport
 
+@testable import Ingest
 @testable import vibes_analyze
 
 struct ImportCommandTests {

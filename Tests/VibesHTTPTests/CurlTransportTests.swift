@@ -15,6 +15,25 @@ import Glibc
 struct CurlTransportTests {
     static let secret = "Basic c2VjcmV0LWFwcDpzZWNyZXQtc2VjcmV0"
 
+    /// A failed exchange is told in a sentence that names the host and the cause, not in
+    /// libcurl's own words.
+    @Test(arguments: [
+        ("http://127.0.0.1:9/v1/ping", "127.0.0.1 port 9 refused the connection"),
+        ("bogus://127.0.0.1:9/v1/ping", "is not an address this program can reach"),
+    ])
+    func aFailedExchangeIsASentenceNamingTheHost(url: String, words: String) async throws {
+        let request = VibesHTTP.HTTPRequest(method: .get, url: URL(string: url)!, headerFields: [:])
+        let error = await #expect(throws: HTTPTransportError.self) {
+            _ = try await CurlTransport(timeout: 10).send(request, body: nil)
+        }
+        guard case .unreachable(_, let reason) = error else {
+            Issue.record("expected an unreachable host, got \(String(describing: error))")
+            return
+        }
+        #expect(reason.contains(words), "\(reason)")
+        #expect(!reason.contains("Couldn't") && !reason.contains("after 0 ms"), "\(reason)")
+    }
+
     @Test func aRedirectToAnotherPortIsRefusedAndTheCredentialNeverLeaves() async throws {
         try await RecordingServer.with { elsewhere in
             try await RecordingServer.with(redirectingTo: "http://127.0.0.1:\(elsewhere.port)/stolen") { home in

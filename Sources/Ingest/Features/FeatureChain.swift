@@ -1,6 +1,5 @@
 import Features
 import Foundation
-import GRDB
 import Logging
 
 /// Fills in audio features for tracks that lack them by asking a chain of providers in order.
@@ -138,50 +137,12 @@ public struct FeatureChain: Sendable {
 
     /// The tracks in scope that lack features (from `onlyMissingFrom`, or from any source).
     package func missingTracks(_ options: Options) throws -> [FeatureLookup] {
-        try store.database.read { db in
-            let (condition, arguments) = try store.condition(for: options.scope, in: db)
-            var sourceFilter = ""
-            var allArguments = arguments
-            if let source = options.onlyMissingFrom {
-                sourceFilter = " AND f.source_id = (SELECT id FROM sources WHERE key = ?)"
-                allArguments += [source.key]
-            }
-            return try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT t.id, t.spotify_id, t.isrc, t.name, t.duration_ms,
-                           (SELECT a.name FROM track_artists ta JOIN artists a ON a.id = ta.artist_id
-                            WHERE ta.track_id = t.id ORDER BY ta.position LIMIT 1) AS artist
-                    FROM tracks t
-                    WHERE (\(condition)) AND t.is_local = 0
-                      AND NOT EXISTS (SELECT 1 FROM audio_features f WHERE f.track_id = t.id\(sourceFilter))
-                    ORDER BY t.id
-                    """,
-                arguments: allArguments
-            ).map { row in
-                FeatureLookup(
-                    trackID: row["id"],
-                    spotifyID: (row["spotify_id"] as String?).flatMap { SpotifyID($0) },
-                    isrc: row["isrc"],
-                    title: row["name"],
-                    artist: row["artist"],
-                    durationMS: row["duration_ms"]
-                )
-            }
-        }
+        try store.tracksMissingFeatures(in: options.scope, from: options.onlyMissingFrom)
     }
 
     private func recentlyNotFound(by source: FeatureSource, options: Options) throws -> Set<Int64> {
         let cutoff = now().addingTimeInterval(-options.notFoundRetryInterval).formatted(.iso8601)
-        return try store.database.read { db in
-            Set(
-                try Int64.fetchAll(
-                    db,
-                    sql: "SELECT track_id FROM feature_lookups WHERE source = ? AND checked_at > ?",
-                    arguments: [source.key, cutoff]
-                )
-            )
-        }
+        return try store.tracksNotFound(by: source, since: cutoff)
     }
 
     // MARK: - Writing
@@ -192,27 +153,13 @@ public struct FeatureChain: Sendable {
         source: FeatureSource,
         runID: Int64?
     ) async throws {
-        let fetchedAt = now().formatted(.iso8601)
-        try await store.database.write { db in
-            let writer = try ImportWriter(db, runID: runID, fetchedAt: fetchedAt)
-            for lookup in batch {
-                if let features = result.found[lookup.trackID] {
-                    try writer.write(features, trackID: lookup.trackID, source: source)
-                    try db.execute(
-                        sql: "DELETE FROM feature_lookups WHERE track_id = ? AND source = ?",
-                        arguments: [lookup.trackID, source.key]
-                    )
-                } else if result.notFound.contains(lookup.trackID) {
-                    try db.execute(
-                        sql: """
-                            INSERT INTO feature_lookups (track_id, source, outcome, checked_at) VALUES (?, ?, 'not_found', ?)
-                            ON CONFLICT (track_id, source) DO UPDATE SET outcome = excluded.outcome, checked_at = excluded.checked_at
-                            """,
-                        arguments: [lookup.trackID, source.key, fetchedAt]
-                    )
-                }
-            }
-        }
+        try await store.recordLookups(
+            result,
+            batch: batch,
+            source: source,
+            runID: runID,
+            fetchedAt: now().formatted(.iso8601)
+        )
     }
 }
 

@@ -87,6 +87,10 @@ public struct ImportOptions: Sendable {
 }
 
 /// What one file's import did.
+///
+/// What the writes did (``counts``) reads as the summary's own properties: `summary.tracksNew`
+/// is `summary.counts.tracksNew`, and the JSON holds them beside the rest.
+@dynamicMemberLookup
 public struct ImportSummary: Codable, Sendable {
     /// Whether the file was imported or had been imported before.
     public enum Status: String, Codable, Sendable {
@@ -106,16 +110,9 @@ public struct ImportSummary: Codable, Sendable {
     public var rowsRead = 0
     public var rowsImported = 0
     public var rowsRejected = 0
-    public var tracksNew = 0
-    public var tracksUpdated = 0
-    public var featuresWritten = 0
-    public var tracksWithoutFeatures = 0
-    public var playsNew = 0
+    /// What the store's writer did: tracks, features, plays, playlists and saved tracks written.
+    public var counts = LibraryWriter.Counts()
     public var playsMatched = 0
-    public var playlists = 0
-    public var savedTracks = 0
-    /// How many stored feature rows lie outside their documented range, per feature.
-    public var outOfRange: [String: Int] = [:]
     /// How many values outside their valid range were kept as missing (`--skip-invalid`), per
     /// field; without `--skip-invalid` such a value rejects the file.
     public var invalidKeptAsMissing: [String: Int] = [:]
@@ -128,21 +125,69 @@ public struct ImportSummary: Codable, Sendable {
     /// not part of the JSON summary.
     public var phases: [(name: String, duration: Duration)] = []
 
+    init(path: String, format: ImportFormat, status: Status, runID: Int64? = nil, sha256: String) {
+        self.path = path
+        self.format = format
+        self.status = status
+        self.runID = runID
+        self.sha256 = sha256
+    }
+
+    /// One of ``counts``, as `summary.tracksNew`.
+    public subscript<Value>(dynamicMember keyPath: WritableKeyPath<LibraryWriter.Counts, Value>) -> Value {
+        get { counts[keyPath: keyPath] }
+        set { counts[keyPath: keyPath] = newValue }
+    }
+
     enum CodingKeys: String, CodingKey {
         case path, format, status, sha256, encoding, scale, notes, rejections, seconds
         case runID = "run_id"
         case rowsRead = "rows_read"
         case rowsImported = "rows_imported"
         case rowsRejected = "rows_rejected"
-        case tracksNew = "tracks_new"
-        case tracksUpdated = "tracks_updated"
-        case featuresWritten = "features_written"
-        case tracksWithoutFeatures = "tracks_without_features"
-        case playsNew = "plays_new"
         case playsMatched = "plays_matched"
-        case playlists
-        case savedTracks = "saved_tracks"
-        case outOfRange = "out_of_range"
         case invalidKeptAsMissing = "invalid_kept_as_missing"
+    }
+
+    // The counts' keys sit beside the summary's own, in one object.
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        path = try container.decode(String.self, forKey: .path)
+        format = try container.decode(ImportFormat.self, forKey: .format)
+        status = try container.decode(Status.self, forKey: .status)
+        runID = try container.decodeIfPresent(Int64.self, forKey: .runID)
+        sha256 = try container.decode(String.self, forKey: .sha256)
+        encoding = try container.decodeIfPresent(String.self, forKey: .encoding)
+        scale = try container.decodeIfPresent(String.self, forKey: .scale)
+        rowsRead = try container.decode(Int.self, forKey: .rowsRead)
+        rowsImported = try container.decode(Int.self, forKey: .rowsImported)
+        rowsRejected = try container.decode(Int.self, forKey: .rowsRejected)
+        counts = try LibraryWriter.Counts(from: decoder)
+        playsMatched = try container.decode(Int.self, forKey: .playsMatched)
+        invalidKeptAsMissing = try container.decode([String: Int].self, forKey: .invalidKeptAsMissing)
+        notes = try container.decode([String].self, forKey: .notes)
+        rejections = try container.decode([ImportError].self, forKey: .rejections)
+        seconds = try container.decode(Double.self, forKey: .seconds)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(path, forKey: .path)
+        try container.encode(format, forKey: .format)
+        try container.encode(status, forKey: .status)
+        try container.encodeIfPresent(runID, forKey: .runID)
+        try container.encode(sha256, forKey: .sha256)
+        try container.encodeIfPresent(encoding, forKey: .encoding)
+        try container.encodeIfPresent(scale, forKey: .scale)
+        try container.encode(rowsRead, forKey: .rowsRead)
+        try container.encode(rowsImported, forKey: .rowsImported)
+        try container.encode(rowsRejected, forKey: .rowsRejected)
+        try counts.encode(to: encoder)
+        try container.encode(playsMatched, forKey: .playsMatched)
+        try container.encode(invalidKeptAsMissing, forKey: .invalidKeptAsMissing)
+        try container.encode(notes, forKey: .notes)
+        try container.encode(rejections, forKey: .rejections)
+        try container.encode(seconds, forKey: .seconds)
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import ZIPFoundation
 
 /// Spotify's data export as it comes: `my_spotify_data.zip` (account data or extended streaming
@@ -319,6 +318,18 @@ public struct SpotifyExportArchive: Sendable {
         return trimmed.isEmpty ? "file" : String(trimmed.prefix(120))
     }
 
+    /// The format of a CSV header line, or `nil` when it is neither Exportify's nor a feature
+    /// table's.
+    static func detectCSVFormat(bytes: [UInt8]) throws -> ImportFormat? {
+        var reader = CSVReader(bytes: bytes)
+        var record = CSVReader.Record(line: 1, lineStart: 0)
+        guard (try? reader.next(into: &record)) == true else { return nil }
+        let header = (0..<record.count).map { reader.string(record, $0) }
+        if TabularImporter.isExportifyHeader(header) { return .exportify }
+        if TabularImporter.featureColumnCount(header) >= 3 { return .featuresCSV }
+        return nil
+    }
+
     /// Why a CSV is skipped, or `nil` when its header is one `import` reads.
     static func unknownCSVReason(_ path: String) -> String? {
         guard let handle = FileHandle(forReadingAtPath: path) else { return "cannot be read" }
@@ -327,10 +338,7 @@ public struct SpotifyExportArchive: Sendable {
         // The header line alone: a cut-off row after it would only confuse the detection.
         var line = head.prefix { $0 != 0x0A && $0 != 0x0D }
         if line.starts(with: [0xEF, 0xBB, 0xBF]) { line = line.dropFirst(3) }
-        guard
-            (try? LibraryStore.detectCSVFormat(bytes: Array(line)))
-                != nil
-        else {
+        guard (try? detectCSVFormat(bytes: Array(line))) != nil else {
             return "a CSV whose header is neither an Exportify export's nor an audio-feature table's"
         }
         return nil
@@ -364,58 +372,5 @@ public struct SpotifyExportImport: Sendable {
     /// One line per skipped file.
     public var notes: [String] {
         skipped.map { "\(source): skipped \($0.name): \($0.reason)" }
-    }
-}
-
-extension LibraryStore {
-    /// Imports every file vibes-analyze knows in a Spotify data export (a zip or a folder), each
-    /// as ``importFile(at:options:)`` would, and lists what it skipped.
-    ///
-    /// Each imported file's summary and import run carry the name `ARCHIVE/PATH-INSIDE`, never the
-    /// temporary copy's path. The temporary copies are removed before this returns.
-    ///
-    /// - Throws: ``ImportError`` when the archive cannot be read, is refused whole, or holds
-    ///   nothing to import.
-    public func importSpotifyExport(
-        at path: String,
-        options: ImportOptions = ImportOptions(),
-        limits: SpotifyExportArchive.Limits = SpotifyExportArchive.Limits()
-    ) throws -> SpotifyExportImport {
-        let export = try SpotifyExportArchive.open(path, limits: limits)
-        defer { export.remove() }
-        var result = SpotifyExportImport(source: path, skipped: export.skipped)
-        var memberOptions = options
-        memberOptions.progress = nil
-        for member in export.members {
-            let shown = (path as NSString).lastPathComponent + "/" + member.name
-            do {
-                var summary = try importFile(at: member.path, options: memberOptions)
-                summary.path = shown
-                if summary.status == .imported, let runID = summary.runID {
-                    try database.write { db in
-                        try db.execute(sql: "UPDATE import_runs SET path = ? WHERE id = ?", arguments: [shown, runID])
-                    }
-                }
-                result.files.append(summary)
-            } catch var error as ImportError {
-                error.file = shown
-                result.failures.append((member.name, error.description))
-            } catch {
-                result.failures.append((member.name, "\(shown): \(error)"))
-            }
-        }
-        return result
-    }
-
-    /// The format of a CSV header line, or `nil` when it is neither Exportify's nor a feature
-    /// table's.
-    static func detectCSVFormat(bytes: [UInt8]) throws -> ImportFormat? {
-        var reader = CSVReader(bytes: bytes)
-        var record = CSVReader.Record(line: 1, lineStart: 0)
-        guard (try? reader.next(into: &record)) == true else { return nil }
-        let header = (0..<record.count).map { reader.string(record, $0) }
-        if TabularImporter.isExportifyHeader(header) { return .exportify }
-        if TabularImporter.featureColumnCount(header) >= 3 { return .featuresCSV }
-        return nil
     }
 }

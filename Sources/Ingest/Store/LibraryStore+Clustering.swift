@@ -262,38 +262,34 @@ extension LibraryStore {
         let ascending = zip(trackIDs, trackIDs.dropFirst()).allSatisfy { $0 < $1 }
         let order = ascending ? nil : trackIDs.indices.sorted { trackIDs[$0] < trackIDs[$1] }
         let sortedIDs = order.map { $0.map { trackIDs[$0] } } ?? trackIDs
-        do {
-            return try database.write { db in
-                // Every track must exist. The `features` snapshot, when there is one, lists tracks
-                // that exist: deleting a track deletes its feature rows, and their trigger the
-                // snapshot. Its 8 MB of IDs at a million tracks read in milliseconds, where the
-                // ordered pass over every track below read the whole table (0.7 s).
-                if try !Self.snapshotHolds(sortedIDs, in: db) {
-                    try Self.checkTracksExist(sortedIDs, in: db)
-                }
-                var record = ClusteringRunRecord(run: run, createdAt: Date(), timings: timings)
-                record.run.id = nil
-                try record.insert(db)
-                let runID = record.run.id!
-                for var cluster in clusters {
-                    cluster.runID = runID
-                    try cluster.insert(db)
-                }
-                try db.execute(
-                    sql: """
-                        INSERT INTO clustering_run_assignments (run_id, track_count, track_ids, clusters, distances)
-                        VALUES (?, ?, ?, ?, ?)
-                        """,
-                    arguments: [
-                        runID, sortedIDs.count, PackedAssignments.encode(ascendingIDs: sortedIDs),
-                        PackedAssignments.encode(labels: order.map { $0.map { labels[$0] } } ?? labels),
-                        PackedArray.data(order.map { $0.map { distances[$0] } } ?? distances),
-                    ]
-                )
-                return runID
+        return try write { db in
+            // Every track must exist. The `features` snapshot, when there is one, lists tracks
+            // that exist: deleting a track deletes its feature rows, and their trigger the
+            // snapshot. Its 8 MB of IDs at a million tracks read in milliseconds, where the
+            // ordered pass over every track below read the whole table (0.7 s).
+            if try !Self.snapshotHolds(sortedIDs, in: db) {
+                try Self.checkTracksExist(sortedIDs, in: db)
             }
-        } catch let error as DatabaseError {
-            throw StoreError(error, path: path)
+            var record = ClusteringRunRecord(run: run, createdAt: Date(), timings: timings)
+            record.run.id = nil
+            try record.insert(db)
+            let runID = record.run.id!
+            for var cluster in clusters {
+                cluster.runID = runID
+                try cluster.insert(db)
+            }
+            try db.execute(
+                sql: """
+                    INSERT INTO clustering_run_assignments (run_id, track_count, track_ids, clusters, distances)
+                    VALUES (?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    runID, sortedIDs.count, PackedAssignments.encode(ascendingIDs: sortedIDs),
+                    PackedAssignments.encode(labels: order.map { $0.map { labels[$0] } } ?? labels),
+                    PackedArray.data(order.map { $0.map { distances[$0] } } ?? distances),
+                ]
+            )
+            return runID
         }
     }
 
@@ -448,19 +444,7 @@ extension LibraryStore {
     /// Deletes run `runID` with its clusters and assignments; returns whether it existed.
     @discardableResult
     public func deleteClusteringRun(id runID: Int64) throws -> Bool {
-        do {
-            return try database.write { db in try ClusteringRunRecord.deleteOne(db, key: runID) }
-        } catch let error as DatabaseError {
-            throw StoreError(error, path: path)
-        }
-    }
-
-    private func read<T>(_ body: (Database) throws -> T) throws -> T {
-        do {
-            return try database.read(body)
-        } catch let error as DatabaseError {
-            throw StoreError(error, path: path)
-        }
+        try write { db in try ClusteringRunRecord.deleteOne(db, key: runID) }
     }
 }
 

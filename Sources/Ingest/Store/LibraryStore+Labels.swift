@@ -13,7 +13,7 @@ extension LibraryStore {
     /// - Returns: The labels by track ID; tracks without one are absent.
     public func trackLabels(kind: String) throws -> [Int64: Set<String>] {
         let kind = kind.hasPrefix("playlist_") ? String(kind.dropFirst("playlist_".count)) : kind
-        return try database.read { db in
+        return try read { db in
             var labels: [Int64: Set<String>] = [:]
             let tags = try Row.fetchCursor(
                 db,

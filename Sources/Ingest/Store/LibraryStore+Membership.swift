@@ -8,7 +8,7 @@ extension LibraryStore {
     /// - Returns: The reference tracks among them.
     public func referenceTracks(among ids: some Collection<Int64>) throws -> Set<Int64> {
         guard !ids.isEmpty else { return [] }
-        return try database.read { db in
+        return try read { db in
             var found: Set<Int64> = []
             for chunk in Array(ids).chunked(into: 500) {
                 found.formUnion(

@@ -68,7 +68,7 @@ extension LibraryStore {
     /// and which cannot be dropped.
     ///
     /// An import of many new tracks drops the named index and builds it once after its rows,
-    /// finding repeated IDs in memory meanwhile (``ImportWriter/deferIndexBuilds(expectedTracks:)``).
+    /// finding repeated IDs in memory meanwhile (``LibraryWriter/deferIndexBuilds(expectedTracks:)``).
     /// The table is copied as it is (same IDs, same columns in the same order), with its other
     /// indexes and its triggers created again; it must run with foreign keys off, or dropping the
     /// old table would delete every row that refers to a track.
@@ -83,16 +83,7 @@ extension LibraryStore {
                 CREATE TABLE new_tracks (
                     id INTEGER PRIMARY KEY,
                     spotify_id TEXT,
-                    name TEXT NOT NULL,
-                    album TEXT,
-                    album_id TEXT,
-                    release_date TEXT,
-                    release_precision TEXT CHECK (release_precision IN ('year', 'month', 'day')),
-                    duration_ms INTEGER,
-                    isrc TEXT,
-                    explicit INTEGER,
-                    popularity INTEGER,
-                    is_local INTEGER NOT NULL DEFAULT 0,
+                    \(trackColumnsOfV1)
                     match_key TEXT NOT NULL,
                     in_library INTEGER NOT NULL DEFAULT 1,
                     local_id TEXT
@@ -136,6 +127,40 @@ extension LibraryStore {
         )
     }
 
+    /// The columns of `tracks` between its ID and its match key as `v1-library` made them, which
+    /// `v17-spotify-id-index` copies as they are: one text for both, frozen with them.
+    private static let trackColumnsOfV1 = """
+        name TEXT NOT NULL,
+        album TEXT,
+        album_id TEXT,
+        release_date TEXT,
+        release_precision TEXT CHECK (release_precision IN ('year', 'month', 'day')),
+        duration_ms INTEGER,
+        isrc TEXT,
+        explicit INTEGER,
+        popularity INTEGER,
+        is_local INTEGER NOT NULL DEFAULT 0,
+        """
+
+    /// The feature columns of `audio_features` as `v1-library` made them (and `out_of_range`),
+    /// which `v14-feature-source-ids` copies as they are: one text for both, frozen with them
+    /// (later migrations change the columns, never this).
+    private static let featureColumnsOfV1 = """
+        danceability REAL,
+        energy REAL,
+        key INTEGER,
+        loudness REAL,
+        mode INTEGER,
+        speechiness REAL,
+        acousticness REAL,
+        instrumentalness REAL,
+        liveness REAL,
+        valence REAL,
+        tempo REAL,
+        time_signature INTEGER,
+        out_of_range INTEGER NOT NULL DEFAULT 0,
+        """
+
     /// Migration `v14-feature-source-ids`: a feature row's source is a number into `sources`, and
     /// its fetch time is Unix seconds, instead of their text on every row of `audio_features`.
     ///
@@ -153,19 +178,7 @@ extension LibraryStore {
                     priority INTEGER NOT NULL,
                     import_run_id INTEGER REFERENCES import_runs(id),
                     fetched_at INTEGER NOT NULL, -- Unix seconds, UTC
-                    danceability REAL,
-                    energy REAL,
-                    key INTEGER,
-                    loudness REAL,
-                    mode INTEGER,
-                    speechiness REAL,
-                    acousticness REAL,
-                    instrumentalness REAL,
-                    liveness REAL,
-                    valence REAL,
-                    tempo REAL,
-                    time_signature INTEGER,
-                    out_of_range INTEGER NOT NULL DEFAULT 0,
+                    \(featureColumnsOfV1)
                     PRIMARY KEY (track_id, source_id)
                 ) WITHOUT ROWID;
                 INSERT INTO numbered_audio_features
@@ -305,16 +318,7 @@ extension LibraryStore {
                 CREATE TABLE tracks (
                     id INTEGER PRIMARY KEY,
                     spotify_id TEXT UNIQUE,
-                    name TEXT NOT NULL,
-                    album TEXT,
-                    album_id TEXT,
-                    release_date TEXT,
-                    release_precision TEXT CHECK (release_precision IN ('year', 'month', 'day')),
-                    duration_ms INTEGER,
-                    isrc TEXT,
-                    explicit INTEGER,
-                    popularity INTEGER,
-                    is_local INTEGER NOT NULL DEFAULT 0,
+                    \(trackColumnsOfV1)
                     match_key TEXT NOT NULL
                 );
                 CREATE INDEX tracks_match_key ON tracks(match_key);
@@ -333,19 +337,7 @@ extension LibraryStore {
                     priority INTEGER NOT NULL,
                     import_run_id INTEGER REFERENCES import_runs(id),
                     fetched_at TEXT NOT NULL,
-                    danceability REAL,
-                    energy REAL,
-                    key INTEGER,
-                    loudness REAL,
-                    mode INTEGER,
-                    speechiness REAL,
-                    acousticness REAL,
-                    instrumentalness REAL,
-                    liveness REAL,
-                    valence REAL,
-                    tempo REAL,
-                    time_signature INTEGER,
-                    out_of_range INTEGER NOT NULL DEFAULT 0,
+                    \(featureColumnsOfV1)
                     PRIMARY KEY (track_id, source)
                 ) WITHOUT ROWID;
 

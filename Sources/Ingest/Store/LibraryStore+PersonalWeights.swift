@@ -10,7 +10,7 @@ extension LibraryStore {
     ///
     /// - Throws: ``StoreError`` when the saved value cannot be read.
     public func personalWeights() throws -> SimilarityWeights? {
-        let text = try database.read { db in
+        let text = try read { db in
             try String.fetchOne(
                 db,
                 sql: "SELECT value FROM store_about WHERE key = ?",
@@ -26,7 +26,7 @@ extension LibraryStore {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let text = String(decoding: try encoder.encode(weights), as: UTF8.self)
-        try database.write { db in
+        try write { db in
             try db.execute(
                 sql: "INSERT OR REPLACE INTO store_about (key, value) VALUES (?, ?)",
                 arguments: [Self.personalWeightsKey, text]
@@ -39,7 +39,7 @@ extension LibraryStore {
     /// - Returns: Whether there were any.
     @discardableResult
     public func clearPersonalWeights() throws -> Bool {
-        try database.write { db in
+        try write { db in
             try db.execute(sql: "DELETE FROM store_about WHERE key = ?", arguments: [Self.personalWeightsKey])
             return db.changesCount > 0
         }

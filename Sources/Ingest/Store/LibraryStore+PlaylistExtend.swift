@@ -5,7 +5,7 @@ import GRDB
 extension LibraryStore {
     /// The store's tracks of a playlist, in order (repeats kept).
     public func playlistTrackIDs(rowID: Int64) throws -> [Int64] {
-        try database.read { db in
+        try read { db in
             try Int64.fetchAll(
                 db,
                 sql: "SELECT track_id FROM playlist_items WHERE playlist_id = ? ORDER BY position",
@@ -21,7 +21,7 @@ extension LibraryStore {
     ///   there, so the next sync knows the stored items are current; `nil` leaves it as it is.
     public func appendToPlaylist(rowID: Int64, trackIDs: [Int64], snapshotID: String? = nil) throws {
         let now = Date().formatted(.iso8601)
-        try database.write { db in
+        try write { db in
             var position =
                 (try Int.fetchOne(
                     db,

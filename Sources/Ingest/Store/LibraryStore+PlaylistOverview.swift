@@ -63,12 +63,12 @@ extension LibraryStore {
     ///
     /// - Throws: ``TrackScopeError`` naming the closest playlist, or those the text starts.
     public func playlistID(matching text: String) throws -> Int64 {
-        try database.read { db in try playlistID(matching: text, in: db) }
+        try read { db in try playlistID(matching: text, in: db) }
     }
 
     /// The ID and stored name of the playlist `text` names, as ``playlistID(matching:)`` finds it.
     public func playlist(matching text: String) throws -> (id: Int64, name: String) {
-        try database.read { db in
+        try read { db in
             let id = try playlistID(matching: text, in: db)
             return (
                 id, try String.fetchOne(db, sql: "SELECT name FROM playlists WHERE id = ?", arguments: [id]) ?? text
@@ -99,7 +99,7 @@ extension LibraryStore {
 
     /// Every playlist, by name, with its vibes in run `runID` (none when `nil`).
     public func playlistOverviews(vibesOf runID: Int64?) throws -> [PlaylistOverview] {
-        let (playlists, members) = try database.read { db in
+        let (playlists, members) = try read { db in
             let playlists = try Row.fetchAll(
                 db,
                 sql: "SELECT id, name, spotify_id, source FROM playlists ORDER BY name COLLATE NOCASE, id"
@@ -130,7 +130,7 @@ extension LibraryStore {
     ///
     /// - Throws: `StoreError.notFound` when there is no such playlist.
     public func playlistDetail(id: Int64, vibesOf runID: Int64?) throws -> PlaylistDetail {
-        let (row, items) = try database.read { db in
+        let (row, items) = try read { db in
             let row = try Row.fetchOne(
                 db,
                 sql: "SELECT id, name, spotify_id, source FROM playlists WHERE id = ?",

@@ -31,7 +31,7 @@ extension LibraryStore {
         let originKey = "built:" + Track.normalizedName(playlist.name)
         let now = ISO8601DateFormatter().string(from: Date())
         do {
-            return try database.write { db in
+            return try write { db in
                 try db.execute(sql: "DELETE FROM playlists WHERE origin_key = ?", arguments: [originKey])
                 try db.execute(
                     sql: """
@@ -53,17 +53,14 @@ extension LibraryStore {
                 }
                 return id
             }
-        } catch let error as DatabaseError {
-            if error.resultCode == .SQLITE_CONSTRAINT {
-                throw StoreError.notFound(what: "A track of playlist \"\(playlist.name)\"")
-            }
-            throw StoreError(error, path: path)
+        } catch let error as StoreError where error.isConstraintViolation {
+            throw StoreError.notFound(what: "A track of playlist \"\(playlist.name)\"")
         }
     }
 
     /// The names of the saved built playlists, newest first.
     public func builtPlaylistNames() throws -> [String] {
-        try database.read { db in
+        try read { db in
             try String.fetchAll(
                 db,
                 sql: "SELECT name FROM playlists WHERE source = ? ORDER BY updated_at DESC, id DESC",
@@ -78,7 +75,7 @@ extension LibraryStore {
     public func builtPlaylist(named name: String) throws -> Playlist? {
         let originKey = "built:" + Track.normalizedName(name)
         let stored: (id: Int64, name: String, description: String?, score: Double?, items: [(Int64, Bool)])? =
-            try database.read { db in
+            try read { db in
                 guard
                     let row = try Row.fetchOne(
                         db,

@@ -30,7 +30,7 @@ extension LibraryStore {
     /// Reads the display summaries of the given tracks, keyed by track ID.
     public func trackSummaries(for ids: some Collection<Int64>) throws -> [Int64: TrackSummary] {
         guard !ids.isEmpty else { return [:] }
-        return try database.read { db in
+        return try read { db in
             var result: [Int64: TrackSummary] = [:]
             for chunk in Array(ids).chunked(into: 500) {
                 let placeholders = databaseQuestionMarks(count: chunk.count)
@@ -72,7 +72,7 @@ extension LibraryStore {
     /// entered an imported playlist).
     public func exportDetails(for ids: some Collection<Int64>) throws -> [Int64: Playlist.Entry.ExportDetails] {
         guard !ids.isEmpty else { return [:] }
-        return try database.read { db in
+        return try read { db in
             var result: [Int64: Playlist.Entry.ExportDetails] = [:]
             for chunk in Array(ids).chunked(into: 500) {
                 let rows = try Row.fetchAll(

@@ -43,7 +43,7 @@ extension LibraryStore {
     public func saveRecipe(name: String, arguments: [String]) throws {
         let text = String(decoding: try JSONEncoder().encode(arguments), as: UTF8.self)
         let now = Date().formatted(.iso8601)
-        try database.write { db in
+        try write { db in
             try db.execute(
                 sql: """
                     INSERT INTO playlist_recipes (name, arguments, created_at) VALUES (?, ?, ?)
@@ -56,7 +56,7 @@ extension LibraryStore {
 
     /// Every recipe, by name.
     public func recipes() throws -> [PlaylistRecipe] {
-        try database.read { db in
+        try read { db in
             try Row.fetchAll(
                 db,
                 sql: "SELECT name, arguments, spotify_id, created_at, last_run_at FROM playlist_recipes ORDER BY name"
@@ -66,7 +66,7 @@ extension LibraryStore {
 
     /// The recipe of that name (case-insensitive), or `nil`.
     public func recipe(named name: String) throws -> PlaylistRecipe? {
-        try database.read { db in
+        try read { db in
             try Row.fetchOne(
                 db,
                 sql:
@@ -79,7 +79,7 @@ extension LibraryStore {
     /// Deletes a recipe (not the playlist it built); `false` when there was none.
     @discardableResult
     public func deleteRecipe(named name: String) throws -> Bool {
-        try database.write { db in
+        try write { db in
             try db.execute(sql: "DELETE FROM playlist_recipes WHERE name = ?", arguments: [name])
             return db.changesCount > 0
         }
@@ -87,7 +87,7 @@ extension LibraryStore {
 
     /// Records a run, and the Spotify playlist the recipe now updates.
     public func recordRecipeRun(name: String, spotifyID: String?) throws {
-        try database.write { db in
+        try write { db in
             try db.execute(
                 sql: "UPDATE playlist_recipes SET last_run_at = ?, spotify_id = coalesce(?, spotify_id) WHERE name = ?",
                 arguments: [Date().formatted(.iso8601), spotifyID, name]

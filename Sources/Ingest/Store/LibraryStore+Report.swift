@@ -11,7 +11,7 @@ extension LibraryStore {
     /// - Throws: ``StoreError`` when the read fails.
     /// - Complexity: One scan of `plays`.
     public func playHistory() throws -> (plays: [PlayRecord], unreadable: Int) {
-        try reportRead { db in
+        try read { db in
             var plays: [PlayRecord] = []
             var unreadable = 0
             let rows = try Row.fetchCursor(
@@ -47,7 +47,7 @@ extension LibraryStore {
     ///
     /// - Complexity: One scan of `tracks` and `track_artists`.
     public func trackCredits() throws -> [Int64: TrackCredit] {
-        try reportRead { db in
+        try read { db in
             var result: [Int64: TrackCredit] = [:]
             let rows = try Row.fetchCursor(db, sql: "SELECT id, name, spotify_id, duration_ms FROM tracks")
             while let row = try rows.next() {
@@ -97,7 +97,7 @@ extension LibraryStore {
     ///
     /// - Complexity: Three indexed lookups per 500 IDs.
     public func trackCredits(for ids: [Int64]) throws -> [Int64: TrackCredit] {
-        try reportRead { db in
+        try read { db in
             var result: [Int64: TrackCredit] = [:]
             for chunk in ids.chunked(into: 500) {
                 let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
@@ -175,7 +175,7 @@ extension LibraryStore {
             let start = row == 0 ? 0 : Int(facts.ends[row - 1])
             if start < Int(facts.ends[row]) { mainArtists[target] = facts.references[start] }
         }
-        return try reportRead { db in
+        return try read { db in
             var genreNames: [String] = []
             var artistGenre: [Bool] = []
             var codeOfTag: [Int64: Int32] = [:]
@@ -262,14 +262,6 @@ extension LibraryStore {
         let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
         let days = era * 146_097 + dayOfEra - 719_468
         return Date(timeIntervalSince1970: TimeInterval(days * 86_400 + hour * 3_600 + minute * 60 + second))
-    }
-
-    private func reportRead<T>(_ body: (Database) throws -> T) throws -> T {
-        do {
-            return try database.read(body)
-        } catch let error as DatabaseError {
-            throw StoreError(error, path: path)
-        }
     }
 }
 

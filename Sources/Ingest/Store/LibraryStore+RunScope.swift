@@ -62,22 +62,18 @@ extension LibraryStore {
     /// Records what run `runID` was made of; `makeCurrent` makes a playlist's run the one other
     /// commands use until the next run of the library.
     public func setScope(_ scope: ClusteringRunScope, makeCurrent: Bool = false, ofRun runID: Int64) throws {
-        do {
-            try database.write { db in
-                try db.execute(
-                    sql: "UPDATE clustering_runs SET scope = ?, made_current = ? WHERE id = ?",
-                    arguments: [scope.storedValue, makeCurrent, runID]
-                )
-            }
-        } catch let error as DatabaseError {
-            throw StoreError(error, path: path)
+        try write { db in
+            try db.execute(
+                sql: "UPDATE clustering_runs SET scope = ?, made_current = ? WHERE id = ?",
+                arguments: [scope.storedValue, makeCurrent, runID]
+            )
         }
     }
 
     /// The ID of the run commands use when none is named: the latest run of the library, or a
     /// later playlist run made current; `nil` when there is none.
     public func currentClusteringRunID() throws -> Int64? {
-        try reading { db in
+        try read { db in
             try Int64.fetchOne(
                 db,
                 sql: "SELECT id FROM clustering_runs WHERE \(Self.currentRunCondition) ORDER BY id DESC LIMIT 1"
@@ -93,20 +89,12 @@ extension LibraryStore {
 
     /// The scope of every saved run, by run ID.
     public func clusteringRunScopes() throws -> [Int64: ClusteringRunScope] {
-        try reading { db in
+        try read { db in
             var scopes: [Int64: ClusteringRunScope] = [:]
             for row in try Row.fetchAll(db, sql: "SELECT id, scope FROM clustering_runs") {
                 scopes[row[0]] = ClusteringRunScope(storedValue: row[1])
             }
             return scopes
-        }
-    }
-
-    private func reading<T>(_ body: (Database) throws -> T) throws -> T {
-        do {
-            return try database.read(body)
-        } catch let error as DatabaseError {
-            throw StoreError(error, path: path)
         }
     }
 }

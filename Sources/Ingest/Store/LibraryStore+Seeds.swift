@@ -24,7 +24,7 @@ extension LibraryStore {
     ///
     /// - Complexity: One pass over `tracks` and `track_artists`.
     public func allTrackSummaries() throws -> [Int64: TrackSummary] {
-        try database.read { db in
+        try read { db in
             var artists: [Int64: [String]] = [:]
             let credits = try Row.fetchCursor(
                 db,
@@ -63,7 +63,7 @@ extension LibraryStore {
     /// ``trackAttributeColumns(for:)``), and the snapshot no longer keeps the names, which were
     /// 21 MB of a million tracks' store.
     public func trackFacts(for trackIDs: [Int64]) throws -> [TrackFacts] {
-        try database.read { db in
+        try read { db in
             let track = try db.cachedStatement(sql: "SELECT name, duration_ms, popularity FROM tracks WHERE id = ?")
             let artists = try db.cachedStatement(
                 sql: """
@@ -137,14 +137,14 @@ extension LibraryStore {
 
     /// The store ID of the track with `spotifyID`, or `nil`.
     public func trackID(spotifyID: SpotifyID) throws -> Int64? {
-        try database.read { db in
+        try read { db in
             try Int64.fetchOne(db, sql: "SELECT id FROM tracks WHERE spotify_id = ?", arguments: [spotifyID.rawValue])
         }
     }
 
     /// The store IDs of the tracks with `isrc` (upper case), in ID order.
     public func trackIDs(isrc: String) throws -> [Int64] {
-        try database.read { db in
+        try read { db in
             try Int64.fetchAll(db, sql: "SELECT id FROM tracks WHERE isrc = ? ORDER BY id", arguments: [isrc])
         }
     }
@@ -165,7 +165,7 @@ extension LibraryStore {
         guard !folded.isEmpty else { return [] }
         let queryGrams = LibraryStore.trigrams(folded)
         // `match_key` already holds the folded "artist␟title", so nothing is folded per track here.
-        var scored: [(id: Int64, score: Double, popularity: Int)] = try database.read { db in
+        var scored: [(id: Int64, score: Double, popularity: Int)] = try read { db in
             var result: [(Int64, Double, Int)] = []
             let rows = try Row.fetchCursor(db, sql: "SELECT id, match_key, popularity, name FROM tracks")
             while let row = try rows.next() {
@@ -207,7 +207,7 @@ extension LibraryStore {
         let folded = Track.normalizedName(query)
         guard !folded.isEmpty else { return nil }
         let queryGrams = LibraryStore.trigrams(folded)
-        return try database.read { db in
+        return try read { db in
             var best: (id: Int64, name: String, score: Double)?
             let rows = try Row.fetchCursor(db, sql: "SELECT id, name, name_key FROM artists ORDER BY id")
             while let row = try rows.next() {

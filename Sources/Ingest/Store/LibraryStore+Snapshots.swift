@@ -143,12 +143,11 @@ extension LibraryStore {
         decode: (SnapshotParts) -> Value?,
         build: (Database) throws -> (value: Value, parts: [String: SnapshotBlob])
     ) throws -> Value {
-        if let value = try database.read({ db in try Self.snapshotParts(snapshot, in: db, only: only).flatMap(decode) })
-        {
+        if let value = try read({ db in try Self.snapshotParts(snapshot, in: db, only: only).flatMap(decode) }) {
             return value
         }
         let saved: Value? = opportunisticWrite.whileSet {
-            try? database.write { db -> Value in
+            try? write { db -> Value in
                 if let parts = try Self.snapshotParts(snapshot, in: db), let value = decode(parts) { return value }
                 let (value, parts) = try build(db)
                 try Self.save(snapshot, parts: parts, in: db)
@@ -156,7 +155,7 @@ extension LibraryStore {
             }
         }
         if let saved { return saved }
-        return try database.read { db in try build(db).value }
+        return try read { db in try build(db).value }
     }
 }
 
@@ -274,7 +273,7 @@ extension LibraryStore {
         let schema = FeatureSchema.default.applying(weights)
         if let memoryLimit {
             // `max(id)` stands for the track count: an index lookup, where `count(*)` scans.
-            let tracks = try database.read { db in try Int.fetchOne(db, sql: "SELECT max(id) FROM tracks") ?? 0 }
+            let tracks = try read { db in try Int.fetchOne(db, sql: "SELECT max(id) FROM tracks") ?? 0 }
             let needed = tracks * Self.snapshotBuildBytesPerTrack
             if needed > memoryLimit, try !snapshotsAreCurrent(schema: schema) {
                 return .deferred(tracks: tracks, neededBytes: needed, limitBytes: memoryLimit)
@@ -288,7 +287,7 @@ extension LibraryStore {
 
     /// Whether the facts, the features and the space of `schema` are all current.
     func snapshotsAreCurrent(schema: FeatureSchema) throws -> Bool {
-        try database.read { db in
+        try read { db in
             guard try Self.snapshotParts(.facts, in: db, only: []) != nil,
                 let features = try Self.snapshotParts(.features, in: db, only: ["content_hash"]),
                 let hash = features["content_hash"]
@@ -309,7 +308,7 @@ extension LibraryStore {
     /// decoded columns were 63 MB beside their parts).
     func prepareSnapshot(_ snapshot: Snapshot, build: (Database) throws -> [String: SnapshotBlob]) {
         _ = opportunisticWrite.whileSet {
-            try? database.write { db in
+            try? write { db in
                 if try Self.snapshotParts(snapshot, in: db, only: []) != nil { return }
                 try Self.save(snapshot, parts: try build(db), in: db)
             }
@@ -620,7 +619,7 @@ extension LibraryStore {
         selection: ScopeSelection?
     ) throws -> FeatureStatistics {
         guard snapshot.hasStatistics else {
-            return try database.read { db in
+            return try read { db in
                 try Self.currentFeatureStatistics(
                     in: db,
                     condition: scope == .all ? nil : condition(for: scope, in: db)

@@ -43,7 +43,7 @@ extension LibraryStore {
     /// about 200 MB there, and grows by about 35 bytes a track (`Benchmarks/import/import_memory.sh`).
     func prepareSpace(schema: FeatureSchema) throws {
         _ = opportunisticWrite.whileSet {
-            try? database.write { db in
+            try? write { db in
                 let values: [UInt8]
                 let hash: String
                 if let parts = try Self.snapshotParts(.features, in: db, only: ["content_hash", "values"]),
@@ -138,7 +138,7 @@ extension LibraryStore {
 
     /// The cached space of `table` under `key`, or `nil` when the cache holds another one.
     private func cachedSpace(key: String, table: FeatureTable) throws -> FeatureSpace? {
-        try database.read { db in
+        try read { db in
             try Self.snapshotParts(.features, in: db, only: Self.spaceParts).flatMap {
                 Self.decodeSpace($0, key: key, table: table)
             }
@@ -149,7 +149,7 @@ extension LibraryStore {
     private func saveSpace(_ space: FeatureSpace, key: String) {
         guard let parts = Self.encodeSpace(space, key: key) else { return }
         opportunisticWrite.whileSet {
-            _ = try? database.write { db in
+            _ = try? write { db in
                 // Only beside a current `features` snapshot, whose deletion then takes it along.
                 guard try Self.snapshotParts(.features, in: db, only: []) != nil else { return }
                 for (part, blob) in parts { try Self.savePart(part, blob, of: .features, in: db) }

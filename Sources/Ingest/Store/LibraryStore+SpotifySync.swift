@@ -27,12 +27,12 @@ extension LibraryStore {
 
     /// Reads a sync checkpoint.
     public func spotifySyncValue(forKey key: String) throws -> String? {
-        try database.read { db in try Self.syncValue(forKey: key, in: db) }
+        try read { db in try Self.syncValue(forKey: key, in: db) }
     }
 
     /// Reads several sync checkpoints at once, in one transaction; keys without a value are left out.
     package func spotifySyncValues(forKeys keys: [String]) async throws -> [String: String] {
-        try await database.read { db in
+        try await read { db in
             var values: [String: String] = [:]
             for key in keys { values[key] = try Self.syncValue(forKey: key, in: db) }
             return values
@@ -41,12 +41,12 @@ extension LibraryStore {
 
     /// Sets a sync checkpoint, or removes it when `value` is `nil`.
     package func setSpotifySyncValue(_ value: String?, forKey key: String) throws {
-        try database.write { db in try Self.setSyncValue(value, forKey: key, in: db) }
+        try write { db in try Self.setSyncValue(value, forKey: key, in: db) }
     }
 
     /// What the store recorded about `capability` for `clientID`: `allowed`, `forbidden` or `nil`.
     public func spotifyCapability(_ capability: String, clientID: String) throws -> String? {
-        try database.read { db in
+        try read { db in
             try String.fetchOne(
                 db,
                 sql: "SELECT status FROM spotify_capabilities WHERE client_id = ? AND capability = ?",
@@ -64,7 +64,7 @@ extension LibraryStore {
     )
         throws
     {
-        try database.write { db in
+        try write { db in
             try db.execute(
                 sql: """
                     INSERT INTO spotify_capabilities (client_id, capability, status, checked_at) VALUES (?, ?, ?, ?)

@@ -22,7 +22,7 @@ extension LibraryStore {
     ///
     /// - Throws: ``StoreError/notFound(what:)`` when nothing matches.
     public func pushablePlaylist(matching key: String) throws -> PushablePlaylist {
-        try database.read { db in
+        try read { db in
             let row =
                 try Row.fetchOne(
                     db,
@@ -67,7 +67,7 @@ extension LibraryStore {
 
     /// Remembers which Spotify playlist a push wrote, so the next push replaces it.
     public func recordPush(of rowID: Int64, spotifyID: SpotifyID, snapshotID: String?) throws {
-        try database.write { db in
+        try write { db in
             try db.execute(
                 sql: "UPDATE playlists SET spotify_id = ?, snapshot_id = ?, updated_at = ? WHERE id = ?",
                 arguments: [spotifyID.rawValue, snapshotID, Date().formatted(.iso8601), rowID]

@@ -15,7 +15,7 @@ package struct StoredPlaylistReorder: Sendable, Hashable {
 extension LibraryStore {
     /// The store's track IDs for these Spotify track IDs; IDs the library does not hold are left out.
     package func trackIDs(forSpotifyIDs spotifyIDs: Set<String>) async throws -> [String: Int64] {
-        try await database.read { db in
+        try await read { db in
             var result: [String: Int64] = [:]
             for chunk in Array(spotifyIDs).chunked(into: 500) {
                 let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
@@ -43,7 +43,7 @@ extension LibraryStore {
     ) async throws -> Int64 {
         let original = String(decoding: try JSONEncoder().encode(originalURIs), as: UTF8.self)
         let now = LibraryStore.timestamp(date)
-        return try await database.write { db in
+        return try await write { db in
             try db.execute(
                 sql: """
                     INSERT INTO playlist_reorders (spotify_id, original_uris, snapshot_before, created_at)
@@ -57,7 +57,7 @@ extension LibraryStore {
 
     /// Records the snapshot a finished reorder left the playlist at.
     package func recordReorderSnapshot(_ snapshotID: String, of recordID: Int64) async throws {
-        try await database.write { db in
+        try await write { db in
             try db.execute(
                 sql: "UPDATE playlist_reorders SET snapshot_after = ? WHERE id = ?",
                 arguments: [snapshotID, recordID]
@@ -67,7 +67,7 @@ extension LibraryStore {
 
     /// The latest reorder of a playlist that was not undone, or `nil` when there is none.
     package func latestReorder(of spotifyID: String) async throws -> StoredPlaylistReorder? {
-        try await database.read { db in
+        try await read { db in
             try Row.fetchOne(
                 db,
                 sql: """
@@ -88,7 +88,7 @@ extension LibraryStore {
 
     /// Marks a reorder as undone.
     package func markReorderUndone(_ recordID: Int64, at date: Date = Date()) async throws {
-        try await database.write { db in
+        try await write { db in
             try db.execute(
                 sql: "UPDATE playlist_reorders SET undone_at = ? WHERE id = ?",
                 arguments: [LibraryStore.timestamp(date), recordID]

@@ -2,13 +2,13 @@ import Features
 import Foundation
 import GRDB
 
-/// One write transaction of a Spotify sync: the ``ImportWriter`` that file imports use, plus what
+/// One write transaction of a Spotify sync: the ``LibraryWriter`` that file imports use, plus what
 /// the sync keeps beside the library (artists' Spotify IDs, checkpoints).
 ///
 /// Valid only inside ``LibraryStore/writeSpotifySyncBatch(runID:fetchedAt:_:)``.
 package struct SpotifySyncBatch {
     /// Writes tracks, saved tracks, playlists and plays.
-    package let writer: ImportWriter
+    package let writer: LibraryWriter
     let db: Database
 
     /// Records an artist with its Spotify ID (the import writer creates artists only through their
@@ -41,9 +41,9 @@ extension LibraryStore {
         runID: Int64,
         fetchedAt: String,
         _ body: @escaping @Sendable (SpotifySyncBatch) throws -> T
-    ) async throws -> (T, ImportWriter.Counts) {
-        try await database.write { db in
-            let writer = try ImportWriter(db, runID: runID, fetchedAt: fetchedAt)
+    ) async throws -> (T, LibraryWriter.Counts) {
+        try await write { db in
+            let writer = try LibraryWriter(db, runID: runID, fetchedAt: fetchedAt)
             let result = try body(SpotifySyncBatch(writer: writer, db: db))
             return (result, writer.counts)
         }
@@ -54,7 +54,7 @@ extension LibraryStore {
     /// The snapshot and provenance stored for the playlist with Spotify ID `spotifyID`, or `nil`
     /// when the store has none.
     package func spotifyPlaylistState(spotifyID: String) throws -> (snapshotID: String?, source: String?)? {
-        try database.read { db in
+        try read { db in
             try Row.fetchOne(
                 db,
                 sql: "SELECT snapshot_id, source FROM playlists WHERE spotify_id = ?",
@@ -65,7 +65,7 @@ extension LibraryStore {
 
     /// The snapshot and provenance of every stored playlist with a Spotify ID, by that ID.
     package func spotifyPlaylistStates() async throws -> [String: (snapshotID: String?, source: String?)] {
-        try await database.read { db in
+        try await read { db in
             var result: [String: (String?, String?)] = [:]
             for row in try Row.fetchAll(
                 db,
@@ -89,7 +89,7 @@ extension LibraryStore {
     /// The Spotify IDs of the credited artists whose genres were not checked since `cutoff`
     /// (an ISO 8601 timestamp), in the order they were stored.
     package func spotifyArtistsDueForGenres(checkedBefore cutoff: String) async throws -> [String] {
-        try await database.read { db in
+        try await read { db in
             try String.fetchAll(
                 db,
                 sql: "SELECT a.spotify_id FROM artists a WHERE \(Self.genresDueCondition) ORDER BY a.id",
@@ -100,7 +100,7 @@ extension LibraryStore {
 
     /// How many credited artists' genres were not checked since `cutoff` (an ISO 8601 timestamp).
     package func countSpotifyArtistsDueForGenres(checkedBefore cutoff: String) async throws -> Int {
-        try await database.read { db in
+        try await read { db in
             try Int.fetchOne(
                 db,
                 sql: "SELECT count(*) FROM artists a WHERE \(Self.genresDueCondition)",
@@ -120,7 +120,7 @@ extension LibraryStore {
         checkedAt: String,
         source: String
     ) async throws -> (withGenres: Int, tagged: Int) {
-        try await database.write { db -> (Int, Int) in
+        try await write { db -> (Int, Int) in
             var withGenres = 0
             for (id, genres) in genres {
                 guard
@@ -153,7 +153,7 @@ extension LibraryStore {
     ///
     /// - Returns: The tags added.
     package func tagTracksWithArtistGenres() async throws -> Int {
-        try await database.write { db in try LibraryStore.tagTracksWithArtistGenres(in: db) }
+        try await write { db in try LibraryStore.tagTracksWithArtistGenres(in: db) }
     }
 
     // MARK: - Run record
@@ -163,7 +163,7 @@ extension LibraryStore {
     ///
     /// - Returns: The run's ID.
     package func startSpotifySyncRun(baseURL: String, startedAt: String) async throws -> Int64 {
-        try await database.write { db in
+        try await write { db in
             try db.execute(
                 sql: """
                     INSERT INTO import_runs (path, format, sha256, started_at, finished_at)
@@ -185,7 +185,7 @@ extension LibraryStore {
         playsNew: Int,
         finishedAt: String
     ) async throws {
-        try await database.write { db in
+        try await write { db in
             try db.execute(
                 sql: """
                     UPDATE import_runs SET rows_read = ?, rows_imported = ?, tracks_new = ?, features_written = ?,

@@ -57,7 +57,7 @@ extension LibraryStore {
     /// How many artists, playlists, saved tracks and plays the store holds: four counts, without
     /// the feature and tag scans of ``summary(tagLimit:)``.
     public func libraryCounts() throws -> (artists: Int, playlists: Int, savedTracks: Int, plays: Int) {
-        try database.read { db in
+        try read { db in
             func count(_ table: String) throws -> Int {
                 try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table)") ?? 0
             }
@@ -73,7 +73,7 @@ extension LibraryStore {
     ///   them (a scan of every track's tags).
     public func summary(tagLimit: Int = 8) throws -> LibrarySummary {
         let current = try featureStatistics(scope: .all)
-        return try database.read { db in
+        return try read { db in
             var summary = LibrarySummary(path: path)
             func count(_ sql: String) throws -> Int { try Int.fetchOne(db, sql: sql) ?? 0 }
             summary.tracks = try count("SELECT count(*) FROM tracks")

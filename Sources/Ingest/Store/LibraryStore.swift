@@ -16,8 +16,9 @@ import Darwin
 public final class LibraryStore: Sendable {
     /// The path of the database file.
     public let path: String
-    /// The connection pool (one writer, concurrent readers).
-    public let database: DatabasePool
+    /// The connection pool (one writer, concurrent readers). Store code reads and writes through
+    /// ``read(_:)`` and ``write(_:)``, which name this file in every database error.
+    let database: DatabasePool
     let logger: Logger
 
     /// How a store waits for other programs and what it tells them.
@@ -225,13 +226,27 @@ public final class LibraryStore: Sendable {
         }
     }
 
-    /// Whether the file at `path` says it is in WAL mode: the read and write format versions of
-    /// its header (bytes 18 and 19) are 2. A file too short to have a header is not.
+    /// Whether the file at `path` is in WAL mode, asked of SQLite through a read-only connection.
+    /// A file too short to have a header, or one SQLite cannot read now, is not.
+    ///
+    /// Not read with a descriptor of our own: POSIX ties a file's locks to the process, not to the
+    /// descriptor, so closing it would drop the locks every SQLite connection of this process
+    /// holds on the store (another store open on the same file, an app's or a server's). The
+    /// last other program to close the store would then fold the WAL into the file under them,
+    /// and they would read "database disk image is malformed". SQLite's own descriptors are
+    /// shared per file within the process and closed only when no lock needs them.
     static func isInWALMode(_ path: String) -> Bool {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
-        defer { try? handle.close() }
-        guard let header = try? handle.read(upToCount: 20), header.count == 20 else { return false }
-        return header[header.startIndex + 18] == 2 && header[header.startIndex + 19] == 2
+        guard FileManager.default.fileExists(atPath: path) else { return false }
+        var configuration = Configuration()
+        configuration.readonly = true
+        guard let queue = try? DatabaseQueue(path: path, configuration: configuration) else { return false }
+        defer { try? queue.close() }
+        // The journal mode is known once the header has been read: a read makes SQLite read it.
+        return
+            (try? queue.read { db -> Bool in
+                _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master")
+                return try String.fetchOne(db, sql: "PRAGMA journal_mode") == "wal"
+            }) ?? false
     }
 
     /// SQLite's busy handler: sleeps 20 ms at a time for the first second, then 100 ms, tells
@@ -353,7 +368,7 @@ public final class LibraryStore: Sendable {
 
     /// The names of the migrations applied to this file, in order.
     public func appliedMigrations() throws -> [String] {
-        try database.read { db in try LibraryStore.migrator.appliedMigrations(db) }
+        try read { db in try LibraryStore.migrator.appliedMigrations(db) }
     }
 
     // MARK: - Who holds the store
@@ -370,8 +385,7 @@ public final class LibraryStore: Sendable {
         if let data = try? JSONEncoder().encode(note) {
             let descriptor = open(writerNotePath, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0o600)
             if descriptor >= 0 {
-                _ = data.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-                close(descriptor)
+                try? FileHandle(fileDescriptor: descriptor, closeOnDealloc: true).write(contentsOf: data)
             }
         }
         defer { unlink(writerNotePath) }

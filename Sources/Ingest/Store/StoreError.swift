@@ -63,6 +63,13 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
         }
     }
 
+    /// Whether a statement broke a constraint (`SQLITE_CONSTRAINT`, a foreign key or a unique
+    /// key, say).
+    var isConstraintViolation: Bool {
+        if case .sqlite(_, let code, _, _) = self { return code & 0xFF == 19 }
+        return false
+    }
+
     /// Wraps a GRDB error, keeping the SQL text but never its arguments; a lock held past the wait
     /// becomes ``busy(path:holder:)``.
     public init(_ error: DatabaseError, path: String) {

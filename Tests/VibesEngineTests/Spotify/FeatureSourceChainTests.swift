@@ -1,13 +1,14 @@
 import Features
 import Foundation
 import GRDB
-import Ingest
 import SpotifyTestSupport
 import SpotifyWebAPI
 import Testing
 import VibesEngine
 import VibesHTTP
 import VibesTestSupport
+
+@testable import Ingest
 
 /// The feature-source chain inside `sync`, library and reference tracks, precedence, and saved
 /// ReccoBeats answers as files, on real SQLite files and loopback fakes.

@@ -1,13 +1,14 @@
 import Features
 import Foundation
 import GRDB
-import Ingest
 import SpotifyTestSupport
 import SpotifyWebAPI
 import Synchronization
 import Testing
 import VibesEngine
 import VibesTestSupport
+
+@testable import Ingest
 
 struct SpotifySyncTests {
     /// Runs `body` with a fake library, a fresh store and a signed-in client.

@@ -43,22 +43,11 @@ extension LibraryStore {
         )
     }
 
-    /// `database.write`, where a write lock held by another program past the store's wait
-    /// (``Options/writeWait``) is ``StoreError/busy(path:holder:)``, so that a caller can tell a
-    /// busy store from a failed write.
-    func writeLocalFiles<T>(_ updates: (Database) throws -> T) throws -> T {
-        do {
-            return try database.write(updates)
-        } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY {
-            throw StoreError(error, path: path)
-        }
-    }
-
     // MARK: - Incremental analysis
 
     /// Whether `fingerprint` was analysed by `analyzer` already and has not changed since.
     public func localFileState(of fingerprint: LocalFileFingerprint, analyzer: String) throws -> LocalFileState {
-        try database.read { db in
+        try read { db in
             guard
                 let row = try Row.fetchOne(
                     db,
@@ -84,7 +73,7 @@ extension LibraryStore {
         analyzer: String,
         at date: Date = Date()
     ) throws -> LocalFileOutcome? {
-        try writeLocalFiles { db in
+        try write { db in
             guard
                 let row = try Row.fetchOne(
                     db,
@@ -144,8 +133,8 @@ extension LibraryStore {
         contentHash: String,
         at date: Date = Date()
     ) throws -> LocalFileOutcome {
-        try writeLocalFiles { db in
-            let writer = try ImportWriter(db, runID: nil, fetchedAt: date.formatted(.iso8601))
+        try write { db in
+            let writer = try LibraryWriter(db, runID: nil, fetchedAt: date.formatted(.iso8601))
             let (trackID, match) = try track(
                 for: analysis,
                 fingerprint: fingerprint,
@@ -198,7 +187,7 @@ extension LibraryStore {
         reason: String,
         at date: Date = Date()
     ) throws {
-        try writeLocalFiles { db in
+        try write { db in
             try upsertLocalFile(
                 db,
                 fingerprint: fingerprint,
@@ -220,7 +209,7 @@ extension LibraryStore {
         for analysis: AudioFileAnalysis,
         fingerprint: LocalFileFingerprint,
         contentHash: String,
-        writer: ImportWriter,
+        writer: LibraryWriter,
         in db: Database
     ) throws -> (Int64, LocalFileMatch) {
         if let isrc = analysis.tags.isrc,
@@ -330,7 +319,7 @@ extension LibraryStore {
     /// The path of a local file for each of `trackIDs` that has one (the most recently analysed).
     public func localFilePaths(for trackIDs: some Collection<Int64>) throws -> [Int64: String] {
         guard !trackIDs.isEmpty else { return [:] }
-        return try database.read { db in
+        return try read { db in
             var paths: [Int64: String] = [:]
             for chunk in Array(trackIDs).chunked(into: 500) {
                 let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
@@ -372,7 +361,7 @@ public struct StoredLocalFile: Sendable, Hashable {
 extension LibraryStore {
     /// What the store holds for the file at `path`, or `nil` when it was never analysed.
     public func storedLocalFile(path: String) throws -> StoredLocalFile? {
-        try database.read { db in
+        try read { db in
             let columns = AudioFeature.allCases.map { "f.\($0.rawValue)" }.joined(separator: ", ")
             guard
                 let row = try Row.fetchOne(

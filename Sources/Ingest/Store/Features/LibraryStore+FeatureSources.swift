@@ -113,12 +113,12 @@ extension LibraryStore {
 
     /// The precedence the store ranks sources by.
     public func featureSourcePrecedence() throws -> FeatureSourcePrecedence {
-        try database.read { db in try Self.precedence(in: db) }
+        try read { db in try Self.precedence(in: db) }
     }
 
     /// Changes the precedence and re-ranks every stored row by it, in one transaction.
     public func setFeatureSourcePrecedence(_ precedence: FeatureSourcePrecedence) throws {
-        try database.write { db in
+        try write { db in
             try db.execute(
                 sql:
                     "INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
@@ -214,13 +214,13 @@ extension LibraryStore {
     /// How many tracks `scope` holds, with features or not.
     func trackCount(in selection: ScopeSelection?) throws -> Int {
         if let selection, !selection.excludes { return selection.ids.count }
-        let all = try database.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM tracks") ?? 0 }
+        let all = try read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM tracks") ?? 0 }
         return all - (selection?.ids.count ?? 0)
     }
 
     /// The IDs of the reference tracks (imported with `--reference`), ascending.
     func referenceTrackIDs() throws -> [Int64] {
-        try database.read { db in
+        try read { db in
             var ids: [Int64] = []
             try PreparedStatement(db, sql: "SELECT id FROM tracks WHERE in_library = 0 ORDER BY id").forEachRow {
                 ids.append($0.int64(0))
@@ -243,7 +243,7 @@ extension LibraryStore {
 
     /// The IDs of the tracks in `scope`, ascending.
     func trackIDs(in scope: TrackScope) throws -> [Int64] {
-        try database.read { db in
+        try read { db in
             let condition = try condition(for: scope, in: db)
             let statement = try PreparedStatement(
                 db,
@@ -380,7 +380,7 @@ extension LibraryStore {
 
     /// The number of tracks in `scope`, with features or not.
     public func trackCount(scope: TrackScope) throws -> Int {
-        try database.read { db in
+        try read { db in
             let (condition, arguments) = try condition(for: scope, in: db)
             return try Int.fetchOne(db, sql: "SELECT count(*) FROM tracks t WHERE \(condition)", arguments: arguments)
                 ?? 0

@@ -56,14 +56,14 @@ extension LibraryStore {
 
     /// Measures the agreement of local values with reference values, without changing anything.
     public func calibrationReport() throws -> CalibrationReport {
-        try database.read { db in try Self.calibration(in: db).report }
+        try read { db in try Self.calibration(in: db).report }
     }
 
     /// Fits a calibration for each feature with enough shared tracks, stores it (replacing the
     /// previous one) and removes those that no longer have enough; returns the agreement.
     @discardableResult
     public func calibrateLocalFeatures(at date: Date = Date()) throws -> CalibrationReport {
-        try writeLocalFiles { db in
+        try write { db in
             let (report, maps) = try Self.calibration(in: db)
             try db.execute(sql: "DELETE FROM feature_calibrations WHERE source_kind = 'local'")
             let encoder = JSONEncoder()

@@ -2,14 +2,17 @@ import Features
 import Foundation
 import GRDB
 
-/// Writes what importers read into the store, inside the one transaction of an import.
+/// The store's writer: what importers read, what the Spotify sync and the feature providers
+/// fetch, and what `analyze` finds in local files go into the store through it, inside one write
+/// transaction of the store (``LibraryStore/withImportRun(path:format:sha256:fetchedAt:_:)``).
 ///
 /// Every write is an upsert that changes nothing when the data is already there, so importing
-/// the same content twice leaves the store as it was, and the counters say so. The Spotify sync
-/// writes through the same type, so API data and file data share one code path.
-public final class ImportWriter {
-    /// Counters of what the writes did.
-    public struct Counts: Sendable {
+/// the same content twice leaves the store as it was, and the counters say so. API data and file
+/// data share one code path.
+public final class LibraryWriter {
+    /// Counters of what the writes did, as an import's summary reports them
+    /// (``ImportSummary/counts``).
+    public struct Counts: Codable, Sendable {
         public var tracksNew = 0
         public var tracksUpdated = 0
         public var featuresWritten = 0
@@ -17,11 +20,28 @@ public final class ImportWriter {
         public var playsNew = 0
         public var playlists = 0
         public var savedTracks = 0
-        public var outOfRange: [AudioFeature: Int] = [:]
-        /// Values dropped because they were not valid (see ``AudioFeature/isValid(_:)``), per feature.
+        /// How many stored feature rows lie outside their documented range, per feature (its
+        /// ``AudioFeature`` raw value).
+        public var outOfRange: [String: Int] = [:]
+        /// Values dropped because they were not valid (see ``AudioFeature/isValid(_:)``), per
+        /// feature; not part of the summary's JSON.
         public var invalidDropped: [AudioFeature: Int] = [:]
-        /// Plays dropped because their duration was outside ``Track/validDurationMS``.
+        /// Plays dropped because their duration was outside ``Track/validDurationMS``; not part
+        /// of the summary's JSON.
         public var invalidPlaysDropped = 0
+
+        public init() {}
+
+        enum CodingKeys: String, CodingKey {
+            case tracksNew = "tracks_new"
+            case tracksUpdated = "tracks_updated"
+            case featuresWritten = "features_written"
+            case tracksWithoutFeatures = "tracks_without_features"
+            case playsNew = "plays_new"
+            case playlists
+            case savedTracks = "saved_tracks"
+            case outOfRange = "out_of_range"
+        }
     }
 
     /// A track as written: its store ID and whether the write created it.
@@ -108,7 +128,7 @@ public final class ImportWriter {
     ///   - runID: The import run the writes belong to, recorded as provenance.
     ///   - fetchedAt: When the data was fetched, ISO 8601 UTC.
     ///   - isReference: Whether new tracks join the reference pool instead of the library.
-    public init(_ db: Database, runID: Int64?, fetchedAt: String, isReference: Bool = false) throws {
+    init(_ db: Database, runID: Int64?, fetchedAt: String, isReference: Bool = false) throws {
         self.db = db
         self.runID = runID
         self.fetchedAt = fetchedAt
@@ -516,7 +536,9 @@ public final class ImportWriter {
         if changed {
             counts.featuresWritten += 1
             if flags != 0 {
-                for feature in AudioFeatures.features(inFlags: flags) { counts.outOfRange[feature, default: 0] += 1 }
+                for feature in AudioFeatures.features(inFlags: flags) {
+                    counts.outOfRange[feature.rawValue, default: 0] += 1
+                }
             }
         }
         return changed

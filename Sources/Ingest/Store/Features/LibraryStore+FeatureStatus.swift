@@ -139,7 +139,7 @@ extension LibraryStore {
     /// Coverage per source and per playlist, and what is missing and why, for the tracks in `scope`.
     public func featureStatus(scope: TrackScope = .library) throws -> FeatureStatus {
         let coverage = try featureCoverage(scope: scope)
-        return try database.read { db in
+        return try read { db in
             let (condition, arguments) = try condition(for: scope, in: db)
             var status = FeatureStatus()
             status.precedence = try Self.precedence(in: db).description
