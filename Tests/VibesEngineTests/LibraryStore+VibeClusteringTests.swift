@@ -141,7 +141,7 @@ struct LibraryStoreVibeClusteringTests {
             let folder = (store.path as NSString).deletingLastPathComponent
             let missing = folder + "/missing.json"
             #expect {
-                try store.restoreClusteringRun(from: missing)
+                try store.restoreClusteringRun(from: missing, exampleCount: 3)
             } throws: { error in
                 guard case EngineError.noKeptRun(let path) = error else { return false }
                 return path == missing
@@ -149,7 +149,7 @@ struct LibraryStoreVibeClusteringTests {
             let garbage = folder + "/garbage.json"
             try Data("{}".utf8).write(to: URL(fileURLWithPath: garbage))
             #expect {
-                try store.restoreClusteringRun(from: garbage)
+                try store.restoreClusteringRun(from: garbage, exampleCount: 3)
             } throws: { error in
                 guard case EngineError.notAKeptRun(let path) = error else { return false }
                 return path == garbage
