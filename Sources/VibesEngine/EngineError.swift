@@ -47,6 +47,8 @@ public enum EngineError: Error, CustomStringConvertible {
     case noPlaylistsToOrder(lengths: ClosedRange<Int>)
     /// The stored playlist `name` is not on Spotify, which `action` needs.
     case playlistNotOnSpotify(name: String, action: SpotifyPlaylistAction)
+    /// There is no playlist recipe called `name`.
+    case noSuchRecipe(name: String)
     /// Spotify refused a reorder or undo of the stored playlist `playlist`, or did not confirm it.
     case reorderFailed(playlist: String, cause: PlaylistReorderError)
 
@@ -109,6 +111,7 @@ public enum EngineError: Error, CustomStringConvertible {
             "No imported playlist has \(lengths.lowerBound) to \(lengths.upperBound) tracks with features."
         case .playlistNotOnSpotify(let name, _): "\(name) is not on Spotify."
         case .reorderFailed(_, let cause): cause.description
+        case .noSuchRecipe(let name): "There is no recipe named \"\(name)\"."
         }
     }
 }

@@ -79,6 +79,8 @@ extension EngineError {
         case .playlistNotOnSpotify(let name, let action):
             return "\(name) is not on Spotify; `vibes-analyze playlist push \"\(name)\"` puts it there"
                 + (action == .extend ? " first." : ".")
+        case .noSuchRecipe(let name):
+            return "There is no recipe named \"\(name)\"; `vibes-analyze playlist recipe list` lists them."
         case .reorderFailed(let name, let cause):
             switch cause {
             case .orderMismatch, .countMismatch:
