@@ -1,7 +1,7 @@
 import Features
 import Ingest
 
-/// The saved clustering runs, oldest first, and which one is current.
+/// The saved clustering runs, newest first, and which one is current.
 public struct ClusteringRunListing: Sendable {
     /// A saved run with what it was made of.
     public struct Run: Encodable, Sendable {

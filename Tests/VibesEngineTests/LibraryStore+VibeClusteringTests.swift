@@ -8,7 +8,7 @@ import VibesTestSupport
 
 struct LibraryStoreVibeClusteringTests {
     /// A store of `perGroup` tracks in each of three well-separated groups.
-    private func withSyntheticLibrary<T>(
+    func withSyntheticLibrary<T>(
         perGroup: Int = 40,
         _ body: (LibraryStore) async throws -> T
     ) async throws -> T {
@@ -20,7 +20,7 @@ struct LibraryStoreVibeClusteringTests {
     }
 
     /// `k` vibes with the default schema and `seed`.
-    private func request(k: Int, seed: UInt64 = 42) -> VibeRequest {
+    func request(k: Int, seed: UInt64 = 42) -> VibeRequest {
         var settings = VibeClustering.Settings(schema: .default, clusterCount: .fixed(k))
         settings.seed = seed
         return VibeRequest(settings: settings)

@@ -7,33 +7,16 @@ import VibesTestSupport
 
 @testable import Ingest
 
-struct LibraryStoreVibesListingTests {
-    /// A store of `perGroup` tracks in each of three well-separated groups.
-    private func withSyntheticLibrary<T>(
-        perGroup: Int = 20,
-        _ body: (LibraryStore) async throws -> T
-    ) async throws -> T {
-        try await withTemporaryDirectory { folder in
-            let store = try LibraryStore(path: folder + "/library.sqlite")
-            try LibrarySeeding.insert(LibrarySeeding.syntheticTracks(perGroup: perGroup), into: store, folder: folder)
-            return try await body(store)
-        }
-    }
-
-    private func request(k: Int) -> VibeRequest {
-        var settings = VibeClustering.Settings(schema: .default, clusterCount: .fixed(k))
-        settings.seed = 42
-        return VibeRequest(settings: settings)
-    }
-
-    @Test func theRunsAreListedOldestFirstWithTheCurrentOne() async throws {
-        try await withSyntheticLibrary { store in
+/// The listing and the reading of saved runs, on the synthetic library of the clustering tests.
+extension LibraryStoreVibeClusteringTests {
+    @Test func theRunsAreListedNewestFirstWithTheCurrentOne() async throws {
+        try await withSyntheticLibrary(perGroup: 20) { store in
             #expect(try store.listClusteringRuns().runs.isEmpty)
             let first = try await store.findVibes(request(k: 2)).runID
             let second = try await store.findVibes(request(k: 3)).runID
             let listing = try store.listClusteringRuns()
-            #expect(listing.runs.map(\.record.run.id) == [first, second])
-            #expect(listing.runs.map(\.record.run.clusterCount) == [2, 3])
+            #expect(listing.runs.map(\.record.run.id) == [second, first])
+            #expect(listing.runs.map(\.record.run.clusterCount) == [3, 2])
             #expect(listing.runs.allSatisfy { $0.scope == .library })
             #expect(listing.currentRunID == second)
             // A listed run encodes as its record plus its scope's wire value.
@@ -41,12 +24,12 @@ struct LibraryStoreVibesListingTests {
                 try JSONSerialization.jsonObject(with: JSONEncoder().encode(listing.runs[0])) as? [String: Any]
             )
             #expect(json["scope"] as? String == "library")
-            #expect(json["id"] as? Int64 == first)
+            #expect(((json["run"] as? [String: Any])?["id"] as? NSNumber)?.int64Value == second)
         }
     }
 
     @Test func aVibeNumberThatIsAlsoARunIsNoticed() async throws {
-        try await withSyntheticLibrary { store in
+        try await withSyntheticLibrary(perGroup: 20) { store in
             _ = try await store.findVibes(request(k: 3))
             _ = try await store.findVibes(request(k: 3))
             _ = try await store.findVibes(request(k: 2))
@@ -73,7 +56,7 @@ struct LibraryStoreVibesListingTests {
     }
 
     @Test func examplesShowEachSongOnce() async throws {
-        try await withSyntheticLibrary { store in
+        try await withSyntheticLibrary(perGroup: 20) { store in
             let runID = try await store.findVibes(request(k: 3)).runID
             let nearest = try store.representativeTracks(ofRun: runID, cluster: 0, count: 4)
             let summaries = try store.trackSummaries(for: nearest.map(\.trackID))

@@ -96,7 +96,13 @@ extension LibraryStore {
         }
         if undo {
             let result = try await reporting {
-                try await undoReorder(of: spotifyID, name: stored.name, using: client, rewrite: rewrite, progress: progress)
+                try await undoReorder(
+                    of: spotifyID,
+                    name: stored.name,
+                    using: client,
+                    rewrite: rewrite,
+                    progress: progress
+                )
             }
             return PlaylistReordering(name: stored.name, result: result)
         }
