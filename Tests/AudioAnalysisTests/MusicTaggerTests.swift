@@ -20,7 +20,9 @@ import VibesTestSupport
     static let reference = try! JSONDecoder().decode(Reference.self, from: Fixtures.data("tagger/reference.json"))
     static let tagger = Result { try MusicTagger() }
 
-    @Test(arguments: ["clip.wav", "clip.flac", "clip-alac.m4a", "clip.aiff", "clip.mp3", "clip.m4a", "clip.ogg", "clip.opus"])
+    @Test(arguments: [
+        "clip.wav", "clip.flac", "clip-alac.m4a", "clip.aiff", "clip.mp3", "clip.m4a", "clip.ogg", "clip.opus",
+    ])
     func tagsMatchMusicnn(name: String) throws {
         let expected = try #require(Self.reference.clips[name])
         let tagger = try Self.tagger.get()
@@ -43,7 +45,10 @@ import VibesTestSupport
 
     @Test func audioShorterThanAPatchIsNotTagged() throws {
         let tagger = try Self.tagger.get()
-        let short = [Float](repeating: 0.1, count: Int(MusicTagger.minimumSeconds * Double(MusicTagger.sampleRate)) - 300)
+        let short = [Float](
+            repeating: 0.1,
+            count: Int(MusicTagger.minimumSeconds * Double(MusicTagger.sampleRate)) - 300
+        )
         #expect(tagger.tag(samples: short) == nil)
         let enough = [Float](repeating: 0.1, count: 3 * MusicTagger.sampleRate)
         #expect(tagger.tag(samples: enough)?.patchCount == 1)

@@ -78,8 +78,20 @@ final class LogMelSpectrogram {
         frameCount = 0
         let (n, bins, bands) = (Int32(Self.fftSize), Int32(Self.binCount), Int32(Self.bandCount))
         cblas_sgemm(
-            CblasRowMajor, CblasNoTrans, CblasNoTrans, Int32(rows), 2 * bins, n,
-            1, frames, n, dft, 2 * bins, 0, &spectrum, 2 * bins
+            CblasRowMajor,
+            CblasNoTrans,
+            CblasNoTrans,
+            Int32(rows),
+            2 * bins,
+            n,
+            1,
+            frames,
+            n,
+            dft,
+            2 * bins,
+            0,
+            &spectrum,
+            2 * bins
         )
         let binCount = Self.binCount
         spectrum.withUnsafeBufferPointer { spectrum in
@@ -94,8 +106,20 @@ final class LogMelSpectrogram {
             }
         }
         cblas_sgemm(
-            CblasRowMajor, CblasNoTrans, CblasNoTrans, Int32(rows), bands, bins,
-            1, power, bins, melBasis, bands, 0, &mel, bands
+            CblasRowMajor,
+            CblasNoTrans,
+            CblasNoTrans,
+            Int32(rows),
+            bands,
+            bins,
+            1,
+            power,
+            bins,
+            melBasis,
+            bands,
+            0,
+            &mel,
+            bands
         )
         for index in 0..<rows * Self.bandCount {
             let stored = Float(Float16(mel[index]))

@@ -52,7 +52,12 @@ final class MusicnnNetwork: Sendable {
         tags = weights.tags
         inputScale = try weights.tensor("input.scale", shape: [1])[0]
         inputShift = try weights.tensor("input.shift", shape: [1])[0]
-        func convolution(_ name: String, frames: Int, width: Int, filters: Int) throws(MusicTaggerModelError)
+        func convolution(
+            _ name: String,
+            frames: Int,
+            width: Int,
+            filters: Int
+        ) throws(MusicTaggerModelError)
             -> Convolution
         {
             Convolution(
@@ -179,7 +184,8 @@ final class MusicnnNetwork: Sendable {
             multiply(scratch, rows: frames, depth: depth, by: layer, into: &product)
             for frame in 0..<frames {
                 for filter in 0..<layer.filters {
-                    let value = max(0, product[frame * layer.filters + filter]) * layer.scale[filter] + layer.shift[filter]
+                    let value =
+                        max(0, product[frame * layer.filters + filter]) * layer.scale[filter] + layer.shift[filter]
                     let residual = index == 0 ? 0 : features[frame * featureCount + layerInput.start + filter]
                     features[frame * featureCount + column + filter] = value + residual
                 }
@@ -210,7 +216,8 @@ final class MusicnnNetwork: Sendable {
     }
 
     /// `columns` (`rows × depth`) times the layer's kernel (`depth × filters`), plus its bias.
-    private func multiply(_ columns: [Float], rows: Int, depth: Int, by layer: Convolution, into product: inout [Float]) {
+    private func multiply(_ columns: [Float], rows: Int, depth: Int, by layer: Convolution, into product: inout [Float])
+    {
         let count = rows * layer.filters
         if product.count < count { product = [Float](repeating: 0, count: count) }
         product.withUnsafeMutableBufferPointer { product in
@@ -218,8 +225,20 @@ final class MusicnnNetwork: Sendable {
                 (product.baseAddress! + row * layer.filters).update(from: layer.bias, count: layer.filters)
             }
             cblas_sgemm(
-                CblasRowMajor, CblasNoTrans, CblasNoTrans, Int32(rows), Int32(layer.filters), Int32(depth),
-                1, columns, Int32(depth), layer.kernel, Int32(layer.filters), 1, product.baseAddress, Int32(layer.filters)
+                CblasRowMajor,
+                CblasNoTrans,
+                CblasNoTrans,
+                Int32(rows),
+                Int32(layer.filters),
+                Int32(depth),
+                1,
+                columns,
+                Int32(depth),
+                layer.kernel,
+                Int32(layer.filters),
+                1,
+                product.baseAddress,
+                Int32(layer.filters)
             )
         }
     }
@@ -227,8 +246,18 @@ final class MusicnnNetwork: Sendable {
     private func apply(_ layer: Dense, to input: [Float]) -> [Float] {
         var result = layer.bias
         cblas_sgemv(
-            CblasRowMajor, CblasTrans, Int32(layer.inputs), Int32(layer.outputs),
-            1, layer.kernel, Int32(layer.outputs), input, 1, 1, &result, 1
+            CblasRowMajor,
+            CblasTrans,
+            Int32(layer.inputs),
+            Int32(layer.outputs),
+            1,
+            layer.kernel,
+            Int32(layer.outputs),
+            input,
+            1,
+            1,
+            &result,
+            1
         )
         return result
     }
