@@ -60,7 +60,7 @@ let package = Package(
         .target(
             name: "VibesEngine",
             dependencies: [
-                "Features", "Ingest", "SpotifyWebAPI", "SpotifyWebModel",
+                "Analytics", "Features", "Ingest", "SpotifyWebAPI", "SpotifyWebModel",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -268,8 +268,8 @@ let package = Package(
         .testTarget(
             name: "VibesEngineTests",
             dependencies: [
-                "Features", "Ingest", "SpotifyTestSupport", "SpotifyWebAPI", "SpotifyWebModel", "VibesEngine",
-                "VibesHTTP", "VibesTestSupport",
+                "Analytics", "Features", "Ingest", "SpotifyTestSupport", "SpotifyWebAPI", "SpotifyWebModel",
+                "VibesEngine", "VibesHTTP", "VibesTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]

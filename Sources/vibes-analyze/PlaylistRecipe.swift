@@ -258,7 +258,7 @@ extension VibesAnalyze.PlaylistCommand.Recipe {
                 )
             }
             let previous = try store.builtPlaylist(named: recipe.name)?.entries.map(\.trackID) ?? []
-            var (playlist, _) = try build.makePlaylist(store: store)
+            var playlist = try describingScope { try store.buildPlaylist(build.request) }.playlist
             let entries = playlist.entries
             let ordered = keepingPlaces(entries.map(\.trackID), previous: previous)
             let byID = Dictionary(entries.map { ($0.trackID, $0) }, uniquingKeysWith: { first, _ in first })

@@ -107,7 +107,11 @@ extension VibesAnalyze.PlaylistCommand {
                     return
                 }
                 let playlist = try await store.readForReorder(spotifyID, using: client)
-                let entries = try Self.entries(of: playlist, store: store)
+                let entries = try store.positionedEntries(
+                    uris: playlist.uris,
+                    trackIDs: playlist.trackIDs,
+                    positions: playlist.trackPositions
+                )
                 let before = PlaylistOrdering.transitionScore(of: entries)
                 let ordered = Self.ordered(entries, mode: order, arc: arc)
                 let after = PlaylistOrdering.transitionScore(of: ordered)
@@ -181,42 +185,12 @@ extension VibesAnalyze.PlaylistCommand {
         }
 
         /// The order of every item: the catalogue tracks in `tracksInOrder` (positions into the
-        /// playlist, as ``entries(of:store:)`` numbers them), filling the tracks' places; local files,
-        /// episodes and removed tracks stay where they are.
+        /// playlist, as `positionedEntries(uris:trackIDs:positions:)` numbers them), filling the
+        /// tracks' places; local files, episodes and removed tracks stay where they are.
         static func fullOrder(of playlist: ReorderablePlaylist, tracksInOrder: [Int]) -> [Int] {
             var order = Array(playlist.uris.indices)
             for (slot, item) in zip(playlist.trackPositions, tracksInOrder) { order[slot] = item }
             return order
-        }
-
-        /// One entry per catalogue track; its `trackID` is the item's position in the playlist, so
-        /// repeats stay apart. Local files, episodes and removed tracks have none: they keep their
-        /// places.
-        static func entries(of playlist: ReorderablePlaylist, store: LibraryStore) throws -> [Features.Playlist.Entry] {
-            let known = Array(Set(playlist.trackIDs.compactMap { $0 })).sorted()
-            let facts = Dictionary(uniqueKeysWithValues: zip(known, try store.trackFacts(for: known)))
-            let table = try store.featureTable(scope: .all)
-            var rows: [Int64: Int] = [:]
-            for (row, id) in table.trackIDs.enumerated() { rows[id] = row }
-            return playlist.trackPositions.map { index in
-                let uri = playlist.uris[index]
-                let trackID = playlist.trackIDs[index]
-                var features = AudioFeatures()
-                if let trackID, let row = rows[trackID] {
-                    for feature in AudioFeature.all {
-                        features[feature] = table.value(row: row, feature: feature).map(Double.init)
-                    }
-                }
-                let fact = trackID.flatMap { facts[$0] }
-                return Features.Playlist.Entry(
-                    trackID: Int64(index),
-                    spotifyID: SpotifyID(uri: uri, category: "track"),
-                    name: fact?.name ?? uri,
-                    artists: fact?.artists ?? [],
-                    durationMS: fact?.durationMS,
-                    features: features
-                )
-            }
         }
 
         /// The entries in the chosen order.
@@ -229,27 +203,8 @@ extension VibesAnalyze.PlaylistCommand {
             case .flow: return PlaylistOrdering(arc: nil).ordered(entries)
             case .arc: return PlaylistOrdering(arc: arc).ordered(entries)
             case .key: return PlaylistOrdering.harmonicOrder(entries)
-            case .path:
-                // First and last stay; the middle is sorted by its projection on the line between
-                // their valence–energy points (tracks without both features keep their order, last).
-                guard entries.count > 3,
-                    let start = point(entries.first!), let end = point(entries.last!)
-                else { return entries }
-                let direction = (end.0 - start.0, end.1 - start.1)
-                let middle = entries.dropFirst().dropLast()
-                let placed = middle.compactMap { entry in
-                    point(entry).map { p in (entry, (p.0 - start.0) * direction.0 + (p.1 - start.1) * direction.1) }
-                }
-                .sorted { $0.1 != $1.1 ? $0.1 < $1.1 : $0.0.trackID < $1.0.trackID }
-                .map(\.0)
-                let unplaced = middle.filter { point($0) == nil }
-                return [entries.first!] + placed + unplaced + [entries.last!]
+            case .path: return PlaylistOrdering.path(entries)
             }
-        }
-
-        private static func point(_ entry: Features.Playlist.Entry) -> (Double, Double)? {
-            guard let valence = entry.features.valence, let energy = entry.features.energy else { return nil }
-            return (valence, energy)
         }
     }
 }

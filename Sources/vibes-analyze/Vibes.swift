@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Ingest
 import VibesCommandSupport
+import VibesEngine
 
 extension VibesAnalyze {
     /// `vibes-analyze vibes [RUN]`: shows a saved clustering run.
