@@ -66,7 +66,9 @@ let package = Package(
         ),
         .target(
             name: "AudioAnalysis",
-            dependencies: ["Features", "CFFmpeg", "CEBUR128", "CAubio"]
+            dependencies: ["Features", "CBLAS", "CFFmpeg", "CEBUR128", "CAubio"],
+            // The music tagger's converted weights (scripts/tagger/convert_musicnn.py).
+            resources: [.copy("Tagging/MSD_musicnn")]
         ),
         .target(
             name: "VibesBenchmarking",

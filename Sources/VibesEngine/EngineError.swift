@@ -45,6 +45,20 @@ public enum EngineError: Error, CustomStringConvertible {
     case tooFewLabelledTracks(count: Int, label: String, catchAllsLeftOut: Bool)
     /// No imported playlist has a length an ordering evaluation takes.
     case noPlaylistsToOrder(lengths: ClosedRange<Int>)
+    /// The stored playlist `name` is not on Spotify, which `action` needs.
+    case playlistNotOnSpotify(name: String, action: SpotifyPlaylistAction)
+    /// There is no playlist recipe called `name`.
+    case noSuchRecipe(name: String)
+    /// Spotify refused a reorder or undo of the stored playlist `playlist`, or did not confirm it.
+    case reorderFailed(playlist: String, cause: PlaylistReorderError)
+
+    /// What needs a stored playlist to be on Spotify.
+    public enum SpotifyPlaylistAction: Equatable, Sendable {
+        /// `extend` with a push.
+        case extend
+        /// A reorder or its undo.
+        case reorder
+    }
 
     /// Which seed has no audio features.
     public enum SeedWithoutFeatures: Equatable, Sendable {
@@ -95,6 +109,9 @@ public enum EngineError: Error, CustomStringConvertible {
             "Only \(count) tracks with features have a \(label) label."
         case .noPlaylistsToOrder(let lengths):
             "No imported playlist has \(lengths.lowerBound) to \(lengths.upperBound) tracks with features."
+        case .playlistNotOnSpotify(let name, _): "\(name) is not on Spotify."
+        case .reorderFailed(_, let cause): cause.description
+        case .noSuchRecipe(let name): "There is no recipe named \"\(name)\"."
         }
     }
 }

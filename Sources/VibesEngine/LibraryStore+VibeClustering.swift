@@ -21,6 +21,14 @@ public struct VibeRequest: Sendable {
     }
 }
 
+/// A kept clustering run saved to the store.
+public struct RestoredRun: Sendable {
+    /// The saved run's ID.
+    public var runID: Int64
+    /// The saved run's vibes.
+    public var report: VibesReport
+}
+
 /// Vibes found and saved.
 public struct FoundVibes: Sendable {
     /// The saved run's ID.
@@ -123,13 +131,21 @@ extension LibraryStore {
     }
 
     /// Saves a run that ``findVibes(_:phase:progress:)`` kept in a file because the store was
-    /// busy, and removes the file.
+    /// busy, removes the file, and reads the saved run back as a report.
     ///
-    /// - Parameter file: The file's path.
-    /// - Returns: The saved run's ID.
+    /// - Parameters:
+    ///   - file: The file's path.
+    ///   - exampleCount: The representative tracks shown per vibe in the report.
+    /// - Returns: The saved run's ID and its report.
     /// - Throws: ``EngineError/noKeptRun(path:)`` or ``EngineError/notAKeptRun(path:)``, and
     ///   `StoreError` when it cannot be saved.
-    public func restoreClusteringRun(from file: String) throws -> Int64 {
+    public func restoreClusteringRun(from file: String, exampleCount: Int) throws -> RestoredRun {
+        let runID = try saveKeptClusteringRun(from: file)
+        return RestoredRun(runID: runID, report: try VibesReport(store: self, runID: runID, exampleCount: exampleCount))
+    }
+
+    /// Saves the run kept in `file` and removes the file; returns the saved run's ID.
+    private func saveKeptClusteringRun(from file: String) throws -> Int64 {
         guard let data = FileManager.default.contents(atPath: file) else { throw EngineError.noKeptRun(path: file) }
         let unsaved: UnsavedClusteringRun
         do {

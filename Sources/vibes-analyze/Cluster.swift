@@ -163,14 +163,13 @@ extension VibesAnalyze {
             let store = try global.openStore(activity: "cluster")
             timer.lap("open")
             if let restore {
-                let runID = try store.restoreClusteringRun(from: restore)
-                let report = try VibesReport(store: store, runID: runID, exampleCount: examples)
+                let restored = try store.restoreClusteringRun(from: restore, exampleCount: examples)
                 if global.json {
-                    try Console.printJSON(report)
+                    try Console.printJSON(restored.report)
                 } else {
-                    print(report.renderedTable(width: layout.width), terminator: "")
+                    print(restored.report.renderedTable(width: layout.width), terminator: "")
                 }
-                if !global.quiet { Console.diagnostic("Saved run \(runID) from \(restore).") }
+                if !global.quiet { Console.diagnostic("Saved run \(restored.runID) from \(restore).") }
                 return
             }
             let bar = clusterCount == .auto ? ProgressBar(label: "Choosing k", quiet: global.quiet) : nil

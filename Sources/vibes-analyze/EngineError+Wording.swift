@@ -76,6 +76,18 @@ extension EngineError {
         case .noPlaylistsToOrder(let lengths):
             return
                 "No imported playlist has \(lengths.lowerBound) to \(lengths.upperBound) tracks with features; import playlists (an Exportify export, or tidytuesday's playlist_name) first."
+        case .playlistNotOnSpotify(let name, let action):
+            return "\(name) is not on Spotify; `vibes-analyze playlist push \"\(name)\"` puts it there"
+                + (action == .extend ? " first." : ".")
+        case .noSuchRecipe(let name):
+            return "There is no recipe named \"\(name)\"; `vibes-analyze playlist recipe list` lists them."
+        case .reorderFailed(let name, let cause):
+            switch cause {
+            case .orderMismatch, .countMismatch:
+                return "\(cause) Run `vibes-analyze playlist reorder \"\(name)\"` again, or `--undo` to put it back."
+            case .unwritableItems: return "\(cause) Leave out --rewrite to reorder by moves."
+            default: return "\(cause)"
+            }
         }
     }
 }

@@ -102,22 +102,33 @@ extension VibesAnalyze.PlaylistCommand {
 
         func run() async throws {
             let store = try global.openStore(activity: "playlist extend")
-            let stored = try store.pushablePlaylist(named: name)
-            if push && newName == nil && stored.spotifyID == nil {
-                throw CommandFailure(
-                    "\(stored.name) is not on Spotify; `vibes-analyze playlist push \"\(stored.name)\"` puts it there first."
-                )
+            let target: PlaylistExtensionTarget =
+                if dryRun {
+                    .none
+                } else if let newName {
+                    .newPlaylist(
+                        name: newName,
+                        settings: CommandLine.arguments.dropFirst().joined(separator: " "),
+                        push: push
+                    )
+                } else {
+                    .playlist(push: push)
+                }
+            let extended = try await reportingSpotifyErrors {
+                try await describingScope {
+                    try await store.extendPlaylist(
+                        named: name,
+                        count: count,
+                        diversity: diversity,
+                        maximumPerArtist: maxPerArtist,
+                        writing: target,
+                        makeClient: { try spotify.makeClient(quiet: global.quiet).0 }
+                    )
+                }
             }
-            let found = try store.extendPlaylist(
-                rowID: stored.rowID,
-                name: stored.name,
-                count: count,
-                diversity: diversity,
-                maximumPerArtist: maxPerArtist
-            )
-            let ids = found.recommendations.map(\.trackID)
-            var output = Output(
-                playlist: stored.name,
+            let found = extended.found
+            let output = Output(
+                playlist: extended.name,
                 seeds: found.seedCount,
                 added: found.recommendations.map { recommendation in
                     let summary = found.summaries[recommendation.trackID]
@@ -131,11 +142,11 @@ extension VibesAnalyze.PlaylistCommand {
                     )
                 },
                 written: dryRun ? "none" : (newName != nil ? "new" : (push ? "spotify" : "library")),
-                skippedWithoutID: 0
+                newPlaylist: extended.newPlaylist,
+                spotifyID: extended.spotifyID,
+                snapshotID: extended.snapshotID,
+                skippedWithoutID: extended.skippedWithoutID
             )
-            if !dryRun && !ids.isEmpty {
-                try await write(ids, output: &output, store: store, stored: stored)
-            }
             if global.json {
                 try Console.printJSON(output)
                 return
@@ -147,8 +158,9 @@ extension VibesAnalyze.PlaylistCommand {
                 case "spotify": "Appended on Spotify and in the library"
                 default: "Appended in the library"
                 }
+            let added = output.added.count
             print(
-                "\(verb) \(ids.count) track\(ids.count == 1 ? "" : "s") like \(stored.name) "
+                "\(verb) \(added) track\(added == 1 ? "" : "s") like \(extended.name) "
                     + "(seeded by its \(output.seeds) tracks with features):"
             )
             for (index, track) in output.added.enumerated() {
@@ -161,53 +173,6 @@ extension VibesAnalyze.PlaylistCommand {
             if output.skippedWithoutID > 0 {
                 print("Left out on Spotify: \(output.skippedWithoutID) tracks without a Spotify ID.")
             }
-        }
-
-        /// Appends, pushes or saves the new tracks.
-        private func write(
-            _ ids: [Int64],
-            output: inout Output,
-            store: LibraryStore,
-            stored: PushablePlaylist
-        ) async throws {
-            if let newName {
-                let entries = try store.playlistEntries(for: ids)
-                let playlist = Features.Playlist(
-                    name: newName,
-                    description: "More like \(stored.name) (vibes-analyze playlist extend)",
-                    entries: entries,
-                    transitionScore: PlaylistOrdering.transitionScore(of: entries)
-                )
-                try store.saveBuiltPlaylist(
-                    playlist,
-                    settings: CommandLine.arguments.dropFirst().joined(separator: " ")
-                )
-                output.newPlaylist = newName
-                if push {
-                    try await reportingSpotifyErrors {
-                        let (client, _) = try spotify.makeClient(quiet: global.quiet)
-                        let pushable = try store.pushablePlaylist(matching: newName)
-                        let result = try await SpotifyPlaylistPusher(client: client, store: store).push(pushable)
-                        output.spotifyID = result.spotifyID
-                        output.snapshotID = result.snapshotID
-                        output.skippedWithoutID = result.skippedWithoutID
-                    }
-                }
-                return
-            }
-            var snapshot: String?
-            if push, let spotifyID = stored.spotifyID {
-                let summaries = try store.trackSummaries(for: ids)
-                let uris = ids.compactMap { summaries[$0]?.spotifyID.flatMap { SpotifyID($0) }?.trackURI }
-                output.skippedWithoutID = ids.count - uris.count
-                try await reportingSpotifyErrors {
-                    let (client, _) = try spotify.makeClient(quiet: global.quiet)
-                    snapshot = try await client.addItems(uris, to: spotifyID)
-                }
-                output.spotifyID = spotifyID.rawValue
-                output.snapshotID = snapshot
-            }
-            try store.appendToPlaylist(rowID: stored.rowID, trackIDs: ids, snapshotID: snapshot)
         }
     }
 }

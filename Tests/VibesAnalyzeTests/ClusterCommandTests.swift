@@ -48,27 +48,6 @@ struct ClusterCommandTests {
         }
     }
 
-    @Test func examplesShowEachSongOnce() async throws {
-        try await withSyntheticLibrary(perGroup: 20) { path, store in
-            try await run(["cluster", "--db", path, "--k", "3", "--quiet"])
-            let runID = try #require(try store.clusteringRun()?.run.id)
-            let nearest = try store.representativeTracks(ofRun: runID, cluster: 0, count: 4)
-            let summaries = try store.trackSummaries(for: nearest.map(\.trackID))
-            let first = try #require(summaries[nearest[0].trackID])
-            #expect(summaries[nearest[1].trackID]?.artists == first.artists)
-            // The second nearest becomes another release of the nearest: the same artist and title.
-            try await store.database.write { db in
-                try db.execute(
-                    sql: "UPDATE tracks SET name = ? WHERE id = ?",
-                    arguments: [first.name.uppercased(), nearest[1].trackID]
-                )
-            }
-            let report = try VibesReport(store: store, runID: runID, exampleCount: 3)
-            let vibe = try #require(report.vibes.first { $0.cluster == 0 })
-            #expect(vibe.examples.map(\.trackID) == [nearest[0].trackID, nearest[2].trackID, nearest[3].trackID])
-        }
-    }
-
     @Test func featuresAndWeightsShapeTheSchema() async throws {
         try await withSyntheticLibrary(perGroup: 20) { path, store in
             try await run([

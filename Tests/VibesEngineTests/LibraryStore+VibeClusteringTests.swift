@@ -8,7 +8,7 @@ import VibesTestSupport
 
 struct LibraryStoreVibeClusteringTests {
     /// A store of `perGroup` tracks in each of three well-separated groups.
-    private func withSyntheticLibrary<T>(
+    func withSyntheticLibrary<T>(
         perGroup: Int = 40,
         _ body: (LibraryStore) async throws -> T
     ) async throws -> T {
@@ -20,7 +20,7 @@ struct LibraryStoreVibeClusteringTests {
     }
 
     /// `k` vibes with the default schema and `seed`.
-    private func request(k: Int, seed: UInt64 = 42) -> VibeRequest {
+    func request(k: Int, seed: UInt64 = 42) -> VibeRequest {
         var settings = VibeClustering.Settings(schema: .default, clusterCount: .fixed(k))
         settings.seed = seed
         return VibeRequest(settings: settings)
@@ -141,7 +141,7 @@ struct LibraryStoreVibeClusteringTests {
             let folder = (store.path as NSString).deletingLastPathComponent
             let missing = folder + "/missing.json"
             #expect {
-                try store.restoreClusteringRun(from: missing)
+                try store.restoreClusteringRun(from: missing, exampleCount: 3)
             } throws: { error in
                 guard case EngineError.noKeptRun(let path) = error else { return false }
                 return path == missing
@@ -149,7 +149,7 @@ struct LibraryStoreVibeClusteringTests {
             let garbage = folder + "/garbage.json"
             try Data("{}".utf8).write(to: URL(fileURLWithPath: garbage))
             #expect {
-                try store.restoreClusteringRun(from: garbage)
+                try store.restoreClusteringRun(from: garbage, exampleCount: 3)
             } throws: { error in
                 guard case EngineError.notAKeptRun(let path) = error else { return false }
                 return path == garbage
