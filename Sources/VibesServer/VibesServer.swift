@@ -63,14 +63,37 @@ public struct VibesServer: Sendable {
                 reason: "it is not an IPv4 or IPv6 address"
             )
         }
+        // FlyingFox reads a body up to its replay size before calling the handler, and streams a
+        // longer one: at the body limit, a body too large is refused before any of it is read.
         let server = HTTPServer(
-            config: HTTPServer.Configuration(address: address, timeout: 15, logger: QuietLogger()),
+            config: HTTPServer.Configuration(
+                address: address,
+                timeout: 15,
+                sharedRequestBufferSize: 4_096,
+                sharedRequestReplaySize: configuration.maximumBodyBytes,
+                logger: QuietLogger()
+            ),
             handler: ClosureHTTPHandler { request in await self.respond(to: request) }
         )
+        do {
+            try await serve(server, library: library, onListening: onListening)
+        } catch {
+            if error is CancellationError || Task.isCancelled { return }
+            throw error
+        }
+    }
+
+    /// Runs `server` and the store watch until either fails or the task is cancelled.
+    private func serve(_ server: HTTPServer, library: LibraryCache, onListening: @Sendable (URL) async throws -> Void) async throws {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 do {
-                    try await server.run()
+                    // Cancelling closes the listening socket and the connections.
+                    try await withTaskCancellationHandler {
+                        try await server.run()
+                    } onCancel: {
+                        Task { await server.stop() }
+                    }
                 } catch is CancellationError {
                 } catch {
                     throw VibesServerError.cannotListen(
@@ -127,7 +150,8 @@ extension VibesServer {
         /// The longest request target (path and query) accepted, in bytes; longer ones get 414.
         /// Defaults to 8 KiB: room for 100 Spotify IDs, percent-encoded.
         public var maximumTargetBytes: Int
-        /// The largest request body accepted, in bytes; larger ones get 413. Defaults to 64 KiB.
+        /// The largest request body accepted, in bytes, at least 4 KiB; larger ones get 413, before
+        /// any of the body is read. Defaults to 64 KiB.
         public var maximumBodyBytes: Int
         /// How often the store is asked whether another program changed it. Defaults to 0.5 s.
         public var pollInterval: Duration
@@ -143,7 +167,10 @@ extension VibesServer {
             maximumBodyBytes: Int = 65_536,
             pollInterval: Duration = .milliseconds(500)
         ) {
-            precondition(maximumTargetBytes >= 256 && maximumBodyBytes >= 0, "The limits must leave room for a request.")
+            precondition(
+                maximumTargetBytes >= 256 && maximumBodyBytes >= 4_096,
+                "The limits must leave room for a request."
+            )
             precondition(pollInterval > .zero, "The store must be polled at some interval.")
             self.bindAddress = bindAddress
             self.port = port

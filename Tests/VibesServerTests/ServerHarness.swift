@@ -1,7 +1,6 @@
 import Features
 import Foundation
 import Ingest
-import Synchronization
 import VibesServer
 import VibesTestSupport
 
@@ -42,8 +41,10 @@ struct ServerHarness {
     static let exportifyHeader =
         "Track URI,Track Name,Album Name,Artist Name(s),Release Date,Duration (ms),Popularity,Explicit,Added By,Added At,Genres,Record Label,Danceability,Energy,Key,Loudness,Mode,Speechiness,Acousticness,Instrumentalness,Liveness,Valence,Tempo,Time Signature"
 
-    /// The energy of synthetic track `index`: tracks 1–10 are calm, 11–20 lively.
-    static func energy(_ index: Int) -> Double { index <= 10 ? 0.1 + Double(index) / 100 : 0.8 + Double(index - 10) / 100 }
+    /// The energy of synthetic track `index`: tracks 1–10 are calm, later ones lively.
+    static func energy(_ index: Int) -> Double {
+        index <= 10 ? 0.1 + Double(index) / 100 : 0.8 + Double((index - 10) % 20) / 100
+    }
 
     /// Writes tracks `indices` as an Exportify playlist called `name` and imports it into `store`.
     static func importPlaylist(_ name: String, indices: [Int], into store: LibraryStore, folder: String) throws {
@@ -107,20 +108,42 @@ struct ServerHarness {
             let task = Task {
                 try await server.run { url in continuation.yield(url) }
             }
-            defer { task.cancel() }
             var iterator = urls.makeAsyncIterator()
             guard let url = await iterator.next() else { throw CancellationError() }
-            return try await body(ServerHarness(folder: folder, store: store, port: url.port ?? 0))
+            let result: Result<T, any Error>
+            do {
+                result = .success(try await body(ServerHarness(folder: folder, store: store, port: url.port ?? 0)))
+            } catch {
+                result = .failure(error)
+            }
+            // Cancelling stops the server: `run` returns.
+            task.cancel()
+            try await task.value
+            return try result.get()
         }
     }
 
     /// Sends `GET path` with a correct Host and the given extra header lines.
-    func get(_ path: String, headers: [String] = []) throws -> Answer {
-        try send(method: "GET", path: path, headers: ["Host: 127.0.0.1:\(port)"] + headers)
+    func get(_ path: String, headers: [String] = []) async throws -> Answer {
+        try await send(method: "GET", path: path, headers: ["Host: 127.0.0.1:\(port)"] + headers)
     }
 
-    /// Sends one request over a new connection and reads the whole answer.
-    func send(method: String, path: String, headers: [String], body: String = "") throws -> Answer {
+    /// Sends one request over a new connection and reads the whole answer, on a thread of its
+    /// own: blocked on the cooperative pool (two threads on two cores), it would starve the server.
+    func send(method: String, path: String, headers: [String], body: String = "") async throws -> Answer {
+        let port = port
+        return try await withCheckedThrowingContinuation { continuation in
+            Thread {
+                continuation.resume(
+                    with: Result {
+                        try Self.exchange(port: port, method: method, path: path, headers: headers, body: body)
+                    }
+                )
+            }.start()
+        }
+    }
+
+    static func exchange(port: Int, method: String, path: String, headers: [String], body: String) throws -> Answer {
         let descriptor = try connectToLoopback(port: port)
         defer { close(descriptor) }
         _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
@@ -143,7 +166,8 @@ struct ServerHarness {
             received += buffer[..<count]
         }
         let separator = Array("\r\n\r\n".utf8)
-        guard let end = (0...(max(0, received.count - 4))).first(where: { Array(received[$0..<$0 + 4]) == separator })
+        guard received.count >= 4,
+            let end = (0...(received.count - 4)).first(where: { Array(received[$0..<$0 + 4]) == separator })
         else {
             return Answer(status: 0, headers: [:], body: Data())
         }

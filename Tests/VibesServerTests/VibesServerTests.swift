@@ -7,8 +7,8 @@ import VibesTestSupport
 /// The JSON API over a real store, through a real server on 127.0.0.1.
 struct VibesServerTests {
     @Test func libraryCountsTracksPlaylistsAndSources() async throws {
-        try await ServerHarness.withServer { harness throws in
-            let answer = try harness.get("/api/library")
+        try await ServerHarness.withServer { harness async throws in
+            let answer = try await harness.get("/api/library")
             #expect(answer.status == 200)
             #expect(answer.headers["content-type"]?.hasPrefix("application/json") == true)
             let body = try answer.json()
@@ -22,8 +22,8 @@ struct VibesServerTests {
     }
 
     @Test func playlistsCarryTheirVibeBreakdown() async throws {
-        try await ServerHarness.withServer { harness throws in
-            let body = try harness.get("/api/playlists").json()
+        try await ServerHarness.withServer { harness async throws in
+            let body = try await harness.get("/api/playlists").json()
             #expect(body["schema_version"] as? Int == 1)
             #expect(body["run_id"] as? Int != nil)
             let playlists = try #require(body["playlists"] as? [[String: Any]])
@@ -37,7 +37,7 @@ struct VibesServerTests {
             #expect(workout.map { $0["tracks"] as? Int } == [10, 2])
 
             let id = try #require(playlists.last?["id"] as? Int)
-            let detail = try harness.get("/api/playlists/\(id)").json()
+            let detail = try await harness.get("/api/playlists/\(id)").json()
             let entries = try #require(detail["entries"] as? [[String: Any]])
             #expect(entries.count == 12)
             let first = try #require(entries.first?["track"] as? [String: Any])
@@ -50,14 +50,14 @@ struct VibesServerTests {
     }
 
     @Test func unknownPlaylistAndRouteAreJSONErrors() async throws {
-        try await ServerHarness.withServer { harness throws in
-            let missing = try harness.get("/api/playlists/999999")
+        try await ServerHarness.withServer { harness async throws in
+            let missing = try await harness.get("/api/playlists/999999")
             #expect(missing.status == 404)
             #expect(missing.errorCode == "not_found")
             #expect((try missing.json())["schema_version"] as? Int == 1)
-            let notANumber = try harness.get("/api/playlists/workout")
+            let notANumber = try await harness.get("/api/playlists/workout")
             #expect(notANumber.status == 400)
-            let unknown = try harness.get("/api/nothing-here")
+            let unknown = try await harness.get("/api/nothing-here")
             #expect(unknown.status == 404)
             #expect(unknown.errorCode == "not_found")
             #expect(unknown.headers["content-type"]?.hasPrefix("application/json") == true)
@@ -65,8 +65,8 @@ struct VibesServerTests {
     }
 
     @Test func vibesListTheCurrentRunLargestFirst() async throws {
-        try await ServerHarness.withServer { harness throws in
-            let body = try harness.get("/api/vibes").json()
+        try await ServerHarness.withServer { harness async throws in
+            let body = try await harness.get("/api/vibes").json()
             #expect(body["cluster_count"] as? Int == 2)
             #expect(body["track_count"] as? Int == 20)
             let vibes = try #require(body["vibes"] as? [[String: Any]])
@@ -79,14 +79,14 @@ struct VibesServerTests {
     }
 
     @Test func tracksAreSearchedByName() async throws {
-        try await ServerHarness.withServer { harness throws in
-            let body = try harness.get("/api/tracks?q=Song%2017&limit=3").json()
+        try await ServerHarness.withServer { harness async throws in
+            let body = try await harness.get("/api/tracks?q=Song%2017&limit=3").json()
             let tracks = try #require(body["tracks"] as? [[String: Any]])
             #expect(tracks.count <= 3)
             let best = try #require(tracks.first?["track"] as? [String: Any])
             #expect(best["name"] as? String == "Song 17")
-            #expect(try harness.get("/api/tracks").status == 400)
-            #expect(try harness.get("/api/tracks?q=song&limit=500").status == 400)
+            #expect(try await harness.get("/api/tracks").status == 400)
+            #expect(try await harness.get("/api/tracks?q=song&limit=500").status == 400)
         }
     }
 }
