@@ -23,3 +23,23 @@ struct WebAppTests {
         }
     }
 }
+
+/// The web app in headless Chromium: it loads, calls the API and lists the playlists with their
+/// vibes.
+struct WebAppBrowserTests {
+    @Test(.enabled(if: HeadlessChromium.isAvailable, HeadlessChromium.skipReason))
+    func appListsPlaylistsWithTheirVibes() async throws {
+        try await ServerHarness.withServer { harness async throws in
+            let url = try #require(URL(string: "http://127.0.0.1:\(harness.port)/"))
+            let dom = try await HeadlessChromium.dumpDOM(ofPageAt: url, virtualTimeBudget: 10_000)
+            #expect(dom.contains("class=\"playlist-item\""))
+            #expect(dom.contains("Quiet Evening"))
+            #expect(dom.contains("Workout"))
+            // The vibe breakdown of Workout: 10 lively tracks and 2 calm of 12.
+            #expect(dom.contains("Lively 83%, Calm 17%"))
+            // The library summary came through the API too.
+            #expect(dom.contains("<dt>Tracks</dt><dd>20</dd>"))
+            #expect(!dom.contains("Could not load"))
+        }
+    }
+}
