@@ -67,7 +67,8 @@ final class RequestGate: Sendable {
                 return APIError(
                     status: 401,
                     code: "unauthorized",
-                    message: "Send the server's token as Authorization: Bearer TOKEN (the token is in the file given with --token-file)."
+                    message:
+                        "Send the server's token as Authorization: Bearer TOKEN (the token is in the file given with --token-file)."
                 )
             }
         }
@@ -90,7 +91,8 @@ final class RequestGate: Sendable {
         let value = host.lowercased()
         guard let colon = value.lastIndex(of: ":"), value[value.index(after: colon)...] == port else { return false }
         let name = String(value[..<colon])
-        let bound = configuration.bindAddress.contains(":") ? "[\(configuration.bindAddress)]" : configuration.bindAddress
+        let bound =
+            configuration.bindAddress.contains(":") ? "[\(configuration.bindAddress)]" : configuration.bindAddress
         if ["127.0.0.1", "localhost", "[::1]", bound.lowercased()].contains(name) { return true }
         guard Self.isWildcard(configuration.bindAddress) else { return false }
         if name.hasPrefix("["), name.hasSuffix("]") {

@@ -1,5 +1,5 @@
-import FlyingFox
 import Features
+import FlyingFox
 import Foundation
 import Ingest
 
@@ -23,7 +23,9 @@ extension VibesServer {
             throw APIError.badRequest("Ask for at most \(Self.maximumAudioFeatureIDs) IDs at once (got \(ids.count)).")
         }
         let parsed = try ids.map { id in
-            guard let spotifyID = SpotifyID(id) else { throw APIError.badRequest("Invalid Spotify track ID: \"\(id)\".") }
+            guard let spotifyID = SpotifyID(id) else {
+                throw APIError.badRequest("Invalid Spotify track ID: \"\(id)\".")
+            }
             return spotifyID
         }
         return try Self.json(AudioFeaturesList(audioFeatures: try parsed.map(audioFeaturesObject(for:))))

@@ -14,7 +14,9 @@ extension VibesServer {
     /// `GET /api/playlists/{id}`: one playlist, by its store ID, with its tracks in order.
     func playlist(id text: String) throws -> HTTPResponse {
         guard let id = Int64(text) else {
-            throw APIError.badRequest("A playlist is named by its numeric id, as GET /api/playlists lists it (got \"\(text)\").")
+            throw APIError.badRequest(
+                "A playlist is named by its numeric id, as GET /api/playlists lists it (got \"\(text)\")."
+            )
         }
         let detail: PlaylistDetail
         do {
@@ -57,7 +59,9 @@ extension VibesServer {
     static func integer(_ text: String?, name: String, in range: ClosedRange<Int>) throws -> Int? {
         guard let text else { return nil }
         guard let value = Int(text), range.contains(value) else {
-            throw APIError.badRequest("\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound) (got \"\(text)\").")
+            throw APIError.badRequest(
+                "\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound) (got \"\(text)\")."
+            )
         }
         return value
     }
@@ -78,22 +82,29 @@ struct PlaylistList: Encodable {
 
 /// `GET /api/playlists/{id}`: the overview, the mean of each feature, and each entry's track.
 struct PlaylistBody: Encodable {
+    /// An entry: its place, its track as lists show it, and its vibe number.
     struct Entry: Encodable {
-        var position: Int
-        var track: TrackSummary
-        var hasFeatures: Bool
-        var vibe: Int?
+        var entry: PlaylistDetail.Entry
 
         enum CodingKeys: String, CodingKey {
             case position, track, vibe
             case hasFeatures = "has_features"
         }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(entry.position, forKey: .position)
+            try container.encode(entry.track, forKey: .track)
+            try container.encode(entry.hasFeatures, forKey: .hasFeatures)
+            try container.encode(entry.vibe, forKey: .vibe)
+        }
     }
 
-    var playlist: PlaylistOverview
-    var runID: Int64?
-    var featureMeans: [String: Double]
-    var entries: [Entry]
+    var detail: PlaylistDetail
+
+    init(_ detail: PlaylistDetail) {
+        self.detail = detail
+    }
 
     enum CodingKeys: String, CodingKey {
         case playlist, entries
@@ -101,13 +112,13 @@ struct PlaylistBody: Encodable {
         case featureMeans = "feature_means"
     }
 
-    init(_ detail: PlaylistDetail) {
-        playlist = detail.overview
-        runID = detail.runID
-        featureMeans = Dictionary(uniqueKeysWithValues: detail.featureMeans.map { ($0.key.rawValue, $0.value) })
-        entries = detail.entries.map {
-            Entry(position: $0.position, track: $0.track, hasFeatures: $0.hasFeatures, vibe: $0.vibe)
-        }
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(detail.overview, forKey: .playlist)
+        try container.encode(detail.runID, forKey: .runID)
+        let means = detail.featureMeans.map { ($0.key.rawValue, $0.value) }
+        try container.encode(Dictionary(uniqueKeysWithValues: means), forKey: .featureMeans)
+        try container.encode(detail.entries.map(Entry.init), forKey: .entries)
     }
 }
 

@@ -69,7 +69,8 @@ extension VibesServer {
 
     /// The JSON answer for `error`, with its status.
     static func errorResponse(_ error: APIError) -> HTTPResponse {
-        let body = (try? json(error, status: HTTPStatusCode(error.status, phrase: error.code)))
+        let body =
+            (try? json(error, status: HTTPStatusCode(error.status, phrase: error.code)))
             ?? HTTPResponse(statusCode: .internalServerError)
         var response = body
         if error.status == 401 { response.headers[HTTPHeader("WWW-Authenticate")] = "Bearer" }

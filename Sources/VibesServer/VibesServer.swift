@@ -84,7 +84,11 @@ public struct VibesServer: Sendable {
     }
 
     /// Runs `server` and the store watch until either fails or the task is cancelled.
-    private func serve(_ server: HTTPServer, library: LibraryCache, onListening: @Sendable (URL) async throws -> Void) async throws {
+    private func serve(
+        _ server: HTTPServer,
+        library: LibraryCache,
+        onListening: @Sendable (URL) async throws -> Void
+    ) async throws {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 do {
@@ -118,7 +122,8 @@ public struct VibesServer: Sendable {
                 default: configuration.port
                 }
             gate.setPort(port)
-            let host = configuration.bindAddress.contains(":") ? "[\(configuration.bindAddress)]" : configuration.bindAddress
+            let host =
+                configuration.bindAddress.contains(":") ? "[\(configuration.bindAddress)]" : configuration.bindAddress
             let shownHost = RequestGate.isWildcard(configuration.bindAddress) ? "127.0.0.1" : host
             try await onListening(URL(string: "http://\(shownHost):\(port)/")!)
             try await group.next()

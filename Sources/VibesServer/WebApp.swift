@@ -16,7 +16,11 @@ enum WebApp {
             case .script: ("text/javascript; charset=utf-8", script)
             case .styles: ("text/css; charset=utf-8", styles)
             }
-        return HTTPResponse(statusCode: .ok, headers: VibesServer.commonHeaders(contentType: type), body: Data(text.utf8))
+        return HTTPResponse(
+            statusCode: .ok,
+            headers: VibesServer.commonHeaders(contentType: type),
+            body: Data(text.utf8)
+        )
     }
 
     static let page = """

@@ -50,7 +50,9 @@ struct CompatibleEndpointTests {
             let full = try await harness.get("/v1/audio-features?ids=" + hundred)
             #expect(full.status == 200)
             #expect(((try full.json())["audio_features"] as? [Any])?.count == 100)
-            let tooMany = try await harness.get("/v1/audio-features?ids=" + hundred + "," + ServerHarness.spotifyID(101))
+            let tooMany = try await harness.get(
+                "/v1/audio-features?ids=" + hundred + "," + ServerHarness.spotifyID(101)
+            )
             #expect(tooMany.status == 400)
             #expect(try await harness.get("/v1/audio-features?ids=abc").status == 400)
             #expect(try await harness.get("/v1/audio-features").status == 400)

@@ -8,7 +8,11 @@ struct RequestGateTests {
     @Test(arguments: ["evil.example", "rebind.attacker.test", "127.0.0.1.nip.io"])
     func foreignHostIsRefused(host: String) async throws {
         try await ServerHarness.withServer { harness async throws in
-            let answer = try await harness.send(method: "GET", path: "/api/library", headers: ["Host: \(host):\(harness.port)"])
+            let answer = try await harness.send(
+                method: "GET",
+                path: "/api/library",
+                headers: ["Host: \(host):\(harness.port)"]
+            )
             #expect(answer.status == 403)
             #expect(answer.errorCode == "forbidden_host")
         }
@@ -19,8 +23,13 @@ struct RequestGateTests {
             #expect(try await harness.send(method: "GET", path: "/", headers: ["Host: localhost"]).status == 403)
             #expect(try await harness.send(method: "GET", path: "/", headers: ["Host: localhost:1"]).status == 403)
             #expect(try await harness.send(method: "GET", path: "/", headers: []).status == 403)
-            #expect(try await harness.send(method: "GET", path: "/", headers: ["Host: localhost:\(harness.port)"]).status == 200)
-            #expect(try await harness.send(method: "GET", path: "/", headers: ["Host: [::1]:\(harness.port)"]).status == 200)
+            #expect(
+                try await harness.send(method: "GET", path: "/", headers: ["Host: localhost:\(harness.port)"]).status
+                    == 200
+            )
+            #expect(
+                try await harness.send(method: "GET", path: "/", headers: ["Host: [::1]:\(harness.port)"]).status == 200
+            )
         }
     }
 
@@ -38,7 +47,11 @@ struct RequestGateTests {
     @Test func stateChangingRequestNeedsTheCSRFToken() async throws {
         try await ServerHarness.withServer { harness async throws in
             let host = "Host: 127.0.0.1:\(harness.port)"
-            let missing = try await harness.send(method: "POST", path: "/api/playlists", headers: [host, "Content-Length: 0"])
+            let missing = try await harness.send(
+                method: "POST",
+                path: "/api/playlists",
+                headers: [host, "Content-Length: 0"]
+            )
             #expect(missing.status == 403)
             #expect(missing.errorCode == "csrf_token_missing")
             let wrong = try await harness.send(

@@ -53,7 +53,8 @@ struct ServerHarness {
             let values = [0.5, energy(index), 5, -7.5, 1, 0.05, 0.2, 0.0, 0.1, 0.6, 120, 4].map { "\($0)" }
             lines.append(
                 "spotify:track:\(spotifyID(index)),Song \(index),Album \(index % 3),Artist \(index % 4),2020-01-01,"
-                    + "\(180_000 + index),50,false,,2024-01-01T00:00:00Z,\"pop\",\"Label\"," + values.joined(separator: ",")
+                    + "\(180_000 + index),50,false,,2024-01-01T00:00:00Z,\"pop\",\"Label\","
+                    + values.joined(separator: ",")
             )
         }
         let path = folder + "/" + name.replacingOccurrences(of: " ", with: "_") + ".csv"
@@ -72,22 +73,45 @@ struct ServerHarness {
             columns: [.init(name: "energy", feature: .energy, encoding: .linear, offset: 0.5, scale: 0.3, weight: 1)]
         )
         let run = ClusteringRun(
-            algorithm: .lloyd, clusterCount: 2, seed: 7, restartCount: 1, maxIterations: 50, tolerance: 1e-4,
-            threadCount: 1, scaling: scaling, trackCount: table.rowCount, excludedTrackCount: 0, iterationCount: 2,
-            hasConverged: true, inertia: 1, silhouette: nil, calinskiHarabasz: nil, daviesBouldin: nil,
+            algorithm: .lloyd,
+            clusterCount: 2,
+            seed: 7,
+            restartCount: 1,
+            maxIterations: 50,
+            tolerance: 1e-4,
+            threadCount: 1,
+            scaling: scaling,
+            trackCount: table.rowCount,
+            excludedTrackCount: 0,
+            iterationCount: 2,
+            hasConverged: true,
+            inertia: 1,
+            silhouette: nil,
+            calinskiHarabasz: nil,
+            daviesBouldin: nil,
             clusterCountScan: nil
         )
         let clusters = [("Calm", Mood.calm), ("Lively", Mood.happy)].enumerated().map { index, vibe in
             let size = labels.count { $0 == Int32(index) }
             return ClusterRecord(
-                runID: 0, cluster: index, name: vibe.0, mood: vibe.1, size: size,
-                share: Double(size) / Double(labels.count), centroidScaled: [Float(index)],
-                centroidOriginal: ["energy": Double(index)], means: ["energy": Double(index)],
-                zScores: ["energy": 0], distinguishingFeatures: ["energy"]
+                runID: 0,
+                cluster: index,
+                name: vibe.0,
+                mood: vibe.1,
+                size: size,
+                share: Double(size) / Double(labels.count),
+                centroidScaled: [Float(index)],
+                centroidOriginal: ["energy": Double(index)],
+                means: ["energy": Double(index)],
+                zScores: ["energy": 0],
+                distinguishingFeatures: ["energy"]
             )
         }
         try store.saveClusteringRun(
-            run, clusters: clusters, trackIDs: table.trackIDs, labels: labels,
+            run,
+            clusters: clusters,
+            trackIDs: table.trackIDs,
+            labels: labels,
             distances: Array(repeating: 0.1, count: labels.count)
         )
     }
@@ -149,9 +173,10 @@ struct ServerHarness {
         _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
         var timeout = timeval(tv_sec: 10, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        let request = ([method + " " + path + " HTTP/1.1"] + headers + ["Connection: close", "", ""]).joined(
-            separator: "\r\n"
-        ) + body
+        let request =
+            ([method + " " + path + " HTTP/1.1"] + headers + ["Connection: close", "", ""]).joined(
+                separator: "\r\n"
+            ) + body
         var bytes = Array(request.utf8)
         while !bytes.isEmpty {
             let sent = Glibc.send(descriptor, bytes, bytes.count, Int32(MSG_NOSIGNAL))
