@@ -61,7 +61,7 @@ let package = Package(
         .target(
             name: "VibesEngine",
             dependencies: [
-                "Features", "Ingest", "SpotifyWebAPI", "SpotifyWebModel",
+                "Analytics", "Features", "Ingest", "SpotifyWebAPI", "SpotifyWebModel",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -78,7 +78,9 @@ let package = Package(
         ),
         .target(
             name: "AudioAnalysis",
-            dependencies: ["Features", "CFFmpeg", "CEBUR128", "CAubio"]
+            dependencies: ["Features", "CBLAS", "CFFmpeg", "CEBUR128", "CAubio"],
+            // The music tagger's converted weights (scripts/tagger/convert_musicnn.py).
+            resources: [.copy("Tagging/MSD_musicnn")]
         ),
         .target(
             name: "VibesBenchmarking",
@@ -278,8 +280,8 @@ let package = Package(
         .testTarget(
             name: "VibesEngineTests",
             dependencies: [
-                "Features", "Ingest", "SpotifyTestSupport", "SpotifyWebAPI", "SpotifyWebModel", "VibesEngine",
-                "VibesHTTP", "VibesTestSupport",
+                "Analytics", "Features", "Ingest", "SpotifyTestSupport", "SpotifyWebAPI", "SpotifyWebModel",
+                "VibesEngine", "VibesHTTP", "VibesTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]

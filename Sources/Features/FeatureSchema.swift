@@ -151,6 +151,8 @@ public enum FeatureSchemaError: Error, Hashable, CustomStringConvertible {
     case invalidWeight(AudioFeature, Double)
     /// A name is not an audio feature.
     case unknownFeature(String)
+    /// A weight is not written as `feature=number`.
+    case malformedWeight(String)
 
     public var description: String {
         switch self {
@@ -165,6 +167,8 @@ public enum FeatureSchemaError: Error, Hashable, CustomStringConvertible {
         case .unknownFeature(let name):
             "'\(name)' is not an audio feature; choose from "
                 + AudioFeature.allCases.map(\.rawValue).joined(separator: ", ") + "."
+        case .malformedWeight(let text):
+            "Please write a weight as feature=number, such as tempo=0.5 (got '\(text)')."
         }
     }
 }

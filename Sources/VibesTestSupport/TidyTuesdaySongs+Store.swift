@@ -2,7 +2,7 @@ import Features
 import Ingest
 
 extension LibraryStore {
-    /// Writes `songs` through the importers' own ``ImportWriter``, as importing a feature CSV would:
+    /// Writes `songs` through the importers' own ``LibraryWriter``, as importing a feature CSV would:
     /// tracks, artists, features (source `file:features-csv`) and genre tags, in order.
     public func insert(_ songs: [TidyTuesdaySongs.Song]) throws {
         let time = "2026-01-01T00:00:00Z"

@@ -4,6 +4,7 @@ import Features
 import Foundation
 import Ingest
 import VibesCommandSupport
+import VibesEngine
 
 extension VibesAnalyze {
     /// `vibes-analyze cluster`: finds the vibes of the library with k-means and saves the run.
@@ -141,27 +142,8 @@ extension VibesAnalyze {
 
         /// The schema the options describe.
         func makeSchema() throws -> FeatureSchema {
-            var chosen: [AudioFeature] = []
-            for name in features.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) })
-            where !name.isEmpty {
-                guard let feature = FeatureSchema.feature(named: name) else {
-                    throw ValidationError(FeatureSchemaError.unknownFeature(name).description)
-                }
-                chosen.append(feature)
-            }
-            var weightsByFeature = FeatureSchema.defaultWeights.filter { chosen.contains($0.key) }
-            for text in weights {
-                let parts = text.split(separator: "=", maxSplits: 1).map(String.init)
-                guard parts.count == 2, let weight = Double(parts[1]) else {
-                    throw ValidationError("Please write a weight as feature=number, such as tempo=0.5 (got '\(text)').")
-                }
-                guard let feature = FeatureSchema.feature(named: parts[0]) else {
-                    throw ValidationError(FeatureSchemaError.unknownFeature(parts[0]).description)
-                }
-                weightsByFeature[feature] = weight
-            }
             do {
-                return try FeatureSchema(features: chosen, weights: weightsByFeature, scaling: scaling.scaling)
+                return try FeatureSchema(parsing: features, weights: weights, scaling: scaling.scaling)
             } catch let error as FeatureSchemaError {
                 throw ValidationError(error.description)
             }
@@ -175,157 +157,92 @@ extension VibesAnalyze {
         )
         var restore: String?
 
-        /// Writes a run that could not be saved to `unsaved-run-<time>-<pid>.json` beside the store
-        /// (mode 0600), or in the temporary folder when that folder cannot be written.
-        static func keep(_ unsaved: UnsavedClusteringRun, beside storePath: String) throws -> String {
-            let data = try unsaved.encoded()
-            let stamp = Date().formatted(.iso8601.year().month().day().time(includingFractionalSeconds: false))
-                .replacingOccurrences(of: ":", with: "")
-            let name = "unsaved-run-\(stamp)-\(ProcessInfo.processInfo.processIdentifier).json"
-            let folder = (storePath as NSString).deletingLastPathComponent
-            for directory in [folder.isEmpty ? "." : folder, NSTemporaryDirectory()] {
-                let path = (directory as NSString).appendingPathComponent(name)
-                if FileManager.default.createFile(atPath: path, contents: data, attributes: [.posixPermissions: 0o600])
-                {
-                    return path
-                }
-            }
-            throw CocoaError(.fileWriteUnknown)
-        }
-
         func run() async throws {
             var timer = PhaseTimer(isEnabled: global.timings)
             defer { timer.report() }
             let store = try global.openStore(activity: "cluster")
             timer.lap("open")
             if let restore {
-                guard let data = FileManager.default.contents(atPath: restore) else {
-                    throw CommandFailure("\(restore): no such file (expected a run kept by `vibes-analyze cluster`).")
-                }
-                let unsaved: UnsavedClusteringRun
-                do {
-                    unsaved = try UnsavedClusteringRun(json: data)
-                } catch {
-                    throw CommandFailure("\(restore) is not a run kept by `vibes-analyze cluster`.")
-                }
-                let runID = try store.saveClusteringRun(unsaved)
-                try? FileManager.default.removeItem(atPath: restore)
-                let report = try VibesReport(store: store, runID: runID, exampleCount: examples)
+                let restored = try store.restoreClusteringRun(from: restore, exampleCount: examples)
                 if global.json {
-                    try Console.printJSON(report)
+                    try Console.printJSON(restored.report)
                 } else {
-                    print(report.renderedTable(width: layout.width), terminator: "")
+                    print(restored.report.renderedTable(width: layout.width), terminator: "")
                 }
-                if !global.quiet { Console.diagnostic("Saved run \(runID) from \(restore).") }
+                if !global.quiet { Console.diagnostic("Saved run \(restored.runID) from \(restore).") }
                 return
             }
-            let clock = ContinuousClock()
-            var start = clock.now
-            let table = try describingScope { try store.featureTable(scope: scope.scope(from: pool)) }
-            let loadMS = (clock.now - start).milliseconds
-            timer.lap("load")
-            if table.rowCount == 0 {
-                let reference = try store.summary().referenceTracks
-                Console.diagnostic(
-                    reference > 0 && pool == .library && scope.playlist == nil
-                        ? "Error: your library has no tracks with audio features; its \(reference) reference tracks are candidates only. Cluster them too with --from all, or import your own tracks without --reference."
-                        : "Error: there are no tracks with audio features to cluster. Run `vibes-analyze sync` or `vibes-analyze import FILE` first; `vibes-analyze features status` says what is missing."
-                )
-                throw ExitCode.failure
-            }
-
-            var schema = try makeSchema()
-            if !noPersonal, let personal = try store.personalWeights() { schema = schema.applying(personal) }
-            var settings = VibeClustering.Settings(
-                schema: schema,
-                clusterCount: clusterCount == .auto ? .best(among: minK...maxK) : .fixed(clusterCount.fixedValue!)
-            )
-            settings.algorithm = algorithm
-            settings.seed = seed
-            settings.kMeans.restartCount = restartCount
-            settings.kMeans.maxIterations = maxIterations
-            settings.kMeans.threadCount = threads
-            settings.miniBatch.batchSize = batchSize
-            settings.miniBatch.maxSteps = maxIterations
-            settings.tags = try LoadedLibrary.nameTags(store: store)
             let bar = clusterCount == .auto ? ProgressBar(label: "Choosing k", quiet: global.quiet) : nil
-            // The scaled space from the store's cache when the last command used this table and
-            // schema (as `recommend` does with the default one).
-            let space = try store.featureSpace(of: table, schema: settings.schema)
-            timer.lap("space")
-            let outcome = try await VibeClustering.cluster(table, settings: settings, space: space) { done, total in
-                bar?.update(done: done, total: total)
+            let found = try await describingScope {
+                try await store.findVibes(request) {
+                    timer.lap($0)
+                } progress: { done, total in
+                    bar?.update(done: done, total: total)
+                }
             }
             bar?.finish()
-            timer.lap("k-means and names")
-            let missing = outcome.missingCounts.filter { $0.value > 0 }
+            let missing = found.missingCounts.filter { $0.value > 0 }
             if !missing.isEmpty && !global.quiet {
                 let counts = missing.sorted { $0.key.rawValue < $1.key.rawValue }
                     .map { "\($0.key.rawValue) \($0.value)" }.joined(separator: ", ")
                 Console.diagnostic(
-                    "Left out \(outcome.run.excludedTrackCount) tracks that miss a clustered feature (\(counts))."
+                    "Left out \(found.excludedTrackCount) tracks that miss a clustered feature (\(counts))."
                 )
             }
-            if !outcome.imputedCounts.isEmpty && !global.quiet {
-                let filled = outcome.imputedCounts.sorted { $0.key.rawValue < $1.key.rawValue }
+            if !found.imputedCounts.isEmpty && !global.quiet {
+                let filled = found.imputedCounts.sorted { $0.key.rawValue < $1.key.rawValue }
                     .map { "\($0.key.rawValue) for \($0.value) tracks" }.joined(separator: ", ")
                 Console.diagnostic("Filled in the library's mean \(filled) (no source measures it for them).")
             }
-
-            start = clock.now
-            var timings = outcome.timings
-            timings["load"] = loadMS
-            let unsaved = UnsavedClusteringRun(
-                run: outcome.run,
-                timings: timings,
-                clusters: outcome.vibes.map { ClusterRecord(runID: 0, vibe: $0) },
-                trackIDs: outcome.trackIDs,
-                labels: outcome.labels,
-                distances: outcome.distances
-            )
-            let runID: Int64
-            do {
-                runID = try store.saveClusteringRun(unsaved)
-            } catch let error as StoreError {
-                // The work is done: keep it in a file rather than lose it.
-                let file = try Self.keep(unsaved, beside: store.path)
-                Console.diagnostic(
-                    "Error: the run could not be saved. \(Console.message(for: error)) It was kept in \(file); "
-                        + "save it with `vibes-analyze cluster --restore \(file)`."
-                )
-                throw ExitCode.failure
-            }
-            let playlist = try scope.playlist.map { text in try describingScope { try store.playlist(matching: text) } }
-            try store.setScope(playlist.map { .playlist($0.name) } ?? .library, makeCurrent: makeCurrent, ofRun: runID)
-            let saving = (clock.now - start).milliseconds
-            timer.lap("save")
-
-            let report = try VibesReport(store: store, runID: runID, exampleCount: examples)
             if global.json {
-                try Console.printJSON(report)
+                try Console.printJSON(found.report)
             } else {
-                print(report.renderedTable(width: layout.width), terminator: "")
+                print(found.report.renderedTable(width: layout.width), terminator: "")
             }
             timer.lap("render")
             if !global.quiet {
+                let runID = found.runID
                 var saved = "Saved run \(runID) of the library."
-                if let playlist {
-                    let current = try store.currentClusteringRunID()
+                if let playlist = found.playlistName {
                     saved =
-                        "Saved run \(runID) of playlist '\(TerminalText.singleLine(playlist.name))'; "
+                        "Saved run \(runID) of playlist '\(TerminalText.singleLine(playlist))'; "
                         + (makeCurrent
                             ? "vibes, report and --vibe use it until the next run of the library."
                             : "vibes, report and --vibe keep using "
-                                + (current.map { "run \($0)" } ?? "the library's runs")
+                                + (found.currentRunID.map { "run \($0)" } ?? "the library's runs")
                                 + " (--make-current would have made this one current; `vibes --run \(runID)` shows it).")
                 }
                 for line in TerminalWidth.wrap(saved, to: TerminalWidth.standardError) { Console.diagnostic(line) }
+                let timings = found.timings
                 let times =
-                    "Times: load \(format(loadMS)), matrix \(format(timings["matrix"]!)), "
-                    + "k-means \(format(timings["clustering"]!)) (\(outcome.run.iterationCount) iterations), save \(format(saving))."
+                    "Times: load \(format(timings["load"]!)), matrix \(format(timings["matrix"]!)), "
+                    + "k-means \(format(timings["clustering"]!)) (\(found.iterationCount) iterations), save \(format(timings["save"]!))."
                 for line in TerminalWidth.wrap(times, to: TerminalWidth.standardError, indent: "  ") {
                     Console.diagnostic(line)
                 }
+            }
+        }
+
+        /// The clustering the options ask for, as the engine takes it.
+        var request: VibeRequest {
+            get throws {
+                var settings = VibeClustering.Settings(
+                    schema: try makeSchema(),
+                    clusterCount: clusterCount == .auto ? .best(among: minK...maxK) : .fixed(clusterCount.fixedValue!)
+                )
+                settings.algorithm = algorithm
+                settings.seed = seed
+                settings.kMeans.restartCount = restartCount
+                settings.kMeans.maxIterations = maxIterations
+                settings.kMeans.threadCount = threads
+                settings.miniBatch.batchSize = batchSize
+                settings.miniBatch.maxSteps = maxIterations
+                var request = VibeRequest(settings: settings)
+                request.scope = scope.scope(from: pool)
+                request.usesPersonalWeights = !noPersonal
+                request.makesCurrent = makeCurrent
+                request.exampleCount = examples
+                return request
             }
         }
 

@@ -4,6 +4,7 @@ import Features
 import Foundation
 import Ingest
 import VibesCommandSupport
+import VibesEngine
 
 extension VibesAnalyze {
     /// `vibes-analyze playlist …`: build (and, with the Spotify issue, push) playlists.
@@ -82,7 +83,7 @@ extension VibesAnalyze.PlaylistCommand {
             help:
                 "The order: flow (lowest transition cost; within each step of a mood path), arc (an energy curve), key (round the Camelot wheel, by tempo within a key) or none (best first, or the path's order). Default: flow, or none for a mood path."
         )
-        var order: OrderMode?
+        var order: PlaylistRequest.Order?
 
         @Option(
             name: .long,
@@ -119,10 +120,6 @@ extension VibesAnalyze.PlaylistCommand {
         /// Whether a seed or a target was given (else a mood path, or a playlist to order).
         var hasSeeds: Bool {
             seeds.positiveCount > 0 || tuning.constraints.values.contains { $0.target != nil }
-        }
-
-        enum OrderMode: String, ExpressibleByArgument, CaseIterable {
-            case flow, arc, key, none
         }
 
         func validate() throws {
@@ -162,17 +159,10 @@ extension VibesAnalyze.PlaylistCommand {
         func run() async throws {
             if let out { try CommandFailure.checkOutputFolder(of: out) }
             let store = try global.openStore(activity: "playlist build")
-            let report = try makePlaylist(store: store)
+            let report = try describingScope { try store.buildPlaylist(request) }
             if !global.quiet { report.notes.forEach(Console.diagnostic) }
             if let export {
-                var playlist = report.playlist
-                if export == .csv {
-                    let details = try store.exportDetails(for: playlist.entries.map(\.trackID))
-                    for index in playlist.entries.indices {
-                        playlist.entries[index].exportDetails = details[playlist.entries[index].trackID]
-                    }
-                }
-                let text = try PlaylistExport.text(of: playlist, as: export)
+                let text = try PlaylistExport.text(of: report.exportedPlaylist, as: export)
                 if let out {
                     try OutputFile.write(text, to: out)
                     if !global.quiet { Console.diagnostic("wrote \(report.playlist.entries.count) tracks to \(out)") }
@@ -187,209 +177,27 @@ extension VibesAnalyze.PlaylistCommand {
             }
         }
 
-        /// Selects, orders, names and (with --save) stores the playlist.
-        func makePlaylist(store: LibraryStore) throws -> (playlist: Features.Playlist, notes: [String]) {
-            let library = try LoadedLibrary(
-                store: store,
-                scope: candidates.scope,
-                personal: !noPersonal,
-                context: seeds.hasTrackSeeds
-            )
-            let builder = PlaylistBuilder(recommender: library.recommender)
-            var length: PlaylistBuilder.Length =
-                duration.map { .duration(milliseconds: $0.milliseconds) } ?? .trackCount(count)
-            var notes: [String] = []
-            var ids: [Int64]
-            let description: String
-            var defaultName: String?
-            do {
-                if let fromMood, let toMood {
-                    ids = try builder.moodPath(from: fromMood, to: toMood, length: length)
-                    description = "From \(fromMood.rawValue) to \(toMood.rawValue)"
-                    defaultName = "\(fromMood.rawValue.capitalized) → \(toMood.rawValue)" + Build.lengthText(duration)
-                } else if !hasSeeds, let named = candidates.playlist.playlist {
-                    // A playlist of the library, ordered offline: its own tracks, each once.
-                    let playlist = try describingScope { try store.playlist(matching: named) }
-                    var seen = Set<Int64>()
-                    let own = try store.playlistTrackIDs(rowID: playlist.id)
-                    ids = own.filter { seen.insert($0).inserted && library.hasFeatures($0) }
-                    if duration == nil { length = .trackCount(max(1, ids.count)) }
-                    let left = seen.count - ids.count
-                    notes.append(
-                        "\"\(playlist.name)\": its \(ids.count) tracks with audio features"
-                            + (left > 0 ? "; \(left) without features left out" : "")
-                    )
-                    guard !ids.isEmpty else {
-                        throw CommandFailure(
-                            "The playlist \"\(playlist.name)\" has no tracks with audio features to order; "
-                                + "`vibes-analyze features fetch --playlist NAME` fills them in."
-                        )
-                    }
-                    description = playlist.name
-                    defaultName = playlist.name
-                } else if seeds.vibes.count == 1, seeds.positiveCount == 1, tuning.constraints.isEmpty,
-                    seeds.avoidTracks.isEmpty, seeds.avoidArtists.isEmpty
-                {
-                    // A vibe on its own: its members, strongest first (order none keeps that).
-                    let (members, label) = try SeedOptions.vibeMembers(seeds.vibes[0], run: seeds.run, in: store)
-                    let selection = try builder.vibeSelection(
-                        members: members,
-                        label: label,
-                        length: length,
-                        keepingVersions: keepVersions
-                    )
-                    ids = selection.tracks
-                    notes.append("\(label): \(ids.count) of its \(members.count) tracks, strongest first")
-                    if selection.otherVersions > 0 {
-                        notes.append(
-                            "\(selection.otherVersions) other versions of songs already listed left out; `--keep-versions` keeps them"
-                        )
-                    }
-                    description = label.prefix(1).uppercased() + label.dropFirst()
-                    defaultName =
-                        "\(label.split(separator: "\"").dropFirst().first ?? Substring(label)) (\(label.split(separator: " ").prefix(2).joined(separator: " ")))"
-                } else {
-                    let resolved = try seeds.resolve(in: store, library: library)
-                    notes += resolved.notes
-                    let limits = SeedOptions.artistLimits(
-                        maxPerArtist: maxPerArtist,
-                        sameArtist: sameArtist,
-                        hasTrackSeeds: !seeds.tracks.isEmpty
-                    )
-                    if let note = limits.note { notes.append(note) }
-                    var query = RecommendationQuery(
-                        seeds: resolved.seeds,
-                        negativeSeeds: resolved.negative,
-                        combination: seeds.combination,
-                        diversity: diversity,
-                        maximumPerArtist: limits.perArtist,
-                        tempoOctave: tuning.tempoOctave
-                    )
-                    query.maximumPerSeedArtist = limits.perSeedArtist
-                    query.constraints = tuning.constraints
-                    query.excludedTrackIDs = resolved.excluded
-                    let seedTracks = resolved.seeds.compactMap { seed -> Int64? in
-                        if case .track(let id) = seed { return id }
-                        return nil
-                    }
-                    ids = PlaylistBuilder.startingWithSeeds(
-                        try builder.tracks(for: query, length: length),
-                        seeds: seedTracks,
-                        length: length
-                    )
-                    // Named from the request: "Like mood chill, target energy 0.8, 45 min".
-                    let targets = tuning.constraints.compactMap { attribute, constraint in
-                        constraint.target.map { target in
-                            let value = target == target.rounded() ? String(Int(target)) : "\(target)"
-                            return "\(attribute.rawValue.replacingOccurrences(of: "_", with: " ")) \(value)"
-                        }
-                    }
-                    .sorted().joined(separator: ", ")
-                    let request =
-                        resolved.seeds.isEmpty
-                        ? "Target " + targets
-                        : "Like " + library.recommender.describe(seeds: resolved.seeds, titles: library.title(of:))
-                            + (targets.isEmpty ? "" : ", target " + targets)
-                    description = request + Build.lengthText(duration)
-                    defaultName = description
-                }
-            } catch let error as RecommendationError {
-                throw CommandFailure(error.description)
-            }
-
-            let summaries = try library.summaries(of: ids)
-            let chosen = ids.map { makeEntry($0, library: library, summary: summaries[$0], isLocked: false) }
-            var locks: [PlaylistBuilder.Lock] = []
-            for text in lock {
-                let (position, reference) = try Build.parseLock(text)
-                let (id, note) = try SeedOptions.resolveTrack(reference, in: store, hasFeatures: library.hasFeatures)
-                notes.append("lock \(position): " + note)
-                let summary = try library.summaries(of: [id])[id]
-                locks.append(
-                    .init(position: position, entry: makeEntry(id, library: library, summary: summary, isLocked: true))
-                )
-            }
-            // A mood path is already in its order; anything else flows unless told otherwise.
-            let order: OrderMode = self.order ?? (fromMood != nil ? OrderMode.none : OrderMode.flow)
-            let arrangement = PlaylistBuilder.assemble(
-                chosen,
-                locks: locks,
-                length: length,
-                order: order == .flow ? .flow : order == .arc ? .arc(arc) : order == .key ? .key : .asChosen,
-                isMoodPath: fromMood != nil
-            )
-            var entries = arrangement.entries
-            let paths = try store.localFilePaths(for: entries.map(\.trackID))
-            let reference = try store.referenceTracks(among: entries.map(\.trackID))
-            for index in entries.indices {
-                entries[index].filePath = paths[entries[index].trackID]
-                entries[index].isInLibrary = !reference.contains(entries[index].trackID)
-            }
-            let score = PlaylistOrdering.transitionScore(of: entries)
-            let orderNote = order == .arc ? "arc \(arc)" : order == .key ? "by key" : order.rawValue
-            let playlist = Features.Playlist(
-                name: name ?? defaultName ?? description,
-                description: description + ", ordered \(orderNote) (vibes-analyze)",
-                entries: entries,
-                transitionScore: score
-            )
-            let minutes = playlist.totalDurationMS / 60_000
-            notes.append(
-                "\(entries.count) tracks, \(minutes) min, transition score \(score.formatted(digits: 2)) (0 jarring … 1 seamless)"
-            )
-            notes.append(Build.costNote(arrangement, order: orderNote))
-            if let note = Build.newTracksNote(count: reference.count) { notes.append(note) }
-            if save {
-                try store.saveBuiltPlaylist(
-                    playlist,
-                    settings: CommandLine.arguments.dropFirst().joined(separator: " ")
-                )
-                notes.append("saved as \"\(playlist.name)\"")
-            }
-            return (playlist, notes)
-        }
-
-        func makeEntry(
-            _ id: Int64,
-            library: LoadedLibrary,
-            summary: TrackSummary?,
-            isLocked: Bool
-        ) -> Features.Playlist.Entry {
-            Features.Playlist.Entry(
-                trackID: id,
-                spotifyID: summary?.spotifyID.flatMap { SpotifyID($0) },
-                name: summary?.name ?? "track \(id)",
-                artists: summary?.artists ?? [],
-                album: summary?.album,
-                durationMS: summary?.durationMS,
-                popularity: summary?.popularity,
-                features: library.recommender.audioFeatures(of: id),
-                isLocked: isLocked
-            )
-        }
-
-        /// The transition cost of the chosen order beside best-start greedy's, and an arc's shape
-        /// correlation.
-        static func costNote(_ arrangement: PlaylistOrdering.Arrangement, order: String) -> String {
-            var note =
-                "transition cost \(arrangement.cost.formatted(digits: 3)) (\(order)) vs "
-                + "\(arrangement.greedyCost.formatted(digits: 3)) (best-start greedy), lower is smoother"
-            if let correlation = arrangement.arcCorrelation {
-                note += "; energy follows the arc with shape correlation \(correlation.formatted(digits: 2))"
-            }
-            return note
-        }
-
-        /// How many tracks come from the reference pool rather than the user's library; `nil` for none.
-        static func newTracksNote(count: Int) -> String? {
-            guard count > 0 else { return nil }
-            return
-                "\(count) track\(count == 1 ? " is" : "s are") new to you (from the reference pool, not your library), marked new"
-        }
-
-        /// ", 45 min" for a playlist asked for by duration, else nothing.
-        static func lengthText(_ duration: PlaylistDuration?) -> String {
-            duration.map { ", \($0.milliseconds / 60_000) min" } ?? ""
+        /// The playlist to build, as the engine takes it.
+        var request: PlaylistRequest {
+            var request = PlaylistRequest()
+            request.recommendation.scope = candidates.scope
+            request.recommendation.weights = noPersonal ? .defaults : .personal
+            request.recommendation.seeds = seeds.request
+            request.recommendation.query = RecommendationQuery(diversity: diversity, tempoOctave: tuning.tempoOctave)
+            request.recommendation.query.constraints = tuning.constraints
+            request.recommendation.maximumPerArtist = maxPerArtist
+            request.recommendation.sameArtist = sameArtist
+            if let fromMood, let toMood { request.moodPath = (fromMood, toMood) }
+            request.length = duration.map { .duration(milliseconds: $0.milliseconds) } ?? .trackCount(count)
+            request.keepsVersions = keepVersions
+            request.locks = lock.compactMap { try? Build.parseLock($0) }.map { (position: $0.0, track: $0.1) }
+            request.order = order
+            request.arc = arc
+            request.name = name
+            request.saves = save
+            request.settings = CommandLine.arguments.dropFirst().joined(separator: " ")
+            request.includesExportDetails = export == .csv
+            return request
         }
 
         /// Parses `POSITION=TRACK`.
@@ -466,16 +274,4 @@ extension PlaylistOrdering.Arc: ExpressibleByArgument {
     }
 }
 extension PlaylistExport.Format: ExpressibleByArgument {}
-
-extension Recommender {
-    /// "Daft Punk – One More Time and mood calm", for playlist descriptions.
-    func describe(seeds: [RecommendationSeed], titles: (Int64) -> String) -> String {
-        seeds.map { seed in
-            switch seed {
-            case .track(let id): titles(id)
-            case .tracks(_, let label): label
-            case .mood(let mood): "mood \(mood.rawValue)"
-            }
-        }.joined(separator: " and ")
-    }
-}
+extension PlaylistRequest.Order: ExpressibleByArgument {}

@@ -102,62 +102,51 @@ extension VibesAnalyze.PlaylistCommand {
 
         func run() async throws {
             let store = try global.openStore(activity: "playlist extend")
-            let stored = try store.pushablePlaylist(named: name)
-            if push && newName == nil && stored.spotifyID == nil {
-                throw CommandFailure(
-                    "\(stored.name) is not on Spotify; `vibes-analyze playlist push \"\(stored.name)\"` puts it there first."
-                )
+            let target: PlaylistExtensionTarget =
+                if dryRun {
+                    .none
+                } else if let newName {
+                    .newPlaylist(
+                        name: newName,
+                        settings: CommandLine.arguments.dropFirst().joined(separator: " "),
+                        push: push
+                    )
+                } else {
+                    .playlist(push: push)
+                }
+            let extended = try await reportingSpotifyErrors {
+                try await describingScope {
+                    try await store.extendPlaylist(
+                        named: name,
+                        count: count,
+                        diversity: diversity,
+                        maximumPerArtist: maxPerArtist,
+                        writing: target,
+                        makeClient: { try spotify.makeClient(quiet: global.quiet).0 }
+                    )
+                }
             }
-            let members = try store.playlistTrackIDs(rowID: stored.rowID)
-            let library = try LoadedLibrary(store: store)
-            let seeds = Self.weightedSeeds(members, recommender: library.recommender)
-            guard !seeds.isEmpty else {
-                throw CommandFailure(
-                    "No track of \(stored.name) has audio features, so there is nothing to extend it from; `vibes-analyze features fetch` or an import adds them."
-                )
-            }
-            var query = RecommendationQuery(
-                seeds: [.tracks(seeds, label: "playlist \(stored.name)")],
-                count: count,
-                diversity: diversity,
-                maximumPerArtist: maxPerArtist
-            )
-            query.excludedTrackIDs = Set(members)
-            let candidates = library.recommender.features.trackIDs.count { !query.excludedTrackIDs.contains($0) }
-            guard candidates > 0 else {
-                throw CommandFailure(
-                    "The library holds no track with audio features beyond \(stored.name)'s own; `vibes-analyze sync` or an import adds more."
-                )
-            }
-            let found: [Recommendation]
-            do {
-                found = try library.recommender.recommend(query).recommendations
-            } catch let error as RecommendationError {
-                throw CommandFailure(error.description)
-            }
-            let ids = found.map(\.trackID)
-            let summaries = try library.summaries(of: ids)
-            let reference = try store.referenceTracks(among: ids)
-            var output = Output(
-                playlist: stored.name,
-                seeds: Set(seeds).count,
-                added: found.map { recommendation in
-                    let summary = summaries[recommendation.trackID]
+            let found = extended.found
+            let output = Output(
+                playlist: extended.name,
+                seeds: found.seedCount,
+                added: found.recommendations.map { recommendation in
+                    let summary = found.summaries[recommendation.trackID]
                     return Output.Track(
                         trackID: recommendation.trackID,
                         name: summary?.name ?? "track \(recommendation.trackID)",
                         artists: summary?.artists ?? [],
                         spotifyID: summary?.spotifyID,
                         similarity: recommendation.similarity,
-                        inLibrary: !reference.contains(recommendation.trackID)
+                        inLibrary: !found.referenceTrackIDs.contains(recommendation.trackID)
                     )
                 },
                 written: dryRun ? "none" : (newName != nil ? "new" : (push ? "spotify" : "library")),
-                skippedWithoutID: 0
+                newPlaylist: extended.newPlaylist,
+                spotifyID: extended.spotifyID,
+                snapshotID: extended.snapshotID,
+                skippedWithoutID: extended.skippedWithoutID
             )
-            if !dryRun && !ids.isEmpty {
-                try await write(ids, output: &output, store: store, stored: stored)
-            }
             if global.json {
                 try Console.printJSON(output)
                 return
@@ -169,8 +158,9 @@ extension VibesAnalyze.PlaylistCommand {
                 case "spotify": "Appended on Spotify and in the library"
                 default: "Appended in the library"
                 }
+            let added = output.added.count
             print(
-                "\(verb) \(ids.count) track\(ids.count == 1 ? "" : "s") like \(stored.name) "
+                "\(verb) \(added) track\(added == 1 ? "" : "s") like \(extended.name) "
                     + "(seeded by its \(output.seeds) tracks with features):"
             )
             for (index, track) in output.added.enumerated() {
@@ -183,96 +173,6 @@ extension VibesAnalyze.PlaylistCommand {
             if output.skippedWithoutID > 0 {
                 print("Left out on Spotify: \(output.skippedWithoutID) tracks without a Spotify ID.")
             }
-        }
-
-        /// Appends, pushes or saves the new tracks.
-        private func write(
-            _ ids: [Int64],
-            output: inout Output,
-            store: LibraryStore,
-            stored: PushablePlaylist
-        ) async throws {
-            if let newName {
-                let summaries = try store.trackSummaries(for: ids)
-                let entries = ids.map { id in
-                    Features.Playlist.Entry(
-                        trackID: id,
-                        spotifyID: summaries[id]?.spotifyID.flatMap { SpotifyID($0) },
-                        name: summaries[id]?.name ?? "track \(id)",
-                        artists: summaries[id]?.artists ?? []
-                    )
-                }
-                let playlist = Features.Playlist(
-                    name: newName,
-                    description: "More like \(stored.name) (vibes-analyze playlist extend)",
-                    entries: entries,
-                    transitionScore: PlaylistOrdering.transitionScore(of: entries)
-                )
-                try store.saveBuiltPlaylist(
-                    playlist,
-                    settings: CommandLine.arguments.dropFirst().joined(separator: " ")
-                )
-                output.newPlaylist = newName
-                if push {
-                    try await reportingSpotifyErrors {
-                        let (client, _) = try spotify.makeClient(quiet: global.quiet)
-                        let pushable = try store.pushablePlaylist(matching: newName)
-                        let result = try await SpotifyPlaylistPusher(client: client, store: store).push(pushable)
-                        output.spotifyID = result.spotifyID
-                        output.snapshotID = result.snapshotID
-                        output.skippedWithoutID = result.skippedWithoutID
-                    }
-                }
-                return
-            }
-            var snapshot: String?
-            if push, let spotifyID = stored.spotifyID {
-                let summaries = try store.trackSummaries(for: ids)
-                let uris = ids.compactMap { summaries[$0]?.spotifyID.flatMap { SpotifyID($0) }?.trackURI }
-                output.skippedWithoutID = ids.count - uris.count
-                try await reportingSpotifyErrors {
-                    let (client, _) = try spotify.makeClient(quiet: global.quiet)
-                    snapshot = try await client.addItems(uris, to: spotifyID)
-                }
-                output.spotifyID = spotifyID.rawValue
-                output.snapshotID = snapshot
-            }
-            try store.appendToPlaylist(rowID: stored.rowID, trackIDs: ids, snapshotID: snapshot)
-        }
-
-        /// The playlist's tracks with features, each repeated by how central it is: 3 times for
-        /// the third nearest the playlist's centre (cosine in the similarity space), twice for the
-        /// middle third, once for the rest. The recommender's centroid of a group of tracks is their
-        /// mean, so repeats weight it.
-        static func weightedSeeds(_ members: [Int64], recommender: Recommender) -> [Int64] {
-            let unique = Array(Set(members)).sorted()
-            let rows = unique.compactMap { id in recommender.row(of: id).map { (id, $0) } }
-            guard rows.count > 2 else { return rows.map(\.0) }
-            let matrix = recommender.features.values
-            let d = matrix.columnCount
-            var centre = [Double](repeating: 0, count: d)
-            for (_, row) in rows {
-                for column in 0..<d { centre[column] += Double(matrix.elements[row * d + column]) }
-            }
-            func cosine(_ row: Int) -> Double {
-                var dot = 0.0
-                var norm = 0.0
-                var centreNorm = 0.0
-                for column in 0..<d {
-                    let value = Double(matrix.elements[row * d + column])
-                    dot += value * centre[column]
-                    norm += value * value
-                    centreNorm += centre[column] * centre[column]
-                }
-                return norm > 0 && centreNorm > 0 ? dot / (norm * centreNorm).squareRoot() : 0
-            }
-            let ranked = rows.map { ($0.0, cosine($0.1)) }.sorted { $0.1 != $1.1 ? $0.1 > $1.1 : $0.0 < $1.0 }
-            var seeds: [Int64] = []
-            for (rank, (id, _)) in ranked.enumerated() {
-                let weight = rank < ranked.count / 3 ? 3 : rank < 2 * ranked.count / 3 ? 2 : 1
-                seeds += Array(repeating: id, count: weight)
-            }
-            return seeds
         }
     }
 }

@@ -48,7 +48,7 @@ struct PlaylistPush: AsyncParsableCommand {
             let store = try global.openStore(activity: "playlist push")
             let pushable: PushablePlaylist
             do {
-                pushable = try store.pushablePlaylist(named: playlist)
+                pushable = try describingScope { try store.pushablePlaylist(named: playlist) }
             } catch let error as StoreError {
                 Console.diagnostic("Error: \(error)")
                 throw ExitCode.failure

@@ -112,12 +112,14 @@ extension VibesAnalyze.PlaylistCommand.Recipe {
 
         func run() async throws {
             let store = try global.openStore(activity: "playlist recipe run")
-            guard let recipe = try store.recipe(named: name) else {
-                throw CommandFailure(
-                    "There is no recipe named \"\(name)\"; `vibes-analyze playlist recipe list` lists them."
+            let outcome = try await Runner.reporting {
+                try await store.runRecipe(
+                    named: name,
+                    push: push,
+                    makeRequest: Runner.request(for:),
+                    makeClient: { try spotify.makeClient(quiet: global.quiet).0 }
                 )
             }
-            let outcome = try await Runner.run(recipe, store: store, spotify: spotify, push: push, quiet: global.quiet)
             if global.json {
                 try Console.printJSON(outcome)
             } else {
@@ -215,31 +217,24 @@ extension VibesAnalyze.PlaylistCommand.Recipe {
     }
 
     /// What one run did.
-    struct Outcome: Encodable {
-        var recipe: String
-        var tracks: Int
-        /// Tracks of the previous build that stayed in the same place.
-        var keptInPlace: Int
-        var spotify: PlaylistUpdateResult?
-        var created: Bool
+    typealias Outcome = RecipeRun
+}
 
-        enum CodingKeys: String, CodingKey {
-            case recipe, tracks, spotify, created
-            case keptInPlace = "kept_in_place"
+extension RecipeRun {
+    /// "Built NAME: 20 tracks, 12 kept in place; on Spotify …."
+    var line: String {
+        var text = "Built \(recipe): \(tracks) tracks, \(keptInPlace) kept in place"
+        if let spotify {
+            text +=
+                created
+                ? "; created on Spotify: https://open.spotify.com/playlist/\(spotify.spotifyID)"
+                : "; on Spotify \(spotify.removed) removed, \(spotify.added) added, \(spotify.moves) moved, \(spotify.kept) kept with their dates"
         }
-
-        var line: String {
-            var text = "Built \(recipe): \(tracks) tracks, \(keptInPlace) kept in place"
-            if let spotify {
-                text +=
-                    created
-                    ? "; created on Spotify: https://open.spotify.com/playlist/\(spotify.spotifyID)"
-                    : "; on Spotify \(spotify.removed) removed, \(spotify.added) added, \(spotify.moves) moved, \(spotify.kept) kept with their dates"
-            }
-            return text + "."
-        }
+        return text + "."
     }
+}
 
+extension VibesAnalyze.PlaylistCommand.Recipe {
     /// Builds a recipe's playlist and, when it has a Spotify playlist (or `push`), writes it there.
     enum Runner {
         static func run(
@@ -249,79 +244,31 @@ extension VibesAnalyze.PlaylistCommand.Recipe {
             push: Bool,
             quiet: Bool
         ) async throws -> Outcome {
-            let build: VibesAnalyze.PlaylistCommand.Build
+            let request = try request(for: recipe)
+            return try await reporting {
+                try await store.runRecipe(
+                    recipe,
+                    request: request,
+                    push: push,
+                    makeClient: { try spotify.makeClient(quiet: quiet).0 }
+                )
+            }
+        }
+
+        /// The build a recipe's options describe.
+        static func request(for recipe: PlaylistRecipe) throws -> PlaylistRequest {
             do {
-                build = try VibesAnalyze.PlaylistCommand.Build.parse(recipe.arguments + ["--name", recipe.name])
+                return try VibesAnalyze.PlaylistCommand.Build.parse(recipe.arguments + ["--name", recipe.name]).request
             } catch {
                 throw CommandFailure(
                     "The recipe \"\(recipe.name)\" no longer parses (\(VibesAnalyze.PlaylistCommand.Build.message(for: error))); save it again."
                 )
             }
-            let previous = try store.builtPlaylist(named: recipe.name)?.entries.map(\.trackID) ?? []
-            var (playlist, _) = try build.makePlaylist(store: store)
-            let entries = playlist.entries
-            let ordered = keepingPlaces(entries.map(\.trackID), previous: previous)
-            let byID = Dictionary(entries.map { ($0.trackID, $0) }, uniquingKeysWith: { first, _ in first })
-            playlist.entries = ordered.compactMap { byID[$0] }
-            let keptInPlace = zip(ordered, previous).count { $0 == $1 }
-            try store.saveBuiltPlaylist(
-                playlist,
-                settings: "playlist recipe \(recipe.name): " + recipe.arguments.joined(separator: " ")
-            )
-            var outcome = Outcome(
-                recipe: recipe.name,
-                tracks: playlist.entries.count,
-                keptInPlace: keptInPlace,
-                spotify: nil,
-                created: false
-            )
-            if recipe.spotifyID == nil && !push {
-                try store.recordRecipeRun(name: recipe.name, spotifyID: nil)
-                return outcome
-            }
-            try await reportingSpotifyErrors {
-                let (client, _) = try spotify.makeClient(quiet: quiet)
-                let pushable = try store.pushablePlaylist(matching: "built:" + Track.normalizedName(recipe.name))
-                if let id = recipe.spotifyID.flatMap({ SpotifyID($0) }) {
-                    outcome.spotify = try await store.updateInPlace(
-                        id,
-                        name: recipe.name,
-                        to: pushable.uris,
-                        using: client
-                    )
-                    try store.recordPush(of: pushable.rowID, spotifyID: id, snapshotID: outcome.spotify?.snapshotID)
-                } else {
-                    let result = try await SpotifyPlaylistPusher(client: client, store: store).push(pushable)
-                    outcome.created = true
-                    outcome.spotify = PlaylistUpdateResult(
-                        spotifyID: result.spotifyID,
-                        removed: 0,
-                        added: result.itemCount,
-                        moves: 0,
-                        kept: 0,
-                        snapshotID: result.snapshotID
-                    )
-                }
-            }
-            try store.recordRecipeRun(name: recipe.name, spotifyID: outcome.spotify?.spotifyID)
-            return outcome
         }
 
-        /// `fresh` (the new build's tracks, in its order) rearranged so that every track of
-        /// `previous` it still holds sits where it sat before, when that place is within the new
-        /// length; the others fill the free places in their order.
-        static func keepingPlaces(_ fresh: [Int64], previous: [Int64]) -> [Int64] {
-            let wanted = Set(fresh)
-            var slots = [Int64?](repeating: nil, count: fresh.count)
-            var placed: Set<Int64> = []
-            for (position, id) in previous.enumerated() where position < slots.count {
-                if wanted.contains(id) && !placed.contains(id) {
-                    slots[position] = id
-                    placed.insert(id)
-                }
-            }
-            var rest = fresh.filter { !placed.contains($0) }.makeIterator()
-            return slots.compactMap { $0 ?? rest.next() }
+        /// Runs `body` with the scope and Spotify errors worded for the command line.
+        static func reporting(_ body: () async throws -> Outcome) async throws -> Outcome {
+            try await reportingSpotifyErrors { try await describingScope { try await body() } }
         }
     }
 }

@@ -34,6 +34,16 @@ extension VibesAnalyze.PlaylistCommand {
 
         enum Mode: String, ExpressibleByArgument, CaseIterable {
             case flow, arc, key, path
+
+            /// The engine's order, with the curve `arc` for `arc`.
+            func engineOrder(arc: PlaylistOrdering.Arc) -> PlaylistReorderOrder {
+                switch self {
+                case .flow: .flow
+                case .arc: .arc(arc)
+                case .key: .key
+                case .path: .path
+                }
+            }
         }
 
         @OptionGroup var global: GlobalOptions
@@ -71,80 +81,54 @@ extension VibesAnalyze.PlaylistCommand {
 
         func run() async throws {
             let store = try global.openStore(activity: "playlist reorder")
-            let stored = try store.pushablePlaylist(named: name)
-            guard let spotifyID = stored.spotifyID else {
-                throw CommandFailure(
-                    "\(stored.name) is not on Spotify; `vibes-analyze playlist push \"\(stored.name)\"` puts it there."
-                )
-            }
-            try await reportingSpotifyErrors {
-                let (client, _) = try spotify.makeClient(quiet: global.quiet)
-                if rewrite { Console.diagnostic("Note: " + Self.rewriteWarning) }
-                let quiet = global.quiet || global.json
-                let progress: @Sendable (Int, Int) -> Void = { done, total in
-                    if !quiet && total >= 20 && (done == total || done % 25 == 0) {
-                        Console.diagnostic("Moved \(done) of \(total) items.")
-                    }
-                }
-                if undo {
-                    let result = try await Self.reporting(stored.name) {
-                        try await store.undoReorder(
-                            of: spotifyID,
-                            name: stored.name,
-                            using: client,
-                            rewrite: rewrite,
-                            progress: progress
-                        )
-                    }
-                    if global.json {
-                        try Console.printJSON(result)
-                    } else {
-                        print(
-                            "Put back the earlier order of \(stored.name): \(result.itemCount) items, "
-                                + Self.how(result)
-                        )
-                    }
-                    return
-                }
-                let playlist = try await store.readForReorder(spotifyID, using: client)
-                let entries = try Self.entries(of: playlist, store: store)
-                let before = PlaylistOrdering.transitionScore(of: entries)
-                let ordered = Self.ordered(entries, mode: order, arc: arc)
-                let after = PlaylistOrdering.transitionScore(of: ordered)
-                let full = Self.fullOrder(of: playlist, tracksInOrder: ordered.map { Int($0.trackID) })
-                let moves = PlaylistMoves.moves(toReach: full).count
-                if !rewrite && !quiet && moves > Self.manyMoves {
-                    let rewriteRequests = (full.count + SpotifyClient.writeChunkSize - 1) / SpotifyClient.writeChunkSize
-                    Console.diagnostic(
-                        "Note: this order takes \(moves) moves, one request each, counted against the developer "
-                            + "quota; --rewrite would take \(rewriteRequests) but resets every date added."
-                    )
-                }
-                let result = try await Self.reporting(stored.name) {
-                    try await store.writeReorder(
-                        playlist,
-                        order: full,
-                        using: client,
+            let quiet = global.quiet || global.json
+            let reordered = try await reportingSpotifyErrors {
+                try await describingScope {
+                    try await store.reorderPlaylist(
+                        named: name,
+                        order: order.engineOrder(arc: arc),
+                        undo: undo,
                         rewrite: rewrite,
-                        progress: progress
+                        makeClient: { try spotify.makeClient(quiet: global.quiet).0 },
+                        events: { event in
+                            switch event {
+                            case .connected:
+                                if rewrite { Console.diagnostic("Note: " + Self.rewriteWarning) }
+                            case .planned(let moves, let rewriteRequests):
+                                if !quiet && moves > Self.manyMoves {
+                                    Console.diagnostic(
+                                        "Note: this order takes \(moves) moves, one request each, counted against the developer "
+                                            + "quota; --rewrite would take \(rewriteRequests) but resets every date added."
+                                    )
+                                }
+                            }
+                        },
+                        progress: { done, total in
+                            if !quiet && total >= 20 && (done == total || done % 25 == 0) {
+                                Console.diagnostic("Moved \(done) of \(total) items.")
+                            }
+                        }
                     )
                 }
-                if global.json {
-                    try Console.printJSON(result)
-                } else {
-                    let how = order == .arc ? "arc \(arc)" : order.rawValue
-                    var kept = ""
-                    if result.otherItems > 0 {
-                        kept =
-                            " \(result.otherItems) local \(result.otherItems == 1 ? "file, episode or removed track" : "files, episodes or removed tracks") kept \(result.otherItems == 1 ? "its" : "their") place."
-                    }
-                    print(
-                        "Reordered \(stored.name) (\(how)): \(result.itemCount) items, " + Self.how(result)
-                            + kept
-                            + " Transition score \(String(format: "%.3f", before)) → \(String(format: "%.3f", after)). "
-                            + "`vibes-analyze playlist reorder \"\(stored.name)\" --undo` puts the old order back."
-                    )
+            }
+            let result = reordered.result
+            if global.json {
+                try Console.printJSON(result)
+            } else if let scores = reordered.transitionScores {
+                let how = order == .arc ? "arc \(arc)" : order.rawValue
+                var kept = ""
+                if result.otherItems > 0 {
+                    kept =
+                        " \(result.otherItems) local \(result.otherItems == 1 ? "file, episode or removed track" : "files, episodes or removed tracks") kept \(result.otherItems == 1 ? "its" : "their") place."
                 }
+                print(
+                    "Reordered \(reordered.name) (\(how)): \(result.itemCount) items, " + Self.how(result)
+                        + kept
+                        + " Transition score \(String(format: "%.3f", scores.before)) → \(String(format: "%.3f", scores.after)). "
+                        + "`vibes-analyze playlist reorder \"\(reordered.name)\" --undo` puts the old order back."
+                )
+            } else {
+                print("Put back the earlier order of \(reordered.name): \(result.itemCount) items, " + Self.how(result))
             }
         }
 
@@ -158,98 +142,6 @@ extension VibesAnalyze.PlaylistCommand {
                 "rewritten with \(result.operations) request\(result.operations == 1 ? "" : "s") "
                     + "(dates added reset), order confirmed."
             }
-        }
-
-        /// Runs a reorder or undo, adding what to do next to a reorder failure.
-        static func reporting(
-            _ name: String,
-            _ body: () async throws -> PlaylistReorderResult
-        ) async throws -> PlaylistReorderResult {
-            do {
-                return try await body()
-            } catch let error as PlaylistReorderError {
-                var text = "\(error)"
-                switch error {
-                case .orderMismatch, .countMismatch:
-                    text += " Run `vibes-analyze playlist reorder \"\(name)\"` again, or `--undo` to put it back."
-                case .unwritableItems:
-                    text += " Leave out --rewrite to reorder by moves."
-                default: break
-                }
-                throw CommandFailure(text)
-            }
-        }
-
-        /// The order of every item: the catalogue tracks in `tracksInOrder` (positions into the
-        /// playlist, as ``entries(of:store:)`` numbers them), filling the tracks' places; local files,
-        /// episodes and removed tracks stay where they are.
-        static func fullOrder(of playlist: ReorderablePlaylist, tracksInOrder: [Int]) -> [Int] {
-            var order = Array(playlist.uris.indices)
-            for (slot, item) in zip(playlist.trackPositions, tracksInOrder) { order[slot] = item }
-            return order
-        }
-
-        /// One entry per catalogue track; its `trackID` is the item's position in the playlist, so
-        /// repeats stay apart. Local files, episodes and removed tracks have none: they keep their
-        /// places.
-        static func entries(of playlist: ReorderablePlaylist, store: LibraryStore) throws -> [Features.Playlist.Entry] {
-            let known = Array(Set(playlist.trackIDs.compactMap { $0 })).sorted()
-            let facts = Dictionary(uniqueKeysWithValues: zip(known, try store.trackFacts(for: known)))
-            let table = try store.featureTable(scope: .all)
-            var rows: [Int64: Int] = [:]
-            for (row, id) in table.trackIDs.enumerated() { rows[id] = row }
-            return playlist.trackPositions.map { index in
-                let uri = playlist.uris[index]
-                let trackID = playlist.trackIDs[index]
-                var features = AudioFeatures()
-                if let trackID, let row = rows[trackID] {
-                    for feature in AudioFeature.all {
-                        features[feature] = table.value(row: row, feature: feature).map(Double.init)
-                    }
-                }
-                let fact = trackID.flatMap { facts[$0] }
-                return Features.Playlist.Entry(
-                    trackID: Int64(index),
-                    spotifyID: SpotifyID(uri: uri, category: "track"),
-                    name: fact?.name ?? uri,
-                    artists: fact?.artists ?? [],
-                    durationMS: fact?.durationMS,
-                    features: features
-                )
-            }
-        }
-
-        /// The entries in the chosen order.
-        static func ordered(
-            _ entries: [Features.Playlist.Entry],
-            mode: Mode,
-            arc: PlaylistOrdering.Arc
-        ) -> [Features.Playlist.Entry] {
-            switch mode {
-            case .flow: return PlaylistOrdering(arc: nil).ordered(entries)
-            case .arc: return PlaylistOrdering(arc: arc).ordered(entries)
-            case .key: return PlaylistOrdering.harmonicOrder(entries)
-            case .path:
-                // First and last stay; the middle is sorted by its projection on the line between
-                // their valence–energy points (tracks without both features keep their order, last).
-                guard entries.count > 3,
-                    let start = point(entries.first!), let end = point(entries.last!)
-                else { return entries }
-                let direction = (end.0 - start.0, end.1 - start.1)
-                let middle = entries.dropFirst().dropLast()
-                let placed = middle.compactMap { entry in
-                    point(entry).map { p in (entry, (p.0 - start.0) * direction.0 + (p.1 - start.1) * direction.1) }
-                }
-                .sorted { $0.1 != $1.1 ? $0.1 < $1.1 : $0.0.trackID < $1.0.trackID }
-                .map(\.0)
-                let unplaced = middle.filter { point($0) == nil }
-                return [entries.first!] + placed + unplaced + [entries.last!]
-            }
-        }
-
-        private static func point(_ entry: Features.Playlist.Entry) -> (Double, Double)? {
-            guard let valence = entry.features.valence, let energy = entry.features.energy else { return nil }
-            return (valence, energy)
         }
     }
 }

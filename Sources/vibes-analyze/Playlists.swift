@@ -245,17 +245,3 @@ extension VibesAnalyze.Playlists {
 private func percent(_ part: Int, of whole: Int) -> String {
     whole == 0 ? "–" : String(format: "%.0f%%", Double(part) * 100 / Double(whole))
 }
-
-extension LibraryStore {
-    /// The playlist `key` names, for `playlist extend`, `reorder` and `push`: its row number or
-    /// origin key, its exact name, or else a name matched as `--playlist` matches one (case,
-    /// spaces and a unique start), with "did you mean" on a miss.
-    func pushablePlaylist(named key: String) throws -> PushablePlaylist {
-        do {
-            return try pushablePlaylist(matching: key)
-        } catch StoreError.notFound {
-            let (id, _) = try describingScope { try playlist(matching: key) }
-            return try pushablePlaylist(matching: String(id))
-        }
-    }
-}

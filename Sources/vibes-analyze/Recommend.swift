@@ -3,6 +3,7 @@ import ArgumentParser
 import Features
 import Ingest
 import VibesCommandSupport
+import VibesEngine
 
 extension VibesAnalyze {
     /// `vibes-analyze recommend`: Spotify's retired `/v1/recommendations`, over the library.
@@ -77,7 +78,8 @@ extension VibesAnalyze {
             var timer = PhaseTimer(isEnabled: global.timings)
             let store = try global.openStore()
             timer.lap("open")
-            let report = try makeReport(store: store, timer: &timer)
+            let found = try describingScope { try store.recommend(request) { timer.lap($0) } }
+            let report = RecommendReport(found)
             if global.json {
                 try Console.printJSON(report)
             } else {
@@ -88,82 +90,17 @@ extension VibesAnalyze {
             timer.report()
         }
 
-        /// Resolves the seeds, runs the query and describes the result.
-        func makeReport(store: LibraryStore) throws -> RecommendReport {
-            var timer = PhaseTimer(isEnabled: false)
-            return try makeReport(store: store, timer: &timer)
-        }
-
-        /// Resolves the seeds, runs the query and describes the result, timing the phases.
-        func makeReport(store: LibraryStore, timer: inout PhaseTimer) throws -> RecommendReport {
-            let clock = ContinuousClock()
-            let start = clock.now
-            let library = try LoadedLibrary(
-                store: store,
-                scope: candidates.scope,
-                personal: !noPersonal,
-                context: seeds.hasTrackSeeds
-            )
-            timer.lap("load")
-            let resolved = try seeds.resolve(in: store, library: library)
-            let limits = SeedOptions.artistLimits(
-                maxPerArtist: maxPerArtist,
-                sameArtist: sameArtist,
-                hasTrackSeeds: !seeds.tracks.isEmpty
-            )
-            var query = RecommendationQuery(
-                seeds: resolved.seeds,
-                negativeSeeds: resolved.negative,
-                combination: seeds.combination,
-                count: count,
-                diversity: diversity,
-                maximumPerArtist: limits.perArtist,
-                tempoOctave: tuning.tempoOctave
-            )
-            query.maximumPerSeedArtist = limits.perSeedArtist
-            query.constraints = tuning.constraints
-            query.excludedTrackIDs = resolved.excluded
-            let result: RecommendationResult
-            do {
-                result = try library.recommender.recommend(query)
-            } catch let error as RecommendationError {
-                throw CommandFailure(error.description)
-            }
-            let elapsed = clock.now - start
-            timer.lap("compute")
-            var notes = resolved.notes
-            if let note = limits.note { notes.append(note) }
-            notes.append(
-                "pool: \(result.pool.candidates) candidates, \(result.pool.afterFilters) after filters, \(result.pool.returned) returned"
-                    + " (\(elapsed.wholeMilliseconds) ms)"
-            )
-            let summaries = try library.summaries(of: result.recommendations.map(\.trackID))
-            let reference = try store.referenceTracks(among: result.recommendations.map(\.trackID))
-            if let note = VibesAnalyze.PlaylistCommand.Build.newTracksNote(count: reference.count) {
-                notes.append(note)
-            }
-            return RecommendReport(
-                notes: notes,
-                pool: result.pool,
-                seeds: result.seeds,
-                tracks: result.recommendations.enumerated().map { rank, recommendation in
-                    let summary = summaries[recommendation.trackID]
-                    return RecommendReport.Track(
-                        rank: rank + 1,
-                        trackID: recommendation.trackID,
-                        spotifyID: summary?.spotifyID.flatMap { SpotifyID($0)?.rawValue },
-                        name: summary?.name ?? "",
-                        artists: summary?.artists ?? [],
-                        similarity: recommendation.similarity,
-                        score: recommendation.score,
-                        targetFit: recommendation.targetFit,
-                        seed: recommendation.seed,
-                        differences: recommendation.differences,
-                        why: recommendation.reasons,
-                        inLibrary: !reference.contains(recommendation.trackID)
-                    )
-                }
-            )
+        /// What to recommend, as the engine takes it.
+        var request: RecommendRequest {
+            var request = RecommendRequest()
+            request.scope = candidates.scope
+            request.weights = noPersonal ? .defaults : .personal
+            request.seeds = seeds.request
+            request.query = RecommendationQuery(count: count, diversity: diversity, tempoOctave: tuning.tempoOctave)
+            request.query.constraints = tuning.constraints
+            request.maximumPerArtist = maxPerArtist
+            request.sameArtist = sameArtist
+            return request
         }
     }
 }
@@ -205,6 +142,30 @@ struct RecommendReport: Codable {
     var pool: RecommendationPool
     var seeds: [String]
     var tracks: [Track]
+
+    /// The report of `found`, ranked from 1.
+    init(_ found: Recommendations) {
+        notes = found.notes
+        pool = found.result.pool
+        seeds = found.result.seeds
+        tracks = found.result.recommendations.enumerated().map { rank, recommendation in
+            let summary = found.summaries[recommendation.trackID]
+            return Track(
+                rank: rank + 1,
+                trackID: recommendation.trackID,
+                spotifyID: summary?.spotifyID.flatMap { SpotifyID($0)?.rawValue },
+                name: summary?.name ?? "",
+                artists: summary?.artists ?? [],
+                similarity: recommendation.similarity,
+                score: recommendation.score,
+                targetFit: recommendation.targetFit,
+                seed: recommendation.seed,
+                differences: recommendation.differences,
+                why: recommendation.reasons,
+                inLibrary: !found.referenceTrackIDs.contains(recommendation.trackID)
+            )
+        }
+    }
 
     /// The human-readable table: rank, track, similarity and the features that differ most.
     ///

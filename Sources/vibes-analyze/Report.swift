@@ -4,6 +4,7 @@ import Features
 import Foundation
 import Ingest
 import VibesCommandSupport
+import VibesEngine
 
 extension VibesAnalyze {
     /// `vibes-analyze report`: the mood report of the library, its vibes and its listening history.
@@ -106,15 +107,9 @@ extension VibesAnalyze {
             let store = try global.openStore()
             timer.lap("open")
             var (input, notes) = try describingScope {
-                try MoodReport.Input.read(
-                    from: store,
-                    runID: run,
-                    timeZone: zone,
-                    scope: scope.scope(),
-                    timer: &timer
-                )
+                try store.moodReportInput(runID: run, timeZone: zone, scope: scope.scope()) { timer.lap($0) }
             }
-            if !global.quiet { notes.forEach(Console.diagnostic) }
+            if !global.quiet { notes.map(Self.text(of:)).forEach(Console.diagnostic) }
             let chosen: Format = global.json ? .json : format ?? out.map(Format.init(extensionOf:)) ?? .text
             let style = Report.textStyle(
                 isTerminal: out == nil && isatty(1) != 0,
@@ -187,110 +182,22 @@ enum ReportError: Error, CustomStringConvertible {
     }
 }
 
-extension MoodReport.Input {
-    /// Reads everything a report needs from the store.
-    ///
-    /// - Parameters:
-    ///   - runID: The clustering run to report; the latest when `nil`, none when there is none.
-    ///   - timeZone: The zone plays are bucketed in.
-    ///   - timer: Laps each part of the load (`--timings`).
-    /// - Returns: The input, and notes for the user (no run yet, unreadable play times).
-    /// - Throws: `StoreError.notFound` when run `runID` does not exist.
-    static func read(
-        from store: LibraryStore,
-        runID: Int64?,
-        timeZone: TimeZone,
-        scope: TrackScope = .library,
-        timer: inout PhaseTimer
-    ) throws -> (MoodReport.Input, [String]) {
-        var notes: [String] = []
-        let counts = try store.libraryCounts()
-        // Tracks, sources and coverage as the scope sees them: reference tracks are not the
-        // user's library.
-        let features = try store.featureOverview(scope: scope)
-        let table = features.table
-        var overview = MoodReport.Overview(
-            tracks: features.tracks,
-            artists: counts.artists,
-            tracksWithFeatures: features.withFeatures,
-            playlists: counts.playlists,
-            savedTracks: counts.savedTracks,
-            plays: counts.plays,
-            sources: features.sources.map { .init(source: $0.source, tracks: $0.tracks, preferred: $0.preferred) },
-            coverage: AudioFeature.all.map { .init(feature: $0.rawValue, tracks: features.coverage[$0.rawValue] ?? 0) }
-        )
-        if case .playlist(let named) = scope { overview.playlist = try store.playlist(matching: named).name }
-        timer.lap("load features")
-        // Only an empty table needs the summary's count of reference tracks.
-        let referenceTracks = table.rowCount == 0 ? try store.summary(tagLimit: 0).referenceTracks : 0
-        if table.rowCount == 0 && referenceTracks > 0 && scope == .library {
-            notes.append(
-                "Your library has no tracks with audio features; the \(referenceTracks) reference tracks (import --reference) are candidates only and stay out of the report."
-            )
-        } else if table.rowCount == 0 {
-            notes.append(
-                "The library has no tracks with audio features yet; import a features CSV (`vibes-analyze import FILE`) for moods and vibes."
-            )
+extension VibesAnalyze.Report {
+    /// A note of the report's input as a line for the user.
+    static func text(of note: MoodReportNote) -> String {
+        switch note {
+        case .referenceTracksOnly(let count):
+            "Your library has no tracks with audio features; the \(count) reference tracks (import --reference) are candidates only and stay out of the report."
+        case .noFeatures:
+            "The library has no tracks with audio features yet; import a features CSV (`vibes-analyze import FILE`) for moods and vibes."
+        case .vibesOfRun(let id, .library, let isLatest):
+            "Vibes of run \(id) (the library\(isLatest ? "'s latest" : ""))."
+        case .vibesOfRun(let id, let scope, _):
+            "Vibes of run \(id), made of \(scope) only: its vibes' shares are of that playlist, not of the library."
+        case .noRun:
+            "No clustering run yet, so the report has no vibes; run `vibes-analyze cluster` first to add them."
+        case .unreadablePlayTimes(let count):
+            "\(count) plays have an unreadable time and were left out of the listening charts."
         }
-        let credits = try store.trackCreditTable(for: table.trackIDs)
-        timer.lap("load credits")
-        let lookup: @Sendable ([Int64]) throws -> [Int64: TrackCredit] = { ids in
-            let paths = try store.localFilePaths(for: ids)
-            return try store.trackCredits(for: ids).mapValues { credit in
-                var credit = credit
-                credit.filePath = paths[credit.id]
-                return credit
-            }
-        }
-
-        var run: ReportRun?
-        if let record = try store.clusteringRun(id: runID), let id = record.run.id {
-            let vibes = try store.clusters(ofRun: id).map(\.profile)
-            let packed = try store.packedAssignments(ofRun: id)
-            let runScope = try store.clusteringRunScopes()[id] ?? .library
-            switch runScope {
-            case .library:
-                notes.append("Vibes of run \(id) (the library\(runID == nil ? "'s latest" : "")).")
-            case let scope:
-                notes.append(
-                    "Vibes of run \(id), made of \(scope) only: its vibes' shares are of that playlist, not of the library."
-                )
-            }
-            run = ReportRun(
-                id: id,
-                scaling: record.run.scaling,
-                vibes: vibes,
-                trackIDs: packed.trackIDs,
-                clusters: packed.clusters,
-                distances: packed.distances
-            )
-            if case .playlist(let name) = runScope { run?.playlist = name }
-        } else if let runID {
-            throw StoreError.notFound(what: "Clustering run \(runID) (list the runs with `vibes-analyze vibes --list`)")
-        } else if table.rowCount > 0 {
-            notes.append(
-                "No clustering run yet, so the report has no vibes; run `vibes-analyze cluster` first to add them."
-            )
-        }
-        timer.lap("load run")
-
-        let history = try store.playHistory()
-        if history.unreadable > 0 {
-            notes.append(
-                "\(history.unreadable) plays have an unreadable time and were left out of the listening charts."
-            )
-        }
-        timer.lap("load plays")
-        var input = MoodReport.Input(
-            overview: overview,
-            table: table,
-            tracks: [:],
-            run: run,
-            plays: history.plays,
-            timeZone: timeZone
-        )
-        input.trackLookup = lookup
-        input.credits = credits
-        return (input, notes)
     }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Ingest
 import VibesCommandSupport
+import VibesEngine
 
 extension VibesAnalyze {
     /// `vibes-analyze vibes [RUN]`: shows a saved clustering run.
@@ -46,24 +47,19 @@ extension VibesAnalyze {
         func run() async throws {
             let store = try global.openStore()
             if list {
-                let runs = try store.clusteringRuns()
-                let scopes = try store.clusteringRunScopes()
-                let current = try store.currentClusteringRunID()
+                let listing = try store.listClusteringRuns()
                 if global.json {
-                    try Console.printJSON([
-                        "runs": runs.map { ListedRun(record: $0, scope: scopes[$0.run.id ?? 0] ?? .library) }
-                    ])
-                } else if runs.isEmpty {
+                    try Console.printJSON(["runs": listing.runs])
+                } else if listing.runs.isEmpty {
                     print("No clustering runs yet; make one with `vibes-analyze cluster`.")
                 } else {
-                    for record in runs {
-                        let run = record.run
+                    for listed in listing.runs {
+                        let run = listed.record.run
                         let schema = run.scaling.schema
-                        let scope = scopes[run.id ?? 0] ?? .library
                         print(
                             TerminalWidth.fit(
-                                "\(run.id == current ? "*" : " ")\(run.id ?? 0)  \(ISO8601DateFormatter().string(from: record.createdAt))  "
-                                    + "\(scope)  k=\(run.clusterCount)  \(run.trackCount) tracks  seed \(run.seed)  "
+                                "\(run.id == listing.currentRunID ? "*" : " ")\(run.id ?? 0)  \(ISO8601DateFormatter().string(from: listed.record.createdAt))  "
+                                    + "\(listed.scope)  k=\(run.clusterCount)  \(run.trackCount) tracks  seed \(run.seed)  "
                                     + "\(schema.scaling.rawValue) \(schema.features.map(\.rawValue).joined(separator: ","))",
                                 to: layout.width
                             )
@@ -74,39 +70,21 @@ extension VibesAnalyze {
                 return
             }
             // `vibes N` meant run N before it meant vibe N: say so when N is also a run.
-            if let vibe, run == nil, let number = Int64(vibe), !global.quiet,
-                try store.clusteringRun(id: number) != nil
-            {
-                Console.diagnostic(
-                    "note: `vibes \(number)` shows vibe \(number) of the current run; `vibes --run \(number)` shows run \(number)."
-                )
-            }
-            let report = try VibesReport(
-                store: store,
+            let report = try store.vibesReport(
                 runID: run,
                 exampleCount: examples ?? (vibe == nil ? 3 : 10),
                 vibe: vibe.map(VibeReference.init)
-            )
+            ) { number in
+                if !global.quiet {
+                    Console.diagnostic(
+                        "note: `vibes \(number)` shows vibe \(number) of the current run; `vibes --run \(number)` shows run \(number)."
+                    )
+                }
+            }
             if global.json {
                 try Console.printJSON(report)
             } else {
                 print(report.renderedTable(width: layout.width), terminator: "")
-            }
-        }
-
-        /// A run in `vibes --list --json`: the stored record with its scope.
-        struct ListedRun: Encodable {
-            var record: ClusteringRunRecord
-            var scope: ClusteringRunScope
-
-            enum Key: String, CodingKey {
-                case scope
-            }
-
-            func encode(to encoder: any Encoder) throws {
-                try record.encode(to: encoder)
-                var container = encoder.container(keyedBy: Key.self)
-                try container.encode(scope.wireValue, forKey: .scope)
             }
         }
     }

@@ -4,6 +4,7 @@ import Features
 import Foundation
 import Ingest
 import VibesCommandSupport
+import VibesEngine
 
 #if canImport(CMalloc)
 import CMalloc
@@ -98,7 +99,9 @@ struct VibesAnalyze: AsyncParsableCommand {
 
     /// argument-parser's own exit for `error`; under `--json`, a failure (not help, not an exit
     /// status of 0) also prints the error object on stdout.
+    /// The engine's errors are worded here, with what to run next.
     static func exitPrintingJSON(for error: any Error, if wantsJSON: Bool) -> Never {
+        let error = (error as? EngineError).map { CommandFailure($0.commandLineMessage) } ?? error
         Console.exit(for: error, of: self, wantsJSON: wantsJSON)
     }
 }

@@ -3,6 +3,7 @@ import ArgumentParser
 import Features
 import Ingest
 import VibesCommandSupport
+import VibesEngine
 
 extension VibesAnalyze {
     /// `vibes-analyze weights`: personal similarity weights learned from the user's playlists.
@@ -41,29 +42,13 @@ extension VibesAnalyze.Weights {
 
         func run() async throws {
             let store = try global.openStore()
-            // Co-membership is the playlists themselves, and genre tags may be given per playlist:
-            // the weights are learned on the sound and the artist genres alone.
-            var recommender = try LoadedLibrary(store: store, personal: false, context: false).recommender
-            let ids = recommender.features.trackIDs
-            if let tags = SimilarityBlock.tags(
-                from: try LoadedLibrary.tagSources(store: store),
-                trackIDs: ids,
-                excluding: EvaluationLabel.playlist.derivedSignals
-            ) {
-                recommender = recommender.adding(tags)
-            }
-            let playlists = try LoadedLibrary.playlists(store: store, trackIDs: ids)
             let report: WeightsReport
             do {
                 let bar = ProgressBar(label: "Learning weights (folds)", quiet: global.quiet)
-                let outcome = try BlockWeightLearning.learn(
-                    recommender: recommender,
-                    playlists: playlists,
-                    seed: seed,
-                    progress: { done, total in bar.update(done: done, total: total) }
-                )
+                let outcome = try store.learnPersonalWeights(seed: seed) { done, total in
+                    bar.update(done: done, total: total)
+                }
                 bar.finish()
-                try store.savePersonalWeights(outcome.weights)
                 report = WeightsReport(
                     weights: outcome.weights,
                     isPersonal: true,

@@ -151,6 +151,13 @@ func audioAnalyzerExample() throws {
     print(analysis.features.tempo ?? 0, analysis.confidence[.tempo] ?? 0)
 }
 
+func musicTaggerExample() throws {
+    let tagger = try MusicTagger()
+    if let tagging = try tagger.tag(fileAt: URL(fileURLWithPath: "song.flac")) {
+        print(tagging.probabilities(above: 0.2))
+    }
+}
+
 // MARK: - Ingest
 
 func featureSourcesExample() async throws {

@@ -121,7 +121,7 @@ struct DeferredSpotifyIDIndexTests {
         slotLimit: Int = SpotifyIDTable.defaultMaximumSlotCount
     ) throws -> (ids: [Int64], tableAtStart: Bool, tableAtEnd: Bool) {
         try store.database.write { db in
-            let writer = try ImportWriter(db, runID: nil, fetchedAt: "2026-01-02T03:04:05Z")
+            let writer = try LibraryWriter(db, runID: nil, fetchedAt: "2026-01-02T03:04:05Z")
             writer.spotifyIDTableSlotLimit = slotLimit
             if let expectedTracks { try writer.deferIndexBuilds(expectedTracks: expectedTracks) }
             let atStart = writer.findsSpotifyIDsInMemory
@@ -157,7 +157,7 @@ struct DeferredSpotifyIDIndexTests {
                 #expect(deferredIDs == keptIDs)
                 #expect(try contentSnapshot(deferred) == contentSnapshot(kept))
                 let indexes = try deferred.database.read { db in try db.indexes(on: "tracks").map(\.name).sorted() }
-                #expect(indexes.contains(ImportWriter.spotifyIDIndex))
+                #expect(indexes.contains(LibraryWriter.spotifyIDIndex))
                 // Some rows were new, some met the earlier import's tracks, some this one's.
                 #expect(Set(keptIDs).count < keptIDs.count)
                 #expect(keptIDs.contains { $0 <= 60 } && keptIDs.contains { $0 > 60 })
@@ -195,7 +195,7 @@ struct DeferredSpotifyIDIndexTests {
             }
             #expect(refused.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE)
             let unique = try store.database.read { db in
-                try db.indexes(on: "tracks").first { $0.name == ImportWriter.spotifyIDIndex }?.isUnique
+                try db.indexes(on: "tracks").first { $0.name == LibraryWriter.spotifyIDIndex }?.isUnique
             }
             #expect(unique == true)
         }

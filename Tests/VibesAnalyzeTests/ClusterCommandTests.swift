@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Testing
 import VibesCommandSupport
+import VibesEngine
 import VibesTestSupport
 
 @testable import Ingest
@@ -30,66 +31,6 @@ struct ClusterCommandTests {
         }
     }
 
-    @Test func clusterSavesARunThatRecoversTheGroups() async throws {
-        try await withSyntheticLibrary { path, store in
-            try await run(["cluster", "--db", path, "--k", "3", "--quiet"])
-            let record = try #require(try store.clusteringRun()).run
-            let runID = try #require(record.id)
-            #expect(record.clusterCount == 3)
-            #expect(record.trackCount == 120)
-            #expect(record.excludedTrackCount == 0)
-            let clusters = try store.clusters(ofRun: runID)
-            #expect(clusters.map(\.size) == [40, 40, 40])
-            #expect(Set(clusters.map(\.name)).count == 3)
-            // Every cluster holds the tracks of exactly one synthetic group.
-            let assignments = try store.assignments(ofRun: runID)
-            let summaries = try store.trackSummaries(for: assignments.map(\.trackID))
-            var groupsByCluster: [Int: Set<String>] = [:]
-            for assignment in assignments {
-                let group = String(summaries[assignment.trackID]!.name.split(separator: " ")[0])
-                groupsByCluster[assignment.cluster, default: []].insert(group)
-            }
-            #expect(groupsByCluster.values.allSatisfy { $0.count == 1 })
-            // The calm acoustic group is named as such.
-            let calmTrack = try #require(summaries.values.first { $0.name.hasPrefix("calm") })
-            let calmCluster = try #require(assignments.first { $0.trackID == calmTrack.id }).cluster
-            let calmName = try #require(clusters.first { $0.cluster == calmCluster }).name
-            #expect(calmName.contains("acoustic"))
-            #expect(clusters.first { $0.cluster == calmCluster }?.mood == .calm)
-            // Centroids in original units are in the features' own scale.
-            let tempo = try #require(clusters.first { $0.cluster == calmCluster }?.centroidOriginal["tempo"])
-            #expect(abs(tempo - 80) < 3)
-        }
-    }
-
-    @Test func sameSeedGivesTheSameReport() async throws {
-        var reports: [Data] = []
-        for _ in 0..<2 {
-            try await withSyntheticLibrary(perGroup: 30) { path, store in
-                try await run(["cluster", "--db", path, "--k", "4", "--seed", "7", "--quiet"])
-                let report = try VibesReport(store: store, runID: nil, exampleCount: 3)
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.sortedKeys]
-                reports.append(try encoder.encode(report))
-            }
-        }
-        #expect(reports[0] == reports[1])
-    }
-
-    @Test func autoChoosesKBySilhouetteAndKeepsTheScores() async throws {
-        try await withSyntheticLibrary(perGroup: 30) { path, store in
-            // Three clear groups: the silhouette drops sharply past 3, so 3 is chosen.
-            try await run(["cluster", "--db", path, "--k", "auto", "--min-k", "2", "--max-k", "6", "--quiet"])
-            let record = try #require(try store.clusteringRun()).run
-            let scan = try #require(record.clusterCountScan)
-            #expect(scan.map(\.clusterCount) == [2, 3, 4, 5, 6])
-            let best = try #require(scan.compactMap(\.silhouette).max())
-            let withinTolerance = scan.filter { ($0.silhouette ?? -1) >= best - 0.01 }.map(\.clusterCount)
-            #expect(record.clusterCount == withinTolerance.max())
-            #expect(record.clusterCount == 3)
-        }
-    }
-
     @Test func autoSearchesFourToTwelveByDefaultAndPrefersFinerVibesOnTheSample() async throws {
         try await withTemporaryDirectory { folder in
             let db = folder + "/library.sqlite"
@@ -104,54 +45,6 @@ struct ClusterCommandTests {
             let highest = try #require(scan.max { ($0.silhouette ?? -1) < ($1.silhouette ?? -1) })
             #expect(run.clusterCount > highest.clusterCount)
             #expect(run.clusterCount >= 6)
-        }
-    }
-
-    @Test func examplesShowEachSongOnce() async throws {
-        try await withSyntheticLibrary(perGroup: 20) { path, store in
-            try await run(["cluster", "--db", path, "--k", "3", "--quiet"])
-            let runID = try #require(try store.clusteringRun()?.run.id)
-            let nearest = try store.representativeTracks(ofRun: runID, cluster: 0, count: 4)
-            let summaries = try store.trackSummaries(for: nearest.map(\.trackID))
-            let first = try #require(summaries[nearest[0].trackID])
-            #expect(summaries[nearest[1].trackID]?.artists == first.artists)
-            // The second nearest becomes another release of the nearest: the same artist and title.
-            try await store.database.write { db in
-                try db.execute(
-                    sql: "UPDATE tracks SET name = ? WHERE id = ?",
-                    arguments: [first.name.uppercased(), nearest[1].trackID]
-                )
-            }
-            let report = try VibesReport(store: store, runID: runID, exampleCount: 3)
-            let vibe = try #require(report.vibes.first { $0.cluster == 0 })
-            #expect(vibe.examples.map(\.trackID) == [nearest[0].trackID, nearest[2].trackID, nearest[3].trackID])
-        }
-    }
-
-    @Test func vibesShowsTheLatestOrANamedRun() async throws {
-        try await withSyntheticLibrary(perGroup: 20) { path, store in
-            try await run(["cluster", "--db", path, "--k", "2", "--quiet"])
-            try await run(["cluster", "--db", path, "--k", "3", "--quiet"])
-            let latest = try VibesReport(store: store, runID: nil, exampleCount: 2)
-            let first = try VibesReport(store: store, runID: 1, exampleCount: 2)
-            #expect(latest.run.id == 2 && latest.vibes.count == 3)
-            #expect(first.run.id == 1 && first.vibes.count == 2)
-            #expect(first.vibes.allSatisfy { $0.examples.count == 2 })
-            // A number is a vibe of the current run; --run names a run.
-            try await run(["vibes", "--db", path, "1"])
-            try await run(["vibes", "--db", path, "--run", "1"])
-            await #expect(throws: StoreError.self) { try await run(["vibes", "--db", path, "--run", "9"]) }
-            await #expect(throws: CommandFailure.self) { try await run(["vibes", "--db", path, "9"]) }
-            let one = try VibesReport(store: store, runID: nil, exampleCount: 2, vibe: VibeReference("2"))
-            #expect(one.vibes.map(\.number) == [2] && one.vibes[0].name == latest.vibes[1].name)
-            // By name: any case, the start of it.
-            let named = try VibesReport(
-                store: store,
-                runID: nil,
-                exampleCount: 2,
-                vibe: VibeReference(String(latest.vibes[2].name.uppercased()))
-            )
-            #expect(named.vibes.map(\.number) == [3])
         }
     }
 

@@ -96,57 +96,6 @@ struct EvalCommandTests {
             }
         }
     }
-
-    @Test func evalLeavesCatchAllPlaylistsOutUnlessAsked() async throws {
-        try await withTemporaryDirectory { folder in
-            let db = folder + "/library.sqlite"
-            try await run(["import", "--db", db, "--quiet", Fixtures.path("csv/tidytuesday-excerpt.csv")])
-            try await run(["import", "--db", db, "--quiet", Fixtures.path("exportify/Liked_Songs.csv")])
-            let arguments = [
-                "eval", "--db", db, "--label", "playlist", "-k", "3", "--resamples", "50", "--clusters", "0",
-            ]
-            let text = try await run(arguments).stdout
-            // The excerpt's "Pop Remix" holds 30 of its 42 rows, more than 30 % of the tracks imported.
-            let left = try #require(
-                text.split(separator: "\n").first { $0.hasPrefix("left out 2 catch-all playlists: ") }
-            )
-            #expect(left.contains("\"Liked Songs\" (liked songs)") && left.contains("\"Pop Remix\" ("), "\(text)")
-            let kept = try await run(arguments + ["--include-catch-all"]).stdout
-            #expect(!kept.split(separator: "\n").contains { $0.hasPrefix("left out") })
-            #expect(kept.contains("Liked Songs"))
-        }
-    }
-
-    @Test func evalWithoutALabelPicksOneTheLibraryHas() async throws {
-        try await withTemporaryDirectory { folder in
-            // The bundled sample has playlists: they are the label.
-            let db = folder + "/library.sqlite"
-            try await run(["import", "--db", db, "--quiet", SampleLibrary.path])
-            let arguments = ["eval", "--db", db, "--sample", "100", "--resamples", "50", "--clusters", "0"]
-            let text = try await run(arguments).stdout
-            #expect(text.hasPrefix("label playlist: ") || text.contains("\nlabel playlist: "), "\(text)")
-            // An Exportify library of liked songs alone has no label to grade on: the failure says so.
-            let liked = folder + "/liked.sqlite"
-            try await run(["import", "--db", liked, "--quiet", Fixtures.path("exportify/Liked_Songs.csv")])
-            let failed = try await CommandLineTool.run(["eval", "--db", liked, "--clusters", "0"])
-            #expect(failed.status == 1)
-            #expect(failed.stderr.contains("genre label"), "\(failed.stderr)")
-        }
-    }
-
-    @Test func evalComparesASavedRunWithTheLabels() async throws {
-        try await withTemporaryDirectory { folder in
-            let db = folder + "/library.sqlite"
-            try await run(["import", "--db", db, "--quiet", SampleLibrary.path])
-            try await run(["cluster", "--db", db, "--k", "6", "--seed", "3", "--quiet"])
-            let text = try await run(["eval", "--db", db, "--run", "1", "--sample", "100", "--resamples", "50"]).stdout
-            let line = try #require(text.split(separator: "\n").first { $0.hasPrefix("run 1 agreement: NMI ") })
-            #expect(line.contains(", ARI ") && line.contains("(k = 6, "))
-            let missing = try await CommandLineTool.run(["eval", "--db", db, "--run", "7"])
-            #expect(missing.status == 1)
-            #expect(missing.stderr.contains("There is no clustering run 7"))
-        }
-    }
 }
 
 /// `eval --ordering` on the bundled sample's real playlists.
@@ -194,18 +143,22 @@ struct EvalOrderingCommandTests {
         }
     }
 
-    @Test func aLibraryWithoutPlaylistsFailsWithAdvice() async throws {
+    /// What the engine's failures tell the user (`LibraryStoreEvaluationTests` tests when they happen).
+    @Test func aLibraryOfLikedSongsAloneFailsWithAdvice() async throws {
         try await withTemporaryDirectory { folder in
             let db = folder + "/library.sqlite"
             let imported = try await CommandLineTool.run([
                 "import", "--db", db, "--quiet", Fixtures.path("exportify/Liked_Songs.csv"),
             ])
             #expect(imported.status == 0, "\(imported.stderr)")
-            let result = try await CommandLineTool.run(["eval", "--db", db, "--ordering"])
-            #expect(result.status == 1)
+            let labels = try await CommandLineTool.run(["eval", "--db", db, "--clusters", "0"])
+            #expect(labels.status == 1)
+            #expect(labels.stderr.contains("genre label; import a file with genre labels"), "\(labels.stderr)")
+            let ordering = try await CommandLineTool.run(["eval", "--db", db, "--ordering"])
+            #expect(ordering.status == 1)
             #expect(
-                result.stderr.contains("No imported playlist has 10 to 500 tracks with features"),
-                "\(result.stderr)"
+                ordering.stderr.contains("No imported playlist has 10 to 500 tracks with features"),
+                "\(ordering.stderr)"
             )
         }
     }

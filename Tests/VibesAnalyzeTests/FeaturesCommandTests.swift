@@ -6,8 +6,6 @@ import SpotifyWebAPI
 import Testing
 import VibesTestSupport
 
-@testable import vibes_analyze
-
 /// A signed-in session for the fake Spotify and the environment that points the tool at the fakes.
 func signedInToolEnvironment(
     directory: String,

@@ -238,7 +238,7 @@ struct HostileOutputCommandTests {
             let db = folder + "/library.sqlite"
             let store = try LibraryStore(path: db)
             try store.database.write { db in
-                let writer = try ImportWriter(db, runID: nil, fetchedAt: "2026-01-01T00:00:00Z")
+                let writer = try LibraryWriter(db, runID: nil, fetchedAt: "2026-01-01T00:00:00Z")
                 for number in 0..<3 {
                     _ = try writer.write(
                         Track(

@@ -3,6 +3,7 @@ import Foundation
 import Ingest
 import Testing
 import VibesCommandSupport
+import VibesEngine
 import VibesTestSupport
 
 @testable import vibes_analyze

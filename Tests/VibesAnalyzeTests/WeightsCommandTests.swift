@@ -52,7 +52,7 @@ struct WeightsCommandTests {
     @Test func tooFewPlaylistsSaySoAndKeepTheDefaults() async throws {
         try await withTemporaryDirectory { folder in
             let db = folder + "/library.sqlite"
-            let store = try makeStore(in: folder, songs: RecommendCommandTests.songs)
+            let store = try makeStore(in: folder, songs: TidyTuesdaySongs.Song.synthetic(count: 80))
             _ = store
             let result = try await run(["weights", "learn", "--db", db, "--quiet"], status: 1)
             #expect(result.stderr.contains("learning weights needs 5"), "\(result.stderr)")

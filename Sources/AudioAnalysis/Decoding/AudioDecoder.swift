@@ -24,6 +24,11 @@ final class AudioDecoder {
 
     let file: AudioFile
     let info: StreamInfo
+    /// The rate of the mono signal handed to `decode`'s `analysis`, in Hz.
+    let monoSampleRate: Int
+    /// Whether the mono signal is the channels' mean (as librosa mixes down) rather than
+    /// libswresample's default downmix, which sums stereo at −3 dB each.
+    let averagesChannels: Bool
 
     private var format: UnsafeMutablePointer<AVFormatContext>?
     private var codec: UnsafeMutablePointer<AVCodecContext>?
@@ -46,8 +51,19 @@ final class AudioDecoder {
     /// - Throws: ``AudioAnalysisError`` when the file cannot be parsed, holds no audio stream, has
     ///   a codec this FFmpeg cannot decode, or a rate or channel count outside what the analysis
     ///   supports (``AudioAnalyzer/supportedSampleRates``, ``AudioAnalyzer/supportedChannelCounts``).
-    init(file: AudioFile) throws(AudioAnalysisError) {
+    ///
+    /// - Parameters:
+    ///   - file: The open file.
+    ///   - monoSampleRate: The rate of the mono signal `decode` hands to `analysis`.
+    ///   - averagesChannels: Whether that signal is the mean of the channels.
+    init(
+        file: AudioFile,
+        monoSampleRate: Int = AudioDecoder.analysisSampleRate,
+        averagesChannels: Bool = false
+    ) throws(AudioAnalysisError) {
         self.file = file
+        self.monoSampleRate = monoSampleRate
+        self.averagesChannels = averagesChannels
         Self.quietFFmpegLogging
         let path = file.path.description
         guard let buffer = av_malloc(Self.ioBufferSize) else { throw .libraryFailure(path: path, call: "av_malloc") }
@@ -147,7 +163,7 @@ final class AudioDecoder {
     }
 
     /// Decodes the whole stream, calling `native` with interleaved blocks at the file's rate
-    /// (``outputChannels`` channels) and `analysis` with mono blocks at ``analysisSampleRate``.
+    /// (``outputChannels`` channels) and `analysis` with mono blocks at ``monoSampleRate``.
     ///
     /// - Returns: The number of frames decoded at the native rate.
     /// - Throws: ``AudioAnalysisError/decodeFailed(path:reason:)`` when the stream breaks off
@@ -254,13 +270,18 @@ final class AudioDecoder {
                 &analysisResampler,
                 &mono,
                 AV_SAMPLE_FMT_FLT,
-                Int32(Self.analysisSampleRate),
+                Int32(monoSampleRate),
                 &inputLayout,
                 sampleFormat,
                 rate,
                 0,
                 nil
             )
+        }
+        if status >= 0, averagesChannels {
+            let count = Int(inputLayout.nb_channels)
+            let mean = [Double](repeating: 1 / Double(count), count: count)
+            status = swr_set_matrix(analysisResampler, mean, Int32(count))
         }
         if status >= 0 { status = swr_init(analysisResampler) }
         guard status >= 0 else {

@@ -2,7 +2,7 @@
 final class ImportContext {
     let file: String
     let options: ImportOptions
-    let writer: ImportWriter
+    let writer: LibraryWriter
     let totalBytes: Int
     private(set) var rowsRead = 0
     private(set) var rowsImported = 0
@@ -13,7 +13,7 @@ final class ImportContext {
     private(set) var invalidKeptAsMissing: [String: Int] = [:]
     private var lastProgress = 0
 
-    init(file: String, options: ImportOptions, writer: ImportWriter, totalBytes: Int) {
+    init(file: String, options: ImportOptions, writer: LibraryWriter, totalBytes: Int) {
         self.file = file
         self.options = options
         self.writer = writer

@@ -111,7 +111,7 @@ public struct ImportSummary: Codable, Sendable {
     public var rowsImported = 0
     public var rowsRejected = 0
     /// What the store's writer did: tracks, features, plays, playlists and saved tracks written.
-    public var counts = ImportWriter.Counts()
+    public var counts = LibraryWriter.Counts()
     public var playsMatched = 0
     /// How many values outside their valid range were kept as missing (`--skip-invalid`), per
     /// field; without `--skip-invalid` such a value rejects the file.
@@ -134,7 +134,7 @@ public struct ImportSummary: Codable, Sendable {
     }
 
     /// One of ``counts``, as `summary.tracksNew`.
-    public subscript<Value>(dynamicMember keyPath: WritableKeyPath<ImportWriter.Counts, Value>) -> Value {
+    public subscript<Value>(dynamicMember keyPath: WritableKeyPath<LibraryWriter.Counts, Value>) -> Value {
         get { counts[keyPath: keyPath] }
         set { counts[keyPath: keyPath] = newValue }
     }
@@ -163,7 +163,7 @@ public struct ImportSummary: Codable, Sendable {
         rowsRead = try container.decode(Int.self, forKey: .rowsRead)
         rowsImported = try container.decode(Int.self, forKey: .rowsImported)
         rowsRejected = try container.decode(Int.self, forKey: .rowsRejected)
-        counts = try ImportWriter.Counts(from: decoder)
+        counts = try LibraryWriter.Counts(from: decoder)
         playsMatched = try container.decode(Int.self, forKey: .playsMatched)
         invalidKeptAsMissing = try container.decode([String: Int].self, forKey: .invalidKeptAsMissing)
         notes = try container.decode([String].self, forKey: .notes)

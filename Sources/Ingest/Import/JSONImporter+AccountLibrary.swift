@@ -59,7 +59,7 @@ extension JSONImporter {
     func importAccountPlaylists(_ export: AccountPlaylists) throws {
         var episodes = 0
         for (playlistIndex, playlist) in export.playlists.enumerated() {
-            var entries: [ImportWriter.PlaylistEntry] = []
+            var entries: [LibraryWriter.PlaylistEntry] = []
             for (index, item) in playlist.items.enumerated() {
                 try context.row(bytesRead: 0) {
                     let field = "playlists[\(playlistIndex)].items[\(index)]"

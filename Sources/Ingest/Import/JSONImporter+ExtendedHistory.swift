@@ -77,7 +77,7 @@ extension JSONImporter {
                     ).id
                 }
                 try context.writer.write(
-                    ImportWriter.Play(
+                    LibraryWriter.Play(
                         endedAt: play.ts,
                         msPlayed: msPlayed,
                         trackName: trackName,

@@ -83,7 +83,7 @@ extension JSONImporter {
                     track.durationMS = try validDuration(track.durationMS, field: "items[\(index)].track.duration_ms")
                     let written = try context.writer.write(track)
                     try context.writer.write(
-                        ImportWriter.Play(
+                        LibraryWriter.Play(
                             endedAt: playedAt,
                             msPlayed: track.durationMS ?? 0,
                             trackName: track.name,
@@ -131,8 +131,8 @@ extension JSONImporter {
         _ items: [SpotifyTrackItemObject?],
         save: Bool,
         field: String
-    ) throws -> [ImportWriter.PlaylistEntry] {
-        var entries: [ImportWriter.PlaylistEntry] = []
+    ) throws -> [LibraryWriter.PlaylistEntry] {
+        var entries: [LibraryWriter.PlaylistEntry] = []
         var skipped = 0
         for (index, item) in items.enumerated() {
             guard let item else { continue }

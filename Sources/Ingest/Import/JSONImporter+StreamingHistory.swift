@@ -22,7 +22,7 @@ extension JSONImporter {
                     throw context.error(field: "[\(index)].msPlayed", play.msPlayed.problem)
                 }
                 try context.writer.write(
-                    ImportWriter.Play(
+                    LibraryWriter.Play(
                         endedAt: endedAt,
                         msPlayed: msPlayed,
                         trackName: play.trackName,

@@ -1,5 +1,5 @@
 /// The tracks of the store by Spotify ID, in memory, while an import of many new tracks has the
-/// `tracks_spotify_id` index dropped (``ImportWriter/deferIndexBuilds(expectedTracks:)``).
+/// `tracks_spotify_id` index dropped (``LibraryWriter/deferIndexBuilds(expectedTracks:)``).
 ///
 /// Measured on the million-row CSV: with the unique index kept up to date row by row (random IDs,
 /// each landing on another page), the import's rows took 17.0–18.3 s; with the index built once

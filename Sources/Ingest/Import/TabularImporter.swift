@@ -130,7 +130,7 @@ struct TabularImporter {
 
         let scale = try chooseScale(featureColumns: featureColumns)
         let source = FeatureSource.file(format: format.rawValue)
-        var playlist: [ImportWriter.PlaylistEntry] = []
+        var playlist: [LibraryWriter.PlaylistEntry] = []
         let isLikedSongs =
             fileName.lowercased().hasPrefix("liked_songs") || fileName.lowercased().hasPrefix("liked songs")
         var namesMissingAsNA = 0

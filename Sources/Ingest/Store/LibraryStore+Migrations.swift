@@ -68,7 +68,7 @@ extension LibraryStore {
     /// and which cannot be dropped.
     ///
     /// An import of many new tracks drops the named index and builds it once after its rows,
-    /// finding repeated IDs in memory meanwhile (``ImportWriter/deferIndexBuilds(expectedTracks:)``).
+    /// finding repeated IDs in memory meanwhile (``LibraryWriter/deferIndexBuilds(expectedTracks:)``).
     /// The table is copied as it is (same IDs, same columns in the same order), with its other
     /// indexes and its triggers created again; it must run with foreign keys off, or dropping the
     /// old table would delete every row that refers to a track.

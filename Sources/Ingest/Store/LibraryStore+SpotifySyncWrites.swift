@@ -2,13 +2,13 @@ import Features
 import Foundation
 import GRDB
 
-/// One write transaction of a Spotify sync: the ``ImportWriter`` that file imports use, plus what
+/// One write transaction of a Spotify sync: the ``LibraryWriter`` that file imports use, plus what
 /// the sync keeps beside the library (artists' Spotify IDs, checkpoints).
 ///
 /// Valid only inside ``LibraryStore/writeSpotifySyncBatch(runID:fetchedAt:_:)``.
 package struct SpotifySyncBatch {
     /// Writes tracks, saved tracks, playlists and plays.
-    package let writer: ImportWriter
+    package let writer: LibraryWriter
     let db: Database
 
     /// Records an artist with its Spotify ID (the import writer creates artists only through their
@@ -41,9 +41,9 @@ extension LibraryStore {
         runID: Int64,
         fetchedAt: String,
         _ body: @escaping @Sendable (SpotifySyncBatch) throws -> T
-    ) async throws -> (T, ImportWriter.Counts) {
+    ) async throws -> (T, LibraryWriter.Counts) {
         try await write { db in
-            let writer = try ImportWriter(db, runID: runID, fetchedAt: fetchedAt)
+            let writer = try LibraryWriter(db, runID: runID, fetchedAt: fetchedAt)
             let result = try body(SpotifySyncBatch(writer: writer, db: db))
             return (result, writer.counts)
         }

@@ -28,7 +28,7 @@ extension SpotifyAccounts {
             try await present(
                 makeAuthorizationURL(
                     redirectURI: redirectURI,
-                    codeChallenge: verifier.map(PKCE.makeCodeChallenge(for:)),
+                    verifier: verifier,
                     state: state,
                     scopes: scopes,
                     showDialog: showDialog
@@ -58,7 +58,7 @@ extension SpotifyAccounts {
         try await present(
             makeAuthorizationURL(
                 redirectURI: redirectURI,
-                codeChallenge: verifier.map(PKCE.makeCodeChallenge(for:)),
+                verifier: verifier,
                 state: state,
                 scopes: scopes,
                 showDialog: showDialog
@@ -66,5 +66,22 @@ extension SpotifyAccounts {
         )
         let code = try AuthorizationRedirect.code(fromPastedURL: try await readRedirect(), expectedState: state)
         return try await exchangeCode(code, redirectURI: redirectURI, codeVerifier: verifier)
+    }
+
+    /// The authorize URL for a sign-in, with the code challenge of `verifier` when there is one.
+    private func makeAuthorizationURL(
+        redirectURI: String,
+        verifier: String?,
+        state: String,
+        scopes: Set<Scope>,
+        showDialog: Bool
+    ) -> URL {
+        makeAuthorizationURL(
+            redirectURI: redirectURI,
+            codeChallenge: verifier.map(PKCE.makeCodeChallenge(for:)),
+            state: state,
+            scopes: scopes,
+            showDialog: showDialog
+        )
     }
 }

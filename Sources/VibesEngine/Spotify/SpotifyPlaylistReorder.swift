@@ -273,6 +273,29 @@ extension LibraryStore {
 
     /// Writes the order `wanted` (item keys), reached from the current order by `target`, and
     /// reads it back.
+    /// Sends `moves` one after the other, each on the snapshot the previous one returned, and
+    /// returns the last snapshot; `done` hears how many have been sent.
+    private static func apply(
+        _ moves: [PlaylistMove],
+        to playlistID: SpotifyID,
+        at snapshot: String?,
+        using client: SpotifyClient,
+        done: (Int) -> Void
+    ) async throws -> String? {
+        var snapshot = snapshot
+        for (index, move) in moves.enumerated() {
+            snapshot = try await client.reorderItems(
+                of: playlistID,
+                rangeStart: move.rangeStart,
+                insertBefore: move.insertBefore,
+                rangeLength: move.rangeLength,
+                snapshotID: snapshot
+            )
+            done(index + 1)
+        }
+        return snapshot
+    }
+
     private static func write(
         _ wanted: [String],
         target: [Int],
@@ -291,16 +314,10 @@ extension LibraryStore {
             operations = max(1, (wanted.count + SpotifyClient.writeChunkSize - 1) / SpotifyClient.writeChunkSize)
         } else {
             let moves = PlaylistMoves.moves(toReach: target)
-            for (index, move) in moves.enumerated() {
-                snapshot = try await client.reorderItems(
-                    of: playlistID,
-                    rangeStart: move.rangeStart,
-                    insertBefore: move.insertBefore,
-                    rangeLength: move.rangeLength,
-                    snapshotID: snapshot
-                )
-                progress?(index + 1, moves.count)
-            }
+            snapshot =
+                try await Self.apply(moves, to: playlistID, at: snapshot, using: client) { done in
+                    progress?(done, moves.count)
+                } ?? snapshot
             operations = moves.count
         }
         // Read back: the order on Spotify must be the one intended.
@@ -396,15 +413,7 @@ extension LibraryStore {
             throw PlaylistReorderError.itemsChanged(name: name)
         }
         let moves = PlaylistMoves.moves(toReach: target)
-        for move in moves {
-            snapshot = try await client.reorderItems(
-                of: playlistID,
-                rangeStart: move.rangeStart,
-                insertBefore: move.insertBefore,
-                rangeLength: move.rangeLength,
-                snapshotID: snapshot
-            )
-        }
+        snapshot = try await Self.apply(moves, to: playlistID, at: snapshot, using: client) { _ in }
         let (found, _) = try await Self.readItems(of: playlistID, using: client)
         let differing = zip(found, goal).count { $0 != $1 } + abs(found.count - goal.count)
         if differing > 0 { throw PlaylistReorderError.orderMismatch(name: name, differing: differing) }

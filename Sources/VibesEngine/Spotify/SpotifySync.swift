@@ -251,11 +251,11 @@ public struct SpotifySync: Sendable {
     /// The provenance of every row the sync writes.
     static let source = FeatureSource.spotifyAPI.key
 
-    /// Runs `body` in one write transaction with an ``ImportWriter``, the code path file imports use.
+    /// Runs `body` in one write transaction with an ``LibraryWriter``, the code path file imports use.
     private func write<T: Sendable>(
         runID: Int64,
         _ body: @escaping @Sendable (SpotifySyncBatch) throws -> T
-    ) async throws -> (T, ImportWriter.Counts) {
+    ) async throws -> (T, LibraryWriter.Counts) {
         try await store.writeSpotifySyncBatch(runID: runID, fetchedAt: now().formatted(.iso8601), body)
     }
 
@@ -383,7 +383,7 @@ public struct SpotifySync: Sendable {
             }
             let (_, counts) = try await write(runID: runID) { [rows, artists] batch in
                 let entries = try rows.map { row in
-                    ImportWriter.PlaylistEntry(
+                    LibraryWriter.PlaylistEntry(
                         trackID: try batch.writer.write(row.track).id,
                         addedAt: row.addedAt,
                         addedBy: row.addedBy
@@ -431,7 +431,7 @@ public struct SpotifySync: Sendable {
             let artists = try await client.topArtists(over: range).items.compactMap { $0 }
             let fetchedAt = now().formatted(.iso8601)
             let (_, counts) = try await write(runID: runID) { batch in
-                let entries = try tracks.map { ImportWriter.PlaylistEntry(trackID: try batch.writer.write($0).id) }
+                let entries = try tracks.map { LibraryWriter.PlaylistEntry(trackID: try batch.writer.write($0).id) }
                 try Self.writeArtistIDs(objects.flatMap { $0.artists ?? [] }, in: batch)
                 try batch.writer.writePlaylist(
                     originKey: "spotify-top-tracks:\(range.rawValue)",
@@ -474,7 +474,7 @@ public struct SpotifySync: Sendable {
                     try Self.writeArtistIDs(object.artists ?? [], in: batch)
                     // The API does not say how long the track played; the track's length stands in.
                     try batch.writer.write(
-                        ImportWriter.Play(
+                        LibraryWriter.Play(
                             endedAt: playedAt.formatted(.iso8601),
                             msPlayed: track.durationMS ?? 0,
                             trackName: track.name,

@@ -27,7 +27,7 @@ struct ReccoBeatsTests {
         offset: Int = 0
     ) throws -> [Int64] {
         try store.database.write { db in
-            let writer = try ImportWriter(db, runID: nil, fetchedAt: "2026-01-01T00:00:00Z")
+            let writer = try LibraryWriter(db, runID: nil, fetchedAt: "2026-01-01T00:00:00Z")
             return try (offset..<(offset + count)).map { number in
                 try writer.write(
                     Track(
@@ -219,7 +219,7 @@ struct ReccoBeatsTests {
                 // Track 0: unknown Spotify ID, known ISRC with two records; the one that fits is chosen.
                 // Track 1: no Spotify ID at all, only an ISRC.
                 let ids = try await store.database.write { db in
-                    let writer = try ImportWriter(db, runID: nil, fetchedAt: "2026-01-01T00:00:00Z")
+                    let writer = try LibraryWriter(db, runID: nil, fetchedAt: "2026-01-01T00:00:00Z")
                     return [
                         try writer.write(
                             Track(

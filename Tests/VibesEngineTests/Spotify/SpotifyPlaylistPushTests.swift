@@ -20,17 +20,17 @@ struct SpotifyPlaylistPushTests {
             try await FakeSpotify.withServer { fake in
                 let store = try LibraryStore(path: directory + "/library.sqlite")
                 try await store.database.write { db in
-                    let writer = try ImportWriter(db, runID: nil, fetchedAt: "2026-11-21T12:00:00Z")
+                    let writer = try LibraryWriter(db, runID: nil, fetchedAt: "2026-11-21T12:00:00Z")
                     var entries = try (0..<count).map { index in
                         let track = Track(
                             spotifyID: SpotifyID(FakeSpotifyState.savedTrackID(index)),
                             name: "Song \(index)",
                             artists: ["Band"]
                         )
-                        return ImportWriter.PlaylistEntry(trackID: try writer.write(track).id)
+                        return LibraryWriter.PlaylistEntry(trackID: try writer.write(track).id)
                     }
                     let local = Track(spotifyID: nil, name: "Demo tape", artists: ["Me"], isLocal: true)
-                    entries.insert(ImportWriter.PlaylistEntry(trackID: try writer.write(local).id), at: 3)
+                    entries.insert(LibraryWriter.PlaylistEntry(trackID: try writer.write(local).id), at: 3)
                     try writer.writePlaylist(
                         originKey: "vibes:late-night",
                         name: "Late night",

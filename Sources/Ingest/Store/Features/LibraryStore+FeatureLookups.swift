@@ -63,7 +63,7 @@ extension LibraryStore {
         fetchedAt: String
     ) async throws {
         try await write { db in
-            let writer = try ImportWriter(db, runID: runID, fetchedAt: fetchedAt)
+            let writer = try LibraryWriter(db, runID: runID, fetchedAt: fetchedAt)
             for lookup in batch {
                 if let features = result.found[lookup.trackID] {
                     try writer.write(features, trackID: lookup.trackID, source: source)

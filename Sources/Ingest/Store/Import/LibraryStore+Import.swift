@@ -100,7 +100,7 @@ extension LibraryStore {
                                     at: fetchedAt,
                                     in: db
                                 )
-                                let writer = try ImportWriter(
+                                let writer = try LibraryWriter(
                                     db,
                                     runID: runID,
                                     fetchedAt: fetchedAt,
@@ -183,7 +183,7 @@ extension LibraryStore {
     /// The page cache of an import's connection, in KiB: 64 MB, where the writer otherwise keeps
     /// 16 MB (``writerCacheKiB``).
     ///
-    /// With the secondary indexes deferred (``ImportWriter/deferIndexBuilds()``), what an import
+    /// With the secondary indexes deferred (``LibraryWriter/deferIndexBuilds()``), what an import
     /// reads back is the `spotify_id` index (about 40 MB for a million tracks) and the ends of the
     /// tables it appends to. Measured in sqlite3 on a million tracks and their artist links, with
     /// the indexes built afterwards, 64 MB and 256 MB took the same 13.5 s. On the million-row CSV

@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 
 extension LibraryStore {
-    /// Writes through one ``ImportWriter`` in one transaction, recording the writes as an import
+    /// Writes through one ``LibraryWriter`` in one transaction, recording the writes as an import
     /// run of `path`: what a test or a tool that makes its rows itself uses instead of a file.
     ///
     /// - Parameters:
@@ -19,11 +19,11 @@ extension LibraryStore {
         format: ImportFormat,
         sha256: String,
         fetchedAt: String,
-        _ body: (ImportWriter) throws -> T
+        _ body: (LibraryWriter) throws -> T
     ) throws -> T {
         try write { db in
             let runID = try Self.insertImportRun(path: path, format: format, sha256: sha256, at: fetchedAt, in: db)
-            return try body(try ImportWriter(db, runID: runID, fetchedAt: fetchedAt))
+            return try body(try LibraryWriter(db, runID: runID, fetchedAt: fetchedAt))
         }
     }
 

@@ -134,7 +134,7 @@ extension LibraryStore {
         at date: Date = Date()
     ) throws -> LocalFileOutcome {
         try write { db in
-            let writer = try ImportWriter(db, runID: nil, fetchedAt: date.formatted(.iso8601))
+            let writer = try LibraryWriter(db, runID: nil, fetchedAt: date.formatted(.iso8601))
             let (trackID, match) = try track(
                 for: analysis,
                 fingerprint: fingerprint,
@@ -209,7 +209,7 @@ extension LibraryStore {
         for analysis: AudioFileAnalysis,
         fingerprint: LocalFileFingerprint,
         contentHash: String,
-        writer: ImportWriter,
+        writer: LibraryWriter,
         in db: Database
     ) throws -> (Int64, LocalFileMatch) {
         if let isrc = analysis.tags.isrc,

@@ -3,23 +3,30 @@ import Foundation
 import Ingest
 import VibesTestSupport
 
-/// Builds libraries for the command tests through the real CSV importer.
-enum LibrarySeeding {
+/// Builds libraries for the command and engine tests through the real CSV importer.
+public enum LibrarySeeding {
     /// One track to write.
-    struct SeedTrack {
-        var spotifyID: String
-        var name: String
-        var artist: String
-        var features: AudioFeatures
+    public struct SeedTrack {
+        public var spotifyID: String
+        public var name: String
+        public var artist: String
+        public var features: AudioFeatures
+
+        public init(spotifyID: String, name: String, artist: String, features: AudioFeatures) {
+            self.spotifyID = spotifyID
+            self.name = name
+            self.artist = artist
+            self.features = features
+        }
     }
 
-    static let header = [
+    public static let header = [
         "track_id", "track_name", "track_artist", "danceability", "energy", "key", "loudness", "mode", "speechiness",
         "acousticness", "instrumentalness", "liveness", "valence", "tempo",
     ]
 
     /// Writes the tracks as a tidytuesday-shaped CSV in `folder` and imports it into the store.
-    static func insert(_ tracks: [SeedTrack], into store: LibraryStore, folder: String) throws {
+    public static func insert(_ tracks: [SeedTrack], into store: LibraryStore, folder: String) throws {
         func number(_ value: Double?) -> String { value.map { "\($0)" } ?? "" }
         func integer(_ value: Int?) -> String { value.map { "\($0)" } ?? "" }
         var lines = [header.joined(separator: ",")]
@@ -40,7 +47,7 @@ enum LibrarySeeding {
 
     /// Copies the header and the first `count` records of the tidytuesday CSV in `shared/data` to
     /// `folder` and imports them.
-    static func importTidyTuesday(firstRecords count: Int, into store: LibraryStore, folder: String) throws {
+    public static func importTidyTuesday(firstRecords count: Int, into store: LibraryStore, folder: String) throws {
         let source = SharedData.path("tidytuesday-2020-01-21/spotify_songs.csv")
         let text = try String(contentsOfFile: source, encoding: .utf8)
         let lines = text.split(separator: "\n", maxSplits: count + 1, omittingEmptySubsequences: false).prefix(
@@ -53,7 +60,7 @@ enum LibrarySeeding {
 
     /// `perGroup` tracks in each of three well-separated groups: calm acoustic, euphoric dance and
     /// tense loud, with small seeded noise.
-    static func syntheticTracks(perGroup: Int, seed: UInt64 = 1) -> [SeedTrack] {
+    public static func syntheticTracks(perGroup: Int, seed: UInt64 = 1) -> [SeedTrack] {
         var rng = SplitMix64(seed: seed)
         func noise(_ scale: Double) -> Double { (rng.nextUnitInterval() - 0.5) * scale }
         var tracks: [SeedTrack] = []
@@ -126,4 +133,11 @@ enum LibrarySeeding {
         }
         return tracks
     }
+}
+
+/// A store in `folder` holding `songs`, written the way an importer would.
+public func makeStore(in folder: String, songs: [TidyTuesdaySongs.Song]) throws -> LibraryStore {
+    let store = try LibraryStore(path: folder + "/library.sqlite")
+    try store.insert(songs)
+    return store
 }

@@ -9,7 +9,7 @@ import GRDB
 /// Every write is an upsert that changes nothing when the data is already there, so importing
 /// the same content twice leaves the store as it was, and the counters say so. API data and file
 /// data share one code path.
-public final class ImportWriter {
+public final class LibraryWriter {
     /// Counters of what the writes did, as an import's summary reports them
     /// (``ImportSummary/counts``).
     public struct Counts: Codable, Sendable {

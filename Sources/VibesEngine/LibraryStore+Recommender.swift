@@ -1,0 +1,116 @@
+import Analytics
+import Features
+import Ingest
+
+/// The similarity weights a recommender uses.
+public enum WeightChoice: Sendable, Equatable {
+    /// The personal weights `weights learn` stored, or else the defaults.
+    case personal
+    /// The default weights.
+    case defaults
+    /// These weights.
+    case given(SimilarityWeights)
+}
+
+extension LibraryStore {
+    /// Reads the features of the tracks in `scope` and what recommendations filter by (artists,
+    /// duration, popularity), and builds the similarity space. Display details are read later, for
+    /// the few tracks shown (`trackSummaries(for:)`).
+    ///
+    /// With `context`, the hybrid similarity also holds the same-artist block, the tag block
+    /// (artist genres, dataset genres and subgenres) and the co-membership block (imported
+    /// playlists, catch-alls left out).
+    ///
+    /// - Parameters:
+    ///   - scope: The tracks that can be picked.
+    ///   - weights: The similarity weights.
+    ///   - context: Whether to add the artist, tag and co-membership blocks.
+    /// - Returns: The recommender of the scope.
+    /// - Throws: ``EngineError/noTracksWithFeatures(storePath:)`` when the scope has no tracks
+    ///   with features, `TrackScopeError` for an unknown playlist.
+    public func makeRecommender(
+        scope: TrackScope = .all,
+        weights: WeightChoice = .personal,
+        context: Bool = true
+    ) throws -> Recommender {
+        let table = try featureTable(scope: scope)
+        guard table.rowCount > 0 else { throw EngineError.noTracksWithFeatures(storePath: path) }
+        // Versions of one song (remixes, remasters, live takes) share a song code, so
+        // recommendations and playlists hold at most one of them.
+        let attributes = try trackAttributeColumns(for: table.trackIDs)
+        let chosen: SimilarityWeights =
+            switch weights {
+            case .personal: try personalWeights() ?? .default
+            case .defaults: .default
+            case .given(let given): given
+            }
+        // The space comes from the store's cache when the last command used this table and these
+        // weights (see `LibraryStore.featureSpace(of:schema:)`).
+        let space = try featureSpace(of: table, schema: FeatureSchema.default.applying(chosen))
+        var recommender = Recommender(
+            table: consume table,
+            space: space,
+            attributes: consume attributes,
+            weights: chosen
+        )
+        if context {
+            let ids = recommender.features.trackIDs
+            recommender = recommender.addingSameArtist()
+            if let tags = SimilarityBlock.tags(from: try tagSources(), trackIDs: ids) {
+                recommender = recommender.adding(tags)
+            }
+            if let block = SimilarityBlock.coMembership(playlists: try playlistLabels(of: ids), trackIDs: ids) {
+                recommender = recommender.adding(block)
+            }
+        }
+        return recommender
+    }
+
+    /// The tags of the tag block, by the signal each kind of tag is.
+    public func tagSources() throws -> [SimilarityBlock.Source] {
+        [
+            SimilarityBlock.Source(signal: .artistGenreTags, terms: try trackLabels(kind: "artist-genre")),
+            SimilarityBlock.Source(signal: .genreTags, terms: try trackLabels(kind: "genre")),
+            SimilarityBlock.Source(signal: .subgenreTags, terms: try trackLabels(kind: "subgenre")),
+        ]
+    }
+
+    /// Every genre tag of each track (artist genres, dataset genres and subgenres), for the names
+    /// of vibes.
+    public func nameTags() throws -> [Int64: Set<String>] {
+        var tags: [Int64: Set<String>] = [:]
+        for source in try tagSources() {
+            for (id, set) in source.terms { tags[id, default: []].formUnion(set) }
+        }
+        return tags
+    }
+
+    /// The labels of `kind` of each of `trackIDs`; for playlists, the catch-all playlists (Liked
+    /// Songs, or any holding more than 30 % of the tracks) are left out unless
+    /// `includingCatchAll`.
+    ///
+    /// - Returns: The labels, and the catch-all playlists left out.
+    public func labels(
+        _ kind: EvaluationLabel,
+        of trackIDs: [Int64],
+        includingCatchAll: Bool = false
+    ) throws -> (labels: [Int64: Set<String>], catchAll: [CatchAllPlaylist]) {
+        let inSpace = Set(trackIDs)
+        let labels = try trackLabels(kind: kind.rawValue).filter { inSpace.contains($0.key) }
+        guard kind == .playlist && !includingCatchAll else { return (labels, []) }
+        let catchAll = CatchAllPlaylist.find(in: labels, libraryTrackCount: trackIDs.count)
+        return (CatchAllPlaylist.removing(catchAll, from: labels), catchAll)
+    }
+
+    /// The imported playlists of each of `trackIDs`, catch-alls left out.
+    public func playlistLabels(of trackIDs: [Int64]) throws -> [Int64: Set<String>] {
+        try labels(.playlist, of: trackIDs).labels
+    }
+
+    /// "Artist – Title" for display, or "track ID" when the store does not hold it.
+    public func title(of trackID: Int64) -> String {
+        guard let summary = try? trackSummaries(for: [trackID])[trackID] else { return "track \(trackID)" }
+        let artist = summary.artists.first.map { "\($0) – " } ?? ""
+        return artist + summary.name
+    }
+}
