@@ -297,7 +297,7 @@ let package = Package(
             name: "DocExampleTests",
             dependencies: [
                 "Analytics", "AudioAnalysis", "Features", "Ingest", "SpotifyTestSupport", "SpotifyTokenServer",
-                "SpotifyWebAPI", "VibesBenchmarking", "VibesHTTP", "VibesTestSupport",
+                "SpotifyWebAPI", "VibesBenchmarking", "VibesHTTP", "VibesServer", "VibesTestSupport",
             ]
         ),
         .testTarget(

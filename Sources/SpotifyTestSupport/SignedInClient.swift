@@ -58,10 +58,12 @@ public func makeSignedInClient(
         tokens: tokens,
         clientID: "fake-client-id",
         baseURL: fake.apiBaseURL,
-        network: URLSessionTransport(timeout: loopbackTimeout),
-        retryPolicy: policy,
-        clock: clock,
-        now: now,
+        networking: ClientNetworking(
+            network: URLSessionTransport(timeout: loopbackTimeout),
+            retryPolicy: policy,
+            clock: clock,
+            now: now
+        ),
         requestBudget: requestBudget,
         logger: logger
     )

@@ -156,3 +156,51 @@ public final class RequestCounter: Sendable {
 
     package func increment() { count.withLock { $0 += 1 } }
 }
+
+/// How a service client sends and retries its requests: the transport below, the retry budgets,
+/// the clocks and what to tell before a retry. The Spotify and ReccoBeats clients take one.
+public struct ClientNetworking: Sendable {
+    /// The bottom transport.
+    public var network: any HTTPTransport
+    /// Retry budgets and backoffs.
+    public var retryPolicy: RetryPolicy
+    /// The clock retries sleep on; tests pass one that does not really sleep.
+    public var clock: any Clock<Duration>
+    /// The wall clock, for "try again after" times.
+    public var now: @Sendable () -> Date
+    /// Called before each retry wait, so a command can say why it pauses.
+    public var onRetry: (@Sendable (RetryEvent) -> Void)?
+
+    public init(
+        network: any HTTPTransport = URLSessionTransport(),
+        retryPolicy: RetryPolicy = .default,
+        clock: any Clock<Duration> = ContinuousClock(),
+        now: @escaping @Sendable () -> Date = Date.init,
+        onRetry: (@Sendable (RetryEvent) -> Void)? = nil
+    ) {
+        self.network = network
+        self.retryPolicy = retryPolicy
+        self.clock = clock
+        self.now = now
+        self.onRetry = onRetry
+    }
+
+    /// The retrying transport over `base` (by default ``network``), counting each attempt in
+    /// `counter`, its errors of the service's type `Failure`.
+    public func retrying<Failure: RetryFailure>(
+        over base: (any HTTPTransport)? = nil,
+        counter: RequestCounter,
+        logger: Logger,
+        failing: Failure.Type = Failure.self
+    ) -> RetryingTransport<Failure> {
+        RetryingTransport<Failure>(
+            base: base ?? network,
+            policy: retryPolicy,
+            clock: clock,
+            now: now,
+            counter: counter,
+            onRetry: onRetry,
+            logger: logger
+        )
+    }
+}

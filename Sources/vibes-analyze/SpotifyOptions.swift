@@ -69,8 +69,7 @@ struct SpotifyOptions: ParsableArguments {
             tokens: tokens,
             clientID: credentials.clientID,
             baseURL: configuration.apiBaseURL,
-            network: network,
-            onRetry: onRetry,
+            networking: ClientNetworking(network: network, onRetry: onRetry),
             requestBudget: requestBudget.map(RequestBudget.init(limit:)),
             logger: logger
         )

@@ -189,14 +189,16 @@ extension VibesAnalyze {
             // up a sync for long; `features fetch` retries later.
             ReccoBeatsClient(
                 baseURL: ReccoBeatsClient.baseURL(),
-                network: URLSessionTransport(timeout: SpotifyOptions.requestTimeout),
-                retryPolicy: RetryPolicy(maxAttempts: 4),
-                onRetry: { event in
-                    guard !quiet else { return }
-                    Console.diagnostic(
-                        SpotifyOptions.describe(event).replacingOccurrences(of: "Spotify", with: "ReccoBeats")
-                    )
-                }
+                networking: ClientNetworking(
+                    network: URLSessionTransport(timeout: SpotifyOptions.requestTimeout),
+                    retryPolicy: RetryPolicy(maxAttempts: 4),
+                    onRetry: { event in
+                        guard !quiet else { return }
+                        Console.diagnostic(
+                            SpotifyOptions.describe(event).replacingOccurrences(of: "Spotify", with: "ReccoBeats")
+                        )
+                    }
+                )
             )
         }
 

@@ -13,6 +13,7 @@ import SpotifyTokenServer
 import SpotifyWebAPI
 import VibesBenchmarking
 import VibesHTTP
+import VibesServer
 import VibesTestSupport
 
 // MARK: - README
@@ -246,4 +247,11 @@ func recommenderAddingExample(recommender: Recommender, artistGenres: [Int64: Se
         hybrid = recommender.adding(tags)
     }
     _ = hybrid
+}
+
+// MARK: - VibesServer
+
+func vibesServerExample(path: String) async throws {
+    let server = VibesServer(configuration: .init(port: 0), store: try LibraryStore(path: path))
+    try await server.run { url in print("Open \(url)") }
 }

@@ -50,9 +50,11 @@ struct SpotifyFailureTests {
         let client = SpotifyClient(
             tokens: tokens,
             baseURL: URL(string: "http://127.0.0.1:9/v1/")!,
-            network: URLSessionTransport(timeout: 5),
-            retryPolicy: RetryPolicy(maxAttempts: 3, usesJitter: false),
-            clock: clock
+            networking: ClientNetworking(
+                network: URLSessionTransport(timeout: 5),
+                retryPolicy: RetryPolicy(maxAttempts: 3, usesJitter: false),
+                clock: clock
+            )
         )
         let error = await spotifyError { _ = try await client.currentUser() }
         guard case .network(_, let attempts, let endpoint) = error else {

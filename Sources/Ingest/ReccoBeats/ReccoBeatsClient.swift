@@ -31,30 +31,15 @@ public final class ReccoBeatsClient: Sendable {
     ///
     /// - Parameters:
     ///   - baseURL: The API root; ``baseURL(environment:)`` reads the override.
-    ///   - network: The bottom transport. Defaults to ``URLSessionTransport``.
-    ///   - retryPolicy: Retry budgets and backoffs.
-    ///   - clock: The clock retries sleep on.
-    ///   - now: The wall clock, for "try again after" times.
-    ///   - onRetry: Called before each retry wait.
+    ///   - networking: The transport below, retry budgets, clocks and the retry hook.
+    ///   - logger: Receives one line per retry.
     public init(
         baseURL: URL = ReccoBeatsClient.productionBaseURL,
-        network: any HTTPTransport = URLSessionTransport(),
-        retryPolicy: RetryPolicy = .default,
-        clock: any Clock<Duration> = ContinuousClock(),
-        now: @escaping @Sendable () -> Date = Date.init,
-        onRetry: (@Sendable (RetryEvent) -> Void)? = nil,
+        networking: ClientNetworking = ClientNetworking(),
         logger: Logger = Logger(label: "vibes.reccobeats")
     ) {
         let counter = RequestCounter()
-        self.transport = RetryingTransport<ReccoBeatsError>(
-            base: network,
-            policy: retryPolicy,
-            clock: clock,
-            now: now,
-            counter: counter,
-            onRetry: onRetry,
-            logger: logger
-        )
+        self.transport = networking.retrying(counter: counter, logger: logger, failing: ReccoBeatsError.self)
         self.baseURL = baseURL.absoluteString.hasSuffix("/") ? baseURL : baseURL.appendingPathComponent("")
         self.requestCounter = counter
         self.logger = logger

@@ -18,24 +18,19 @@ extension SpotifyAccounts {
         showDialog: Bool = false,
         present: @escaping @Sendable (URL) async throws -> Void
     ) async throws -> SpotifySession {
-        let verifier = credentials.clientSecret == nil ? PKCE.makeCodeVerifier() : nil
-        let state = PKCE.makeState()
+        let attempt = SignInAttempt(
+            verifier: credentials.clientSecret == nil ? PKCE.makeCodeVerifier() : nil,
+            scopes: scopes,
+            showDialog: showDialog
+        )
         let (code, redirectURI) = try await LoopbackCallbackServer.waitForCode(
             port: port,
-            expectedState: state,
+            expectedState: attempt.state,
             timeout: timeout
         ) { redirectURI in
-            try await present(
-                makeAuthorizationURL(
-                    redirectURI: redirectURI,
-                    verifier: verifier,
-                    state: state,
-                    scopes: scopes,
-                    showDialog: showDialog
-                )
-            )
+            try await present(authorizationURL(for: attempt, redirectURI: redirectURI))
         }
-        return try await exchangeCode(code, redirectURI: redirectURI, codeVerifier: verifier)
+        return try await exchangeCode(code, redirectURI: redirectURI, codeVerifier: attempt.verifier)
     }
 
     /// Signs in without a local server: the user opens the authorize URL anywhere and pastes back
@@ -52,36 +47,34 @@ extension SpotifyAccounts {
         present: @Sendable (URL) async throws -> Void,
         readRedirect: @Sendable () async throws -> String
     ) async throws -> SpotifySession {
-        let verifier = credentials.clientSecret == nil ? PKCE.makeCodeVerifier() : nil
-        let state = PKCE.makeState()
-        let redirectURI = LoopbackCallbackServer.redirectURI(port: port)
-        try await present(
-            makeAuthorizationURL(
-                redirectURI: redirectURI,
-                verifier: verifier,
-                state: state,
-                scopes: scopes,
-                showDialog: showDialog
-            )
-        )
-        let code = try AuthorizationRedirect.code(fromPastedURL: try await readRedirect(), expectedState: state)
-        return try await exchangeCode(code, redirectURI: redirectURI, codeVerifier: verifier)
-    }
-
-    /// The authorize URL for a sign-in, with the code challenge of `verifier` when there is one.
-    private func makeAuthorizationURL(
-        redirectURI: String,
-        verifier: String?,
-        state: String,
-        scopes: Set<Scope>,
-        showDialog: Bool
-    ) -> URL {
-        makeAuthorizationURL(
-            redirectURI: redirectURI,
-            codeChallenge: verifier.map(PKCE.makeCodeChallenge(for:)),
-            state: state,
+        let attempt = SignInAttempt(
+            verifier: credentials.clientSecret == nil ? PKCE.makeCodeVerifier() : nil,
             scopes: scopes,
             showDialog: showDialog
         )
+        let redirectURI = LoopbackCallbackServer.redirectURI(port: port)
+        try await present(authorizationURL(for: attempt, redirectURI: redirectURI))
+        let code = try AuthorizationRedirect.code(fromPastedURL: try await readRedirect(), expectedState: attempt.state)
+        return try await exchangeCode(code, redirectURI: redirectURI, codeVerifier: attempt.verifier)
     }
+
+    /// The authorize URL of `attempt`, with the code challenge of its verifier when it has one.
+    private func authorizationURL(for attempt: SignInAttempt, redirectURI: String) -> URL {
+        makeAuthorizationURL(
+            redirectURI: redirectURI,
+            codeChallenge: attempt.verifier.map(PKCE.makeCodeChallenge(for:)),
+            state: attempt.state,
+            scopes: attempt.scopes,
+            showDialog: attempt.showDialog
+        )
+    }
+}
+
+/// What one sign-in sends and must get back: the PKCE verifier (none with a client secret), the
+/// random state the redirect carries, the scopes and whether to show the consent page again.
+private struct SignInAttempt {
+    let verifier: String?
+    let state = PKCE.makeState()
+    let scopes: Set<Scope>
+    let showDialog: Bool
 }

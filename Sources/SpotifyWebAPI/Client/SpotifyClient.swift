@@ -39,38 +39,22 @@ public final class SpotifyClient: Sendable {
     /// - Parameters:
     ///   - tokens: Supplies and refreshes access tokens (a ``TokenStore``).
     ///   - baseURL: The API root; tests pass a local fake.
-    ///   - network: The bottom transport. Defaults to ``URLSessionTransport``.
-    ///   - retryPolicy: Retry budgets and backoffs.
-    ///   - clock: The clock retries sleep on; tests pass one that does not really sleep.
-    ///   - now: The wall clock, for "try again after" times.
-    ///   - onRetry: Called before each retry wait, so a command can say why it pauses.
+    ///   - networking: The transport below, retry budgets, clocks and the retry hook.
     ///   - requestBudget: The most requests to send (retries included); past it a request throws
     ///     ``SpotifyError/requestBudgetReached(limit:endpoint:)`` unsent. `nil` for no limit.
     public init(
         tokens: any AccessTokenProvider,
         clientID: String? = nil,
         baseURL: URL = SpotifyClient.productionBaseURL,
-        network: any HTTPTransport = URLSessionTransport(),
-        retryPolicy: RetryPolicy = .default,
-        clock: any Clock<Duration> = ContinuousClock(),
-        now: @escaping @Sendable () -> Date = Date.init,
-        onRetry: (@Sendable (RetryEvent) -> Void)? = nil,
+        networking: ClientNetworking = ClientNetworking(),
         requestBudget: RequestBudget? = nil,
         logger: Logger = Logger(label: "vibes.spotify")
     ) {
         let counter = RequestCounter()
         // Below the retries: a quota answer is never retried, and a budget counts every attempt.
-        var bottom: any HTTPTransport = QuotaTransport(base: network, now: now)
+        var bottom: any HTTPTransport = QuotaTransport(base: networking.network, now: networking.now)
         if let requestBudget { bottom = BudgetTransport(base: bottom, budget: requestBudget) }
-        let retrying = RetryingTransport<SpotifyError>(
-            base: bottom,
-            policy: retryPolicy,
-            clock: clock,
-            now: now,
-            counter: counter,
-            onRetry: onRetry,
-            logger: logger
-        )
+        let retrying = networking.retrying(over: bottom, counter: counter, logger: logger, failing: SpotifyError.self)
         self.transport = AuthorizingTransport(base: retrying, tokens: tokens)
         self.baseURL = baseURL.absoluteString.hasSuffix("/") ? baseURL : baseURL.appendingPathComponent("")
         self.requestCounter = counter

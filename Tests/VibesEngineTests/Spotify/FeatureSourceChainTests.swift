@@ -103,9 +103,11 @@ struct FeatureSourceChainTests {
                 let signedIn = try await makeSignedInClient(spotify)
                 let down = ReccoBeatsClient(
                     baseURL: try FakeReccoBeats.unreachableBaseURL(),
-                    network: URLSessionTransport(timeout: 5),
-                    retryPolicy: RetryPolicy(maxAttempts: 2, usesJitter: false),
-                    clock: TestClock()
+                    networking: ClientNetworking(
+                        network: URLSessionTransport(timeout: 5),
+                        retryPolicy: RetryPolicy(maxAttempts: 2, usesJitter: false),
+                        clock: TestClock()
+                    )
                 )
                 let sync = SpotifySync(
                     client: signedIn.client,

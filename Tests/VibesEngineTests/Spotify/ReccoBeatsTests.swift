@@ -46,9 +46,11 @@ struct ReccoBeatsTests {
     {
         ReccoBeatsClient(
             baseURL: fake.baseURL,
-            network: URLSessionTransport(timeout: loopbackTimeout),
-            retryPolicy: policy,
-            clock: TestClock()
+            networking: ClientNetworking(
+                network: URLSessionTransport(timeout: loopbackTimeout),
+                retryPolicy: policy,
+                clock: TestClock()
+            )
         )
     }
 
@@ -102,9 +104,11 @@ struct ReccoBeatsTests {
         try await FakeReccoBeats.withServer { fake in
             let client = ReccoBeatsClient(
                 baseURL: fake.baseURL.appendingPathComponent("nope/"),
-                network: URLSessionTransport(timeout: loopbackTimeout),
-                retryPolicy: RetryPolicy(usesJitter: false),
-                clock: TestClock()
+                networking: ClientNetworking(
+                    network: URLSessionTransport(timeout: loopbackTimeout),
+                    retryPolicy: RetryPolicy(usesJitter: false),
+                    clock: TestClock()
+                )
             )
             do {
                 _ = try await client.audioFeatures(ids: [Self.trackID(1)])
@@ -123,9 +127,11 @@ struct ReccoBeatsTests {
             let clock = TestClock()
             let client = ReccoBeatsClient(
                 baseURL: fake.baseURL,
-                network: URLSessionTransport(timeout: loopbackTimeout),
-                retryPolicy: RetryPolicy(usesJitter: false),
-                clock: clock
+                networking: ClientNetworking(
+                    network: URLSessionTransport(timeout: loopbackTimeout),
+                    retryPolicy: RetryPolicy(usesJitter: false),
+                    clock: clock
+                )
             )
             let items = try await client.audioFeatures(ids: [Self.trackID(1)])
             #expect(items.count == 1)
@@ -382,9 +388,11 @@ struct ReccoBeatsTests {
                 // A mistyped base URL: the service answers 404 (code 4042, no such endpoint) to everything.
                 let client = ReccoBeatsClient(
                     baseURL: fake.baseURL.appendingPathComponent("misspelt/"),
-                    network: URLSessionTransport(timeout: loopbackTimeout),
-                    retryPolicy: RetryPolicy(usesJitter: false),
-                    clock: TestClock()
+                    networking: ClientNetworking(
+                        network: URLSessionTransport(timeout: loopbackTimeout),
+                        retryPolicy: RetryPolicy(usesJitter: false),
+                        clock: TestClock()
+                    )
                 )
                 let report = try await FeatureChain(store: store, providers: [ReccoBeatsProvider(client: client)]).run()
                 let outcome = try #require(report.failures.first)
@@ -412,9 +420,11 @@ struct ReccoBeatsTests {
             try Self.addTracks(5, to: store)
             let client = ReccoBeatsClient(
                 baseURL: try FakeReccoBeats.unreachableBaseURL(),
-                network: URLSessionTransport(timeout: 5),
-                retryPolicy: RetryPolicy(maxAttempts: 2, usesJitter: false),
-                clock: TestClock()
+                networking: ClientNetworking(
+                    network: URLSessionTransport(timeout: 5),
+                    retryPolicy: RetryPolicy(maxAttempts: 2, usesJitter: false),
+                    clock: TestClock()
+                )
             )
             let report = try await FeatureChain(store: store, providers: [ReccoBeatsProvider(client: client)]).run()
             let outcome = try #require(report.failures.first)
