@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "Ingest", targets: ["Ingest"]),
         .library(name: "SpotifyWebAPI", targets: ["SpotifyWebAPI"]),
         .library(name: "VibesEngine", targets: ["VibesEngine"]),
+        .library(name: "VibesServer", targets: ["VibesServer"]),
         .library(name: "AudioAnalysis", targets: ["AudioAnalysis"]),
         .library(name: "VibesBenchmarking", targets: ["VibesBenchmarking"]),
         .executable(name: "vibes-analyze", targets: ["vibes-analyze"]),
@@ -64,6 +65,17 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The HTTP server of `vibes-analyze serve`: the JSON API, the Spotify-compatible
+        // endpoints and the embedded web app, over FlyingFox.
+        .target(
+            name: "VibesServer",
+            dependencies: [
+                "Features", "Ingest",
+                .product(name: "FlyingFox", package: "FlyingFox"),
+                .product(name: "FlyingSocks", package: "FlyingFox"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .target(
             name: "AudioAnalysis",
             dependencies: ["Features", "CBLAS", "CFFmpeg", "CEBUR128", "CAubio"],
@@ -78,7 +90,7 @@ let package = Package(
             name: "vibes-analyze",
             dependencies: [
                 "Analytics", "Features", "Ingest", "SpotifyTokenServer", "SpotifyWebAPI", "SpotifyWebModel",
-                "VibesBenchmarking", "VibesCommandSupport", "VibesEngine", "VibesHTTP",
+                "VibesBenchmarking", "VibesCommandSupport", "VibesEngine", "VibesHTTP", "VibesServer",
                 .target(name: "CMalloc", condition: .when(platforms: [.linux])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -271,6 +283,13 @@ let package = Package(
                 "Analytics", "Features", "Ingest", "SpotifyTestSupport", "SpotifyWebAPI", "SpotifyWebModel",
                 "VibesEngine", "VibesHTTP", "VibesTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "VibesServerTests",
+            dependencies: [
+                "Features", "Ingest", "VibesServer", "VibesTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

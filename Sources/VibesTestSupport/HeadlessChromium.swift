@@ -50,6 +50,16 @@ public enum HeadlessChromium {
         virtualTimeBudget: Int = 30_000,
         timeout: Duration = .seconds(240)
     ) async throws -> String {
+        try await dumpDOM(ofPageAt: URL(fileURLWithPath: path), virtualTimeBudget: virtualTimeBudget, timeout: timeout)
+    }
+
+    /// Loads the page at `url` (a file, or a server on 127.0.0.1) and returns the serialised DOM,
+    /// as ``dumpDOM(ofFileAt:virtualTimeBudget:timeout:)`` does.
+    public static func dumpDOM(
+        ofPageAt url: URL,
+        virtualTimeBudget: Int = 30_000,
+        timeout: Duration = .seconds(240)
+    ) async throws -> String {
         guard let executable else { throw Failure(description: "Chromium is not installed") }
         let base = NSTemporaryDirectory() + "vibes-chromium-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: base + "-profile", withIntermediateDirectories: true)
@@ -67,7 +77,7 @@ public enum HeadlessChromium {
             (geteuid() == 0 ? ["--no-sandbox"] : []) + [
                 "--headless", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
                 "--no-default-browser-check", "--disable-extensions", "--user-data-dir=\(base)-profile",
-                "--virtual-time-budget=\(virtualTimeBudget)", "--dump-dom", URL(fileURLWithPath: path).absoluteString,
+                "--virtual-time-budget=\(virtualTimeBudget)", "--dump-dom", url.absoluteString,
             ]
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: base + ".out"))
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: base + ".err"))

@@ -31,7 +31,7 @@ struct VibesAnalyze: AsyncParsableCommand {
             Eval.self, Weights.self, Auth.self, Sync.self, FeaturesCommand.self, Now.self, Recent.self, Top.self,
             Search.self,
             Play.self, Pause.self, Next.self, Previous.self, Seek.self, Devices.self, TokenServerCommand.self,
-            Bench.self, BenchKMeans.self, BenchKNN.self,
+            Bench.self, BenchKMeans.self, BenchKNN.self, Serve.self,
         ]
     )
 

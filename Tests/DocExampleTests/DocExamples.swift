@@ -46,6 +46,11 @@ func featureSchemaExample(table: FeatureTable) throws {
     _ = space
 }
 
+func featureSchemaParsingExample() throws {
+    let schema = try FeatureSchema(parsing: "energy, valence, tempo", weights: ["tempo=0.5"], scaling: .zScore)
+    _ = schema
+}
+
 func playlistExample(spotify: SpotifyClient, playlist: Playlist) async throws {
     let created = try await spotify.createPlaylist(name: playlist.name, description: playlist.description)
     if let id = SpotifyID(created.id) {
