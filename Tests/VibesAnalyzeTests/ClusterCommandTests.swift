@@ -49,12 +49,15 @@ struct ClusterCommandTests {
     }
 
     @Test func featuresAndWeightsShapeTheSchema() async throws {
-        try await withSyntheticLibrary(perGroup: 20) { path, store in
-            try await run([
-                "cluster", "--db", path, "--k", "3", "--features", "energy,valence,tempo,key",
+        let command = try #require(
+            try VibesAnalyze.parseAsRoot([
+                "cluster", "--k", "3", "--features", "energy,valence,tempo,key",
                 "--weight", "tempo=0.5", "--scaling", "minmax", "--quiet",
-            ])
-            let record = try #require(try store.clusteringRun()).run
+            ]) as? VibesAnalyze.Cluster
+        )
+        let request = try command.request
+        try await withSyntheticLibrary(perGroup: 20) { _, store in
+            let record = try await store.findVibes(request).report.run
             #expect(record.scaling.schema.features.map(\.rawValue) == ["energy", "valence", "tempo", "key"])
             #expect(record.scaling.columns.map(\.name) == ["energy", "valence", "tempo", "key_sin", "key_cos"])
             #expect(record.scaling.columns[2].weight == 0.5)
@@ -85,37 +88,10 @@ struct ClusterCommandTests {
         await withTemporaryDirectory { folder in
             let path = folder + "/empty.sqlite"
             _ = try? LibraryStore(path: path)  // a library with nothing in it (reading commands make none)
-            do {
-                try await run(["cluster", "--db", path, "--k", "3", "--quiet"])
-                Issue.record("Clustering an empty library should fail.")
-            } catch {
-                // The message went to stderr already; the error only carries the exit status.
-                #expect(VibesAnalyze.exitCode(for: error) == .failure)
-            }
             let result = try? await CommandLineTool.run(["cluster", "--db", path, "--k", "3"])
             #expect(result?.status == 1)
             #expect(result?.stderr.contains("no tracks with audio features to cluster") == true)
             #expect(result?.stderr.contains("features status") == true)
-        }
-    }
-
-    @Test(.enabled(if: SharedData.isAvailable, SharedData.skipReason))
-    func clustersTidyTuesdayTracks() async throws {
-        try await withTemporaryDirectory { folder in
-            let path = folder + "/tidy.sqlite"
-            let store = try LibraryStore(path: path)
-            try LibrarySeeding.importTidyTuesday(firstRecords: 2000, into: store, folder: folder)
-            let tracks = try store.featureTable().rowCount
-            try await run(["cluster", "--db", path, "--k", "6", "--seed", "42", "--quiet"])
-            let record = try #require(try store.clusteringRun()).run
-            let clusters = try store.clusters(ofRun: record.id!)
-            #expect(tracks > 1500)  // 2,000 records, some of them the same track in several playlists
-            #expect(record.trackCount + record.excludedTrackCount == tracks)
-            #expect(clusters.map(\.size).reduce(0, +) == record.trackCount)
-            #expect(Set(clusters.map(\.name)).count == 6)
-            #expect(clusters.allSatisfy { $0.size > 0 })
-            let silhouette = try #require(record.silhouette)
-            #expect(silhouette > 0.05 && silhouette < 1)
         }
     }
 

@@ -124,6 +124,25 @@ struct LibraryStoreVibeClusteringTests {
         }
     }
 
+    @Test(.enabled(if: SharedData.isAvailable, SharedData.skipReason))
+    func clustersTidyTuesdayTracks() async throws {
+        try await withTemporaryDirectory { folder in
+            let store = try LibraryStore(path: folder + "/tidy.sqlite")
+            try LibrarySeeding.importTidyTuesday(firstRecords: 2000, into: store, folder: folder)
+            let tracks = try store.featureTable().rowCount
+            let found = try await store.findVibes(request(k: 6))
+            let record = found.report.run
+            let clusters = try store.clusters(ofRun: found.runID)
+            #expect(tracks > 1500)  // 2,000 records, some of them the same track in several playlists
+            #expect(record.trackCount + record.excludedTrackCount == tracks)
+            #expect(clusters.map(\.size).reduce(0, +) == record.trackCount)
+            #expect(Set(clusters.map(\.name)).count == 6)
+            #expect(clusters.allSatisfy { $0.size > 0 })
+            let silhouette = try #require(record.silhouette)
+            #expect(silhouette > 0.05 && silhouette < 1)
+        }
+    }
+
     @Test func anEmptyLibraryHasNothingToCluster() async throws {
         try await withTemporaryDirectory { folder in
             let store = try LibraryStore(path: folder + "/library.sqlite")
