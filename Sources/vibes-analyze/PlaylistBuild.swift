@@ -38,16 +38,8 @@ extension VibesAnalyze.PlaylistCommand {
         )
 
         @OptionGroup var global: GlobalOptions
-        @OptionGroup(title: "Seeds") var seeds: SeedOptions
-        @OptionGroup(title: "Tuning") var tuning: TunableOptions
-        @OptionGroup(title: "Scope") var candidates: CandidateScopeOptions
         @OptionGroup var layout: TableOptions
-
-        @Flag(
-            name: .long,
-            help: "Use the default similarity weights, not the personal ones `weights learn` stored."
-        )
-        var noPersonal = false
+        @OptionGroup var pick: PickOptions
 
         @Option(name: .customLong("from-mood"), help: "Start a mood path at this mood (with --to-mood).")
         var fromMood: MoodWord?
@@ -119,7 +111,7 @@ extension VibesAnalyze.PlaylistCommand {
 
         /// Whether a seed or a target was given (else a mood path, or a playlist to order).
         var hasSeeds: Bool {
-            seeds.positiveCount > 0 || tuning.constraints.values.contains { $0.target != nil }
+            pick.hasSeedsOrTargets
         }
 
         func validate() throws {
@@ -131,7 +123,7 @@ extension VibesAnalyze.PlaylistCommand {
             guard (fromMood == nil) == (toMood == nil) else {
                 throw ValidationError("Please give both --from-mood and --to-mood for a mood path.")
             }
-            guard hasSeeds || fromMood != nil || candidates.playlist.playlist != nil else {
+            guard hasSeeds || fromMood != nil || pick.candidates.playlist.playlist != nil else {
                 throw ValidationError(
                     "Please give seeds (--seed, --seed-artist, --vibe, --mood), a target (--target-energy 0.8), "
                         + "--from-mood/--to-mood, or --playlist NAME alone to order that playlist."
@@ -180,11 +172,7 @@ extension VibesAnalyze.PlaylistCommand {
         /// The playlist to build, as the engine takes it.
         var request: PlaylistRequest {
             var request = PlaylistRequest()
-            request.recommendation.scope = candidates.scope
-            request.recommendation.weights = noPersonal ? .defaults : .personal
-            request.recommendation.seeds = seeds.request
-            request.recommendation.query = RecommendationQuery(diversity: diversity, tempoOctave: tuning.tempoOctave)
-            request.recommendation.query.constraints = tuning.constraints
+            request.recommendation = pick.request(query: RecommendationQuery(diversity: diversity))
             request.recommendation.maximumPerArtist = maxPerArtist
             request.recommendation.sameArtist = sameArtist
             if let fromMood, let toMood { request.moodPath = (fromMood, toMood) }

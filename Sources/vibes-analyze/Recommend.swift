@@ -22,16 +22,8 @@ extension VibesAnalyze {
         )
 
         @OptionGroup var global: GlobalOptions
-        @OptionGroup(title: "Seeds") var seeds: SeedOptions
-        @OptionGroup(title: "Tuning") var tuning: TunableOptions
-        @OptionGroup(title: "Scope") var candidates: CandidateScopeOptions
         @OptionGroup var layout: TableOptions
-
-        @Flag(
-            name: .long,
-            help: "Use the default similarity weights, not the personal ones `weights learn` stored."
-        )
-        var noPersonal = false
+        @OptionGroup var pick: PickOptions
 
         @Option(name: [.customShort("n"), .long], help: "The number of tracks to return (1–10000).")
         var count = 20
@@ -67,7 +59,7 @@ extension VibesAnalyze {
             if let maxPerArtist, maxPerArtist < 1 {
                 throw ValidationError("Please give --max-per-artist of at least 1 (got \(maxPerArtist)).")
             }
-            guard seeds.positiveCount > 0 || tuning.constraints.values.contains(where: { $0.target != nil }) else {
+            guard pick.hasSeedsOrTargets else {
                 throw ValidationError(
                     "Please give a seed (--seed, --seed-artist, --vibe, --mood) or a target (--target-energy 0.8, …)."
                 )
@@ -92,12 +84,7 @@ extension VibesAnalyze {
 
         /// What to recommend, as the engine takes it.
         var request: RecommendRequest {
-            var request = RecommendRequest()
-            request.scope = candidates.scope
-            request.weights = noPersonal ? .defaults : .personal
-            request.seeds = seeds.request
-            request.query = RecommendationQuery(count: count, diversity: diversity, tempoOctave: tuning.tempoOctave)
-            request.query.constraints = tuning.constraints
+            var request = pick.request(query: RecommendationQuery(count: count, diversity: diversity))
             request.maximumPerArtist = maxPerArtist
             request.sameArtist = sameArtist
             return request

@@ -80,3 +80,35 @@ struct SeedOptions: ParsableArguments {
 
 extension MoodWord: ExpressibleByArgument {}
 extension SeedCombination: ExpressibleByArgument {}
+
+/// What `recommend` and `playlist build` pick from and how: the seeds, the tuning, the candidate
+/// tracks and the similarity weights.
+struct PickOptions: ParsableArguments {
+    @OptionGroup(title: "Seeds") var seeds: SeedOptions
+    @OptionGroup(title: "Tuning") var tuning: TunableOptions
+    @OptionGroup(title: "Scope") var candidates: CandidateScopeOptions
+
+    @Flag(
+        name: .long,
+        help: "Use the default similarity weights, not the personal ones `weights learn` stored."
+    )
+    var noPersonal = false
+
+    /// Whether a seed or a target was given.
+    var hasSeedsOrTargets: Bool {
+        seeds.positiveCount > 0 || tuning.constraints.values.contains { $0.target != nil }
+    }
+
+    /// The engine's request for these options: `query` with the tuning's constraints and tempo
+    /// handling, the seeds, the candidates and the weights.
+    func request(query: RecommendationQuery) -> RecommendRequest {
+        var request = RecommendRequest()
+        request.scope = candidates.scope
+        request.weights = noPersonal ? .defaults : .personal
+        request.seeds = seeds.request
+        request.query = query
+        request.query.tempoOctave = tuning.tempoOctave
+        request.query.constraints = tuning.constraints
+        return request
+    }
+}
