@@ -56,12 +56,7 @@ extension VibesAnalyze.PlaylistCommand {
         @Option(name: .long, help: "Variety against similarity, 0 to 1, as in `recommend`.")
         var diversity = 0.0
 
-        @Option(
-            name: .customLong("max-per-artist"),
-            help:
-                "At most this many tracks by the same main artist; 2 by default when seeded by tracks, unlimited otherwise."
-        )
-        var maxPerArtist: Int?
+        @OptionGroup var artistCap: ArtistCapOptions
 
         @Flag(
             name: .customLong("same-artist"),
@@ -173,7 +168,7 @@ extension VibesAnalyze.PlaylistCommand {
         var request: PlaylistRequest {
             var request = PlaylistRequest()
             request.recommendation = pick.request(query: RecommendationQuery(diversity: diversity))
-            request.recommendation.maximumPerArtist = maxPerArtist
+            request.recommendation.maximumPerArtist = artistCap.maxPerArtist
             request.recommendation.sameArtist = sameArtist
             if let fromMood, let toMood { request.moodPath = (fromMood, toMood) }
             request.length = duration.map { .duration(milliseconds: $0.milliseconds) } ?? .trackCount(count)

@@ -34,12 +34,7 @@ extension VibesAnalyze {
         )
         var diversity = 0.0
 
-        @Option(
-            name: .customLong("max-per-artist"),
-            help:
-                "At most this many tracks by the same main artist; 2 by default when seeded by tracks, unlimited otherwise."
-        )
-        var maxPerArtist: Int?
+        @OptionGroup var artistCap: ArtistCapOptions
 
         @Flag(
             name: .customLong("same-artist"),
@@ -56,7 +51,7 @@ extension VibesAnalyze {
             guard (0...1).contains(diversity) else {
                 throw ValidationError("Please give --diversity from 0 to 1 (got \(diversity)).")
             }
-            if let maxPerArtist, maxPerArtist < 1 {
+            if let maxPerArtist = artistCap.maxPerArtist, maxPerArtist < 1 {
                 throw ValidationError("Please give --max-per-artist of at least 1 (got \(maxPerArtist)).")
             }
             guard pick.hasSeedsOrTargets else {
@@ -85,7 +80,7 @@ extension VibesAnalyze {
         /// What to recommend, as the engine takes it.
         var request: RecommendRequest {
             var request = pick.request(query: RecommendationQuery(count: count, diversity: diversity))
-            request.maximumPerArtist = maxPerArtist
+            request.maximumPerArtist = artistCap.maxPerArtist
             request.sameArtist = sameArtist
             return request
         }

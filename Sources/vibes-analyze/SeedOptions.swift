@@ -112,3 +112,14 @@ struct PickOptions: ParsableArguments {
         return request
     }
 }
+
+/// The cap on tracks by one artist in a list from seeds, as `recommend` and `playlist build`
+/// take it.
+struct ArtistCapOptions: ParsableArguments {
+    @Option(
+        name: .customLong("max-per-artist"),
+        help:
+            "At most this many tracks by the same main artist; 2 by default when seeded by tracks, unlimited otherwise."
+    )
+    var maxPerArtist: Int?
+}
