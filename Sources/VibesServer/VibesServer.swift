@@ -68,7 +68,8 @@ public struct VibesServer: Sendable {
         let server = HTTPServer(
             config: HTTPServer.Configuration(
                 address: address,
-                timeout: 15,
+                // Generous: an answer late on a busy machine is better than a cut one.
+                timeout: 120,
                 sharedRequestBufferSize: 4_096,
                 sharedRequestReplaySize: configuration.maximumBodyBytes,
                 logger: QuietLogger()

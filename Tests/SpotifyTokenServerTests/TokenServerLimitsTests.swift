@@ -10,14 +10,14 @@ import Glibc
 #endif
 
 /// The token server under the attacks of issue 40, over real sockets on 127.0.0.1: each test
-/// attacks a real server and checks that a normal `/swap` is still answered within a second.
+/// attacks a real server and checks that a normal `/swap` is still answered promptly.
 struct TokenServerLimitsTests {
     /// What "answered at once" means.
     /// How soon a normal request must be answered under attack. Unloaded it takes milliseconds
     /// (3 ms beside 1,100 idle connections, 1.8 ms beside four 256 KB header lines); the bound is
     /// loose for a 2-core machine running the whole suite, and still far from the old server's
     /// 49 s, 60 s or never.
-    static let promptly = Duration.seconds(5)
+    static let promptly = Duration.seconds(20)
 
     // MARK: - Idle and slow connections
 

@@ -31,7 +31,7 @@ struct WebAppBrowserTests {
     func appListsPlaylistsWithTheirVibes() async throws {
         try await ServerHarness.withServer { harness async throws in
             let url = try #require(URL(string: "http://127.0.0.1:\(harness.port)/"))
-            let dom = try await HeadlessChromium.dumpDOM(ofPageAt: url, virtualTimeBudget: 10_000)
+            let dom = try await HeadlessChromium.dumpDOM(ofPageAt: url)
             #expect(dom.contains("class=\"playlist-item\""))
             #expect(dom.contains("Quiet Evening"))
             #expect(dom.contains("Workout"))
