@@ -11,7 +11,8 @@ import Synchronization
 final class LibraryCache: Sendable {
     let store: LibraryStore
     let logger: Logger
-    private let state = Mutex<(table: FeatureTable, version: Int?, reloads: Int)>((FeatureTable(), nil, 0))
+    private let state = Mutex<(table: FeatureTable, index: TrackIndex, version: Int?, reloads: Int)>(
+        (FeatureTable(), TrackIndex([]), nil, 0))
 
     init(store: LibraryStore, logger: Logger) {
         self.store = store
@@ -30,7 +31,8 @@ final class LibraryCache: Sendable {
         // next poll reloads once more.
         let version = try store.dataVersion()
         let table = try store.featureTable()
-        state.withLock { $0 = (table, version, $0.reloads + 1) }
+        let index = TrackIndex(table.trackIDs)
+        state.withLock { $0 = (table, index, version, $0.reloads + 1) }
     }
 
     /// Asks the store for its data version every `interval`, and reloads when it changed; runs
@@ -52,16 +54,11 @@ final class LibraryCache: Sendable {
 
     /// The stored features of track `id`, or `nil` when it has none.
     func features(ofTrack id: Int64) -> [AudioFeature: Float]? {
-        let table = featureTable
-        var (low, high) = (0, table.rowCount)
-        while low < high {
-            let middle = (low + high) / 2
-            if table.trackIDs[middle] < id { low = middle + 1 } else { high = middle }
-        }
-        guard low < table.rowCount, table.trackIDs[low] == id else { return nil }
+        let (table, index) = state.withLock { ($0.table, $0.index) }
+        guard let row = index.index(of: id) else { return nil }
         var values: [AudioFeature: Float] = [:]
         for feature in AudioFeature.allCases {
-            values[feature] = table.value(row: low, feature: feature)
+            values[feature] = table.value(row: row, feature: feature)
         }
         return values
     }
