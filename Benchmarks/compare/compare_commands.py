@@ -28,6 +28,11 @@ peer interleaved run by run so a busy machine hits both alike:
   recommend   `recommend --db STORE --mood chill -n 10` on the N-row store and on a store of the
               first 30k rows (or N if smaller), each checked with one extra `--json` run for
               exactly 10 results
+  recommend --seed TRACK -n 10 (issue 43), the form people use most: on the N-row store (seed: its
+              first track) and on the tidytuesday songs themselves (28,356 tracks; seed: their first
+              track; the 30k store when the file is absent). The first run after an import builds
+              the similarity blocks' snapshot; it is timed once on its own ("first run"), then the
+              runs that read it are timed like the others, each checked with a `--json` run
   library, `report --format html --out X.html` on both stores: the peak RSS on the small store
               is the fixed overhead of the RSS goal (≤ 2× the N-row feature matrix + fixed)
   `vibes-analyze --version`, and /bin/true as the floor of this harness
@@ -59,6 +64,7 @@ MAKE_LIBRARY = os.path.join(HERE, "make_library.py")
 PYTHON_CLUSTER = os.path.join(HERE, "python_cluster.py")
 FULL_ROWS = 1_000_000  # the size the issue-20 goals are stated for
 SMALL_ROWS = 30_000    # the small-library size of the recommend goal
+TIDYTUESDAY = os.path.join(REPO, "..", "shared", "data", "tidytuesday-2020-01-21", "spotify_songs.csv")
 COUNT = 10             # recommend -n
 DEFAULT_FEATURES = ("danceability,energy,valence,acousticness,instrumentalness,speechiness,"
                     "liveness,loudness,tempo,mode")
@@ -314,6 +320,15 @@ def make_typed_copy(plain_db, peer_db):
 # The report
 
 
+def first_track_id(path):
+    """The track_id of the first data row of a tidytuesday-shaped CSV: the seed of recommend --seed."""
+    import csv
+    with open(path, encoding="utf-8", newline="") as f:
+        reader = csv.reader(f)
+        header = next(reader)
+        return next(reader)[header.index("track_id")]
+
+
 def fmt_s(value):
     if value is None:
         return "—"
@@ -470,6 +485,46 @@ def main():
         except (ValueError, TypeError, AttributeError) as error:
             counts[key] = (None, f"--json output not understood: {error}")
 
+    # 4b. recommend from a seed track (issue 43): on the N-row store, and on the tidytuesday songs.
+    seed_store, seed_csv, seed_label = small_store, small_csv, f"{small_rows:,}"
+    if os.path.isfile(TIDYTUESDAY):
+        seed_store, seed_csv = os.path.join(work, "store-tidytuesday.sqlite"), os.path.normpath(TIDYTUESDAY)
+        remove_store(seed_store)
+        tidy_import = run_process([binary, "import", "--db", seed_store, seed_csv, "--quiet"],
+                                  os.path.join(logs, "import-tidytuesday.out"),
+                                  os.path.join(logs, "import-tidytuesday.err"), timeout)
+        if tidy_import.status != 0:
+            notes.append(f"import of the tidytuesday songs failed: exit {tidy_import.status}: "
+                         f"{tail(os.path.join(logs, 'import-tidytuesday.err'))}")
+        seed_label = "tidytuesday, 28,356"
+    seed_tracks = {"recommend-seed": first_track_id(csv_path), "recommend-seed-small": first_track_id(seed_csv)}
+    seed_stores = {"recommend-seed": store, "recommend-seed-small": seed_store}
+
+    def seed_argv(key):
+        return [binary, "recommend", "--db", seed_stores[key], "--seed", seed_tracks[key], "-n", str(COUNT)]
+
+    # The first run after the import builds the blocks' snapshot: timed once, on its own.
+    first_runs = {}
+    for key in seed_stores:
+        first_runs[key] = measure(f"{key}-first", "first run", seed_argv(key))
+        first_runs[key].run(timeout)
+    interleaved([measure("recommend-seed", "recommend --seed", seed_argv("recommend-seed")),
+                 measure("recommend-seed-small", f"recommend --seed ({seed_label})", seed_argv("recommend-seed-small"))],
+                repeats, timeout)
+    for key in seed_stores:
+        out_path, err_path = os.path.join(logs, f"{key}-json.out"), os.path.join(logs, f"{key}-json.err")
+        sample = run_process(seed_argv(key) + ["--json"], out_path, err_path, timeout)
+        if sample.status != 0:
+            counts[key] = (None, f"--json run: exit {sample.status}: {tail(err_path)}")
+            continue
+        try:
+            with open(out_path, encoding="utf-8") as f:
+                document = json.load(f)
+            tracks = document.get("tracks") if isinstance(document, dict) else document
+            counts[key] = (len(tracks), "")
+        except (ValueError, TypeError, AttributeError) as error:
+            counts[key] = (None, f"--json output not understood: {error}")
+
     # 5. library, report, --version
     # The same two on the small store too: their peak RSS there is the fixed overhead of the RSS
     # goal (≤ 2× the feature matrix plus a fixed overhead), the matrix there being 1.4 MB.
@@ -493,12 +548,17 @@ def main():
             ("import", [binary, "import", "--db", os.path.join(work, "timings.sqlite"), csv_path, "--quiet"]),
             ("cluster", [binary, "cluster", "--db", store] + cluster_flags),
             ("recommend", [binary, "recommend", "--db", store] + recommend_args[1:]),
+            ("recommend", seed_argv("recommend-seed")[1:]),
+            ("recommend", seed_argv("recommend-seed-small")[1:]),
             ("library", [binary, "library", "--db", store]),
             ("report", [binary, "report", "--db", store, "--format", "html", "--out", report_html]),
         ]
         for sub, argv in extra:
             if "--timings" not in helps[sub]:
                 continue
+            if argv[0] != binary:
+                argv = [binary] + argv
+                sub = "recommend --seed" + (" (" + seed_label + ")" if seed_store in argv else "")
             remove_store(os.path.join(work, "timings.sqlite"))
             log(f"[timings] {sub}")
             out_path, err_path = os.path.join(logs, f"{sub}-timings.out"), os.path.join(logs, f"{sub}-timings.err")
@@ -563,6 +623,19 @@ def main():
             f"≤ {goal_s * 1000:.0f} ms; {COUNT} results (got {got})",
             lambda o, r, g=goal_s, c=count: [("wall", o.median, g),
                                              ("count", None if c is None else abs(c - COUNT), 0)],
+            note_scale)
+    for key, rows, goal_s, note_scale in (("recommend-seed", rows_text, 0.5, scale),
+                                          ("recommend-seed-small", seed_label, 0.05, "")):
+        count, detail = counts.get(key, (None, ""))
+        got = "?" if count is None else str(count)
+        first = first_runs[key]
+        first_text = f"first run after import {fmt_s(first.median)}, {fmt_mb(first.rss)}" if first.ok else "first run failed"
+        row(f"`recommend --seed TRACK -n {COUNT}`", rows, m[key], first_text, None,
+            f"≤ {goal_s * 1000:.0f} ms" + ("; RSS ≤ 300 MB" if key == "recommend-seed" else "")
+            + f"; {COUNT} results (got {got})",
+            lambda o, r, g=goal_s, c=count, k=key: [("wall", o.median, g),
+                                                    ("count", None if c is None else abs(c - COUNT), 0)]
+            + ([("rss", o.rss, 300)] if k == "recommend-seed" else []),
             note_scale)
     # The RSS goal: 2× the feature matrix (rows × 12 float32) plus the command's RSS on the small
     # store as its fixed overhead.

@@ -54,16 +54,39 @@ extension LibraryStore {
             weights: chosen
         )
         if context {
-            let ids = recommender.features.trackIDs
             recommender = recommender.addingSameArtist()
-            if let tags = SimilarityBlock.tags(from: try tagSources(), trackIDs: ids) {
-                recommender = recommender.adding(tags)
-            }
-            if let block = SimilarityBlock.coMembership(playlists: try playlistLabels(of: ids), trackIDs: ids) {
+            for block in try similarityBlocks(over: recommender.features.trackIDs, saving: scope == .all) {
                 recommender = recommender.adding(block)
             }
         }
         return recommender
+    }
+
+    /// The tag block and the co-membership block over `trackIDs` (those that have a term), read
+    /// from the store's `blocks` snapshot when it holds them for these rows, else built from the
+    /// tags and playlists (``makeSimilarityBlocks(over:)``) and, with `saving`, kept for the next
+    /// command.
+    ///
+    /// The snapshot gives the very blocks a build gives, bit for bit: it keeps the numbered terms
+    /// of each row, and ``Analytics/SimilarityBlock/init(_:)`` weighs them as a build does.
+    public func similarityBlocks(over trackIDs: [Int64], saving: Bool) throws -> [SimilarityBlock] {
+        let terms = try similarityBlockTerms(over: trackIDs, saving: saving) {
+            try makeSimilarityBlocks(over: trackIDs).map(\.sparseTermRows)
+        }
+        let blocks = terms.compactMap(SimilarityBlock.init)
+        // A kind or signal this version does not know (a damaged store): built again, not trusted.
+        return blocks.count == terms.count ? blocks : try makeSimilarityBlocks(over: trackIDs)
+    }
+
+    /// The tag block and the co-membership block over `trackIDs`, built from the store's tags and
+    /// playlists (catch-all playlists left out), those that have a term.
+    public func makeSimilarityBlocks(over trackIDs: [Int64]) throws -> [SimilarityBlock] {
+        var blocks: [SimilarityBlock] = []
+        if let tags = SimilarityBlock.tags(from: try tagSources(), trackIDs: trackIDs) { blocks.append(tags) }
+        if let block = SimilarityBlock.coMembership(playlists: try playlistLabels(of: trackIDs), trackIDs: trackIDs) {
+            blocks.append(block)
+        }
+        return blocks
     }
 
     /// The tags of the tag block, by the signal each kind of tag is.

@@ -107,7 +107,7 @@ struct SnapshotTests {
                 }
             }
             let before = try triggers()
-            #expect(before.count == 14)  // 6 for the features, 8 for the facts
+            #expect(before.count == 26)  // 6 for the features, 8 for the facts, 12 for the blocks
             _ = try store.importFile(at: Self.tidytuesday)
             #expect(try triggers() == before)
             _ = try store.featureTable()

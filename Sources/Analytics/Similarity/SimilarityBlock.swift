@@ -63,52 +63,100 @@ public struct SimilarityBlock: Sendable {
         terms: [Int64: Set<String>],
         trackIDs: [Int64]
     ) {
-        self.kind = kind
-        self.signals = signals
         var termIndex: [String: Int32] = [:]
         var termNames: [String] = []
-        var documentFrequency: [Int] = []
-        var perRow: [[Int32]] = Array(repeating: [], count: trackIDs.count)
-        for (row, id) in trackIDs.enumerated() {
-            guard let set = terms[id], !set.isEmpty else { continue }
-            // Sorted, so that term numbers and float sums do not depend on hashing.
-            for term in set.sorted() {
-                let index: Int32
-                if let known = termIndex[term] {
-                    index = known
-                } else {
-                    index = Int32(documentFrequency.count)
-                    termIndex[term] = index
-                    termNames.append(term)
-                    documentFrequency.append(0)
-                }
-                documentFrequency[Int(index)] += 1
-                perRow[row].append(index)
-            }
-        }
-        let covered = perRow.count { !$0.isEmpty }
-        let idf = documentFrequency.map { Float(log1p(Double(covered) / Double($0))) }
         var rowStarts = [0]
         var rowTerms: [Int32] = []
-        var rowValues: [Float] = []
         rowStarts.reserveCapacity(trackIDs.count + 1)
-        for entries in perRow {
-            let sorted = entries.sorted()
-            let norm = sorted.reduce(Float(0)) { $0 + idf[Int($1)] * idf[Int($1)] }.squareRoot()
-            for term in sorted where norm > 0 {
-                rowTerms.append(term)
-                rowValues.append(idf[Int(term)] / norm)
+        for id in trackIDs {
+            if let set = terms[id] {
+                var row: [Int32] = []
+                // Sorted, so that term numbers and float sums do not depend on hashing.
+                for term in set.sorted() {
+                    if let known = termIndex[term] {
+                        row.append(known)
+                    } else {
+                        let index = Int32(termNames.count)
+                        termIndex[term] = index
+                        termNames.append(term)
+                        row.append(index)
+                    }
+                }
+                rowTerms += row.sorted()
             }
             rowStarts.append(rowTerms.count)
         }
+        self.init(
+            kind: kind,
+            signals: signals,
+            termNames: termNames,
+            rowStarts: rowStarts,
+            rowTerms: rowTerms
+        )
+    }
+
+    /// Builds a block from the terms of its rows (``Features/SparseTermRows``), as a store keeps
+    /// them, or returns `nil` when they do not fit together or name an unknown kind or signal.
+    ///
+    /// The block is the one ``init(kind:signals:terms:trackIDs:)`` builds from the same terms, bit
+    /// for bit: both number the terms the same way and share the weighting below.
+    ///
+    /// - Complexity: O(*n* + *e*) for *n* rows and *e* row–term pairs.
+    public init?(_ rows: SparseTermRows) {
+        guard let kind = Kind(rawValue: rows.kind), rows.isConsistent else { return nil }
+        let signals = rows.signals.compactMap(SimilaritySignal.init(rawValue:))
+        guard signals.count == rows.signals.count else { return nil }
+        self.init(
+            kind: kind,
+            signals: Set(signals),
+            termNames: rows.termNames,
+            rowStarts: rows.rowStarts,
+            rowTerms: rows.rowTerms
+        )
+    }
+
+    /// The terms of the block's rows, as a store keeps them (``init(_:)`` builds the block again).
+    public var sparseTermRows: SparseTermRows {
+        SparseTermRows(
+            kind: kind.rawValue,
+            signals: signals.map(\.rawValue).sorted(),
+            termNames: termNames,
+            rowStarts: rowStarts,
+            rowTerms: rowTerms
+        )
+    }
+
+    /// Weighs the terms of each row (ascending within a row, every one a term of `termNames`) and
+    /// builds the term-wise transpose.
+    private init(
+        kind: Kind,
+        signals: Set<SimilaritySignal>,
+        termNames: [String],
+        rowStarts: [Int],
+        rowTerms: [Int32]
+    ) {
+        self.kind = kind
+        self.signals = signals
+        let rowCount = rowStarts.count - 1
+        var documentFrequency = [Int](repeating: 0, count: termNames.count)
+        for term in rowTerms { documentFrequency[Int(term)] += 1 }
+        var covered = 0
+        for row in 0..<rowCount where rowStarts[row + 1] > rowStarts[row] { covered += 1 }
+        let idf = documentFrequency.map { Float(log1p(Double(covered) / Double($0))) }
+        var rowValues = [Float](repeating: 0, count: rowTerms.count)
+        for row in 0..<rowCount {
+            let entries = rowStarts[row]..<rowStarts[row + 1]
+            let norm = rowTerms[entries].reduce(Float(0)) { $0 + idf[Int($1)] * idf[Int($1)] }.squareRoot()
+            for position in entries { rowValues[position] = idf[Int(rowTerms[position])] / norm }
+        }
         // The transpose: rows of each term, ascending.
-        var termStarts = [Int](repeating: 0, count: documentFrequency.count + 1)
+        var termStarts = [Int](repeating: 0, count: termNames.count + 1)
         for term in rowTerms { termStarts[Int(term) + 1] += 1 }
-        for term in 0..<documentFrequency.count { termStarts[term + 1] += termStarts[term] }
+        for term in 0..<termNames.count { termStarts[term + 1] += termStarts[term] }
         var fill = termStarts
         var termRows = [Int32](repeating: 0, count: rowTerms.count)
         var termValues = [Float](repeating: 0, count: rowTerms.count)
-        for row in 0..<perRow.count {
+        for row in 0..<rowCount {
             for position in rowStarts[row]..<rowStarts[row + 1] {
                 let term = Int(rowTerms[position])
                 termRows[fill[term]] = Int32(row)
@@ -116,7 +164,7 @@ public struct SimilarityBlock: Sendable {
                 fill[term] += 1
             }
         }
-        termCount = documentFrequency.count
+        termCount = termNames.count
         self.termNames = termNames
         coveredRowCount = covered
         self.rowStarts = rowStarts

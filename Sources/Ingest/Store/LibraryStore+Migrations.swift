@@ -60,6 +60,7 @@ extension LibraryStore {
         migrator.registerMigration("v17-spotify-id-index", migrate: nameTheSpotifyIDIndex)
         migrator.registerMigration("v18-run-scope", migrate: addClusteringRunScope)
         migrator.registerMigration("v19-playlist-recipes", migrate: createPlaylistRecipes)
+        migrator.registerMigration("v20-block-snapshot") { db in try createSnapshotTriggers(.blocks, in: db) }
         return migrator
     }
 

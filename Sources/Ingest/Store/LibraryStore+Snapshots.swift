@@ -19,12 +19,16 @@ extension LibraryStore {
         /// Every track's artists, main artist and song as codes, duration and popularity
         /// (``trackAttributeColumns(for:)``, ``trackCreditTable(for:)``).
         case facts
+        /// The terms of each row of the recommender's tag and co-membership blocks
+        /// (``similarityBlockTerms(over:saving:build:)``).
+        case blocks
 
         /// What the snapshot's bytes mean; a snapshot written under another format is rebuilt.
         var format: String {
             switch self {
             case .features: "features-4:" + AudioFeature.all.map(\.rawValue).joined(separator: ",")
             case .facts: "facts-4:songKey-1"
+            case .blocks: "blocks-1"
             }
         }
 
@@ -41,6 +45,10 @@ extension LibraryStore {
                     ("track_artists", "INSERT"), ("track_artists", "UPDATE"), ("track_artists", "DELETE"),
                     ("artists", "UPDATE OF name"), ("artists", "DELETE"),
                 ]
+            case .blocks:
+                ["tags", "track_tags", "playlists", "playlist_items"].flatMap { table in
+                    ["INSERT", "UPDATE", "DELETE"].map { (table, $0) }
+                }
             }
         }
     }
@@ -62,7 +70,8 @@ extension LibraryStore {
                 )
                 """
         )
-        for snapshot in Snapshot.allCases { try createSnapshotTriggers(snapshot, in: db) }
+        // The snapshots of this version; later ones add their triggers in their own migration.
+        for snapshot in [Snapshot.features, .facts] { try createSnapshotTriggers(snapshot, in: db) }
     }
 
     /// The triggers that delete `snapshot` when what it was built from changes (only those on
