@@ -320,6 +320,22 @@ def make_typed_copy(plain_db, peer_db):
 # The report
 
 
+def result_count(argv, key, logs, timeout):
+    """(number of tracks, detail) of one extra `--json` run of a recommend command line."""
+    out_path, err_path = os.path.join(logs, f"{key}-json.out"), os.path.join(logs, f"{key}-json.err")
+    sample = run_process(argv + ["--json"], out_path, err_path, timeout)
+    if sample.status != 0:
+        return (None, f"--json run: exit {sample.status}: {tail(err_path)}")
+    try:
+        with open(out_path, encoding="utf-8") as f:
+            document = json.load(f)
+        tracks = document.get("tracks") if isinstance(document, dict) else document
+        pool = document.get("pool") if isinstance(document, dict) else None
+        return (len(tracks), f"pool {json.dumps(pool)}" if pool else "")
+    except (ValueError, TypeError, AttributeError) as error:
+        return (None, f"--json output not understood: {error}")
+
+
 def first_track_id(path):
     """The track_id of the first data row of a tidytuesday-shaped CSV: the seed of recommend --seed."""
     import csv
@@ -470,20 +486,7 @@ def main():
                 repeats, timeout)
     counts = {}
     for key, db in (("recommend", store), ("recommend-small", small_store)):
-        out_path, err_path = os.path.join(logs, f"{key}-json.out"), os.path.join(logs, f"{key}-json.err")
-        sample = run_process([binary, recommend_args[0], "--db", db] + recommend_args[1:] + ["--json"],
-                             out_path, err_path, timeout)
-        if sample.status != 0:
-            counts[key] = (None, f"--json run: exit {sample.status}: {tail(err_path)}")
-            continue
-        try:
-            with open(out_path, encoding="utf-8") as f:
-                document = json.load(f)
-            tracks = document.get("tracks") if isinstance(document, dict) else document
-            pool = document.get("pool") if isinstance(document, dict) else None
-            counts[key] = (len(tracks), f"pool {json.dumps(pool)}" if pool else "")
-        except (ValueError, TypeError, AttributeError) as error:
-            counts[key] = (None, f"--json output not understood: {error}")
+        counts[key] = result_count([binary, recommend_args[0], "--db", db] + recommend_args[1:], key, logs, timeout)
 
     # 4b. recommend from a seed track (issue 43): on the N-row store, and on the tidytuesday songs.
     seed_store, seed_csv, seed_label = small_store, small_csv, f"{small_rows:,}"
@@ -512,18 +515,7 @@ def main():
                  measure("recommend-seed-small", f"recommend --seed ({seed_label})", seed_argv("recommend-seed-small"))],
                 repeats, timeout)
     for key in seed_stores:
-        out_path, err_path = os.path.join(logs, f"{key}-json.out"), os.path.join(logs, f"{key}-json.err")
-        sample = run_process(seed_argv(key) + ["--json"], out_path, err_path, timeout)
-        if sample.status != 0:
-            counts[key] = (None, f"--json run: exit {sample.status}: {tail(err_path)}")
-            continue
-        try:
-            with open(out_path, encoding="utf-8") as f:
-                document = json.load(f)
-            tracks = document.get("tracks") if isinstance(document, dict) else document
-            counts[key] = (len(tracks), "")
-        except (ValueError, TypeError, AttributeError) as error:
-            counts[key] = (None, f"--json output not understood: {error}")
+        counts[key] = result_count(seed_argv(key), key, logs, timeout)
 
     # 5. library, report, --version
     # The same two on the small store too: their peak RSS there is the fixed overhead of the RSS
