@@ -18,7 +18,9 @@ struct ClusterCommandParsingTests {
         let settings = try request(["--k", "auto", "--n-init", "1", "--quiet"]).settings
         #expect(settings.clusterCount == .best(among: 4...12))
         #expect(settings.kMeans.restartCount == 1)
-        #expect(try request(["--k", "auto", "--min-k", "3", "--max-k", "5"]).settings.clusterCount == .best(among: 3...5))
+        #expect(
+            try request(["--k", "auto", "--min-k", "3", "--max-k", "5"]).settings.clusterCount == .best(among: 3...5)
+        )
     }
 
     @Test func featuresAndWeightsShapeTheSchema() throws {
@@ -31,7 +33,9 @@ struct ClusterCommandParsingTests {
         #expect(schema.features.map(\.rawValue) == ["energy", "valence", "tempo", "key"])
         #expect(schema.entries.map(\.weight) == [1, 1, 0.5, 1])
         #expect(schema.scaling == .minMax)
-        #expect(schema == (try FeatureSchema(parsing: "energy,valence,tempo,key", weights: ["tempo=0.5"], scaling: .minMax)))
+        #expect(
+            schema == (try FeatureSchema(parsing: "energy,valence,tempo,key", weights: ["tempo=0.5"], scaling: .minMax))
+        )
     }
 
     @Test func aPlaylistRunIsMadeCurrentOnlyWhenAsked() throws {
@@ -46,7 +50,6 @@ struct ClusterCommandParsingTests {
             #expect(VibesAnalyze.exitCode(for: error) == .validationFailure)
         }
     }
-
 
     @Test(arguments: [
         ["cluster", "--k", "1"],

@@ -66,7 +66,10 @@ struct PlaylistsCommandTests {
             #expect(terminal.status == 0)
             let text = terminal.output
             #expect(text.split(separator: "\n").allSatisfy { $0.count <= 70 }, "\(text)")
-            #expect(text.contains("Playlist 'Road Trip'") && text.contains("Vibes (run 1, 15 of its tracks):"), "\(text)")
+            #expect(
+                text.contains("Playlist 'Road Trip'") && text.contains("Vibes (run 1, 15 of its tracks):"),
+                "\(text)"
+            )
             #expect(text.contains("[no features]") && text.contains("tempo 16"), "\(text)")
         }
     }

@@ -73,7 +73,10 @@ struct LibraryStorePlaylistsTests {
     func aPlaylistIsNamedLoosely(typed: String, stored: String) async throws {
         try await withPlaylistLibrary { store in
             #expect(try store.playlist(matching: typed).name == stored)
-            #expect(try store.playlistDetail(id: try store.playlistID(matching: typed), vibesOf: nil).overview.name == stored)
+            #expect(
+                try store.playlistDetail(id: try store.playlistID(matching: typed), vibesOf: nil).overview.name
+                    == stored
+            )
             // Wherever --playlist is taken.
             let status = try store.featureStatus(scope: .playlist(typed))
             #expect(status.tracks > 0)
