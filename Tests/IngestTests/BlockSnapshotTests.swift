@@ -62,7 +62,9 @@ struct BlockSnapshotTests {
             // Other rows (another scope, tracks that gained or lost features): built for them,
             // not read from the snapshot of the library's rows.
             let fewer = Array(ids.dropLast())
-            #expect(try Self.blocks(store, over: fewer, saving: false, builds: &builds) == Self.build(store, over: fewer))
+            #expect(
+                try Self.blocks(store, over: fewer, saving: false, builds: &builds) == Self.build(store, over: fewer)
+            )
             #expect(builds == 2)
             // Not saved for them: the library's rows are still read from the snapshot.
             #expect(try Self.blocks(store, over: ids, builds: &builds) == first && builds == 2)
@@ -81,9 +83,15 @@ struct BlockSnapshotTests {
 
     @Test(arguments: [
         ("another import", "-"),
-        ("a renamed tag", "UPDATE tags SET value = value || '!' WHERE id = (SELECT min(id) FROM tags WHERE kind = 'genre')"),
+        (
+            "a renamed tag",
+            "UPDATE tags SET value = value || '!' WHERE id = (SELECT min(id) FROM tags WHERE kind = 'genre')"
+        ),
         ("a removed tag", "DELETE FROM track_tags WHERE track_id = (SELECT min(track_id) FROM track_tags)"),
-        ("a new playlist", "INSERT INTO playlists (origin_key, name, source, updated_at) VALUES ('test:2', 'B', 'test', '')"),
+        (
+            "a new playlist",
+            "INSERT INTO playlists (origin_key, name, source, updated_at) VALUES ('test:2', 'B', 'test', '')"
+        ),
         ("a renamed playlist", "UPDATE playlists SET name = 'Long Drive' WHERE origin_key = 'test:roadtrip'"),
         ("a removed item", "DELETE FROM playlist_items WHERE position = 1"),
     ])
@@ -119,7 +127,11 @@ struct BlockSnapshotTests {
             let built = try Self.blocks(store, over: ids, builds: &builds)
             try store.database.write { db in
                 let data = try #require(
-                    try Data.fetchOne(db, sql: "SELECT data FROM snapshots WHERE name = 'blocks' AND part = ?", arguments: [part])
+                    try Data.fetchOne(
+                        db,
+                        sql: "SELECT data FROM snapshots WHERE name = 'blocks' AND part = ?",
+                        arguments: [part]
+                    )
                 )
                 // Every byte past the first few set high: terms out of range, counts that do not
                 // add up, names that no longer end where their offsets say.
@@ -160,10 +172,29 @@ struct BlockSnapshotTests {
         }
     }
 
+    @Test func anUpgradedStoreGetsTheTriggersOfANewOne() throws {
+        let triggers = "SELECT sql FROM sqlite_master WHERE type = 'trigger' ORDER BY name"
+        let fresh = try withStore { store in try store.database.read { db in try String.fetchAll(db, sql: triggers) } }
+        try withStoreFromEarlierVersion(migratedUpTo: "v19-playlist-recipes", writing: { _ in }) { store in
+            let upgraded = try store.database.read { db in try String.fetchAll(db, sql: triggers) }
+            #expect(upgraded == fresh)
+            #expect(upgraded.filter { $0.contains("snapshot_blocks_") }.count == 12)
+        }
+    }
+
     @Test func damagedTermRowsDoNotFitTogether() {
-        let good = SparseTermRows(kind: "tags", signals: [], termNames: ["a", "b"], rowStarts: [0, 2, 2, 3], rowTerms: [0, 1, 1])
+        let good = SparseTermRows(
+            kind: "tags",
+            signals: [],
+            termNames: ["a", "b"],
+            rowStarts: [0, 2, 2, 3],
+            rowTerms: [0, 1, 1]
+        )
         #expect(good.isConsistent && good.rowCount == 3)
-        for (starts, terms) in [([0, 2, 2, 3], [1, 0, 1]), ([0, 2, 2, 3], [0, 2, 1]), ([0, 2, 1, 3], [0, 1, 1]), ([0, 2, 2, 4], [0, 1, 1]), ([0, 1, 1, 2], [0, 0, 1])] as [([Int], [Int32])] {
+        for (starts, terms) in [
+            ([0, 2, 2, 3], [1, 0, 1]), ([0, 2, 2, 3], [0, 2, 1]), ([0, 2, 1, 3], [0, 1, 1]),
+            ([0, 2, 2, 4], [0, 1, 1]), ([0, 1, 1, 2], [0, 0, 1]),
+        ] as [([Int], [Int32])] {
             var bad = good
             (bad.rowStarts, bad.rowTerms) = (starts, terms)
             #expect(!bad.isConsistent, "\(starts) \(terms)")

@@ -28,7 +28,10 @@ struct LibraryStoreRecommenderTests {
 
     /// Imports `file` and compares the snapshot path with the from-scratch path for seeds spread
     /// over the library, alone, averaged and interleaved.
-    static func expectSameRecommendations(importing file: String, sourceLocation: SourceLocation = #_sourceLocation)
+    static func expectSameRecommendations(
+        importing file: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    )
         throws
     {
         try withTemporaryDirectory { folder in
@@ -39,8 +42,14 @@ struct LibraryStoreRecommenderTests {
             let second = try store.makeRecommender()
             let scratch = try builtFromScratch(store)
             #expect(second.blocks.count == 3, sourceLocation: sourceLocation)
-            #expect(second.blocks.map(\.sparseTermRows) == scratch.blocks.map(\.sparseTermRows), sourceLocation: sourceLocation)
-            #expect(first.blocks.map(\.sparseTermRows) == scratch.blocks.map(\.sparseTermRows), sourceLocation: sourceLocation)
+            #expect(
+                second.blocks.map(\.sparseTermRows) == scratch.blocks.map(\.sparseTermRows),
+                sourceLocation: sourceLocation
+            )
+            #expect(
+                first.blocks.map(\.sparseTermRows) == scratch.blocks.map(\.sparseTermRows),
+                sourceLocation: sourceLocation
+            )
             let ids = second.features.trackIDs
             let seeds = (0..<6).map { ids[$0 * (ids.count - 1) / 5] }
             var queries = seeds.map { RecommendationQuery(seeds: [.track($0)], count: 10) }

@@ -54,7 +54,13 @@ struct SimilarityBlockTermRowsTests {
     }
 
     @Test func termRowsOfAnUnknownKindOrSignalOrThatDoNotFitAreRefused() {
-        let rows = SparseTermRows(kind: "tags", signals: ["genre_tags"], termNames: ["a"], rowStarts: [0, 1], rowTerms: [0])
+        let rows = SparseTermRows(
+            kind: "tags",
+            signals: ["genre_tags"],
+            termNames: ["a"],
+            rowStarts: [0, 1],
+            rowTerms: [0]
+        )
         #expect(SimilarityBlock(rows) != nil)
         var kind = rows
         kind.kind = "moods"
