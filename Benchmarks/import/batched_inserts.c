@@ -1,10 +1,10 @@
 // How many tracks to a statement: loads the rows of a store written by `vibes-analyze import`
 // (/tmp/imp/floor.sqlite: tracks, feature rows, artist and tag links) into memory, then inserts the
-// first N of them into a fresh store of the same schema, ROWS tracks to a statement, with the
+// first TRACKS of them into a fresh store of the same schema, N tracks to a statement, with the
 // indexes an import defers built after them, and prints the wall and CPU seconds of each step.
 //
 //   gcc -O2 -o batched_inserts batched_inserts.c -lsqlite3
-//   ./batched_inserts FRESH_STORE ROWS N      # e.g. 1, 8, 32, 64, 256 and 300000
+//   ./batched_inserts FRESH_STORE N TRACKS     # N: 1, 8, 32, 64, 256; TRACKS: 300000
 //
 // The fresh store is made by `vibes-analyze features precedence --reset --db FRESH_STORE`.
 #include <sqlite3.h>
