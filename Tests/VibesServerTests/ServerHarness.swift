@@ -26,6 +26,11 @@ struct ServerHarness {
         var errorCode: String? {
             ((try? json())?["error"] as? [String: Any])?["code"] as? String
         }
+
+        /// `error.message` of a JSON error body.
+        var errorMessage: String? {
+            ((try? json())?["error"] as? [String: Any])?["message"] as? String
+        }
     }
 
     let folder: String
