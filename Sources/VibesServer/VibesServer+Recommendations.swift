@@ -87,7 +87,9 @@ extension VibesServer {
             guard recommender.row(of: trackID) != nil else {
                 throw APIError.badRequest("seed_tracks: track \(id) has no audio features in the library.")
             }
-            seeds.append((.track(trackID), SeedObject(id: text, type: "track", href: Self.webAPI("tracks", id))))
+            seeds.append(
+                (.track(trackID), SeedObject(id: text, type: "track", href: Nullable(Self.webAPI("tracks", id))))
+            )
         }
         for text in artists {
             let id = SpotifyID(uri: text, category: "artist")
@@ -103,7 +105,7 @@ extension VibesServer {
             seeds.append(
                 (
                     .tracks(match.trackIDs, label: "artist \(match.name)"),
-                    SeedObject(id: text, type: "artist", href: id.map { Self.webAPI("artists", $0) })
+                    SeedObject(id: text, type: "artist", href: Nullable(id.map { Self.webAPI("artists", $0) }))
                 )
             )
         }
@@ -116,7 +118,9 @@ extension VibesServer {
                         "seed_genres: no track with audio features in the library is tagged \"\(text)\"."
                     )
                 }
-                seeds.append((.tracks(members, label: "genre \(text)"), SeedObject(id: text, type: "genre", href: nil)))
+                seeds.append(
+                    (.tracks(members, label: "genre \(text)"), SeedObject(id: text, type: "genre", href: Nullable(nil)))
+                )
             }
         }
         return seeds
@@ -169,44 +173,45 @@ struct RecommendationsObject: Encodable {
 struct SeedObject: Encodable {
     var id: String
     var type: String
-    var href: String?
+    /// The Web API address of the seed; `null` for a genre, as Spotify sent it.
+    var href: Nullable<String>
     var initialPoolSize = 0
     var afterFilteringSize = 0
     var afterRelinkingSize = 0
+}
 
-    enum CodingKeys: String, CodingKey {
-        case id, type, href, initialPoolSize, afterFilteringSize, afterRelinkingSize
+/// A value encoded as `null` when absent, where Spotify's objects have the key either way.
+struct Nullable<Wrapped: Encodable>: Encodable {
+    var value: Wrapped?
+
+    init(_ value: Wrapped?) {
+        self.value = value
     }
 
     func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(type, forKey: .type)
-        try container.encode(href, forKey: .href)
-        try container.encode(initialPoolSize, forKey: .initialPoolSize)
-        try container.encode(afterFilteringSize, forKey: .afterFilteringSize)
-        try container.encode(afterRelinkingSize, forKey: .afterRelinkingSize)
+        var container = encoder.singleValueContainer()
+        if let value { try container.encode(value) } else { try container.encodeNil() }
     }
 }
 
 /// Spotify's `TrackObject` with the fields the store knows, and under `vibes` why it was
-/// recommended: the store's track ID, the similarity, the ranking score, the target fit, the seed
-/// it was found for and the reasons.
+/// recommended.
 struct RecommendedTrack: Encodable {
-    var summary: TrackSummary
-    var recommendation: Recommendation
+    /// The store's track ID, the similarity to the seeds, the ranking score, the target fit, the
+    /// seed the track was found for, and the reasons.
+    struct Reasons: Encodable {
+        var trackID: Int64
+        var similarity: Double
+        var score: Double
+        var targetFit: Nullable<Double>
+        var seed: String
+        var why: [String]
 
-    enum CodingKeys: String, CodingKey {
-        case id, name, type, uri, href, artists, album, popularity, vibes
-        case durationMS = "duration_ms"
-        case externalURLs = "external_urls"
-        case isLocal = "is_local"
-    }
-
-    enum VibesKeys: String, CodingKey {
-        case similarity, score, seed, why
-        case trackID = "track_id"
-        case targetFit = "target_fit"
+        enum CodingKeys: String, CodingKey {
+            case similarity, score, seed, why
+            case trackID = "track_id"
+            case targetFit = "target_fit"
+        }
     }
 
     struct Named: Encodable {
@@ -220,6 +225,16 @@ struct RecommendedTrack: Encodable {
         var images: [String] = []
     }
 
+    var summary: TrackSummary
+    var recommendation: Recommendation
+
+    enum CodingKeys: String, CodingKey {
+        case id, name, type, uri, href, artists, album, popularity, vibes
+        case durationMS = "duration_ms"
+        case externalURLs = "external_urls"
+        case isLocal = "is_local"
+    }
+
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         let id = summary.spotifyID.flatMap { SpotifyID($0) }
@@ -228,18 +243,21 @@ struct RecommendedTrack: Encodable {
         try container.encode("track", forKey: .type)
         try container.encode(id?.trackURI, forKey: .uri)
         try container.encode(id.map { VibesServer.webAPI("tracks", $0) }, forKey: .href)
-        try container.encode(id.map { ["spotify": "https://open.spotify.com/track/\($0.rawValue)"] } ?? [:], forKey: .externalURLs)
+        let link = id.map { ["spotify": "https://open.spotify.com/track/\($0.rawValue)"] }
+        try container.encode(link ?? [:], forKey: .externalURLs)
         try container.encode(id == nil, forKey: .isLocal)
         try container.encode(summary.artists.map { Named(name: $0, type: "artist") }, forKey: .artists)
         try container.encode(summary.album.map { Album(name: $0) }, forKey: .album)
         try container.encode(summary.durationMS, forKey: .durationMS)
         try container.encode(summary.popularity, forKey: .popularity)
-        var vibes = container.nestedContainer(keyedBy: VibesKeys.self, forKey: .vibes)
-        try vibes.encode(summary.id, forKey: .trackID)
-        try vibes.encode(recommendation.similarity, forKey: .similarity)
-        try vibes.encode(recommendation.score, forKey: .score)
-        try vibes.encode(recommendation.targetFit, forKey: .targetFit)
-        try vibes.encode(recommendation.seed, forKey: .seed)
-        try vibes.encode(recommendation.reasons, forKey: .why)
+        let reasons = Reasons(
+            trackID: summary.id,
+            similarity: recommendation.similarity,
+            score: recommendation.score,
+            targetFit: Nullable(recommendation.targetFit),
+            seed: recommendation.seed,
+            why: recommendation.reasons
+        )
+        try container.encode(reasons, forKey: .vibes)
     }
 }

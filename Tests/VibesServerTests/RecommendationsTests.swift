@@ -42,7 +42,9 @@ struct RecommendationsTests {
             #expect(first["href"] as? String == "https://api.spotify.com/v1/tracks/" + id)
             #expect(first["name"] as? String == "Song \(Int(id) ?? 0)")
             #expect(first["duration_ms"] as? Int == 180_000 + (Int(id) ?? 0))
-            #expect(((first["artists"] as? [[String: Any]])?.first)?["name"] as? String == "Artist \((Int(id) ?? 0) % 4)")
+            #expect(
+                ((first["artists"] as? [[String: Any]])?.first)?["name"] as? String == "Artist \((Int(id) ?? 0) % 4)"
+            )
             let why = try #require(first["vibes"] as? [String: Any])
             #expect((why["similarity"] as? Double).map { $0 > 0 && $0 <= 1 } == true)
             #expect((why["why"] as? [String])?.isEmpty == false)
@@ -59,7 +61,10 @@ struct RecommendationsTests {
     @Test func boundsFilterAndTargetsPull() async throws {
         try await ServerHarness.withServer { harness async throws in
             let seed = ServerHarness.spotifyID(3)
-            let lively = try await Self.tracks(harness, "/v1/recommendations?seed_tracks=\(seed)&min_energy=0.7&limit=10")
+            let lively = try await Self.tracks(
+                harness,
+                "/v1/recommendations?seed_tracks=\(seed)&min_energy=0.7&limit=10"
+            )
             let indices = lively.compactMap(Self.index(of:))
             #expect(!indices.isEmpty && indices.allSatisfy { $0 > 10 }, "\(indices)")
             let answer = try await harness.get("/v1/recommendations?seed_tracks=\(seed)&min_energy=0.7&limit=10")
@@ -92,7 +97,10 @@ struct RecommendationsTests {
             // An artist's Spotify ID, as a sync stores it.
             let artistID = "1dfeR4HaWDbWqFHLkxsg1d"
             #expect(try await harness.get("/v1/recommendations?seed_artists=\(artistID)").status == 400)
-            let run = try await harness.store.startSpotifySyncRun(baseURL: "http://127.0.0.1", startedAt: "2026-01-01T00:00:00Z")
+            let run = try await harness.store.startSpotifySyncRun(
+                baseURL: "http://127.0.0.1",
+                startedAt: "2026-01-01T00:00:00Z"
+            )
             _ = try await harness.store.writeSpotifySyncBatch(runID: run, fetchedAt: "2026-01-01T00:00:00Z") { batch in
                 try batch.writeArtist(name: "Artist 2", spotifyID: artistID)
             }
@@ -132,15 +140,7 @@ struct RecommendationsTests {
             #expect(try await harness.get(path).status == 400)
             let other = try LibraryStore(path: harness.store.path)
             try ServerHarness.importPlaylist("Later", indices: [42], into: other, folder: harness.folder)
-            let clock = ContinuousClock()
-            let start = clock.now
-            var status = 0
-            while clock.now - start < .seconds(2) {
-                status = try await harness.get(path).status
-                if status == 200 { break }
-                try await Task.sleep(for: .milliseconds(50))
-            }
-            #expect(status == 200)
+            #expect(try await harness.status(of: path, becoming: 200, within: .seconds(2)) == 200)
         }
     }
 }

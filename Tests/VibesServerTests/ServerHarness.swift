@@ -152,6 +152,20 @@ struct ServerHarness {
         }
     }
 
+    /// Asks for `path` every 50 ms until it answers `expected` or `timeout` has passed.
+    ///
+    /// - Returns: The last status.
+    func status(of path: String, becoming expected: Int, within timeout: Duration) async throws -> Int {
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        var status = try await get(path).status
+        while status != expected, clock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+            status = try await get(path).status
+        }
+        return status
+    }
+
     /// Sends `GET path` with a correct Host and the given extra header lines.
     func get(_ path: String, headers: [String] = []) async throws -> Answer {
         try await send(method: "GET", path: path, headers: ["Host: 127.0.0.1:\(port)"] + headers)

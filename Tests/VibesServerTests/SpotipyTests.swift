@@ -37,31 +37,32 @@ enum Spotipy {
         "spotipy is not installed (python3 -m venv .build/venv-spotipy && .build/venv-spotipy/bin/pip install spotipy, then VIBES_SPOTIPY_PYTHON=.build/venv-spotipy/bin/python3): spotipy test skipped"
 
     /// Runs `script` with `arguments` (`sys.argv[1:]`) and returns its standard output parsed as
-    /// JSON; the process is awaited without blocking a thread of the cooperative pool.
+    /// JSON; the process is awaited on a thread of its own, not one of the cooperative pool.
     static func run(_ script: String, arguments: [String]) async throws -> [String: Any] {
         let python = try #require(python)
         return try await withTemporaryDirectory { folder in
-            let (scriptPath, outputPath, errorPath) = (folder + "/client.py", folder + "/out", folder + "/err")
-            try script.write(toFile: scriptPath, atomically: true, encoding: .utf8)
-            for path in [outputPath, errorPath] { _ = FileManager.default.createFile(atPath: path, contents: nil) }
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: python)
-            process.arguments = [scriptPath] + arguments
-            process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
-            process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))
-            process.standardInput = FileHandle.nullDevice
-            let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-                process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-                do {
-                    try process.run()
-                } catch {
-                    process.terminationHandler = nil
-                    continuation.resume(throwing: error)
-                }
+            try script.write(toFile: folder + "/client.py", atomically: true, encoding: .utf8)
+            let (output, errors, status) = try await withCheckedThrowingContinuation { continuation in
+                Thread {
+                    continuation.resume(
+                        with: Result {
+                            let process = Process()
+                            process.executableURL = URL(fileURLWithPath: python)
+                            process.arguments = [folder + "/client.py"] + arguments
+                            let (output, errors) = (Pipe(), Pipe())
+                            process.standardOutput = output
+                            process.standardError = errors
+                            process.standardInput = FileHandle.nullDevice
+                            try process.run()
+                            let printed = output.fileHandleForReading.readDataToEndOfFile()
+                            let complaints = errors.fileHandleForReading.readDataToEndOfFile()
+                            process.waitUntilExit()
+                            return (printed, complaints, process.terminationStatus)
+                        }
+                    )
+                }.start()
             }
-            let output = FileManager.default.contents(atPath: outputPath) ?? Data()
-            let errors = String(decoding: FileManager.default.contents(atPath: errorPath) ?? Data(), as: UTF8.self)
-            try #require(status == 0, "spotipy script failed:\n\(errors)")
+            try #require(status == 0, "spotipy script failed:\n\(String(decoding: errors, as: UTF8.self))")
             return try #require(try JSONSerialization.jsonObject(with: output) as? [String: Any])
         }
     }

@@ -50,7 +50,9 @@ struct MoreLikeThisBrowserTests {
     @Test(.enabled(if: HeadlessChromium.isAvailable, HeadlessChromium.skipReason))
     func moreLikeThisListsRecommendationsWithTheirReasons() async throws {
         try await ServerHarness.withServer { harness async throws in
-            let playlists = try #require((try await harness.get("/api/playlists").json())["playlists"] as? [[String: Any]])
+            let playlists = try #require(
+                (try await harness.get("/api/playlists").json())["playlists"] as? [[String: Any]]
+            )
             let quiet = try #require(playlists.first { $0["name"] as? String == "Quiet Evening" }?["id"] as? Int)
             let seed = ServerHarness.spotifyID(3)
             let expected = try #require(
@@ -73,7 +75,8 @@ struct MoreLikeThisBrowserTests {
                 let vibes = try #require(track["vibes"] as? [String: Any])
                 let similarity = try #require(vibes["similarity"] as? Double)
                 // In the order of the API, each with its similarity.
-                let entry = "\(artist) – \(name)</span> <span class=\"sim\">similarity \(String(format: "%.2f", similarity))"
+                let entry =
+                    "\(artist) – \(name)</span> <span class=\"sim\">similarity \(String(format: "%.2f", similarity))"
                 let found = try #require(dom.range(of: entry, range: position..<dom.endIndex), "\(entry)")
                 position = found.upperBound
                 let reasons = (vibes["why"] as? [String] ?? []).joined(separator: "; ")
