@@ -85,6 +85,8 @@ enum WebApp {
         ol.recommendations { padding-left: 1.5rem; }
         .sim { font-variant-numeric: tabular-nums; opacity: .85; }
         .why { font-size: .9rem; opacity: .85; }
+        form.save-playlist { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; margin: .5rem 0; }
+        form.save-playlist input { font: inherit; flex: 1 1 12rem; }
         """
 
     static let script = """
@@ -98,6 +100,15 @@ enum WebApp {
         }
         async function api(path) {
           const response = await fetch(path, { headers: { "Accept": "application/json" } });
+          const body = await response.json();
+          if (!response.ok) throw new Error(body.error ? body.error.message : response.statusText);
+          return body;
+        }
+        let csrfToken = null;
+        async function post(path, value) {
+          if (!csrfToken) csrfToken = (await api("/api/session")).csrf_token;
+          const response = await fetch(path, { method: "POST", body: JSON.stringify(value),
+            headers: { "Accept": "application/json", "Content-Type": "application/json", "X-CSRF-Token": csrfToken } });
           const body = await response.json();
           if (!response.ok) throw new Error(body.error ? body.error.message : response.statusText);
           return body;
@@ -189,10 +200,28 @@ enum WebApp {
                 el("span", { class: "sim" }, "similarity " + track.vibes.similarity.toFixed(2)),
                 el("div", { class: "why" }, track.vibes.why.join("; "))));
             }
-            const intro = el("p", {}, "Like " + (titles.get(id) || "track " + id) + ": " + data.tracks.length + " tracks of your library.");
-            target.replaceChildren(intro, data.tracks.length ? list : el("p", {}, "Nothing in the library is close enough."));
+            const seedTitle = titles.get(id) || "track " + id;
+            const intro = el("p", {}, "Like " + seedTitle + ": " + data.tracks.length + " tracks of your library.");
+            if (!data.tracks.length) { target.replaceChildren(intro, el("p", {}, "Nothing in the library is close enough.")); return; }
+            target.replaceChildren(intro, list, saveForm("More like " + seedTitle, data.tracks.map(track => track.vibes.track_id)));
             document.getElementById("more-title").focus();
           } catch (error) { target.textContent = "Could not find tracks like this one: " + error.message; }
+        }
+        // Saves a list as a playlist of the store (POST /api/playlists, with the session's CSRF token).
+        function saveForm(name, trackIDs) {
+          const input = el("input", { id: "save-name", name: "name", required: "", maxlength: "200", value: name });
+          const status = el("span", { class: "save-status", role: "status" });
+          const form = el("form", { class: "save-playlist" }, el("label", { for: "save-name" }, "Playlist name"), input,
+            el("button", { type: "submit" }, "Save as playlist"), status);
+          form.addEventListener("submit", async event => {
+            event.preventDefault();
+            try {
+              const saved = await post("/api/playlists", { name: input.value, track_ids: trackIDs });
+              status.textContent = "Saved as playlist “" + saved.name + "” (" + saved.track_count + " tracks).";
+              showPlaylists();
+            } catch (error) { status.textContent = "Could not save: " + error.message; }
+          });
+          return form;
         }
         // The address says what is open: #playlist/ID, #more/TRACK, or both (#playlist/ID/more/TRACK),
         // so that the back button and links work.

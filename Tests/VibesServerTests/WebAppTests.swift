@@ -82,6 +82,9 @@ struct MoreLikeThisBrowserTests {
                 let reasons = (vibes["why"] as? [String] ?? []).joined(separator: "; ")
                 if !reasons.contains(where: { "&<>\"".contains($0) }) { #expect(dom.contains(reasons)) }
             }
+            // The list can be saved as a playlist, under a name to edit.
+            #expect(dom.contains("<form class=\"save-playlist\">"))
+            #expect(dom.contains("value=\"More like Artist 3 – Song 3\""))
             #expect(!dom.contains("Could not"))
         }
     }
