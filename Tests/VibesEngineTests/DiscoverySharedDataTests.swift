@@ -18,7 +18,7 @@ import VibesTestSupport
 /// z-score cosine alone.
 struct DiscoverySharedDataTests {
     /// The most seed tracks graded per dataset, spread evenly over the labelled tracks.
-    static let queryCount = 1_500
+    static let queryCount = 1_000
 
     @Test(.enabled(if: SharedData.isAvailable, SharedData.skipReason), .timeLimit(.minutes(20)))
     func defaultListsReachBeyondTheSeedsArtistAndBeatNaiveRulesUnderTheSameLimits() throws {
@@ -37,6 +37,7 @@ struct DiscoverySharedDataTests {
                 let measured = try Self.measure(recommender, playlists: store.playlistLabels(of: recommender.table.trackIDs))
                 let name = String(files[0].prefix { $0 != "/" })
                 print(measured.lines(dataset: name).joined(separator: "\n"))
+                print("discovery \(name): wallpaper artists damped: \(recommender.wallpaperArtists.damping.count)")
                 #expect(measured.queries > 500, "\(name)")
                 #expect(measured.seedArtistCounts.max() ?? 0 <= ArtistLimits.defaultTracksPerArtist, "\(name)")
                 #expect(measured.difference.isAboveZero, "\(measured.lines(dataset: name))")
@@ -110,7 +111,26 @@ struct DiscoverySharedDataTests {
         }
         // Picks ten rows by `key` under the limits, one release per song, never the seed's song.
         func capped(seed: Int, key: (Int) -> Float) -> [Int] {
-            let order = ids.indices.filter { $0 != seed }.sorted { key($0) != key($1) ? key($0) > key($1) : $0 < $1 }
+            func ranksBefore(_ a: Int, _ b: Int) -> Bool { key(a) != key(b) ? key(a) > key(b) : a < b }
+            // The best 200 rows in order, enough for ten under the limits; all rows when not.
+            var order: [Int] = []
+            for row in ids.indices where row != seed {
+                guard order.count < 200 || ranksBefore(row, order[199]) else { continue }
+                var low = 0
+                var high = order.count
+                while low < high {
+                    let middle = (low + high) / 2
+                    if ranksBefore(order[middle], row) { low = middle + 1 } else { high = middle }
+                }
+                order.insert(row, at: low)
+                if order.count > 200 { order.removeLast() }
+            }
+            let picked = pick(from: order, seed: seed)
+            if picked.count == 10 { return picked }
+            return pick(from: ids.indices.filter { $0 != seed }.sorted(by: ranksBefore), seed: seed)
+        }
+        // Ten of `order` under the limits, one release per song, never the seed's song.
+        func pick(from order: [Int], seed: Int) -> [Int] {
             var picked: [Int] = []
             var perArtistCount: [Int32: Int] = [:]
             var pickedSongs: Set<Int32> = songs[seed] >= 0 ? [songs[seed]] : []

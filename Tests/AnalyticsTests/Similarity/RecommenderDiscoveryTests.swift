@@ -84,10 +84,11 @@ struct RecommenderDiscoveryTests {
             let angle = 2 * Double.pi * Double(cluster) / 10
             for member in 0..<10 {
                 let id = Int64(cluster * 10 + member + 1)
+                // Within a cluster the wallpaper track lies next to the first one.
+                let offset = Double(member == 9 ? 1 : member == 0 ? 0 : member + 1) / 10_000
                 var features = AudioFeatures()
-                features[.danceability] = 0.5 + 0.4 * cos(angle) + Double(member) / 10_000
-                features[.energy] = 0.5 + 0.4 * sin(angle) + Double(member) / 10_000
-                features[.valence] = 0.5 + Double(member) / 10_000
+                features[.danceability] = 0.5 + 0.4 * cos(angle) + offset
+                features[.energy] = 0.5 + 0.4 * sin(angle) + offset
                 for (feature, value) in Self.constantFeatures { features[feature] = value }
                 table.append(trackID: id, features: features)
                 let artist = member == 9 ? "Wallpaper" : "Artist \(cluster)-\(member / 3)"
@@ -99,7 +100,7 @@ struct RecommenderDiscoveryTests {
 
     /// The features the wallpaper library holds equal in every track.
     static let constantFeatures: [AudioFeature: Double] = [
-        .acousticness: 0.2, .instrumentalness: 0.01, .speechiness: 0.05, .liveness: 0.1, .loudness: -7,
+        .valence: 0.5, .acousticness: 0.2, .instrumentalness: 0.01, .speechiness: 0.05, .liveness: 0.1, .loudness: -7,
         .tempo: 120, .key: 5, .mode: 1,
     ]
 
