@@ -34,7 +34,10 @@ struct DiscoverySharedDataTests {
                 let store = try LibraryStore(path: folder + "/library.sqlite")
                 for file in files { _ = try store.importFile(at: SharedData.path(file)) }
                 let recommender = try store.makeRecommender(weights: .defaults, context: false).addingSameArtist()
-                let measured = try Self.measure(recommender, playlists: store.playlistLabels(of: recommender.table.trackIDs))
+                let measured = try Self.measure(
+                    recommender,
+                    playlists: store.playlistLabels(of: recommender.table.trackIDs)
+                )
                 let name = String(files[0].prefix { $0 != "/" })
                 print(measured.lines(dataset: name).joined(separator: "\n"))
                 print("discovery \(name): wallpaper artists damped: \(recommender.wallpaperArtists.damping.count)")

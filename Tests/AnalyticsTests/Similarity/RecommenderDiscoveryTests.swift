@@ -106,7 +106,11 @@ struct RecommenderDiscoveryTests {
 
     @Test func anArtistInMostListsIsDamped() throws {
         let (table, attributes) = Self.wallpaperLibrary()
-        let recommender = Recommender(table: table, attributes: attributes, weights: SimilarityWeights(artistContext: 0))
+        let recommender = Recommender(
+            table: table,
+            attributes: attributes,
+            weights: SimilarityWeights(artistContext: 0)
+        )
         let damping = recommender.wallpaperArtists.damping
         let wallpaper = try #require(recommender.row(of: 10).map { recommender.artistOfRow[$0] })
         #expect(Array(damping.keys) == [wallpaper], "\(damping)")
@@ -124,15 +128,22 @@ struct RecommenderDiscoveryTests {
         // The seed's own artist is never damped: seeded by the wallpaper track, its artist stays.
         var own = RecommendationQuery(seeds: [.track(10)], count: 10)
         own.dampsWallpaperArtists = true
-        #expect(try recommender.recommend(own).recommendations.map(\.score) == recommender.recommend(
-            RecommendationQuery(seeds: [.track(10)], count: 10)
-        ).recommendations.map(\.score))
+        #expect(
+            try recommender.recommend(own).recommendations.map(\.score)
+                == recommender.recommend(
+                    RecommendationQuery(seeds: [.track(10)], count: 10)
+                ).recommendations.map(\.score)
+        )
     }
 
     @Test func aLibraryOfFewArtistsHasNoWallpaper() {
         let (table, attributes) = Self.wallpaperLibrary()
         let fewArtists = attributes.mapValues { TrackAttributes(artists: ["Artist \($0.artists[0].count % 3)"]) }
-        let recommender = Recommender(table: table, attributes: fewArtists, weights: SimilarityWeights(artistContext: 0))
+        let recommender = Recommender(
+            table: table,
+            attributes: fewArtists,
+            weights: SimilarityWeights(artistContext: 0)
+        )
         #expect(Set(recommender.artistOfRow).count < WallpaperArtists.minimumArtistCount)
         #expect(recommender.wallpaperArtists.damping.isEmpty)
     }
