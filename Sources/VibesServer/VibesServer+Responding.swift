@@ -11,7 +11,8 @@ extension VibesServer {
             return Self.errorResponse(refusal)
         }
         do {
-            return try await route(request)
+            // Routes read the store and run the recommender: blocking work, done off the pool.
+            return try await reads.run { try self.route(request) }
         } catch let error as APIError {
             return Self.errorResponse(error)
         } catch {
@@ -24,7 +25,7 @@ extension VibesServer {
 
     /// The route `request` names. A path with no route is 404, a route asked with another method
     /// 405.
-    func route(_ request: HTTPRequest) async throws -> HTTPResponse {
+    func route(_ request: HTTPRequest) throws -> HTTPResponse {
         let parts = request.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
         let isRead = request.method == .GET
         // The last part of a path that ends in an ID, and the path with "{id}" in its place.
@@ -43,6 +44,7 @@ extension VibesServer {
             case "api/tracks": { try tracks(request) }
             case "v1/audio-features": { try audioFeatures(request) }
             case "v1/audio-features/{id}": { try audioFeatures(id: id) }
+            case "v1/recommendations": { try recommendations(request) }
             default: nil
             }
         guard let answer else {
