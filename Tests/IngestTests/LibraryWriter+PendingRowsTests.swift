@@ -41,7 +41,9 @@ struct PendingRowsTests {
                 }
                 try writer.tag(
                     trackID: id,
-                    with: [("genre", "genre \(row % 4)"), ("playlist", "list \(row % 9)"), ("genre", "genre \(row % 4)")],
+                    with: [
+                        ("genre", "genre \(row % 4)"), ("playlist", "list \(row % 9)"), ("genre", "genre \(row % 4)"),
+                    ],
                     source: "file:features-csv"
                 )
             }
