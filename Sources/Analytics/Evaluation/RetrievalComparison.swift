@@ -109,8 +109,8 @@ public struct RetrievalComparison: Hashable, Sendable, Codable {
     ///   from `label`.
     /// - Complexity: O(*s* · *q* · *n* · *d*) for *s* spaces, *q* seeds and *n* labelled tracks.
     ///
-    /// `progress`, when given, is called after each space is searched with the spaces done and
-    /// the number of spaces.
+    /// `progress`, when given, is called as the seeds of each space are searched, with the chunks
+    /// of seeds done over all spaces and their number, one call at a time.
     public static func measure(
         subject: SimilaritySpace,
         baselines: [SimilaritySpace],
@@ -164,15 +164,27 @@ public struct RetrievalComparison: Hashable, Sendable, Codable {
                 bootstrapSeed: bootstrapSeed
             )
         }
-        let subjectRanked = await queries.rankedHitRates(in: subject, artistOfRow: artistOfRow, taskCount: taskCount)
+        // Progress in chunks of seeds over every space.
+        let spaceCount = baselines.count + 1
+        func ranked(_ space: SimilaritySpace, number: Int) -> LabelledQueries.RankedHitRates {
+            var spaceProgress: (@Sendable (Int, Int) -> Void)?
+            if let progress {
+                spaceProgress = { done, chunks in progress(number * chunks + done, spaceCount * chunks) }
+            }
+            return queries.rankedHitRates(
+                in: space,
+                artistOfRow: artistOfRow,
+                taskCount: taskCount,
+                progress: spaceProgress
+            )
+        }
+        let subjectRanked = ranked(subject, number: 0)
         let subjectRates = subjectRanked.plain
         func mean(_ values: [Double]) -> Double { values.reduce(0, +) / Double(Swift.max(1, values.count)) }
-        progress?(1, baselines.count + 1)
         var measured: [Baseline] = []
         for (index, baseline) in baselines.enumerated() {
-            let ranked = await queries.rankedHitRates(in: baseline, artistOfRow: artistOfRow, taskCount: taskCount)
+            let ranked = ranked(baseline, number: index + 1)
             let rates = ranked.plain
-            progress?(index + 2, baselines.count + 1)
             measured.append(
                 Baseline(
                     name: baseline.name,
