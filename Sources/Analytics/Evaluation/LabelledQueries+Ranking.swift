@@ -86,16 +86,20 @@ extension LabelledQueries {
             for (block, weight) in blocks {
                 let query = block.query(rows: [rows[seed]])
                 guard !query.isEmpty else { continue }
-                for (term, value) in query {
-                    let factor = weight * value
-                    for entry in block.termStarts[Int(term)]..<block.termStarts[Int(term) + 1] {
-                        let position = Int(positionOfRow[Int(block.termRows[entry])])
-                        if position >= 0 { scratch[position] += factor * block.termValues[entry] }
+                scratch.withUnsafeMutableBufferPointer { scratch in
+                    for (term, value) in query {
+                        let factor = weight * value
+                        for entry in block.termStarts[Int(term)]..<block.termStarts[Int(term) + 1] {
+                            let position = Int(positionOfRow[Int(block.termRows[entry])])
+                            if position >= 0 { scratch[position] += factor * block.termValues[entry] }
+                        }
                     }
-                }
-                for position in 0..<rows.count {
-                    scores[offset + position] += scratch[position]
-                    scratch[position] = 0
+                    scores.withUnsafeMutableBufferPointer { scores in
+                        for position in 0..<scratch.count {
+                            scores[offset + position] += scratch[position]
+                            scratch[position] = 0
+                        }
+                    }
                 }
             }
         }

@@ -181,20 +181,27 @@ public struct RetrievalComparison: Hashable, Sendable, Codable {
         let subjectRanked = ranked(subject, number: 0)
         let subjectRates = subjectRanked.plain
         func mean(_ values: [Double]) -> Double { values.reduce(0, +) / Double(Swift.max(1, values.count)) }
-        var measured: [Baseline] = []
-        for (index, baseline) in baselines.enumerated() {
-            let ranked = ranked(baseline, number: index + 1)
-            let rates = ranked.plain
-            measured.append(
-                Baseline(
-                    name: baseline.name,
-                    metric: baseline.metric,
-                    precision: mean(rates),
-                    difference: interval(subjectRates, rates),
-                    beyondArtistPrecision: artistOfRow == nil ? nil : mean(ranked.beyondArtist),
-                    beyondArtistDifference: artistOfRow == nil
-                        ? nil : interval(subjectRanked.beyondArtist, ranked.beyondArtist)
-                )
+        let rankedBaselines = baselines.indices.map { ranked(baselines[$0], number: $0 + 1) }
+        // Every interval at once: they share their resamples' draws (the same seed and length).
+        var pairs = rankedBaselines.map { (a: subjectRates, b: $0.plain) }
+        if artistOfRow != nil { pairs += rankedBaselines.map { (a: subjectRanked.beyondArtist, b: $0.beyondArtist) } }
+        pairs.append((a: subjectRates, b: queries.chance))
+        let intervals = PairedBootstrap.meanDifferences(
+            pairs,
+            resampleCount: resampleCount,
+            confidenceLevel: confidenceLevel,
+            seed: bootstrapSeed,
+            threadCount: taskCount
+        )
+        let measured = zip(baselines, rankedBaselines).enumerated().map { index, pair in
+            let (baseline, ranked) = pair
+            return Baseline(
+                name: baseline.name,
+                metric: baseline.metric,
+                precision: mean(ranked.plain),
+                difference: intervals[index],
+                beyondArtistPrecision: artistOfRow == nil ? nil : mean(ranked.beyondArtist),
+                beyondArtistDifference: artistOfRow == nil ? nil : intervals[baselines.count + index]
             )
         }
         return RetrievalComparison(
@@ -202,7 +209,7 @@ public struct RetrievalComparison: Hashable, Sendable, Codable {
             evaluation: queries.evaluation(hitRates: subjectRates),
             subjectName: subject.name,
             baselines: measured,
-            randomDifference: interval(subjectRates, queries.chance),
+            randomDifference: intervals[intervals.count - 1],
             beyondArtistPrecision: artistOfRow == nil ? nil : mean(subjectRanked.beyondArtist),
             bootstrapSeed: bootstrapSeed
         )
