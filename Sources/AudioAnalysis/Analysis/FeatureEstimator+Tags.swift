@@ -56,9 +56,19 @@ extension FeatureEstimator {
         let voice = vocalTags.map { tags[$0] }.max() ?? 0
         let instrumental = tags["instrumental"]
         let energy = combined(signals.energy, heard.energy, tagWeight.energy, neutral.energy)
-        let danceability = combined(signals.danceability, heard.danceability, tagWeight.danceability, neutral.danceability)
+        let danceability = combined(
+            signals.danceability,
+            heard.danceability,
+            tagWeight.danceability,
+            neutral.danceability
+        )
         let valence = combined(signals.valence, heard.valence, tagWeight.valence, neutral.valence)
-        let acousticness = combined(signals.acousticness, heard.acousticness, tagWeight.acousticness, neutral.acousticness)
+        let acousticness = combined(
+            signals.acousticness,
+            heard.acousticness,
+            tagWeight.acousticness,
+            neutral.acousticness
+        )
         return Estimates(
             energy: sigmoid(energy),
             danceability: sigmoid(danceability),

@@ -13,49 +13,61 @@ struct TagProfile: Sendable {
     var valence: Double
     var acousticness: Double
 
-    /// The profiles by MSD tag.
+    init(energy: Double, danceability: Double, valence: Double, acousticness: Double) {
+        self.energy = energy
+        self.danceability = danceability
+        self.valence = valence
+        self.acousticness = acousticness
+    }
+
+    /// Energy, danceability, valence and acousticness, in this order.
+    private init(_ energy: Double, _ danceability: Double, _ valence: Double, _ acousticness: Double) {
+        self.init(energy: energy, danceability: danceability, valence: valence, acousticness: acousticness)
+    }
+
+    /// The profiles by MSD tag: energy, danceability, valence, acousticness.
     static let byTag: [String: TagProfile] = [
         // Genres (2024: the 2024 dataset's playlist genre; tidy: TidyTuesday's subgenre or genre).
-        "rock": TagProfile(energy: 0.78, danceability: 0.55, valence: 0.58, acousticness: 0.03),  // 2024 rock
-        "alternative": TagProfile(energy: 0.75, danceability: 0.54, valence: 0.54, acousticness: 0.03),  // tidy permanent wave
-        "alternative rock": TagProfile(energy: 0.75, danceability: 0.54, valence: 0.54, acousticness: 0.03),  // tidy permanent wave
-        "indie rock": TagProfile(energy: 0.75, danceability: 0.54, valence: 0.54, acousticness: 0.03),  // tidy permanent wave
-        "classic rock": TagProfile(energy: 0.72, danceability: 0.55, valence: 0.62, acousticness: 0.10),  // tidy classic rock
-        "Progressive rock": TagProfile(energy: 0.69, danceability: 0.53, valence: 0.53, acousticness: 0.11),  // tidy album rock
-        "hard rock": TagProfile(energy: 0.88, danceability: 0.49, valence: 0.47, acousticness: 0.00),  // tidy hard rock
-        "metal": TagProfile(energy: 0.90, danceability: 0.43, valence: 0.41, acousticness: 0.00),  // 2024 metal
-        "heavy metal": TagProfile(energy: 0.90, danceability: 0.43, valence: 0.41, acousticness: 0.00),  // 2024 metal
-        "punk": TagProfile(energy: 0.89, danceability: 0.47, valence: 0.61, acousticness: 0.01),  // 2024 punk
-        "pop": TagProfile(energy: 0.70, danceability: 0.66, valence: 0.56, acousticness: 0.10),  // 2024 pop
-        "indie": TagProfile(energy: 0.67, danceability: 0.64, valence: 0.45, acousticness: 0.11),  // tidy indie poptimism
-        "indie pop": TagProfile(energy: 0.67, danceability: 0.64, valence: 0.45, acousticness: 0.11),  // tidy indie poptimism
-        "electronic": TagProfile(energy: 0.69, danceability: 0.64, valence: 0.35, acousticness: 0.15),  // 2024 electronic
-        "electronica": TagProfile(energy: 0.69, danceability: 0.64, valence: 0.35, acousticness: 0.15),  // 2024 electronic
-        "electro": TagProfile(energy: 0.83, danceability: 0.71, valence: 0.40, acousticness: 0.02),  // tidy electro house
-        "dance": TagProfile(energy: 0.83, danceability: 0.66, valence: 0.37, acousticness: 0.02),  // tidy edm
-        "House": TagProfile(energy: 0.84, danceability: 0.65, valence: 0.35, acousticness: 0.01),  // tidy progressive electro house
-        "Hip-Hop": TagProfile(energy: 0.66, danceability: 0.77, valence: 0.52, acousticness: 0.14),  // 2024 hip-hop
-        "rnb": TagProfile(energy: 0.55, danceability: 0.65, valence: 0.51, acousticness: 0.24),  // 2024 r&b
-        "soul": TagProfile(energy: 0.51, danceability: 0.61, valence: 0.49, acousticness: 0.44),  // 2024 soul
-        "funk": TagProfile(energy: 0.84, danceability: 0.71, valence: 0.67, acousticness: 0.00),  // 2024 funk
-        "jazz": TagProfile(energy: 0.41, danceability: 0.69, valence: 0.47, acousticness: 0.57),  // 2024 jazz
-        "blues": TagProfile(energy: 0.49, danceability: 0.62, valence: 0.40, acousticness: 0.33),  // 2024 blues
-        "folk": TagProfile(energy: 0.41, danceability: 0.57, valence: 0.41, acousticness: 0.69),  // 2024 folk
-        "country": TagProfile(energy: 0.42, danceability: 0.61, valence: 0.66, acousticness: 0.53),  // 2024 country
-        "chillout": TagProfile(energy: 0.28, danceability: 0.67, valence: 0.30, acousticness: 0.80),  // 2024 lofi
-        "chill": TagProfile(energy: 0.28, danceability: 0.67, valence: 0.30, acousticness: 0.80),  // 2024 lofi
+        "rock": TagProfile(0.78, 0.55, 0.58, 0.03),  // 2024 rock
+        "alternative": TagProfile(0.75, 0.54, 0.54, 0.03),  // tidy permanent wave
+        "alternative rock": TagProfile(0.75, 0.54, 0.54, 0.03),  // tidy permanent wave
+        "indie rock": TagProfile(0.75, 0.54, 0.54, 0.03),  // tidy permanent wave
+        "classic rock": TagProfile(0.72, 0.55, 0.62, 0.10),  // tidy classic rock
+        "Progressive rock": TagProfile(0.69, 0.53, 0.53, 0.11),  // tidy album rock
+        "hard rock": TagProfile(0.88, 0.49, 0.47, 0.00),  // tidy hard rock
+        "metal": TagProfile(0.90, 0.43, 0.41, 0.00),  // 2024 metal
+        "heavy metal": TagProfile(0.90, 0.43, 0.41, 0.00),  // 2024 metal
+        "punk": TagProfile(0.89, 0.47, 0.61, 0.01),  // 2024 punk
+        "pop": TagProfile(0.70, 0.66, 0.56, 0.10),  // 2024 pop
+        "indie": TagProfile(0.67, 0.64, 0.45, 0.11),  // tidy indie poptimism
+        "indie pop": TagProfile(0.67, 0.64, 0.45, 0.11),  // tidy indie poptimism
+        "electronic": TagProfile(0.69, 0.64, 0.35, 0.15),  // 2024 electronic
+        "electronica": TagProfile(0.69, 0.64, 0.35, 0.15),  // 2024 electronic
+        "electro": TagProfile(0.83, 0.71, 0.40, 0.02),  // tidy electro house
+        "dance": TagProfile(0.83, 0.66, 0.37, 0.02),  // tidy edm
+        "House": TagProfile(0.84, 0.65, 0.35, 0.01),  // tidy progressive electro house
+        "Hip-Hop": TagProfile(0.66, 0.77, 0.52, 0.14),  // 2024 hip-hop
+        "rnb": TagProfile(0.55, 0.65, 0.51, 0.24),  // 2024 r&b
+        "soul": TagProfile(0.51, 0.61, 0.49, 0.44),  // 2024 soul
+        "funk": TagProfile(0.84, 0.71, 0.67, 0.00),  // 2024 funk
+        "jazz": TagProfile(0.41, 0.69, 0.47, 0.57),  // 2024 jazz
+        "blues": TagProfile(0.49, 0.62, 0.40, 0.33),  // 2024 blues
+        "folk": TagProfile(0.41, 0.57, 0.41, 0.69),  // 2024 folk
+        "country": TagProfile(0.42, 0.61, 0.66, 0.53),  // 2024 country
+        "chillout": TagProfile(0.28, 0.67, 0.30, 0.80),  // 2024 lofi
+        "chill": TagProfile(0.28, 0.67, 0.30, 0.80),  // 2024 lofi
         // Ambient as the calm instrumental music of the 2024 dataset: the medians over its
         // classical and wellness genres together (201 tracks); its own "ambient" playlists are
         // mostly soft pop. MSD has no classical tag: the tagger hears orchestras as ambient.
-        "ambient": TagProfile(energy: 0.03, danceability: 0.18, valence: 0.07, acousticness: 0.97),
+        "ambient": TagProfile(0.03, 0.18, 0.07, 0.97),
         // Moods and instrumentation.
-        "acoustic": TagProfile(energy: 0.41, danceability: 0.57, valence: 0.41, acousticness: 0.69),  // as folk
-        "guitar": TagProfile(energy: 0.49, danceability: 0.62, valence: 0.40, acousticness: 0.33),  // as blues
-        "Mellow": TagProfile(energy: 0.41, danceability: 0.69, valence: 0.47, acousticness: 0.57),  // as jazz
-        "easy listening": TagProfile(energy: 0.41, danceability: 0.69, valence: 0.47, acousticness: 0.57),  // as jazz
-        "beautiful": TagProfile(energy: 0.41, danceability: 0.57, valence: 0.41, acousticness: 0.69),  // as folk
-        "party": TagProfile(energy: 0.83, danceability: 0.66, valence: 0.37, acousticness: 0.02),  // as dance
-        "catchy": TagProfile(energy: 0.70, danceability: 0.66, valence: 0.56, acousticness: 0.10),  // as pop
-        "sexy": TagProfile(energy: 0.55, danceability: 0.65, valence: 0.51, acousticness: 0.24),  // as rnb
+        "acoustic": TagProfile(0.41, 0.57, 0.41, 0.69),  // as folk
+        "guitar": TagProfile(0.49, 0.62, 0.40, 0.33),  // as blues
+        "Mellow": TagProfile(0.41, 0.69, 0.47, 0.57),  // as jazz
+        "easy listening": TagProfile(0.41, 0.69, 0.47, 0.57),  // as jazz
+        "beautiful": TagProfile(0.41, 0.57, 0.41, 0.69),  // as folk
+        "party": TagProfile(0.83, 0.66, 0.37, 0.02),  // as dance
+        "catchy": TagProfile(0.70, 0.66, 0.56, 0.10),  // as pop
+        "sexy": TagProfile(0.55, 0.65, 0.51, 0.24),  // as rnb
     ]
 }
