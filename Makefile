@@ -9,8 +9,12 @@ SHELL := /bin/bash
 APT_PACKAGES := libopenblas-dev liblapacke-dev libsqlite3-dev pkg-config \
 	libavformat-dev libavcodec-dev libswresample-dev libavutil-dev libebur128-dev libaubio-dev \
 	libcurl4-openssl-dev libssl-dev zlib1g-dev
-# What only the tests need: chromium runs the HTML report's browser tests (and scripts/render-report.sh).
-TEST_APT_PACKAGES := chromium
+# What only the tests need: chromium runs the HTML report's and the web app's browser tests (and
+# scripts/render-report.sh); python3-venv makes the virtual environment spotipy is installed in.
+TEST_APT_PACKAGES := chromium python3-venv
+# spotipy, the Python client of the Spotify Web API, is run against `serve`'s Spotify-compatible
+# endpoints (Tests/VibesServerTests/SpotipyTests.swift), from a virtual environment of its own.
+SPOTIPY_VENV := $(CURDIR)/.build/venv-spotipy
 DEMO_DIR := out/demo
 DEMO_DB := $(DEMO_DIR)/library.sqlite
 BIN := .build/release/vibes-analyze
@@ -47,6 +51,11 @@ test-deps: deps
 		echo "Installing $(TEST_APT_PACKAGES) for the browser tests (needs root or sudo)"; \
 		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 		$$SUDO apt-get update && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y --no-install-recommends $(TEST_APT_PACKAGES); \
+	fi
+	@if ! "$(SPOTIPY_VENV)/bin/python3" -c "import spotipy" 2>/dev/null; then \
+		echo "Installing spotipy into $(SPOTIPY_VENV) for the spotipy test"; \
+		( python3 -m venv "$(SPOTIPY_VENV)" && "$(SPOTIPY_VENV)/bin/pip" install --quiet spotipy ) \
+			|| echo "Could not install spotipy (no PyPI?): the spotipy test will say it skipped"; \
 	fi
 
 # The programs link the Swift runtime and Foundation statically (libcurl4-openssl-dev is what
@@ -130,7 +139,7 @@ format:
 # Each stage prints how long it took (CONTRIBUTING.md lists the usual times).
 test: test-deps
 	@start=$$(date +%s); $(MAKE) --no-print-directory lint && echo "make test: lint took $$(( $$(date +%s) - start )) s"
-	@start=$$(date +%s); SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=8 swift test \
+	@start=$$(date +%s); VIBES_SPOTIPY_PYTHON="$(SPOTIPY_VENV)/bin/python3" SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=8 swift test \
 		&& echo "make test: swift test (build and suite) took $$(( $$(date +%s) - start )) s"
 	@start=$$(date +%s); $(MAKE) --no-print-directory fuzz && echo "make test: fuzz took $$(( $$(date +%s) - start )) s"
 	@start=$$(date +%s); $(MAKE) --no-print-directory test-kernels-host-cpu \

@@ -31,6 +31,9 @@ peer interleaved run by run so a busy machine hits both alike:
   library, `report --format html --out X.html` on both stores: the peak RSS on the small store
               is the fixed overhead of the RSS goal (≤ 2× the N-row feature matrix + fixed)
   `vibes-analyze --version`, and /bin/true as the floor of this harness
+  learning    `weights learn --json` and `eval --label playlist --json` on a library shaped like the
+              99-playlist, 13,558-track Exportify library of issue 43 (make_exportify_library.py in
+              --work, imported untimed), each against its goal of 5 s
 
 Every figure is set against its issue-20 goal (stated for 1M rows; recommend also for 30k) with
 PASS or MISS; at other sizes the verdicts are marked as indicative. A command that fails shows its
@@ -40,6 +43,7 @@ lists --timings, one extra run passes it and the phase lines it prints are quote
 after) and the command line head the report, which is printed and written to --out.
 """
 import argparse
+import csv
 import json
 import os
 import platform
@@ -56,6 +60,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.normpath(os.path.join(HERE, "..", ".."))
 MAKE_LIBRARY = os.path.join(HERE, "make_library.py")
+MAKE_EXPORTIFY_LIBRARY = os.path.join(HERE, "make_exportify_library.py")
 PYTHON_CLUSTER = os.path.join(HERE, "python_cluster.py")
 FULL_ROWS = 1_000_000  # the size the issue-20 goals are stated for
 SMALL_ROWS = 30_000    # the small-library size of the recommend goal
@@ -311,6 +316,51 @@ def make_typed_copy(plain_db, peer_db):
 
 
 # ---------------------------------------------------------------------------------------------
+# Learning and evaluation on playlists (issue 43)
+
+
+def measure_learning(binary, work, logs, repeats, timeout, measure, notes):
+    """Times `weights learn` and `eval --label playlist` on the Exportify-shaped library; returns
+    the library's size for the table, or None when it could not be made or imported."""
+    folder = os.path.join(work, "exportify-library")
+    if not (os.path.isdir(folder) and any(name.endswith(".csv") for name in os.listdir(folder))):
+        log(f"generating {folder}")
+        made = subprocess.run([sys.executable, MAKE_EXPORTIFY_LIBRARY, folder], capture_output=True, text=True)
+        if made.returncode != 0:
+            notes.append(f"make_exportify_library.py failed: {' '.join(made.stderr.split())[-200:]}")
+            return None
+    store = os.path.join(work, "store-exportify.sqlite")
+    remove_store(store)
+    csvs = sorted(os.path.join(folder, name) for name in os.listdir(folder) if name.endswith(".csv"))
+    out_path, err_path = os.path.join(logs, "import-exportify.out"), os.path.join(logs, "import-exportify.err")
+    imported = run_process([binary, "import", "--db", store] + csvs + ["--quiet"], out_path, err_path, timeout)
+    if imported.status != 0:
+        notes.append(f"import of the Exportify-shaped library failed: exit {imported.status}: {tail(err_path)}")
+        return None
+    # --json: the learned weights are stored each run, and the next run learns from the same playlists.
+    interleaved([measure("weights-learn", "weights learn", [binary, "weights", "learn", "--db", store, "--json"]),
+                 measure("eval-playlist", "eval --label playlist",
+                         [binary, "eval", "--db", store, "--label", "playlist", "--json"])],
+                repeats, timeout)
+    return f"{len(csvs)} playlists, {len(set(open_track_uris(csvs))):,} tracks"
+
+
+def open_track_uris(csvs):
+    for path in csvs:
+        with open(path, encoding="utf-8", newline="") as f:
+            for record in csv.DictReader(f):
+                yield record["Track URI"]
+
+
+def learning_rows(row, m, library):
+    """The table rows of `weights learn` and `eval --label playlist` against their 5 s goal."""
+    if library is None:
+        return
+    for key, label in (("weights-learn", "`weights learn`"), ("eval-playlist", "`eval --label playlist`")):
+        row(label, library, m[key], None, None, "≤ 5 s", lambda o, r: [("wall", o.median, 5.0)], "")
+
+
+# ---------------------------------------------------------------------------------------------
 # The report
 
 
@@ -486,6 +536,9 @@ def main():
     interleaved([measure("version", "--version", [binary, "--version"])], max(repeats, 5), timeout)
     store_at_end = store_size_mb(store)
 
+    # 5b. weights learn and eval on playlists.
+    learning_library = measure_learning(binary, work, logs, repeats, timeout, measure, notes)
+
     # 6. One extra run with --timings for every command whose help lists it.
     timings = []
     if not args.no_timings:
@@ -576,6 +629,7 @@ def main():
             lambda o, r, g=goal_s, l=limit: [("wall", o.median, g), ("rss", o.rss, l)], scale)
     row("`--version`", "—", m["version"], None, None, "≤ 20 ms",
         lambda o, r: [("wall", o.median, 0.020)], "")
+    learning_rows(row, m, learning_library)
     row("`/bin/true` (harness floor)", "—", m["true"], None, None, "—", lambda o, r: [], "")
 
     lines = []

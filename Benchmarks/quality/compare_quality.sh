@@ -18,7 +18,11 @@
 # On both, `cluster --k auto` prints the silhouette of every k from 4 to 12, the k it keeps and the
 # vibes' names. Last, the vibe-name test (Tests/VibesAnalyzeTests/VibeNamesSharedDataTests.swift)
 # names the real playlists chosen by their names (calm, lo-fi and classical; party and workout; sad)
-# and prints how many get a fitting mood word, against naming by the library alone.
+# and prints how many get a fitting mood word, against naming by the library alone, and how many
+# playlists whose title holds their genre carry it in their vibe's name. The discovery test
+# (Tests/VibesEngineTests/DiscoverySharedDataTests.swift) grades default lists of ten from 1,500 seed
+# tracks of each set with playlists: how many are by the seed's artist, and precision@10 against
+# naive rules picking under the same artist limits, with paired bootstrap CIs.
 # The similarity graded never sees the label it is graded on (`eval` refuses a label that leaks).
 # The binary defaults to .build/release/vibes-analyze (`make build`). The whole report goes to stdout
 # and to Benchmarks/results/quality.txt.
@@ -95,5 +99,10 @@ learn() {
     echo "## Vibe names on real playlists"
     echo "\$ swift test --filter VibeNamesSharedDataTests"
     VIBES_SHARED_DATA="$DATA" swift test --filter VibeNamesSharedDataTests 2>&1 \
-        | grep -E "playlists carry|playlists carry their genre|^(fits|MISS) " || echo "(the vibe-name test did not run)"
+        | grep -E "playlists carry|carry their genre|tags know|^(fits|MISS) " || echo "(the vibe-name test did not run)"
+    echo
+    echo "## Discovery: default lists from one track against naive rules under the same artist limits"
+    echo "\$ swift test --filter DiscoverySharedDataTests"
+    VIBES_SHARED_DATA="$DATA" swift test --filter DiscoverySharedDataTests 2>&1 \
+        | grep -E "^discovery " || echo "(the discovery test did not run)"
 } | tee "$RESULT"

@@ -13,7 +13,8 @@ public struct RecommendRequest: Sendable {
     /// The count, diversity, constraints and tempo handling; its seeds, combination and artist
     /// limits come from ``seeds``, ``maximumPerArtist`` and ``sameArtist``.
     public var query = RecommendationQuery()
-    /// At most this many tracks by one main artist (see ``ArtistLimits``).
+    /// At most this many tracks by one main artist (see ``ArtistLimits``); when `nil`, lists from
+    /// seed tracks also damp the artists who turn up in most lists (``Analytics/WallpaperArtists``).
     public var maximumPerArtist: Int?
     /// Whether the seed tracks' own artists may fill the list.
     public var sameArtist = false
@@ -29,6 +30,9 @@ public struct RecommendRequest: Sendable {
         query.maximumPerArtist = limits.perArtist
         query.maximumPerSeedArtist = limits.perSeedArtist
         query.excludedTrackIDs = resolved.excluded
+        // Discovery by default: without a limit of the user's own, artists who turn up in most
+        // lists give way to others.
+        query.dampsWallpaperArtists = maximumPerArtist == nil && seeds.hasTrackSeeds
         return query
     }
 

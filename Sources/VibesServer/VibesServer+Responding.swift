@@ -11,7 +11,10 @@ extension VibesServer {
             return Self.errorResponse(refusal)
         }
         do {
-            return try await route(request)
+            // A body is at most the gate's limit, and read whole before routing.
+            let body = request.method == .POST ? try await request.bodyData : Data()
+            // Routes read the store and run the recommender: blocking work, done off the pool.
+            return try await reads.run { try self.route(request, body: body) }
         } catch let error as APIError {
             return Self.errorResponse(error)
         } catch {
@@ -24,7 +27,8 @@ extension VibesServer {
 
     /// The route `request` names. A path with no route is 404, a route asked with another method
     /// 405.
-    func route(_ request: HTTPRequest) async throws -> HTTPResponse {
+    func route(_ request: HTTPRequest, body: Data) throws -> HTTPResponse {
+        if request.path == "/api/playlists", request.method == .POST { return try savePlaylist(body: body) }
         let parts = request.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
         let isRead = request.method == .GET
         // The last part of a path that ends in an ID, and the path with "{id}" in its place.
@@ -43,13 +47,15 @@ extension VibesServer {
             case "api/tracks": { try tracks(request) }
             case "v1/audio-features": { try audioFeatures(request) }
             case "v1/audio-features/{id}": { try audioFeatures(id: id) }
+            case "v1/recommendations": { try recommendations(request) }
             default: nil
             }
         guard let answer else {
             throw APIError.notFound("No such endpoint: \(request.path). See docs/api.md for the API.")
         }
         guard isRead else {
-            throw APIError(status: 405, code: "method_not_allowed", message: "\(request.path) answers GET only.")
+            let methods = shape == "api/playlists" ? "GET and POST" : "GET only"
+            throw APIError(status: 405, code: "method_not_allowed", message: "\(request.path) answers \(methods).")
         }
         return try answer()
     }

@@ -5,13 +5,15 @@ import Ingest
 import Logging
 
 /// The HTTP server of `vibes-analyze serve`: a JSON API over the library store, the
-/// Spotify-compatible `/v1/audio-features` endpoints, and a small web app that uses only the API.
+/// Spotify-compatible `/v1/audio-features` and `/v1/recommendations` endpoints, and a small web
+/// app that uses only the API.
 ///
 /// It answers over FlyingFox's `HTTPServer`. Every request passes ``RequestGate`` first: its
 /// target and body are size-limited, its `Host` must name this server (no DNS rebinding), its
 /// `Origin`, when sent, must be this server, a bearer token is required when one is configured,
 /// and a request that could change state needs the session's CSRF token. The store is read per
-/// request, except the audio-features table, which is kept in memory and reloaded within
+/// request, on threads of a ``BlockingQueue`` rather than Swift's cooperative pool, except the
+/// audio-features table and the recommender, which are kept in memory and rebuilt within
 /// ``Configuration/pollInterval`` of another program's write.
 ///
 /// ```swift
@@ -26,6 +28,8 @@ public struct VibesServer: Sendable {
     let store: LibraryStore
     let library: LibraryCache
     let gate: RequestGate
+    /// Where requests read the store, off the cooperative pool.
+    let reads = BlockingQueue(label: "vibes.server.reads")
     let logger: Logger
 
     /// Creates a server; ``run(onListening:)`` starts it.
@@ -49,7 +53,7 @@ public struct VibesServer: Sendable {
     /// - Throws: ``VibesServerError`` when the address is not this machine's or the port is taken,
     ///   or the store cannot be read.
     public func run(onListening: @Sendable (URL) async throws -> Void = { _ in }) async throws {
-        try library.reload()
+        try await reads.run { [library] in try library.reload() }
         let address: any SocketAddress
         do {
             address =
@@ -72,6 +76,7 @@ public struct VibesServer: Sendable {
                 timeout: 120,
                 sharedRequestBufferSize: 4_096,
                 sharedRequestReplaySize: configuration.maximumBodyBytes,
+                pool: ConnectionCap(limit: configuration.maximumIdleConnections, base: HTTPServer.defaultPool()),
                 logger: QuietLogger()
             ),
             handler: ClosureHTTPHandler { request in await self.respond(to: request) }
@@ -108,7 +113,7 @@ public struct VibesServer: Sendable {
                     )
                 }
             }
-            group.addTask { try await library.watch(every: configuration.pollInterval) }
+            group.addTask { try await library.watch(every: configuration.pollInterval, reads: reads) }
             defer { group.cancelAll() }
             do {
                 try await server.waitUntilListening(timeout: 10)
@@ -159,6 +164,10 @@ extension VibesServer {
         /// The largest request body accepted, in bytes, at least 4 KiB; larger ones get 413, before
         /// any of the body is read. Defaults to 64 KiB.
         public var maximumBodyBytes: Int
+        /// The most connections left waiting on their client at once (open between requests, or
+        /// sending or reading slowly); when one more starts waiting, the one that has waited
+        /// longest is closed. Connections being answered do not count. Defaults to 64.
+        public var maximumIdleConnections: Int
         /// How often the store is asked whether another program changed it. Defaults to 0.5 s.
         public var pollInterval: Duration
 
@@ -171,6 +180,7 @@ extension VibesServer {
             bearerToken: String? = nil,
             maximumTargetBytes: Int = 8_192,
             maximumBodyBytes: Int = 65_536,
+            maximumIdleConnections: Int = 64,
             pollInterval: Duration = .milliseconds(500)
         ) {
             precondition(
@@ -178,11 +188,13 @@ extension VibesServer {
                 "The limits must leave room for a request."
             )
             precondition(pollInterval > .zero, "The store must be polled at some interval.")
+            precondition(maximumIdleConnections >= 1, "At least one connection must be able to wait.")
             self.bindAddress = bindAddress
             self.port = port
             self.bearerToken = bearerToken
             self.maximumTargetBytes = maximumTargetBytes
             self.maximumBodyBytes = maximumBodyBytes
+            self.maximumIdleConnections = maximumIdleConnections
             self.pollInterval = pollInterval
         }
 

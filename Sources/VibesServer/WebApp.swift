@@ -52,6 +52,10 @@ enum WebApp {
         <ul id="playlist-list" aria-live="polite"><li>Loading…</li></ul>
         <div id="playlist-detail" aria-live="polite"></div>
         </section>
+        <section id="more" aria-labelledby="more-title" hidden>
+        <h2 id="more-title" tabindex="-1">More like this</h2>
+        <div id="more-body" aria-live="polite"></div>
+        </section>
         </main>
         </body>
         </html>
@@ -77,6 +81,12 @@ enum WebApp {
         table { border-collapse: collapse; width: 100%; }
         td, th { text-align: left; padding: .2rem .4rem; border-bottom: 1px solid #8883; }
         @media (max-width: 30rem) { td.album, th.album { display: none; } }
+        button.more-like { font: inherit; font-size: .85rem; padding: .1rem .4rem; cursor: pointer; }
+        ol.recommendations { padding-left: 1.5rem; }
+        .sim { font-variant-numeric: tabular-nums; opacity: .85; }
+        .why { font-size: .9rem; opacity: .85; }
+        form.save-playlist { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; margin: .5rem 0; }
+        form.save-playlist input { font: inherit; flex: 1 1 12rem; }
         """
 
     static let script = """
@@ -90,6 +100,15 @@ enum WebApp {
         }
         async function api(path) {
           const response = await fetch(path, { headers: { "Accept": "application/json" } });
+          const body = await response.json();
+          if (!response.ok) throw new Error(body.error ? body.error.message : response.statusText);
+          return body;
+        }
+        let csrfToken = null;
+        async function post(path, value) {
+          if (!csrfToken) csrfToken = (await api("/api/session")).csrf_token;
+          const response = await fetch(path, { method: "POST", body: JSON.stringify(value),
+            headers: { "Accept": "application/json", "Content-Type": "application/json", "X-CSRF-Token": csrfToken } });
           const body = await response.json();
           if (!response.ok) throw new Error(body.error ? body.error.message : response.statusText);
           return body;
@@ -131,8 +150,15 @@ enum WebApp {
               el("th", { class: "album" }, "Album"), el("th", {}, "Vibe"))));
             const body = el("tbody", {});
             for (const entry of p.entries) {
-              body.append(el("tr", {}, el("td", {}, String(entry.position + 1)),
-                el("td", {}, (entry.track.artists.length ? entry.track.artists.join(", ") + " – " : "") + entry.track.name),
+              const title = (entry.track.artists.length ? entry.track.artists.join(", ") + " – " : "") + entry.track.name;
+              const cell = el("td", {}, title);
+              if (entry.track.spotify_id && entry.has_features) {
+                titles.set(entry.track.spotify_id, title);
+                const more = el("button", { class: "more-like", type: "button", "aria-label": "More like " + title }, "More like this");
+                more.addEventListener("click", () => { location.hash = "playlist/" + id + "/more/" + entry.track.spotify_id; });
+                cell.append(" ", more);
+              }
+              body.append(el("tr", {}, el("td", {}, String(entry.position + 1)), cell,
                 el("td", { class: "album" }, entry.track.album || ""),
                 el("td", {}, entry.vibe == null ? (entry.has_features ? "" : "no features") : String(entry.vibe))));
             }
@@ -151,12 +177,64 @@ enum WebApp {
               const button = el("button", { class: "playlist", type: "button", "data-id": String(p.id) },
                 el("strong", {}, p.name), " · " + p.track_count + " tracks · " + percent(p.tracks_with_features, p.track_count) + " with features",
                 el("div", { class: "vibes" }, vibeText(p.vibes)), vibeBar(p.vibes));
-              button.addEventListener("click", () => showPlaylist(p.id));
+              button.addEventListener("click", () => { location.hash = "playlist/" + p.id; });
               return el("li", { class: "playlist-item" }, button);
             }));
           } catch (error) { target.replaceChildren(el("li", {}, "Could not load the playlists: " + error.message)); }
         }
+        // "More like this": the library's recommendations for one track, through the
+        // Spotify-compatible endpoint, with the similarity and the reasons of each.
+        const titles = new Map();
+        async function showMoreLike(id) {
+          const section = document.getElementById("more");
+          const target = document.getElementById("more-body");
+          section.hidden = false;
+          target.textContent = "Loading…";
+          try {
+            const data = await api("/v1/recommendations?limit=20&seed_tracks=" + encodeURIComponent(id));
+            const list = el("ol", { class: "recommendations" });
+            for (const track of data.tracks) {
+              const artists = track.artists.map(artist => artist.name).join(", ");
+              list.append(el("li", { class: "recommendation", "data-id": track.id || "" },
+                el("span", { class: "title" }, (artists ? artists + " – " : "") + track.name), " ",
+                el("span", { class: "sim" }, "similarity " + track.vibes.similarity.toFixed(2)),
+                el("div", { class: "why" }, track.vibes.why.join("; "))));
+            }
+            const seedTitle = titles.get(id) || "track " + id;
+            const intro = el("p", {}, "Like " + seedTitle + ": " + data.tracks.length + " tracks of your library.");
+            if (!data.tracks.length) { target.replaceChildren(intro, el("p", {}, "Nothing in the library is close enough.")); return; }
+            target.replaceChildren(intro, list, saveForm("More like " + seedTitle, data.tracks.map(track => track.vibes.track_id)));
+            document.getElementById("more-title").focus();
+          } catch (error) { target.textContent = "Could not find tracks like this one: " + error.message; }
+        }
+        // Saves a list as a playlist of the store (POST /api/playlists, with the session's CSRF token).
+        function saveForm(name, trackIDs) {
+          const input = el("input", { id: "save-name", name: "name", required: "", maxlength: "200", value: name });
+          const status = el("span", { class: "save-status", role: "status" });
+          const form = el("form", { class: "save-playlist" }, el("label", { for: "save-name" }, "Playlist name"), input,
+            el("button", { type: "submit" }, "Save as playlist"), status);
+          form.addEventListener("submit", async event => {
+            event.preventDefault();
+            try {
+              const saved = await post("/api/playlists", { name: input.value, track_ids: trackIDs });
+              status.textContent = "Saved as playlist “" + saved.name + "” (" + saved.track_count + " tracks).";
+              showPlaylists();
+            } catch (error) { status.textContent = "Could not save: " + error.message; }
+          });
+          return form;
+        }
+        // The address says what is open: #playlist/ID, #more/TRACK, or both (#playlist/ID/more/TRACK),
+        // so that the back button and links work.
+        async function route() {
+          const parts = location.hash.replace(/^#/, "").split("/");
+          for (let index = 0; index + 1 < parts.length; index += 2) {
+            const value = decodeURIComponent(parts[index + 1]);
+            if (parts[index] === "playlist") await showPlaylist(value);
+            if (parts[index] === "more") await showMoreLike(value);
+          }
+        }
+        window.addEventListener("hashchange", route);
         showLibrary();
-        showPlaylists();
+        showPlaylists().then(route);
         """
 }

@@ -122,8 +122,10 @@ extension VibesAnalyze {
                 if global.json { try Console.printJSON(report) } else { print(report.text(width: layout.width)) }
                 return
             }
-            let search = ProgressBar(label: "Searching the tool's and the baselines' spaces", quiet: global.quiet)
-            let grading = ProgressBar(label: "Grading on held-out playlists", quiet: global.quiet)
+            // On a terminal only, and never under --json.
+            let quiet = global.quiet || global.json
+            let search = ProgressBar(label: "Searching the tool's and the baselines' spaces", quiet: quiet)
+            let grading = ProgressBar(label: "Grading on held-out playlists (queries)", quiet: quiet)
             var evaluation = request
             evaluation.weights = try weights.map(Self.readWeights)
             let report = try await describingScope {

@@ -7,12 +7,13 @@ import VibesCommandSupport
 import VibesServer
 
 extension VibesAnalyze {
-    /// `vibes-analyze serve`: the library's JSON API, the Spotify-compatible audio-features
-    /// endpoints and the web app, on one local port.
+    /// `vibes-analyze serve`: the library's JSON API, the Spotify-compatible audio-features and
+    /// recommendations endpoints and the web app, on one local port.
     struct Serve: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "serve",
-            abstract: "Serve the web app, the JSON API and Spotify-compatible /v1/audio-features over your library.",
+            abstract:
+                "Serve the web app, the JSON API and Spotify-compatible /v1/audio-features and /v1/recommendations over your library.",
             discussion: """
                 Open the printed address in a browser. The server listens on 127.0.0.1 only; another \
                 --bind address needs --token-file, and then every request must send \

@@ -44,7 +44,8 @@ extension VibesAnalyze.Weights {
             let store = try global.openStore()
             let report: WeightsReport
             do {
-                let bar = ProgressBar(label: "Learning weights (folds)", quiet: global.quiet)
+                // On a terminal only, and never under --json.
+                let bar = ProgressBar(label: "Learning weights (queries)", quiet: global.quiet || global.json)
                 let outcome = try store.learnPersonalWeights(seed: seed) { done, total in
                     bar.update(done: done, total: total)
                 }

@@ -1,27 +1,10 @@
-import ArgumentParser
 import Foundation
 import Testing
 import VibesTestSupport
 
 @testable import Ingest
-@testable import vibes_analyze
 
 struct ImportCommandTests {
-    @Test func usageErrorsExitWith64() async throws {
-        for arguments in [
-            ["import"], ["import", "--quiet", "--verbose", "a.csv"], ["import", "--format", "xml", "a.csv"],
-        ] {
-            do {
-                _ = try VibesAnalyze.parseAsRoot(arguments)
-                Issue.record("\(arguments) parsed")
-            } catch {
-                #expect(VibesAnalyze.exitCode(for: error) == .validationFailure, "\(arguments)")
-            }
-        }
-        let message = VibesAnalyze.message(for: ValidationError("x"))
-        #expect(!message.isEmpty)
-    }
-
     @Test func importsAFileAndTheLibraryCountsIt() async throws {
         try await withTemporaryDirectory { folder in
             let db = folder + "/library.sqlite"

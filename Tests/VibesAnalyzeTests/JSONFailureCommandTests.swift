@@ -60,13 +60,13 @@ struct JSONFailureCommandTests {
         let tracks = LibrarySeeding.syntheticTracks(perGroup: 10)
         try LibrarySeeding.insert(tracks, into: store, folder: folder)
         _ = try store.importFile(
-            at: try PlaylistsCommandTests.writeExportify(
+            at: try LibrarySeeding.writeExportify(
                 Array(tracks.prefix(5)),
                 fileName: "bath_time_.csv",
                 in: folder
             )
         )
-        try await PlaylistsCommandTests.run(["cluster", "--db", db, "--k", "3", "--quiet"])
+        try await PlaylistsCommandTests.cluster(store, k: 3)
         _ = try LibraryStore(path: folder + "/empty.sqlite")
         try "danceability,energy\nnot,a number\n".write(toFile: folder + "/bad.csv", atomically: true, encoding: .utf8)
         try

@@ -28,7 +28,7 @@ struct SystemErrorCommandTests {
             // One track without features, so `features fetch` asks ReccoBeats for it.
             let csv = folder + "/Unmeasured.csv"
             try
-                (PlaylistsCommandTests.exportifyHeader + "\n"
+                (LibrarySeeding.exportifyHeader + "\n"
                 + "spotify:track:4uLU6hMCjMI75M1A2tKUQC,Song,Album,Nobody,2020-01-01,200000,50,false,,"
                 + "2024-01-01T00:00:00Z,\"pop\",\"Label\"" + String(repeating: ",", count: 12) + "\n")
                 .write(toFile: csv, atomically: true, encoding: .utf8)

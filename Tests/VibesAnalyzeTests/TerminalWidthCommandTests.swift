@@ -1,4 +1,5 @@
 import Foundation
+import Ingest
 import Testing
 import VibesTestSupport
 
@@ -11,10 +12,14 @@ import Glibc
 struct TerminalWidthCommandTests {
     /// Runs the built tool with standard output on a new pseudo-terminal `columns` wide, and
     /// returns what it printed there (line ends as `\n`) with its exit status.
+    ///
+    /// The tool inherits this process's environment without `COLUMNS` and `NO_COLOR`, plus
+    /// `environment` (by default `NO_COLOR=1`).
     static func runInTerminal(
         _ arguments: [String],
         columns: Int,
-        standardErrorToo: Bool = false
+        standardErrorToo: Bool = false,
+        environment: [String: String] = ["NO_COLOR": "1"]
     ) throws -> (status: Int32, output: String) {
         // posix_openpt and friends are in the C library but not in Swift's Glibc module.
         let library = dlopen(nil, RTLD_NOW)
@@ -40,10 +45,10 @@ struct TerminalWidthCommandTests {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: CommandLineTool.executablePath)
         process.arguments = arguments
-        var environment = ProcessInfo.processInfo.environment
-        environment["COLUMNS"] = nil
-        environment["NO_COLOR"] = "1"
-        process.environment = environment
+        var inherited = ProcessInfo.processInfo.environment
+        inherited["COLUMNS"] = nil
+        inherited["NO_COLOR"] = nil
+        process.environment = inherited.merging(environment) { _, given in given }
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = FileHandle(fileDescriptor: secondary, closeOnDealloc: false)
         process.standardError =
@@ -62,15 +67,13 @@ struct TerminalWidthCommandTests {
         return (process.terminationStatus, text)
     }
 
-    /// A store with the bundled sample and one clustering run, in `folder`.
+    /// A store with the bundled sample and one clustering run (`cluster --k 6`), in `folder`,
+    /// made through the library: what these tests run through the built tool is what they print.
     static func sampleStore(in folder: String) async throws -> String {
         let db = folder + "/library.sqlite"
-        for arguments in [
-            ["import", "--db", db, "--quiet", SampleLibrary.path], ["cluster", "--db", db, "--k", "6", "--quiet"],
-        ] {
-            let result = try await CommandLineTool.run(arguments)
-            try #require(result.status == 0, "\(arguments): \(result.stderr)")
-        }
+        let store = try LibraryStore(path: db)
+        _ = try store.importFile(at: SampleLibrary.path)
+        try await PlaylistsCommandTests.cluster(store, k: 6)
         return db
     }
 

@@ -20,7 +20,7 @@ struct VibeExportCommandTests {
                 }
             }
             try LibrarySeeding.insert(tracks, into: store, folder: folder)
-            try await PlaylistsCommandTests.run(["cluster", "--db", db, "--k", "3", "--quiet"])
+            try await PlaylistsCommandTests.cluster(store, k: 3)
             let runID = try #require(try store.currentClusteringRunID())
             let largest = try #require(try store.rankedClusters(ofRun: runID).first)
             #expect(largest.size == 30)  // the calm vibe: 20 songs and 10 other versions

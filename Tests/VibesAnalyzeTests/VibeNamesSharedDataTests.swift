@@ -113,7 +113,11 @@ struct VibeNamesSharedDataTests {
     /// The tags named from are artist genres made without the playlist itself: a track's tags are
     /// the genre and subgenre of the *other* playlists holding its artist's tracks, as Spotify's
     /// artist genres come from elsewhere than the playlist. The dataset's labels of the playlist
-    /// never reach the naming.
+    /// never reach the naming. A name fits when it holds any of the playlist's own genre and
+    /// subgenre that its title holds ("Alternative Rock", subgenre alternative and genre rock, fits
+    /// "Energetic rock"). The tags know a genre when a tenth of the playlist's tracks carry it: most
+    /// of Kaggle's playlists have a subgenre of their own and artists in no other playlist, so
+    /// their vibes fall back to sound words.
     @Test(.enabled(if: SharedData.isAvailable, SharedData.skipReason), .timeLimit(.minutes(10)))
     func genreEvidentPlaylistsGetTheirGenreInTheName() async throws {
         let datasets = [
@@ -123,8 +127,10 @@ struct VibeNamesSharedDataTests {
             ],
             ["tidytuesday-2020-01-21/spotify_songs.csv"],
         ]
-        var results: [(playlist: String, genre: String, name: String, fits: Bool)] = []
+        var results: [(dataset: String, playlist: String, genre: String, name: String, fits: Bool, isKnown: Bool)] =
+            []
         for files in datasets {
+            let dataset = String(files[0].prefix { $0 != "/" })
             try withTemporaryDirectory { folder in
                 let store = try LibraryStore(path: folder + "/library.sqlite")
                 for file in files { _ = try store.importFile(at: SharedData.path(file)) }
@@ -158,7 +164,8 @@ struct VibeNamesSharedDataTests {
                 for (playlist, rows) in members.sorted(by: { $0.key < $1.key }) where rows.count >= 10 {
                     let own = labelsOfPlaylist[playlist] ?? []
                     let title = playlist.lowercased()
-                    guard let evident = own.sorted().first(where: { title.contains($0.lowercased()) }) else { continue }
+                    let evident = own.sorted().filter { title.contains($0.lowercased()) }
+                    guard !evident.isEmpty else { continue }
                     // Artist genres without this playlist.
                     var tags: [Int64: Set<String>] = [:]
                     var tagsOfArtist: [Int32: Set<String>] = [:]
@@ -180,17 +187,38 @@ struct VibeNamesSharedDataTests {
                         clusterCount: 2,
                         tags: tags
                     )[0]
-                    let fits = profile.name.lowercased().contains(evident.lowercased())
-                    results.append((playlist, evident, profile.name, fits))
+                    let fits = evident.contains { profile.name.lowercased().contains($0.lowercased()) }
+                    // Whether the tags know the genre at all: a tenth of the playlist's tracks carry it.
+                    let known = rows.count { row in
+                        tags[table.trackIDs[row]].map { !$0.isDisjoint(with: evident) } ?? false
+                    }
+                    let isKnown = 10 * known >= rows.count
+                    results.append((dataset, playlist, evident.joined(separator: ", "), profile.name, fits, isKnown))
                 }
             }
         }
         let fitting = results.filter(\.fits).count
-        let report = results.map { "\($0.fits ? "fits" : "MISS") genre \($0.genre): \($0.playlist) → \($0.name)" }
-            .joined(separator: "\n")
+        let report = results.map {
+            "\($0.fits ? "fits" : "MISS") genre \($0.genre)\($0.isKnown ? "" : " (unknown to the tags)"): "
+                + "\($0.playlist) → \($0.name)"
+        }
+        .joined(separator: "\n")
         #expect(results.count >= 20, "\(report)")
         print("\(fitting) of \(results.count) genre-evident playlists carry their genre in the vibe's name")
+        for dataset in Set(results.map(\.dataset)).sorted() {
+            let all = results.filter { $0.dataset == dataset }
+            let known = all.filter(\.isKnown)
+            print(
+                "\(dataset): \(all.count { $0.fits }) of \(all.count) carry their genre;"
+                    + " of those whose genre the tags know (a tenth of their tracks), \(known.count { $0.fits }) of \(known.count)"
+            )
+        }
+        let known = results.filter(\.isKnown)
+        print(
+            "genre-evident playlists whose genre the tags know: \(known.count { $0.fits }) of \(known.count) carry it"
+        )
         print(report)
-        #expect(Double(fitting) >= 0.5 * Double(results.count), "\(fitting) of \(results.count)\n\(report)")
+        #expect(Double(fitting) >= 0.6 * Double(results.count), "\(fitting) of \(results.count)\n\(report)")
+        #expect(Double(known.count { $0.fits }) >= 0.8 * Double(known.count), "\(report)")
     }
 }

@@ -89,6 +89,39 @@ struct LibraryStoreVibeClusteringTests {
         }
     }
 
+    /// `cluster --k auto --n-init 1` on the bundled sample.
+    @Test func autoSearchesFourToTwelveAndPrefersFinerVibesOnTheSample() async throws {
+        try await withTemporaryDirectory { folder in
+            let store = try LibraryStore(path: folder + "/library.sqlite")
+            _ = try store.importFile(at: SampleLibrary.path)
+            var settings = VibeClustering.Settings(schema: .default, clusterCount: .best(among: 4...12))
+            settings.kMeans.restartCount = 1
+            _ = try await store.findVibes(VibeRequest(settings: settings))
+            let run = try #require(try store.clusteringRun()).run
+            let scan = try #require(run.clusterCountScan)
+            #expect(scan.map(\.clusterCount) == Array(4...12))
+            // Real audio features: the silhouette falls slowly with k, and the highest alone
+            // would take the smallest k; the granularity prior takes more vibes.
+            let highest = try #require(scan.max { ($0.silhouette ?? -1) < ($1.silhouette ?? -1) })
+            #expect(run.clusterCount > highest.clusterCount)
+            #expect(run.clusterCount >= 6)
+        }
+    }
+
+    /// `cluster --k 3 --features energy,valence,tempo,key --weight tempo=0.5 --scaling minmax`.
+    @Test func featuresAndWeightsShapeTheSavedSpace() async throws {
+        let schema = try FeatureSchema(parsing: "energy,valence,tempo,key", weights: ["tempo=0.5"], scaling: .minMax)
+        try await withSyntheticLibrary(perGroup: 20) { store in
+            let record = try await store.findVibes(
+                VibeRequest(settings: .init(schema: schema, clusterCount: .fixed(3)))
+            ).report.run
+            #expect(record.scaling.schema.features.map(\.rawValue) == ["energy", "valence", "tempo", "key"])
+            #expect(record.scaling.columns.map(\.name) == ["energy", "valence", "tempo", "key_sin", "key_cos"])
+            #expect(record.scaling.columns[2].weight == 0.5)
+            #expect(record.scaling.schema.scaling == .minMax)
+        }
+    }
+
     @Test func vibesAreShownByRunByNumberAndByName() async throws {
         try await withSyntheticLibrary(perGroup: 20) { store in
             _ = try await store.findVibes(request(k: 2))

@@ -66,15 +66,8 @@ struct CompatibleEndpointTests {
             // Another program imports: its own connection to the same file.
             let other = try LibraryStore(path: harness.store.path)
             try ServerHarness.importPlaylist("Later", indices: [42], into: other, folder: harness.folder)
-            let clock = ContinuousClock()
-            let start = clock.now
-            var status = 0
-            while clock.now - start < .seconds(2) {
-                status = try await harness.get("/v1/audio-features/" + newID).status
-                if status == 200 { break }
-                try await Task.sleep(for: .milliseconds(50))
-            }
-            #expect(status == 200)
+            let path = "/v1/audio-features/" + newID
+            #expect(try await harness.status(of: path, becoming: 200, within: .seconds(2)) == 200)
             #expect(((try await harness.get("/api/playlists").json())["playlists"] as? [Any])?.count == 3)
         }
     }

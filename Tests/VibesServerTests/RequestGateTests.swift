@@ -62,10 +62,10 @@ struct RequestGateTests {
             #expect(wrong.status == 403)
             let token = try #require(try await harness.get("/api/session").json()["csrf_token"] as? String)
             #expect(token.count == 64)
-            // With the token the request reaches routing: no endpoint takes POST yet.
+            // With the token the request reaches routing, where /api/library answers GET only.
             let allowed = try await harness.send(
                 method: "POST",
-                path: "/api/playlists",
+                path: "/api/library",
                 headers: [host, "Content-Length: 0", "X-CSRF-Token: \(token)"]
             )
             #expect(allowed.status == 405)

@@ -26,6 +26,11 @@ struct ServerHarness {
         var errorCode: String? {
             ((try? json())?["error"] as? [String: Any])?["code"] as? String
         }
+
+        /// `error.message` of a JSON error body.
+        var errorMessage: String? {
+            ((try? json())?["error"] as? [String: Any])?["message"] as? String
+        }
     }
 
     let folder: String
@@ -145,6 +150,20 @@ struct ServerHarness {
             try await task.value
             return try result.get()
         }
+    }
+
+    /// Asks for `path` every 50 ms until it answers `expected` or `timeout` has passed.
+    ///
+    /// - Returns: The last status.
+    func status(of path: String, becoming expected: Int, within timeout: Duration) async throws -> Int {
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        var status = try await get(path).status
+        while status != expected, clock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+            status = try await get(path).status
+        }
+        return status
     }
 
     /// Sends `GET path` with a correct Host and the given extra header lines.

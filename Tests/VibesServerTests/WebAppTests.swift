@@ -43,3 +43,49 @@ struct WebAppBrowserTests {
         }
     }
 }
+
+/// "More like this" in headless Chromium: a playlist's tracks each offer it, and following it
+/// lists what `/v1/recommendations` answers, with the similarity and the reasons of each.
+struct MoreLikeThisBrowserTests {
+    @Test(.enabled(if: HeadlessChromium.isAvailable, HeadlessChromium.skipReason))
+    func moreLikeThisListsRecommendationsWithTheirReasons() async throws {
+        try await ServerHarness.withServer { harness async throws in
+            let playlists = try #require(
+                (try await harness.get("/api/playlists").json())["playlists"] as? [[String: Any]]
+            )
+            let quiet = try #require(playlists.first { $0["name"] as? String == "Quiet Evening" }?["id"] as? Int)
+            let seed = ServerHarness.spotifyID(3)
+            let expected = try #require(
+                (try await harness.get("/v1/recommendations?limit=20&seed_tracks=\(seed)").json())["tracks"]
+                    as? [[String: Any]]
+            )
+            try #require(!expected.isEmpty)
+
+            // The address a "More like this" button of the playlist leads to.
+            let url = try #require(URL(string: "http://127.0.0.1:\(harness.port)/#playlist/\(quiet)/more/\(seed)"))
+            let dom = try await HeadlessChromium.dumpDOM(ofPageAt: url)
+            // Every track of Quiet Evening has features and a Spotify ID: each has the button.
+            #expect(dom.components(separatedBy: "class=\"more-like\"").count - 1 == 8)
+            #expect(dom.contains("Like Artist 3 – Song 3: \(expected.count) tracks of your library."))
+            #expect(dom.components(separatedBy: "class=\"recommendation\"").count - 1 == expected.count)
+            var position = dom.startIndex
+            for track in expected {
+                let name = try #require(track["name"] as? String)
+                let artist = try #require((track["artists"] as? [[String: Any]])?.first?["name"] as? String)
+                let vibes = try #require(track["vibes"] as? [String: Any])
+                let similarity = try #require(vibes["similarity"] as? Double)
+                // In the order of the API, each with its similarity.
+                let entry =
+                    "\(artist) – \(name)</span> <span class=\"sim\">similarity \(String(format: "%.2f", similarity))"
+                let found = try #require(dom.range(of: entry, range: position..<dom.endIndex), "\(entry)")
+                position = found.upperBound
+                let reasons = (vibes["why"] as? [String] ?? []).joined(separator: "; ")
+                if !reasons.contains(where: { "&<>\"".contains($0) }) { #expect(dom.contains(reasons)) }
+            }
+            // The list can be saved as a playlist, under a name to edit.
+            #expect(dom.contains("<form class=\"save-playlist\">"))
+            #expect(dom.contains("value=\"More like Artist 3 – Song 3\""))
+            #expect(!dom.contains("Could not"))
+        }
+    }
+}

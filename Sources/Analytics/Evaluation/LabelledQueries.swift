@@ -1,4 +1,5 @@
 import Features
+import Synchronization
 
 /// The labelled tracks of a library and the seeds queried among them, shared by every space that is
 /// measured on them, so that all figures come from the same queries.
@@ -158,66 +159,46 @@ struct LabelledQueries {
     /// other row, and among the rows whose main artist (`artistOfRow`, indexed by the space's
     /// rows, −1 when unknown) differs from the seed's.
     ///
+    /// The seeds are scored ``seedChunk`` at a time, the chunks shared out over `taskCount`
+    /// threads; each chunk's figures depend only on its seeds, so they are the same whatever the
+    /// thread count.
+    ///
+    /// - Parameter progress: Called with the chunks done and the chunks, one call at a time.
     /// - Complexity: O(*q* · *n* · *d*) for *q* seeds and *n* labelled rows, plus the blocks.
-    func rankedHitRates(in space: SimilaritySpace, artistOfRow: [Int32]?, taskCount: Int) async -> RankedHitRates {
+    func rankedHitRates(
+        in space: SimilaritySpace,
+        artistOfRow: [Int32]?,
+        taskCount: Int,
+        progress: (@Sendable (_ done: Int, _ total: Int) -> Void)? = nil
+    ) -> RankedHitRates {
         let (index, queries) = space.makeSearch(rows: rows)
-        let k = k
-        let rows = rows
+        let ranking = Ranking(queries: self, space: space, artistOfRow: artistOfRow)
+        let chunks = Kernels.fixedChunks(count: seeds.count, size: LabelledQueries.seedChunk)
+        let done = Mutex(0)
+        // Score and scratch buffers, handed from one chunk to the next: a chunk's 64 rows of
+        // scores are megabytes, which the allocator would otherwise map and clear every time.
+        let buffers = Mutex<[(scores: [Float], scratch: [Float])]>([])
         let seeds = seeds
-        let labelSets = labelSets
-        let trackIDs = space.features.trackIDs
-        let blocks = space.blocks
-        let n = space.features.rowCount
-        let artists = rows.map { artistOfRow?[$0] ?? -1 }
-        let chunkStarts = Array(stride(from: 0, to: seeds.count, by: LabelledQueries.seedChunk))
-        let tasks = Swift.max(1, Swift.min(taskCount, chunkStarts.count))
-        let perTask = (chunkStarts.count + tasks - 1) / tasks
-        let parts = await withTaskGroup(of: (Int, [Double], [Double]).self) { group in
-            for task in 0..<tasks {
-                let taskChunks = chunkStarts.dropFirst(task * perTask).prefix(perTask)
-                group.addTask {
-                    var scratch = [Float](repeating: 0, count: blocks.isEmpty ? 0 : n)
-                    var plain: [Double] = []
-                    var beyond: [Double] = []
-                    for start in taskChunks {
-                        let chunk = Array(seeds[start..<Swift.min(start + LabelledQueries.seedChunk, seeds.count)])
-                        var elements: [Float] = []
-                        elements.reserveCapacity(chunk.count * queries.columnCount)
-                        for seed in chunk { elements.append(contentsOf: queries.row(seed)) }
-                        let normalized = CosineIndex.normalizedRows(
-                            of: Matrix(rowCount: chunk.count, columnCount: queries.columnCount, elements: elements)
-                        )
-                        let matrix = index.scoreMatrix(of: normalized)
-                        let m = rows.count
-                        for (local, seed) in chunk.enumerated() {
-                            var scores = Array(matrix[(local * m)..<((local + 1) * m)])
-                            Self.addBlockScores(blocks, of: rows[seed], over: rows, to: &scores, scratch: &scratch)
-                            let seedArtist = artists[seed]
-                            var all = TopK(capacity: k)
-                            var others = TopK(capacity: k)
-                            for (position, score) in scores.enumerated() where position != seed {
-                                let id = trackIDs[rows[position]]
-                                all.insert(similarity: score, row: position, trackID: id)
-                                if seedArtist < 0 || artists[position] != seedArtist {
-                                    others.insert(similarity: score, row: position, trackID: id)
-                                }
-                            }
-                            func rate(_ found: [Neighbor]) -> Double {
-                                Double(found.count { !labelSets[$0.row].isDisjoint(with: labelSets[seed]) })
-                                    / Double(k)
-                            }
-                            plain.append(rate(all.neighbors))
-                            beyond.append(rate(others.neighbors))
-                        }
-                    }
-                    return (task, plain, beyond)
+        let parts = Kernels.parallelChunks(chunks, threadCount: taskCount) { chunk in
+            var elements: [Float] = []
+            elements.reserveCapacity(chunk.count * queries.columnCount)
+            for seed in seeds[chunk] { elements.append(contentsOf: queries.row(seed)) }
+            let normalized = CosineIndex.normalizedRows(
+                of: Matrix(rowCount: chunk.count, columnCount: queries.columnCount, elements: elements)
+            )
+            var (scores, scratch) = buffers.withLock { $0.popLast() } ?? ([], [Float](repeating: 0, count: rows.count))
+            index.scoreMatrix(of: normalized, into: &scores)
+            let rates = ranking.hitRates(of: Array(seeds[chunk]), scores: &scores, scratch: &scratch)
+            buffers.withLock { $0.append((scores, scratch)) }
+            if let progress {
+                done.withLock {
+                    $0 += 1
+                    progress($0, chunks.count)
                 }
             }
-            var parts: [(Int, [Double], [Double])] = []
-            for await part in group { parts.append(part) }
-            return parts.sorted { $0.0 < $1.0 }
+            return rates
         }
-        return RankedHitRates(plain: parts.flatMap(\.1), beyondArtist: parts.flatMap(\.2))
+        return RankedHitRates(plain: parts.flatMap(\.plain), beyondArtist: parts.flatMap(\.beyondArtist))
     }
 
     /// The evaluation of one space from its hit rates per seed.

@@ -109,8 +109,8 @@ public struct RetrievalComparison: Hashable, Sendable, Codable {
     ///   from `label`.
     /// - Complexity: O(*s* · *q* · *n* · *d*) for *s* spaces, *q* seeds and *n* labelled tracks.
     ///
-    /// `progress`, when given, is called after each space is searched with the spaces done and
-    /// the number of spaces.
+    /// `progress`, when given, is called as the seeds of each space are searched, with the chunks
+    /// of seeds done over all spaces and their number, one call at a time.
     public static func measure(
         subject: SimilaritySpace,
         baselines: [SimilaritySpace],
@@ -164,25 +164,44 @@ public struct RetrievalComparison: Hashable, Sendable, Codable {
                 bootstrapSeed: bootstrapSeed
             )
         }
-        let subjectRanked = await queries.rankedHitRates(in: subject, artistOfRow: artistOfRow, taskCount: taskCount)
+        // Progress in chunks of seeds over every space.
+        let spaceCount = baselines.count + 1
+        func ranked(_ space: SimilaritySpace, number: Int) -> LabelledQueries.RankedHitRates {
+            var spaceProgress: (@Sendable (Int, Int) -> Void)?
+            if let progress {
+                spaceProgress = { done, chunks in progress(number * chunks + done, spaceCount * chunks) }
+            }
+            return queries.rankedHitRates(
+                in: space,
+                artistOfRow: artistOfRow,
+                taskCount: taskCount,
+                progress: spaceProgress
+            )
+        }
+        let subjectRanked = ranked(subject, number: 0)
         let subjectRates = subjectRanked.plain
         func mean(_ values: [Double]) -> Double { values.reduce(0, +) / Double(Swift.max(1, values.count)) }
-        progress?(1, baselines.count + 1)
-        var measured: [Baseline] = []
-        for (index, baseline) in baselines.enumerated() {
-            let ranked = await queries.rankedHitRates(in: baseline, artistOfRow: artistOfRow, taskCount: taskCount)
-            let rates = ranked.plain
-            progress?(index + 2, baselines.count + 1)
-            measured.append(
-                Baseline(
-                    name: baseline.name,
-                    metric: baseline.metric,
-                    precision: mean(rates),
-                    difference: interval(subjectRates, rates),
-                    beyondArtistPrecision: artistOfRow == nil ? nil : mean(ranked.beyondArtist),
-                    beyondArtistDifference: artistOfRow == nil
-                        ? nil : interval(subjectRanked.beyondArtist, ranked.beyondArtist)
-                )
+        let rankedBaselines = baselines.indices.map { ranked(baselines[$0], number: $0 + 1) }
+        // Every interval at once: they share their resamples' draws (the same seed and length).
+        var pairs = rankedBaselines.map { (a: subjectRates, b: $0.plain) }
+        if artistOfRow != nil { pairs += rankedBaselines.map { (a: subjectRanked.beyondArtist, b: $0.beyondArtist) } }
+        pairs.append((a: subjectRates, b: queries.chance))
+        let intervals = PairedBootstrap.meanDifferences(
+            pairs,
+            resampleCount: resampleCount,
+            confidenceLevel: confidenceLevel,
+            seed: bootstrapSeed,
+            threadCount: taskCount
+        )
+        let measured = zip(baselines, rankedBaselines).enumerated().map { index, pair in
+            let (baseline, ranked) = pair
+            return Baseline(
+                name: baseline.name,
+                metric: baseline.metric,
+                precision: mean(ranked.plain),
+                difference: intervals[index],
+                beyondArtistPrecision: artistOfRow == nil ? nil : mean(ranked.beyondArtist),
+                beyondArtistDifference: artistOfRow == nil ? nil : intervals[baselines.count + index]
             )
         }
         return RetrievalComparison(
@@ -190,7 +209,7 @@ public struct RetrievalComparison: Hashable, Sendable, Codable {
             evaluation: queries.evaluation(hitRates: subjectRates),
             subjectName: subject.name,
             baselines: measured,
-            randomDifference: interval(subjectRates, queries.chance),
+            randomDifference: intervals[intervals.count - 1],
             beyondArtistPrecision: artistOfRow == nil ? nil : mean(subjectRanked.beyondArtist),
             bootstrapSeed: bootstrapSeed
         )

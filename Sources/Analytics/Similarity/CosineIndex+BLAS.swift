@@ -83,9 +83,22 @@ extension CosineIndex {
     ///
     /// - Complexity: O(*q* · *n* · *d*), one single-threaded `sgemm`.
     func scoreMatrix(of queries: Matrix) -> [Float] {
+        var result: [Float] = []
+        scoreMatrix(of: queries, into: &result)
+        return result
+    }
+
+    /// ``scoreMatrix(of:)`` written into `result`, resized to its size, so that a caller scoring
+    /// block after block reuses one buffer.
+    func scoreMatrix(of queries: Matrix, into result: inout [Float]) {
         precondition(queries.columnCount == dimension || queries.rowCount == 0, "Queries need \(dimension) columns.")
-        var result = [Float](repeating: 0, count: queries.rowCount * count)
-        guard count > 0, dimension > 0, queries.rowCount > 0 else { return result }
+        let size = queries.rowCount * count
+        if result.count > size { result.removeLast(result.count - size) }
+        guard count > 0, dimension > 0, queries.rowCount > 0 else {
+            result = [Float](repeating: 0, count: size)
+            return
+        }
+        if result.count < size { result.append(contentsOf: repeatElement(0, count: size - result.count)) }
         openblas_set_num_threads(1)
         vectors.elements.withUnsafeBufferPointer { x in
             queries.elements.withUnsafeBufferPointer { q in
@@ -109,7 +122,6 @@ extension CosineIndex {
                 }
             }
         }
-        return result
     }
 
     /// The exact top-`k` neighbours of the unit-length `queries` rows in `range`.

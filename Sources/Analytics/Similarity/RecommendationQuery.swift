@@ -42,6 +42,9 @@ public struct RecommendationQuery: Sendable {
     public var maximumPerSeedArtist: Int?
     /// Tracks never to return; the seed tracks are always excluded.
     public var excludedTrackIDs: Set<Int64>
+    /// Whether a list from seed tracks damps the artists who turn up in most lists of the library
+    /// (``WallpaperArtists``), other than the seeds' own; `false` by default.
+    public var dampsWallpaperArtists = false
 
     public init(
         seeds: [RecommendationSeed] = [],

@@ -33,6 +33,8 @@ public struct Recommender: Sendable {
     /// or vibes never needs.
     var artistContext: ArtistContext { artistContextCache.value }
     private let artistContextCache: BuiltOnce<ArtistContext>
+    /// The artists who turn up in most lists, found the first time a query damps them.
+    let wallpaperCache: BuiltOnce<WallpaperArtists>
     /// The weights of the hybrid similarity: feature factors (already in ``features``), the artist
     /// context and the sparse blocks.
     public let weights: SimilarityWeights
@@ -153,6 +155,8 @@ public struct Recommender: Sendable {
         artistContextCache = BuiltOnce {
             ArtistContext(features: points, artistOfRow: artistCodes, weight: Float(weights.artistContext))
         }
+        let soundIndex = index
+        wallpaperCache = BuiltOnce { WallpaperArtists(index: soundIndex, artistOfRow: artistCodes) }
         rowsByTrackID = TrackIndex(included.trackIDs)
         // Two passes over the values, as the mean and the variance need, without a column copy.
         // Row by row with the column as the inner index: `index % width` per value cost about
@@ -257,6 +261,10 @@ public struct Recommender: Sendable {
                 seedArtists.insert(attributes.artistCodes[row])
             }
         }
+        // Artists who turn up in most lists are damped in lists from seed tracks, except the seeds' own.
+        let damping =
+            query.dampsWallpaperArtists && !seedArtists.isEmpty
+            ? wallpaperArtists.damping.filter { !seedArtists.contains($0.key) } : [:]
         let similaritiesByLane = lanes.map { lane -> [Float]? in
             guard lane.hasDirection else { return nil }
             guard let context = lane.artistContext else { return index.similarities(to: lane.query) }
@@ -282,8 +290,9 @@ public struct Recommender: Sendable {
                     } else {
                         score = similarity
                     }
+                    let damped = damping.isEmpty ? score : score - (damping[attributes.artistCodes[row]] ?? 0)
                     selection.insert(
-                        Candidate(row: row, trackID: table.trackIDs[row], similarity: similarity, score: score)
+                        Candidate(row: row, trackID: table.trackIDs[row], similarity: similarity, score: damped)
                     )
                 }
                 pools.append(selection.candidates)
@@ -394,7 +403,8 @@ public struct Recommendation: Hashable, Sendable, Codable {
     /// The similarity to the query, −1…1: the cosine of the audio features, or for track seeds the
     /// hybrid score of ``Features/SimilarityWeights`` (sound, tags, playlist co-membership).
     public var similarity: Double
-    /// The ranking score: the similarity, blended half and half with ``targetFit`` when targets are set.
+    /// The ranking score: the similarity, blended half and half with ``targetFit`` when targets are
+    /// set, less the damping of a wallpaper artist (``RecommendationQuery/dampsWallpaperArtists``).
     public var score: Double
     /// How close the track is to the targets, 0 (far) to 1 (on target); `nil` without targets.
     public var targetFit: Double?

@@ -90,6 +90,11 @@ public final class LibraryWriter {
     var spotifyIDTableSlotLimit = SpotifyIDTable.defaultMaximumSlotCount
     /// Whether tracks are found by Spotify ID in memory rather than by the deferred index.
     var findsSpotifyIDsInMemory: Bool { trackIDsBySpotifyID != nil }
+    /// The rows of tracks this import creates, waiting to be inserted many to a statement
+    /// (``PendingRows``); used while Spotify IDs are found in memory.
+    var pending = PendingRows()
+    /// Multi-row inserts of pending rows, by table and row count.
+    var pendingStatements: [PendingRows.Table: [Int: PreparedStatement]] = [:]
 
     /// The secondary indexes a bulk import builds once at its end instead of row by row.
     ///
@@ -190,13 +195,11 @@ public final class LibraryWriter {
         selectArtist = try PreparedStatement(db, sql: "SELECT id FROM artists WHERE name_key = ?2")
         countTrackArtists = try PreparedStatement(db, sql: "SELECT count(*) FROM track_artists WHERE track_id = ?1")
         deleteTrackArtists = try PreparedStatement(db, sql: "DELETE FROM track_artists WHERE track_id = ?1")
-        // A continuous feature is written to its code column (``DecimalCode``).
-        let featureColumns = AudioFeature.all.map { $0.isDiscrete ? $0.rawValue : DecimalCode.column(of: $0) }
-            .joined(separator: ", ")
+        let featureColumns = Self.featureColumns
         insertFeatures = try PreparedStatement(
             db,
             sql: """
-                INSERT OR IGNORE INTO audio_features (track_id, source_id, priority, import_run_id, fetched_at, \(featureColumns), out_of_range)
+                INSERT OR IGNORE INTO audio_features (\(Self.featureRowColumns))
                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)
                 """
         )
@@ -238,6 +241,15 @@ public final class LibraryWriter {
         )
     }
 
+    /// The stored feature columns, in ``Features/AudioFeature/all`` order: a continuous feature is
+    /// written to its code column (``DecimalCode``).
+    static let featureColumns = AudioFeature.all.map { $0.isDiscrete ? $0.rawValue : DecimalCode.column(of: $0) }
+        .joined(separator: ", ")
+
+    /// The columns of a feature row as the writer inserts it: `?1` to `?18`.
+    static let featureRowColumns =
+        "track_id, source_id, priority, import_run_id, fetched_at, \(featureColumns), out_of_range"
+
     // MARK: - Deferred indexes
 
     /// Drops the ``deferrableIndexes`` until ``buildDeferredIndexes()`` (or the first write that
@@ -276,6 +288,7 @@ public final class LibraryWriter {
             try db.execute(sql: "DROP INDEX \(name)")
             deferredIndexes.append((name, sql))
         }
+        if trackIDsBySpotifyID != nil { try holdBackNewRows() }
     }
 
     /// Creates the indexes ``deferIndexBuilds()`` dropped; does nothing when there are none.
@@ -286,7 +299,13 @@ public final class LibraryWriter {
     /// tracks, the three builds took 2.9 s and 215 MB with the import's 64 MB cache and in-memory
     /// temporary storage (the sort's runs outgrew the cache into memory), 2.2 s and 38 MB with a
     /// 16 MB cache and a file, which the kernel's page cache holds anyway.
+    ///
+    /// A sort with a helper thread (`PRAGMA threads = 2`) was slower: measured in sqlite3 on a
+    /// million tracks on the shared 2-core host, the builds took 8.6–10.1 s and 70 MB with it,
+    /// 6.8–7.0 s and 38 MB without.
     func buildDeferredIndexes() throws {
+        try flushPendingRows()
+        pending.nextTrackID = nil
         guard !deferredIndexes.isEmpty else { return }
         try LibraryStore.withCacheSize(16384, in: db) {
             for index in deferredIndexes { try db.execute(sql: index.sql) }
@@ -315,6 +334,7 @@ public final class LibraryWriter {
         if let spotifyID = track.spotifyID?.rawValue, trackIDsBySpotifyID != nil {
             return try write(track, spotifyID: spotifyID, matchKey: matchKey)
         }
+        try flushPendingRows()
         if let spotifyID = track.spotifyID?.rawValue {
             bindTrack(track, matchKey: matchKey)
             let written: WrittenTrack
@@ -359,6 +379,7 @@ public final class LibraryWriter {
     private func write(_ track: Track, spotifyID: String, matchKey: String) throws -> WrittenTrack {
         var existing: [DatabaseValue] = []
         let found = try trackIDsBySpotifyID!.find(spotifyID) { storeID in
+            try flushPendingRows()
             selectTrackByID.bind(1, storeID)
             existing = try selectTrackByID.firstRow() ?? []
             return existing.count == 10 && String.fromDatabaseValue(existing[9]) == spotifyID
@@ -367,44 +388,50 @@ public final class LibraryWriter {
             let written = WrittenTrack(id: found, isNew: false)
             // Written by an earlier row of this import: the first row of an ID wins.
             guard tracksWrittenBySpotifyID.insert(found) else { return written }
+            try flushPendingRows()
             try updateIfNeeded(found, existing: existing, with: track)
             try promoteIfNeeded(found)
             try writeArtists(track.artists, trackID: found, isNew: false)
             return written
         }
-        bindTrack(track, matchKey: matchKey)
-        // Nothing else makes the insert ignore the row; were it ignored, the ID read next would be
-        // another track's.
-        guard try insertTrack.execute() == 1 else {
-            throw DatabaseError(message: "track \(spotifyID) was not inserted and is not in the store")
-        }
-        let written = WrittenTrack(id: insertTrack.lastInsertedRowID, isNew: true)
+        // The track and its artists' links wait to be inserted with others; the insert cannot be
+        // ignored (``PendingRows``).
+        let written = WrittenTrack(id: try holdBack(track, matchKey: matchKey), isNew: true)
         tracksWrittenBySpotifyID.insert(written.id)
         counts.tracksNew += 1
         // Past what the table holds, the index takes over, built from the rows so far.
         if !trackIDsBySpotifyID!.insert(spotifyID, storeID: written.id) { try buildDeferredIndexes() }
-        try writeArtists(track.artists, trackID: written.id, isNew: true)
         return written
     }
 
     /// Inserts `track` as a new track even when another has its artist and title (a local file
     /// that matched no track by duration, say), and returns its ID.
     func insertDistinctTrack(_ track: Track) throws -> Int64 {
+        try flushPendingRows()
         bindTrack(track, matchKey: track.matchKey)
         try insertTrack.execute()
         let id = insertTrack.lastInsertedRowID
+        // The tracks held back later take the IDs after it.
+        if pending.nextTrackID != nil { pending.nextTrackID = id + 1 }
         counts.tracksNew += 1
         try writeArtists(track.artists, trackID: id, isNew: true)
         return id
     }
 
     private func bindTrack(_ track: Track, matchKey: String) {
-        insertTrack.bind(1, track.spotifyID?.rawValue)
-        insertTrack.bind(2, track.name)
-        bindMetadata(of: track, to: insertTrack)
-        insertTrack.bind(11, track.isLocal)
-        insertTrack.bind(12, matchKey)
-        insertTrack.bind(13, !isReference)
+        bindTrack(track, matchKey: matchKey, to: insertTrack, offset: 0)
+    }
+
+    /// Binds a new track's columns to `?1`…`?13` after `offset`: the Spotify ID, the name, the
+    /// metadata (``bindMetadata(of:to:offset:)``), whether it is a local file, its match key and
+    /// whether it is in the library.
+    func bindTrack(_ track: Track, matchKey: String, to statement: PreparedStatement, offset: Int32) {
+        statement.bind(offset + 1, track.spotifyID?.rawValue)
+        statement.bind(offset + 2, track.name)
+        bindMetadata(of: track, to: statement, offset: offset)
+        statement.bind(offset + 11, track.isLocal)
+        statement.bind(offset + 12, matchKey)
+        statement.bind(offset + 13, !isReference)
     }
 
     /// Moves a reference track into the library when a library write meets it.
@@ -416,15 +443,15 @@ public final class LibraryWriter {
 
     /// Binds album, release date, duration, ISRC, explicit and popularity to `?3`…`?10`, the
     /// positions both the insert and the update statement use for them.
-    private func bindMetadata(of track: Track, to statement: PreparedStatement) {
-        statement.bind(3, track.album)
-        statement.bind(4, track.albumID?.rawValue)
-        statement.bind(5, track.releaseDate?.description)
-        statement.bind(6, track.releaseDate?.precision.rawValue)
-        statement.bind(7, track.durationMS)
-        statement.bind(8, track.isrc)
-        statement.bind(9, track.isExplicit)
-        statement.bind(10, track.popularity)
+    private func bindMetadata(of track: Track, to statement: PreparedStatement, offset: Int32 = 0) {
+        statement.bind(offset + 3, track.album)
+        statement.bind(offset + 4, track.albumID?.rawValue)
+        statement.bind(offset + 5, track.releaseDate?.description)
+        statement.bind(offset + 6, track.releaseDate?.precision.rawValue)
+        statement.bind(offset + 7, track.durationMS)
+        statement.bind(offset + 8, track.isrc)
+        statement.bind(offset + 9, track.isExplicit)
+        statement.bind(offset + 10, track.popularity)
     }
 
     /// Updates the stored track where the new data adds or changes something.
@@ -474,7 +501,7 @@ public final class LibraryWriter {
         try insert.execute()
     }
 
-    private func artistID(named name: String) throws -> Int64 {
+    func artistID(named name: String) throws -> Int64 {
         if let id = artistIDsByName[name] { return id }
         let normalized = Track.normalizedName(name)
         let key = normalized.isEmpty ? name : normalized
@@ -507,31 +534,28 @@ public final class LibraryWriter {
             }
         }
         let flags = features.outOfRangeFlags
-        let sourceID = try self.sourceID(source.key)
-        // Statements with OR IGNORE need no statement journal; an upsert would copy every page it
-        // touches into one, per row. The update is bound only when the insert found a row.
-        func bind(_ statement: PreparedStatement) {
-            statement.bind(1, trackID)
-            statement.bind(2, sourceID)
-            statement.bind(3, precedence.priority(of: source))
-            statement.bind(4, runID)
-            statement.bind(5, fetchedAtSeconds)
-            for (offset, feature) in AudioFeature.all.enumerated() {
-                let index = Int32(6 + offset)
-                // A discrete feature (key, mode, time signature) goes to its INTEGER column as it is.
-                switch features[feature].map({ feature.isDiscrete ? .real($0) : DecimalCode.stored($0) }) {
-                case nil: statement.bind(index, nil as Double?)
-                case .code(let code): statement.bind(index, code)
-                case .real(let value): statement.bind(index, value)
-                }
+        let row = PendingRows.FeatureRow(
+            trackID: trackID,
+            sourceID: try self.sourceID(source.key),
+            priority: precedence.priority(of: source),
+            features: features,
+            outOfRangeFlags: flags
+        )
+        var changed: Bool
+        if pending.isCreated(trackID) {
+            // The only feature row of a track this import created (``tracksWithFeatures``).
+            try holdBack(row)
+            changed = true
+        } else {
+            try flushPendingRows()
+            // Statements with OR IGNORE need no statement journal; an upsert would copy every page
+            // it touches into one, per row. The update is bound only when the insert found a row.
+            bindFeatures(row, to: insertFeatures, offset: 0)
+            changed = try insertFeatures.execute() == 1
+            if !changed {
+                bindFeatures(row, to: updateFeatures, offset: 0)
+                changed = try updateFeatures.execute() == 1
             }
-            statement.bind(18, flags)
-        }
-        bind(insertFeatures)
-        var changed = try insertFeatures.execute() == 1
-        if !changed {
-            bind(updateFeatures)
-            changed = try updateFeatures.execute() == 1
         }
         if changed {
             counts.featuresWritten += 1
@@ -542,6 +566,25 @@ public final class LibraryWriter {
             }
         }
         return changed
+    }
+
+    /// Binds a feature row to `?1`…`?18` after `offset` (``featureRowColumns``).
+    func bindFeatures(_ row: PendingRows.FeatureRow, to statement: PreparedStatement, offset: Int32) {
+        statement.bind(offset + 1, row.trackID)
+        statement.bind(offset + 2, row.sourceID)
+        statement.bind(offset + 3, row.priority)
+        statement.bind(offset + 4, runID)
+        statement.bind(offset + 5, fetchedAtSeconds)
+        for (column, feature) in AudioFeature.all.enumerated() {
+            let index = offset + Int32(6 + column)
+            // A discrete feature (key, mode, time signature) goes to its INTEGER column as it is.
+            switch row.features[feature].map({ feature.isDiscrete ? .real($0) : DecimalCode.stored($0) }) {
+            case nil: statement.bind(index, nil as Double?)
+            case .code(let code): statement.bind(index, code)
+            case .real(let value): statement.bind(index, value)
+            }
+        }
+        statement.bind(offset + 18, row.outOfRangeFlags)
     }
 
     /// Notes that a track arrived without features (counted for the summary).
@@ -566,6 +609,11 @@ public final class LibraryWriter {
         }
         guard !tagIDs.isEmpty else { return }
         let sourceID = try self.sourceID(source)
+        if pending.isCreated(trackID) {
+            try holdBack(tagIDs: tagIDs, trackID: trackID, sourceID: sourceID)
+            return
+        }
+        try flushPendingRows()
         let insert = try multiRow(
             "INSERT OR IGNORE INTO track_tags (track_id, tag_id, source_id) VALUES ",
             columns: 3,
@@ -597,7 +645,7 @@ public final class LibraryWriter {
         return tagID
     }
 
-    private func sourceID(_ key: String) throws -> Int64 {
+    func sourceID(_ key: String) throws -> Int64 {
         if let cached = sourceIDs[key] { return cached }
         let sourceID = try numberOf(insert: insertSource, select: selectSource) { $0.bind(1, key) }
         sourceIDs[key] = sourceID
@@ -619,7 +667,7 @@ public final class LibraryWriter {
 
     /// A prepared `prefix (?, …), (?, …)` statement for `rows` rows of `columns` values, cached:
     /// one statement per track instead of one per tag or artist.
-    private func multiRow(
+    func multiRow(
         _ prefix: String,
         columns: Int,
         rows: Int,
@@ -639,6 +687,7 @@ public final class LibraryWriter {
 
     /// Marks a track as saved in the user's library ("Liked Songs").
     public func save(trackID: Int64, addedAt: String?, source: String) throws {
+        try flushPendingRows()
         insertSaved.bind(1, trackID)
         insertSaved.bind(2, addedAt)
         insertSaved.bind(3, source)
@@ -674,6 +723,7 @@ public final class LibraryWriter {
         source: String,
         entries: [PlaylistEntry]
     ) throws -> Int64 {
+        try flushPendingRows()
         let existing = try Row.fetchOne(
             db,
             sql: "SELECT id, name, description, owner, snapshot_id FROM playlists WHERE origin_key = ?",
@@ -782,6 +832,7 @@ public final class LibraryWriter {
             counts.invalidPlaysDropped += 1
             return
         }
+        try flushPendingRows()
         insertPlay.bind(1, play.endedAt)
         insertPlay.bind(2, play.msPlayed)
         insertPlay.bind(3, trackID)

@@ -66,4 +66,23 @@ struct PairedBootstrapTests {
         #expect(interval.estimate == 0 && interval.lower == 0 && interval.upper == 0)
         #expect(!interval.isAboveZero && !interval.isBelowZero)
     }
+
+    @Test(arguments: [1, 2, 3])
+    func intervalsTakenTogetherAreEachTheIntervalAlone(threadCount: Int) {
+        let (a, b) = PairedBootstrapTests.pairs
+        var generator = SplitMix64(seed: 11)
+        let others = (0..<4).map { _ in a.map { $0 * generator.nextUnitInterval() } }
+        let pairs = [(a: a, b: b)] + others.map { (a: $0, b: b) } + [(a: b, b: others[0])]
+        let together = PairedBootstrap.meanDifferences(pairs, resampleCount: 300, seed: 5, threadCount: threadCount)
+        let alone = pairs.map { PairedBootstrap.meanDifference($0.a, $0.b, resampleCount: 300, seed: 5) }
+        // The same figures bit for bit, so equality is exact here.
+        #expect(together == alone)
+        #expect(zip(together, alone).allSatisfy { $0.lower.bitPattern == $1.lower.bitPattern })
+        // Pairs of different lengths each draw their own.
+        let mixed = [(a: a, b: b), (a: Array(a.prefix(50)), b: Array(b.prefix(50)))]
+        #expect(
+            PairedBootstrap.meanDifferences(mixed, seed: 5, threadCount: threadCount)
+                == mixed.map { PairedBootstrap.meanDifference($0.a, $0.b, seed: 5) }
+        )
+    }
 }

@@ -1,4 +1,5 @@
 import Features
+import Foundation
 import Testing
 
 @testable import Analytics
@@ -72,5 +73,78 @@ struct RecommenderDiscoveryTests {
         for recommendation in result {
             #expect(recommendation.reasons.contains { $0.hasPrefix("sound: ") }, "\(recommendation.reasons)")
         }
+    }
+
+    /// Ten clusters on a circle of danceability and energy, each of three artists with three tracks
+    /// and one track by "Wallpaper", who so turns up in every cluster's lists.
+    static func wallpaperLibrary() -> (table: FeatureTable, attributes: [Int64: TrackAttributes]) {
+        var table = FeatureTable()
+        var attributes: [Int64: TrackAttributes] = [:]
+        for cluster in 0..<10 {
+            let angle = 2 * Double.pi * Double(cluster) / 10
+            for member in 0..<10 {
+                let id = Int64(cluster * 10 + member + 1)
+                // Within a cluster the wallpaper track lies next to the first one.
+                let offset = Double(member == 9 ? 1 : member == 0 ? 0 : member + 1) / 10_000
+                var features = AudioFeatures()
+                features[.danceability] = 0.5 + 0.4 * cos(angle) + offset
+                features[.energy] = 0.5 + 0.4 * sin(angle) + offset
+                for (feature, value) in Self.constantFeatures { features[feature] = value }
+                table.append(trackID: id, features: features)
+                let artist = member == 9 ? "Wallpaper" : "Artist \(cluster)-\(member / 3)"
+                attributes[id] = TrackAttributes(artists: [artist], songKey: "\(artist)\u{1F}song \(id)")
+            }
+        }
+        return (table, attributes)
+    }
+
+    /// The features the wallpaper library holds equal in every track.
+    static let constantFeatures: [AudioFeature: Double] = [
+        .valence: 0.5, .acousticness: 0.2, .instrumentalness: 0.01, .speechiness: 0.05, .liveness: 0.1, .loudness: -7,
+        .tempo: 120, .key: 5, .mode: 1,
+    ]
+
+    @Test func anArtistInMostListsIsDamped() throws {
+        let (table, attributes) = Self.wallpaperLibrary()
+        let recommender = Recommender(
+            table: table,
+            attributes: attributes,
+            weights: SimilarityWeights(artistContext: 0)
+        )
+        let damping = recommender.wallpaperArtists.damping
+        let wallpaper = try #require(recommender.row(of: 10).map { recommender.artistOfRow[$0] })
+        #expect(Array(damping.keys) == [wallpaper], "\(damping)")
+        let penalty = try #require(damping[wallpaper])
+        #expect(penalty > WallpaperArtists.penalty / 2 && penalty <= WallpaperArtists.penalty)
+
+        // Track 1's cluster holds 8 other tracks; the wallpaper track 10 sounds closest to it.
+        var query = RecommendationQuery(seeds: [.track(1)], count: 8)
+        let plain = try recommender.recommend(query).recommendations.map(\.trackID)
+        #expect(plain.contains(10), "\(plain)")
+        query.dampsWallpaperArtists = true
+        let damped = try recommender.recommend(query).recommendations.map(\.trackID)
+        #expect(!damped.contains(10), "\(damped)")
+        #expect(Set(damped).isSubset(of: Set(2...9)), "\(damped)")
+        // The seed's own artist is never damped: seeded by the wallpaper track, its artist stays.
+        var own = RecommendationQuery(seeds: [.track(10)], count: 10)
+        own.dampsWallpaperArtists = true
+        #expect(
+            try recommender.recommend(own).recommendations.map(\.score)
+                == recommender.recommend(
+                    RecommendationQuery(seeds: [.track(10)], count: 10)
+                ).recommendations.map(\.score)
+        )
+    }
+
+    @Test func aLibraryOfFewArtistsHasNoWallpaper() {
+        let (table, attributes) = Self.wallpaperLibrary()
+        let fewArtists = attributes.mapValues { TrackAttributes(artists: ["Artist \($0.artists[0].count % 3)"]) }
+        let recommender = Recommender(
+            table: table,
+            attributes: fewArtists,
+            weights: SimilarityWeights(artistContext: 0)
+        )
+        #expect(Set(recommender.artistOfRow).count < WallpaperArtists.minimumArtistCount)
+        #expect(recommender.wallpaperArtists.damping.isEmpty)
     }
 }
