@@ -28,11 +28,16 @@ ifeq ($(HOST_CPU),1)
 CPU_FLAGS := $(shell scripts/host-cpu-flags.sh)
 endif
 
-.PHONY: demo test deps test-deps build clean lint format install uninstall test-kernels-host-cpu
+.PHONY: demo test deps test-deps build clean lint format install install-programs uninstall test-kernels-host-cpu
 
 # Where `make install` puts the programs, the manual pages and the shell completions.
 PREFIX ?= $(HOME)/.local
 MAN_OUT := .build/man
+# The folder `make install-programs` copies the programs from.
+BUILD_DIR ?= .build/release
+# The music tagger's model, SwiftPM's resource bundle of AudioAnalysis: vibes-analyze-audio looks
+# for it beside itself (or beside the file a symbolic link to it leads to).
+RESOURCES := vibes-analyze_AudioAnalysis.resources
 
 deps:
 	@if ! dpkg -s $(APT_PACKAGES) >/dev/null 2>&1; then \
@@ -68,9 +73,9 @@ build: deps
 	swift build -c release --product vibes-analyze $(CPU_FLAGS) $(LINK_FLAGS)
 	swift build -c release --product vibes-analyze-audio $(CPU_FLAGS) $(LINK_FLAGS)
 
-# Installs vibes-analyze and vibes-analyze-audio into $(PREFIX)/bin, a manual page per command
-# (swift-argument-parser's generate-manual, run on the built tool) into $(PREFIX)/share/man/man1,
-# and bash, zsh and fish completions.
+# Installs vibes-analyze and vibes-analyze-audio with the tagger's model into $(PREFIX)/bin
+# (install-programs), a manual page per command (swift-argument-parser's generate-manual, run on
+# the built tool) into $(PREFIX)/share/man/man1, and bash, zsh and fish completions.
 install: build
 	swift build -c release --product generate-manual $(CPU_FLAGS) $(LINK_FLAGS)
 	@rm -rf $(MAN_OUT) && mkdir -p $(MAN_OUT)
@@ -79,7 +84,7 @@ install: build
 	python3 scripts/man-sections.py "$(CURDIR)/$(BIN)" $(MAN_OUT)
 	install -d "$(PREFIX)/bin" "$(PREFIX)/share/man/man1" "$(PREFIX)/share/bash-completion/completions" \
 		"$(PREFIX)/share/zsh/site-functions" "$(PREFIX)/share/fish/vendor_completions.d"
-	install -m 0755 $(BIN) .build/release/vibes-analyze-audio "$(PREFIX)/bin/"
+	$(MAKE) --no-print-directory install-programs BUILD_DIR=.build/release
 	install -m 0644 $(MAN_OUT)/*.1 "$(PREFIX)/share/man/man1/"
 	$(BIN) --generate-completion-script bash > "$(PREFIX)/share/bash-completion/completions/vibes-analyze"
 	$(BIN) --generate-completion-script zsh > "$(PREFIX)/share/zsh/site-functions/_vibes-analyze"
@@ -90,7 +95,18 @@ install: build
 		echo "$(PREFIX)/bin is not on your PATH; add it with:"; \
 		echo "  echo 'export PATH=\"$(PREFIX)/bin:\$$PATH\"' >> ~/.bashrc && export PATH=\"$(PREFIX)/bin:\$$PATH\"";; esac
 
+# The programs and the tagger's model alone, from $(BUILD_DIR), without building: what `install`
+# does after its build, and what Tests/VibesAnalyzeTests/InstallCommandTests.swift runs on the
+# debug build.
+install-programs:
+	install -d "$(PREFIX)/bin"
+	install -m 0755 $(BUILD_DIR)/vibes-analyze $(BUILD_DIR)/vibes-analyze-audio "$(PREFIX)/bin/"
+	rm -rf "$(PREFIX)/bin/$(RESOURCES)"
+	cp -R $(BUILD_DIR)/$(RESOURCES) "$(PREFIX)/bin/"
+	chmod -R u+rwX,go+rX,go-w "$(PREFIX)/bin/$(RESOURCES)"
+
 uninstall:
+	rm -rf "$(PREFIX)/bin/$(RESOURCES)"
 	rm -f "$(PREFIX)/bin/vibes-analyze" "$(PREFIX)/bin/vibes-analyze-audio" "$(PREFIX)"/share/man/man1/vibes-analyze*.1 \
 		"$(PREFIX)/share/bash-completion/completions/vibes-analyze" "$(PREFIX)/share/zsh/site-functions/_vibes-analyze" \
 		"$(PREFIX)/share/fish/vendor_completions.d/vibes-analyze.fish"

@@ -4,19 +4,24 @@ import Foundation
 /// Analyses audio files into features on Spotify's scales.
 ///
 /// ```swift
-/// let analysis = try AudioAnalyzer().analyze(fileAt: URL(fileURLWithPath: "song.flac"))
-/// print(analysis.features.tempo ?? 0, analysis.confidence[.tempo] ?? 0)
+/// let analyzer = AudioAnalyzer(tagger: try MusicTagger())
+/// let analysis = try analyzer.analyze(fileAt: URL(fileURLWithPath: "song.flac"))
+/// print(analysis.features.tempo ?? 0, analysis.confidence[.tempo] ?? 0, analysis.audioTags?.topTags ?? [])
 /// ```
 ///
-/// The file is decoded as a stream (FFmpeg), so memory stays bounded whatever its length. Measured:
-/// tempo (`TempoEstimator`, over aubio's onset detection function), key and mode (`KeyEstimator`), loudness (EBU R128 integrated,
-/// libebur128), duration and time signature. Estimated: energy, danceability, valence,
-/// acousticness, instrumentalness and speechiness (`FeatureEstimator`). Liveness is never
-/// produced. An analyzer holds no state: one instance can analyse files on several threads at once.
+/// The file is decoded once, as a stream (FFmpeg), so memory stays bounded whatever its length.
+/// Measured: tempo (`TempoEstimator`, over aubio's onset detection function), key and mode
+/// (`KeyEstimator`), loudness (EBU R128 integrated, libebur128), duration and time signature.
+/// With a ``MusicTagger``, the same decoding feeds it too, and its tags are the file's
+/// ``AudioFileAnalysis/audioTags``. Estimated: energy, danceability, valence, acousticness,
+/// instrumentalness and speechiness (`FeatureEstimator`), from what the tagger heard together
+/// with the measured signals, or from the signals alone without a tagger or for audio shorter
+/// than ``MusicTagger/minimumSeconds``. Liveness is never produced. An analyzer holds no state
+/// but its tagger's weights: one instance can analyse files on several threads at once.
 public struct AudioAnalyzer: Sendable {
     /// The version stored with every value this analyser produces (the source `local:<version>`).
     /// It changes whenever a change would move the numbers, so stored results can be redone.
-    public static let version = "vibes-1"
+    public static let version = "vibes-2"
 
     /// The shortest file analysed, in seconds.
     public static let minimumSeconds = 1.0
@@ -34,7 +39,14 @@ public struct AudioAnalyzer: Sendable {
     /// what bounds the memory of one block's conversion.
     public static let maximumFrameSize = 1 << 20
 
-    public init() {}
+    /// The tagger whose tags the estimates are made from, or `nil` for the signals alone.
+    public let tagger: MusicTagger?
+
+    /// An analyser that estimates from what `tagger` hears, or from the signals alone when it is
+    /// `nil`.
+    public init(tagger: MusicTagger? = nil) {
+        self.tagger = tagger
+    }
 
     /// Analyses the audio file at `url`.
     ///
@@ -68,7 +80,8 @@ public struct AudioAnalyzer: Sendable {
     }
 
     private func analyzeDecoded(file: AudioFile) throws -> AudioFileAnalysis {
-        let decoder = try AudioDecoder(file: file)
+        let tagging = tagger?.makeAccumulator()
+        let decoder = try AudioDecoder(file: file, monoSignals: tagging == nil ? [.analysis] : [.analysis, .tagger])
         let info = decoder.info
         let path = file.path.description
         let analysisRate = AudioDecoder.analysisSampleRate
@@ -79,9 +92,13 @@ public struct AudioAnalyzer: Sendable {
         let spectrum = try SpectralAnalyzer(sampleRate: analysisRate)
         let frames = try decoder.decode(
             native: { try loudness.add($0) },
-            analysis: { block in
-                beats.add(block)
-                spectrum.add(block)
+            mono: { signal, block in
+                if signal == 0 {
+                    beats.add(block)
+                    spectrum.add(block)
+                } else {
+                    tagging?.add(block)
+                }
             }
         )
         let seconds = Double(frames) / Double(info.sampleRate)
@@ -153,26 +170,21 @@ public struct AudioAnalyzer: Sendable {
             pitchClassProfile: profile.map { ($0 * 10_000).rounded() / 10_000 }
         )
 
+        let heard = tagging?.finish().map(Self.audioTags(of:))
+
         // Estimates need sound: a silent file gets none rather than numbers made of nothing.
         if integrated != nil, spectrum.soundingFrameCount > 0 {
             let estimates = FeatureEstimator.estimate(
                 from: descriptors,
+                tags: heard,
                 tempo: tempo,
                 mode: key?.mode,
                 keyConfidence: key?.confidence ?? 0
             )
-            let values: [(AudioFeature, Double, Double)] = [
-                (.energy, estimates.energy, FeatureEstimator.energyConfidence),
-                (.danceability, estimates.danceability, FeatureEstimator.danceabilityConfidence),
-                (.valence, estimates.valence, FeatureEstimator.valenceConfidence),
-                (.acousticness, estimates.acousticness, FeatureEstimator.acousticnessConfidence),
-                (.instrumentalness, estimates.instrumentalness, FeatureEstimator.instrumentalnessConfidence),
-                (.speechiness, estimates.speechiness, FeatureEstimator.speechinessConfidence),
-            ]
-            for (feature, value, certainty) in values {
-                features[feature] = value
+            for (feature, estimate) in estimates {
+                features[feature] = estimate.value
                 provenance[feature] = .estimated
-                confidence[feature] = certainty
+                confidence[feature] = estimate.confidence
             }
         }
 
@@ -184,7 +196,17 @@ public struct AudioAnalyzer: Sendable {
             descriptors: descriptors,
             tags: AudioFileTags(tags: info.tags),
             stream: AudioStreamFormat(codec: info.codec, sampleRate: info.sampleRate, channels: info.channels),
+            audioTags: heard,
             analyzer: Self.version
+        )
+    }
+
+    /// The tagging as stored: each probability rounded to 4 decimals.
+    static func audioTags(of tagging: MusicTagging) -> AudioTagProbabilities {
+        let pairs = zip(tagging.tags, tagging.probabilities).map { ($0, (Double($1) * 10_000).rounded() / 10_000) }
+        return AudioTagProbabilities(
+            model: tagging.model,
+            probabilities: Dictionary(pairs, uniquingKeysWith: max)
         )
     }
 }

@@ -19,6 +19,9 @@ public struct AudioFileAnalysis: Hashable, Sendable {
     public var tags: AudioFileTags
     /// The codec, sample rate and channel count of the file's audio stream.
     public var stream: AudioStreamFormat
+    /// What a trained music tagger heard, or `nil` when none ran or the audio was shorter than
+    /// what it hears at once.
+    public var audioTags: AudioTagProbabilities?
     /// The analyser that produced this, as stored with the values (the AudioAnalysis library's
     /// `AudioAnalyzer.version`).
     public var analyzer: String
@@ -31,6 +34,7 @@ public struct AudioFileAnalysis: Hashable, Sendable {
         descriptors: AudioDescriptors,
         tags: AudioFileTags,
         stream: AudioStreamFormat,
+        audioTags: AudioTagProbabilities? = nil,
         analyzer: String
     ) {
         self.durationMS = durationMS
@@ -40,6 +44,7 @@ public struct AudioFileAnalysis: Hashable, Sendable {
         self.descriptors = descriptors
         self.tags = tags
         self.stream = stream
+        self.audioTags = audioTags
         self.analyzer = analyzer
     }
 
@@ -51,15 +56,23 @@ public struct AudioFileAnalysis: Hashable, Sendable {
     public struct Details: Hashable, Sendable, Codable {
         public var descriptors: AudioDescriptors
         public var stream: AudioStreamFormat
+        /// Absent from the JSON when no tagger ran.
+        public var audioTags: AudioTagProbabilities?
 
-        public init(descriptors: AudioDescriptors, stream: AudioStreamFormat) {
+        public init(descriptors: AudioDescriptors, stream: AudioStreamFormat, audioTags: AudioTagProbabilities? = nil) {
             self.descriptors = descriptors
             self.stream = stream
+            self.audioTags = audioTags
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case descriptors, stream
+            case audioTags = "audio_tags"
         }
     }
 
-    /// The descriptors and the stream format.
-    public var details: Details { Details(descriptors: descriptors, stream: stream) }
+    /// The descriptors, the stream format and the tags heard.
+    public var details: Details { Details(descriptors: descriptors, stream: stream, audioTags: audioTags) }
 }
 
 /// Whether a value is a measurement or a model's guess.

@@ -25,11 +25,12 @@ package struct AnalyzeOptions: ParsableArguments {
     package static let discussion = """
         Decodes each file (MP3, AAC/M4A, ALAC, FLAC, WAV, AIFF, Ogg Vorbis, Opus, …) and measures \
         tempo, key and mode, loudness (EBU R128; a mono file counts as dual mono, 3 dB above the \
-        same signal taken as single mono, as ITU-R BS.1770 asks for mono on two speakers) and duration; energy, \
-        danceability, valence, \
-        acousticness, instrumentalness and speechiness are estimated from the sound, and liveness \
-        is left out. Every value is stored with its provenance (measured or estimated, and the \
-        analyser's version) and a confidence.
+        same signal taken as single mono, as ITU-R BS.1770 asks for mono on two speakers) and duration. \
+        A trained music tagger (musicnn's MSD model) hears each file too: its surest tags are stored \
+        as the track's audio-tag tags, and energy, danceability, valence, acousticness, \
+        instrumentalness and speechiness are estimated from what it heard and the measured sound; \
+        liveness is left out. Every value is stored with its provenance (measured or estimated, and \
+        the analyser's version) and a confidence.
 
         A file is matched to a library track by its ISRC tag, then a Spotify link in its tags, then \
         artist and title with a duration within 2 s; otherwise it becomes a track of its own, which \

@@ -54,11 +54,13 @@ public enum CommandLineTool {
     ///     `inheritsEnvironment` is false, the whole environment (with `NO_COLOR=1` either way).
     ///   - outputBase: Where the output files go (`.out`, `.err`), so a test can watch stderr while
     ///     the tool runs; a temporary path by default.
+    ///   - executablePath: The program run: the built tool by default.
     public static func run(
         _ arguments: [String],
         environment: [String: String] = [:],
         inheritsEnvironment: Bool = true,
-        outputBase: String? = nil
+        outputBase: String? = nil,
+        executablePath: String = CommandLineTool.executablePath
     ) async throws -> Result {
         let base = outputBase ?? NSTemporaryDirectory() + "vibes-cli-" + UUID().uuidString
         _ = FileManager.default.createFile(atPath: base + ".out", contents: nil)

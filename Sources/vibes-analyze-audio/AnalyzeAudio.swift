@@ -53,8 +53,12 @@ struct AnalyzeAudio: AsyncParsableCommand {
             throw ExitCode.failure
         }
         timer.lap("find files")
+        // One copy of the tagger's weights (3 MB), shared by every job.
+        let analyzer = AudioAnalyzer(tagger: try MusicTagger())
+        timer.lap("load tagger")
         let jobs = min(options.jobs, listing.files.count)
         let run = AnalysisRun(
+            analyzer: analyzer,
             store: store,
             files: listing.files,
             force: options.force,
@@ -194,6 +198,7 @@ struct FileResult: Sendable {
 /// One file's failure never stops the others. A store that stays busy past the wait stops the
 /// run: every later write would wait as long and fail the same way.
 struct AnalysisRun: Sendable {
+    let analyzer: AudioAnalyzer
     let store: LibraryStore
     let files: [AudioFilePath]
     let force: Bool
@@ -278,7 +283,7 @@ struct AnalysisRun: Sendable {
                 return result
             }
             do {
-                let analysis = try AudioAnalyzer().analyze(file)
+                let analysis = try analyzer.analyze(file)
                 result.outcome = try store.recordLocalAnalysis(analysis, of: fingerprint, contentHash: hash)
                 result.analysis = analysis
                 result.status = .analyzed

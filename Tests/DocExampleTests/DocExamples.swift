@@ -153,8 +153,9 @@ func audioAnalysisOverviewExample() throws {
 }
 
 func audioAnalyzerExample() throws {
-    let analysis = try AudioAnalyzer().analyze(fileAt: URL(fileURLWithPath: "song.flac"))
-    print(analysis.features.tempo ?? 0, analysis.confidence[.tempo] ?? 0)
+    let analyzer = AudioAnalyzer(tagger: try MusicTagger())
+    let analysis = try analyzer.analyze(fileAt: URL(fileURLWithPath: "song.flac"))
+    print(analysis.features.tempo ?? 0, analysis.confidence[.tempo] ?? 0, analysis.audioTags?.topTags ?? [])
 }
 
 func musicTaggerExample() throws {

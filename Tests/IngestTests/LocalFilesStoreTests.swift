@@ -217,6 +217,30 @@ import VibesTestSupport
         }
     }
 
+    @Test func tagsHeardBecomeAudioTagTagsReplacedByTheNextAnalysis() throws {
+        try withTemporaryDirectory { directory in
+            let store = try LibraryStore(path: directory + "/library.sqlite")
+            var file = analysis(path: "/m/song.flac", hash: "s1")
+            file.analysis.audioTags = AudioTagProbabilities(
+                model: "MSD_musicnn",
+                probabilities: ["metal": 0.6, "rock": 0.3, "heavy metal": 0.3, "acoustic": 0.02, "pop": 0.09]
+            )
+            let outcome = try store.recordLocalAnalysis(file)
+            let kind = AudioTagProbabilities.tagKind
+            #expect(try store.trackLabels(kind: kind)[outcome.trackID] == ["metal", "rock", "heavy metal"])
+            let stored = try #require(try store.storedLocalFile(path: "/m/song.flac")?.detailsJSON)
+            let details = try JSONDecoder().decode(AudioFileAnalysis.Details.self, from: Data(stored.utf8))
+            #expect(details.audioTags == file.analysis.audioTags)
+
+            file.analysis.audioTags = AudioTagProbabilities(model: "MSD_musicnn", probabilities: ["jazz": 0.4])
+            try store.recordLocalAnalysis(file)
+            #expect(try store.trackLabels(kind: kind)[outcome.trackID] == ["jazz"])
+            file.analysis.audioTags = nil
+            try store.recordLocalAnalysis(file)
+            #expect(try store.trackLabels(kind: kind)[outcome.trackID] == nil)
+        }
+    }
+
     @Test func fewerThanFiftySharedTracksKeepTheRawEstimates() throws {
         try withTemporaryDirectory { directory in
             let store = try LibraryStore(path: directory + "/library.sqlite")

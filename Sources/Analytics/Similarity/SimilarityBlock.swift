@@ -201,9 +201,12 @@ public struct SimilarityBlock: Sendable {
                 sums[rowTerms[position], default: 0] += rowValues[position]
             }
         }
-        let norm = sums.values.reduce(Float(0)) { $0 + $1 * $1 }.squareRoot()
+        // Summed in term order, not the dictionary's (which differs from process to process), so
+        // the same query gives the same bits every run.
+        let sorted = sums.sorted { $0.key < $1.key }
+        let norm = sorted.reduce(Float(0)) { $0 + $1.value * $1.value }.squareRoot()
         guard norm > 0 else { return [] }
-        return sums.sorted { $0.key < $1.key }.map { ($0.key, $0.value / norm) }
+        return sorted.map { ($0.key, $0.value / norm) }
     }
 
     /// Adds `weight` × the cosine of `query` with every row to `scores` (one per row).

@@ -1,16 +1,26 @@
 import Features
 import Foundation
 
-/// Spotify-scale estimates of the perceptual features, from measured descriptors.
+/// Spotify-scale estimates of the perceptual features, from what a trained tagger heard and from
+/// measured descriptors.
 ///
-/// These are heuristics, uncalibrated: no public data pairs audio with Spotify's values, so the
+/// With the tagger's probabilities, each estimate mixes what music with those tags typically
+/// measures on Spotify's scale (``TagProfile``) with the signals' own estimate
+/// (``estimate(heard:signals:)``). Without them the signals decide alone: heuristics, whose
 /// weights encode what Spotify documents each feature to reflect, on the typical ranges of the
-/// descriptors. Their confidences are modest constants. Once a library holds enough tracks with
-/// both local estimates and Spotify's values, calibration (`FeatureCalibration` in Features) maps
-/// each estimate onto that user's Spotify scale and measures how well it agrees.
+/// descriptors. No public data pairs audio with Spotify's values, so neither is fitted; their
+/// confidences are modest constants, higher with the tagger. Once a library holds enough tracks
+/// with both local estimates and Spotify's values, calibration (`FeatureCalibration` in Features)
+/// maps each estimate onto that user's Spotify scale and measures how well it agrees.
 ///
 /// `σ` below is the logistic function 1 / (1 + e^−x).
 enum FeatureEstimator {
+
+    /// One estimated value and the confidence in it, 0 to 1.
+    struct Estimate: Equatable {
+        var value: Double
+        var confidence: Double
+    }
 
     struct Estimates {
         var energy: Double
@@ -21,13 +31,42 @@ enum FeatureEstimator {
         var speechiness: Double
     }
 
-    /// Confidence of an uncalibrated estimate, by feature.
+    /// Confidence of an uncalibrated estimate from the signals alone, by feature.
     static let energyConfidence = 0.5
     static let danceabilityConfidence = 0.4
     static let valenceConfidence = 0.25
     static let acousticnessConfidence = 0.4
     static let instrumentalnessConfidence = 0.25
     static let speechinessConfidence = 0.25
+
+    /// The six estimated features, from what the tagger heard (`tags`) together with the
+    /// measured signals, or from the signals alone when `tags` is `nil`.
+    static func estimate(
+        from d: AudioDescriptors,
+        tags: AudioTagProbabilities?,
+        tempo: Double?,
+        mode: Int?,
+        keyConfidence: Double
+    ) -> [(AudioFeature, Estimate)] {
+        let signals = estimate(from: d, tempo: tempo, mode: mode, keyConfidence: keyConfidence)
+        if let tags {
+            let heard = estimate(heard: tags, signals: signals)
+            let values: [(AudioFeature, Double)] = [
+                (.energy, heard.energy), (.danceability, heard.danceability), (.valence, heard.valence),
+                (.acousticness, heard.acousticness), (.instrumentalness, heard.instrumentalness),
+                (.speechiness, heard.speechiness),
+            ]
+            return values.map { ($0, Estimate(value: $1, confidence: heardConfidence[$0] ?? 0)) }
+        }
+        return [
+            (.energy, Estimate(value: signals.energy, confidence: energyConfidence)),
+            (.danceability, Estimate(value: signals.danceability, confidence: danceabilityConfidence)),
+            (.valence, Estimate(value: signals.valence, confidence: valenceConfidence)),
+            (.acousticness, Estimate(value: signals.acousticness, confidence: acousticnessConfidence)),
+            (.instrumentalness, Estimate(value: signals.instrumentalness, confidence: instrumentalnessConfidence)),
+            (.speechiness, Estimate(value: signals.speechiness, confidence: speechinessConfidence)),
+        ]
+    }
 
     static func estimate(from d: AudioDescriptors, tempo: Double?, mode: Int?, keyConfidence: Double) -> Estimates {
         let loudness = d.integratedLoudness ?? -40

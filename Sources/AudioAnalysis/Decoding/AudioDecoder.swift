@@ -3,13 +3,28 @@ import Foundation
 
 /// Decodes an audio file as a stream with FFmpeg's libavformat, libavcodec and libswresample.
 ///
-/// The decoder hands out two views of the same audio as it goes, a block at a time, so memory
-/// stays bounded whatever the file's length: the signal at its own sample rate as interleaved
-/// `Float` (mono, or stereo with more channels mixed down), for loudness; and a mono signal at
-/// ``analysisSampleRate``, for rhythm, pitch and timbre.
+/// The decoder hands out several views of the same audio as it goes, a block at a time, so memory
+/// stays bounded whatever the file's length and the file is read once: the signal at its own sample
+/// rate as interleaved `Float` (mono, or stereo with more channels mixed down), for loudness; and one
+/// or more mono signals (``MonoSignal``), such as ``MonoSignal/analysis`` for rhythm, pitch and
+/// timbre and ``MonoSignal/tagger`` for the music tagger.
 final class AudioDecoder {
     /// The rate of the mono analysis signal: enough for pitch up to 5 kHz and for beat tracking.
-    static let analysisSampleRate = 22_050
+    static let analysisSampleRate = MonoSignal.analysis.sampleRate
+
+    /// A mono signal made from the file by its own resampler.
+    struct MonoSignal: Hashable {
+        /// The signal's rate, in Hz.
+        var sampleRate: Int
+        /// Whether the signal is the channels' mean (as librosa mixes down) rather than
+        /// libswresample's default downmix, which sums stereo at −3 dB each.
+        var averagesChannels: Bool
+
+        /// The signal of rhythm, pitch and timbre: 22,050 Hz, libswresample's downmix.
+        static let analysis = MonoSignal(sampleRate: 22_050, averagesChannels: false)
+        /// What the music tagger hears: 16 kHz, the channels' mean (``MusicTagger/sampleRate``).
+        static let tagger = MonoSignal(sampleRate: MusicTagger.sampleRate, averagesChannels: true)
+    }
 
     /// What the container says about the file.
     struct StreamInfo {
@@ -24,17 +39,15 @@ final class AudioDecoder {
 
     let file: AudioFile
     let info: StreamInfo
-    /// The rate of the mono signal handed to `decode`'s `analysis`, in Hz.
-    let monoSampleRate: Int
-    /// Whether the mono signal is the channels' mean (as librosa mixes down) rather than
-    /// libswresample's default downmix, which sums stereo at −3 dB each.
-    let averagesChannels: Bool
+    /// The mono signals handed to `decode`'s `mono`, by their index there.
+    let monoSignals: [MonoSignal]
 
     private var format: UnsafeMutablePointer<AVFormatContext>?
     private var codec: UnsafeMutablePointer<AVCodecContext>?
     private var io: UnsafeMutablePointer<AVIOContext>?
     private var nativeResampler: OpaquePointer?
-    private var analysisResampler: OpaquePointer?
+    /// One per mono signal, made by `decode`.
+    private var monoResamplers: [OpaquePointer?] = []
     private let streamIndex: Int32
     /// Channels of the native-rate output: 1 or 2.
     let outputChannels: Int
@@ -54,16 +67,10 @@ final class AudioDecoder {
     ///
     /// - Parameters:
     ///   - file: The open file.
-    ///   - monoSampleRate: The rate of the mono signal `decode` hands to `analysis`.
-    ///   - averagesChannels: Whether that signal is the mean of the channels.
-    init(
-        file: AudioFile,
-        monoSampleRate: Int = AudioDecoder.analysisSampleRate,
-        averagesChannels: Bool = false
-    ) throws(AudioAnalysisError) {
+    ///   - monoSignals: The mono signals `decode` hands to `mono`, in this order.
+    init(file: AudioFile, monoSignals: [MonoSignal] = [.analysis]) throws(AudioAnalysisError) {
         self.file = file
-        self.monoSampleRate = monoSampleRate
-        self.averagesChannels = averagesChannels
+        self.monoSignals = monoSignals
         Self.quietFFmpegLogging
         let path = file.path.description
         guard let buffer = av_malloc(Self.ioBufferSize) else { throw .libraryFailure(path: path, call: "av_malloc") }
@@ -158,19 +165,20 @@ final class AudioDecoder {
 
     deinit {
         swr_free(&nativeResampler)
-        swr_free(&analysisResampler)
+        for index in monoResamplers.indices { swr_free(&monoResamplers[index]) }
         Self.release(format: &format, codec: &codec, io: &io)
     }
 
     /// Decodes the whole stream, calling `native` with interleaved blocks at the file's rate
-    /// (``outputChannels`` channels) and `analysis` with mono blocks at ``monoSampleRate``.
+    /// (``outputChannels`` channels) and `mono` with blocks of each of ``monoSignals`` and the
+    /// signal's index there.
     ///
     /// - Returns: The number of frames decoded at the native rate.
     /// - Throws: ``AudioAnalysisError/decodeFailed(path:reason:)`` when the stream breaks off
     ///   before any audio, or what the callbacks throw.
     func decode(
         native: (UnsafeBufferPointer<Float>) throws -> Void,
-        analysis: (UnsafeBufferPointer<Float>) throws -> Void
+        mono: (Int, UnsafeBufferPointer<Float>) throws -> Void
     ) throws -> Int {
         guard let format, let codec else { return 0 }
         try makeResamplers(for: codec)
@@ -184,7 +192,7 @@ final class AudioDecoder {
             av_frame_free(&framePointer)
         }
         var nativeBuffer = [Float]()
-        var analysisBuffer = [Float]()
+        var monoBuffers = [[Float]](repeating: [], count: monoResamplers.count)
         var framesDecoded = 0
         var decodeErrors = 0
         var lastError: Int32 = 0
@@ -208,7 +216,9 @@ final class AudioDecoder {
                 }
                 framesDecoded += samples
                 try convert(frame, with: nativeResampler, channels: outputChannels, into: &nativeBuffer, native)
-                try convert(frame, with: analysisResampler, channels: 1, into: &analysisBuffer, analysis)
+                for (index, resampler) in monoResamplers.enumerated() {
+                    try convert(frame, with: resampler, channels: 1, into: &monoBuffers[index]) { try mono(index, $0) }
+                }
                 av_frame_unref(frame)
             }
         }
@@ -232,7 +242,9 @@ final class AudioDecoder {
         avcodec_send_packet(codec, nil)
         try drainFrames()
         try flush(nativeResampler, channels: outputChannels, into: &nativeBuffer, native)
-        try flush(analysisResampler, channels: 1, into: &analysisBuffer, analysis)
+        for (index, resampler) in monoResamplers.enumerated() {
+            try flush(resampler, channels: 1, into: &monoBuffers[index]) { try mono(index, $0) }
+        }
         if framesDecoded == 0 {
             let reason = lastError < 0 ? Self.message(for: lastError) : "the stream holds no audio"
             throw AudioAnalysisError.decodeFailed(path: path, reason: reason)
@@ -265,29 +277,30 @@ final class AudioDecoder {
             nil
         )
         if status >= 0 { status = swr_init(nativeResampler) }
-        if status >= 0 {
+        monoResamplers = [OpaquePointer?](repeating: nil, count: monoSignals.count)
+        for (index, signal) in monoSignals.enumerated() where status >= 0 {
             status = swr_alloc_set_opts2(
-                &analysisResampler,
+                &monoResamplers[index],
                 &mono,
                 AV_SAMPLE_FMT_FLT,
-                Int32(monoSampleRate),
+                Int32(signal.sampleRate),
                 &inputLayout,
                 sampleFormat,
                 rate,
                 0,
                 nil
             )
+            if status >= 0, signal.averagesChannels {
+                let count = Int(inputLayout.nb_channels)
+                let mean = [Double](repeating: 1 / Double(count), count: count)
+                status = swr_set_matrix(monoResamplers[index], mean, Int32(count))
+            }
+            if status >= 0 { status = swr_init(monoResamplers[index]) }
         }
-        if status >= 0, averagesChannels {
-            let count = Int(inputLayout.nb_channels)
-            let mean = [Double](repeating: 1 / Double(count), count: count)
-            status = swr_set_matrix(analysisResampler, mean, Int32(count))
-        }
-        if status >= 0 { status = swr_init(analysisResampler) }
         guard status >= 0 else {
             throw AudioAnalysisError.decodeFailed(path: path, reason: Self.message(for: status))
         }
-        guard nativeResampler != nil, analysisResampler != nil else {
+        guard nativeResampler != nil, !monoResamplers.contains(nil) else {
             throw AudioAnalysisError.libraryFailure(path: path, call: "swr_alloc_set_opts2")
         }
     }

@@ -27,6 +27,9 @@ public struct MusicTagger: Sendable {
 
     private let network: MusicnnNetwork
 
+    /// The model's name, as its manifest gives it (`MSD_musicnn`).
+    public var model: String { network.model }
+
     /// The tags, in the order of ``MusicTagging/probabilities``.
     public var tags: [String] { network.tags }
 
@@ -34,10 +37,41 @@ public struct MusicTagger: Sendable {
     ///
     /// - Throws: ``MusicTaggerModelError`` when its files are missing or damaged.
     public init() throws(MusicTaggerModelError) {
+        try self.init(modelDirectory: Self.bundledModelDirectory())
+    }
+
+    /// The folder SwiftPM builds this library's resources into, which must sit beside the program
+    /// (`make install` puts it there).
+    public static let resourceBundleName = "vibes-analyze_AudioAnalysis.resources"
+
+    /// `MSD_musicnn` in this library's resources.
+    ///
+    /// On Linux the resources are looked for beside the running program, as `Bundle.module` does,
+    /// and beside the file a symbolic link to the program leads to; when they are in neither
+    /// place this throws, where `Bundle.module` would stop the program.
+    static func bundledModelDirectory() throws(MusicTaggerModelError) -> URL {
+        #if os(Linux)
+        var folders = [Bundle.main.bundleURL.standardizedFileURL]
+        if let program = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+            let folder = URL(fileURLWithPath: program).resolvingSymlinksInPath().deletingLastPathComponent()
+            if !folders.contains(folder) { folders.append(folder) }
+        }
+        for folder in folders {
+            let directory = folder.appendingPathComponent(resourceBundleName).appendingPathComponent("MSD_musicnn")
+            if FileManager.default.fileExists(atPath: directory.appendingPathComponent("manifest.json").path) {
+                return directory
+            }
+        }
+        throw .unreadable(
+            path: folders[0].appendingPathComponent(resourceBundleName).path,
+            reason: "the tagger's model is not installed beside the program (`make install` installs it)"
+        )
+        #else
         guard let directory = Bundle.module.url(forResource: "MSD_musicnn", withExtension: nil) else {
             throw .unreadable(path: "MSD_musicnn", reason: "not in the AudioAnalysis resources")
         }
-        try self.init(modelDirectory: directory)
+        return directory
+        #endif
     }
 
     /// Loads a converted model from `directory` (`manifest.json` and `weights.bin`).
@@ -63,9 +97,9 @@ public struct MusicTagger: Sendable {
         let path = file.path.description
         if file.size == 0 { throw .emptyFile(path: path) }
         do {
-            let decoder = try AudioDecoder(file: file, monoSampleRate: Self.sampleRate, averagesChannels: true)
-            let accumulator = Accumulator(network: network)
-            _ = try decoder.decode(native: { _ in }, analysis: { accumulator.add($0) })
+            let decoder = try AudioDecoder(file: file, monoSignals: [.tagger])
+            let accumulator = makeAccumulator()
+            _ = try decoder.decode(native: { _ in }, mono: { accumulator.add($1) })
             return accumulator.finish()
         } catch let error as AudioAnalysisError {
             throw error
@@ -78,14 +112,19 @@ public struct MusicTagger: Sendable {
     ///
     /// - Returns: The tagging, or `nil` when the audio is shorter than ``minimumSeconds``.
     public func tag(samples: [Float]) -> MusicTagging? {
-        let accumulator = Accumulator(network: network)
+        let accumulator = makeAccumulator()
         samples.withUnsafeBufferPointer { accumulator.add($0) }
         return accumulator.finish()
     }
+
+    /// A tagging of one stream of mono audio at ``sampleRate``, fed a block at a time.
+    func makeAccumulator() -> MusicTaggingAccumulator { MusicTaggingAccumulator(network: network) }
 }
 
 /// What the tagger hears in one file.
 public struct MusicTagging: Hashable, Sendable {
+    /// The model that heard them, by name (``MusicTagger/model``).
+    public var model: String
     /// The tags, in the order of ``probabilities``.
     public var tags: [String]
     /// Each tag's probability, from 0 to 1, averaged over the patches.
@@ -98,54 +137,5 @@ public struct MusicTagging: Hashable, Sendable {
     /// The tags whose probability is at least `threshold`, most probable first.
     public func probabilities(above threshold: Float) -> [(tag: String, probability: Float)] {
         zip(tags, probabilities).filter { $0.1 >= threshold }.sorted { $0.1 > $1.1 }.map { ($0.0, $0.1) }
-    }
-}
-
-/// Cuts the log-mel stream into musicnn's non-overlapping patches and sums their outputs.
-private final class Accumulator {
-    private let network: MusicnnNetwork
-    private let spectrogram = LogMelSpectrogram(blockFrames: MusicnnNetwork.patchFrames)
-    private var patch = [Float]()
-    private var probabilities: [Float]
-    private var embedding: [Float]
-    private var patchCount = 0
-
-    init(network: MusicnnNetwork) {
-        self.network = network
-        probabilities = [Float](repeating: 0, count: network.tags.count)
-        embedding = [Float](repeating: 0, count: network.embeddingSize)
-        patch.reserveCapacity(MusicnnNetwork.patchFrames * MusicnnNetwork.bandCount)
-    }
-
-    func add(_ samples: UnsafeBufferPointer<Float>) {
-        spectrogram.add(samples) { self.append($0) }
-    }
-
-    func finish() -> MusicTagging? {
-        spectrogram.finish { self.append($0) }
-        guard patchCount > 0 else { return nil }
-        let count = Float(patchCount)
-        return MusicTagging(
-            tags: network.tags,
-            probabilities: probabilities.map { $0 / count },
-            embedding: embedding.map { $0 / count },
-            patchCount: patchCount
-        )
-    }
-
-    private func append(_ rows: UnsafeBufferPointer<Float>) {
-        let size = MusicnnNetwork.patchFrames * MusicnnNetwork.bandCount
-        var rest = rows[...]
-        while !rest.isEmpty {
-            let taken = rest.prefix(size - patch.count)
-            patch.append(contentsOf: taken)
-            rest = rest.dropFirst(taken.count)
-            guard patch.count == size else { continue }
-            let output = patch.withUnsafeBufferPointer { network.run(patch: $0) }
-            for index in probabilities.indices { probabilities[index] += output.probabilities[index] }
-            for index in embedding.indices { embedding[index] += output.embedding[index] }
-            patchCount += 1
-            patch.removeAll(keepingCapacity: true)
-        }
     }
 }

@@ -34,6 +34,7 @@ final class MusicnnNetwork: Sendable {
         var bias: [Float]
     }
 
+    let model: String
     let tags: [String]
     let inputScale: Float
     let inputShift: Float
@@ -49,6 +50,7 @@ final class MusicnnNetwork: Sendable {
     private var frontendFeatures: Int { timbral.reduce(0) { $0 + $1.filters } + temporal.reduce(0) { $0 + $1.filters } }
 
     init(weights: MusicnnWeights) throws(MusicTaggerModelError) {
+        model = weights.model
         tags = weights.tags
         inputScale = try weights.tensor("input.scale", shape: [1])[0]
         inputShift = try weights.tensor("input.shift", shape: [1])[0]

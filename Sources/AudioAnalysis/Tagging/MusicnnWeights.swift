@@ -16,6 +16,8 @@ struct MusicnnWeights {
         var tensors: [Tensor]
     }
 
+    /// The model's name (`MSD_musicnn`).
+    let model: String
     let tags: [String]
     private let tensors: [String: Manifest.Tensor]
     private let values: [Float]
@@ -32,6 +34,7 @@ struct MusicnnWeights {
         } catch {
             throw .unreadable(path: directory.path, reason: String(describing: error))
         }
+        model = manifest.model
         tags = manifest.tags
         tensors = Dictionary(manifest.tensors.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         values = data.withUnsafeBytes { raw in

@@ -114,6 +114,10 @@ extension LibraryStore {
     /// Records one analysed file in one transaction: matches it to a track (or makes one), stores
     /// its features under the source `local:<analyzer>`, and remembers the file.
     ///
+    /// The tags a music tagger heard (``AudioFileAnalysis/audioTags``) become the track's
+    /// `audio-tag` tags under the same source, replacing those of an earlier analysis; all their
+    /// probabilities are kept with the file's details.
+    ///
     /// A file is matched, in this order, by its ISRC tag, by a Spotify link in its tags, and by
     /// normalised artist and title with a duration within 2 seconds. A file that matches nothing
     /// becomes a track of its own in the library, named by its tags or its file name; analysing the
@@ -149,6 +153,17 @@ extension LibraryStore {
                 arguments: [trackID, source.key]
             )
             try writer.write(analysis.features, trackID: trackID, source: source)
+            // The tags heard replace those of any earlier analysis of the track.
+            try db.execute(
+                sql: """
+                    DELETE FROM track_tags WHERE track_id = ? AND tag_id IN (SELECT id FROM tags WHERE kind = ?)
+                    """,
+                arguments: [trackID, AudioTagProbabilities.tagKind]
+            )
+            if let heard = analysis.audioTags {
+                let tags = heard.topTags.map { (kind: AudioTagProbabilities.tagKind, value: $0) }
+                try writer.tag(trackID: trackID, with: tags, source: source.key)
+            }
             try upsertLocalFile(
                 db,
                 fingerprint: fingerprint,
