@@ -175,11 +175,15 @@ struct BlockSnapshotTests {
     @Test func anUpgradedStoreGetsTheTriggersOfANewOne() throws {
         let triggers = "SELECT sql FROM sqlite_master WHERE type = 'trigger' ORDER BY name"
         let fresh = try withStore { store in try store.database.read { db in try String.fetchAll(db, sql: triggers) } }
-        try withStoreFromEarlierVersion(migratedUpTo: "v19-playlist-recipes", writing: { _ in }) { store in
-            let upgraded = try store.database.read { db in try String.fetchAll(db, sql: triggers) }
-            #expect(upgraded == fresh)
-            #expect(upgraded.filter { $0.contains("snapshot_blocks_") }.count == 12)
-        }
+        try withStoreFromEarlierVersion(
+            migratedUpTo: "v19-playlist-recipes",
+            writing: { _ in },
+            { store in
+                let upgraded = try store.database.read { db in try String.fetchAll(db, sql: triggers) }
+                #expect(upgraded == fresh)
+                #expect(upgraded.filter { $0.contains("snapshot_blocks_") }.count == 12)
+            }
+        )
     }
 
     @Test func damagedTermRowsDoNotFitTogether() {

@@ -175,7 +175,9 @@ struct LibraryStoreWeightLearningTests {
                         others.insert(similarity: score, row: position, trackID: id)
                     }
                 }
-                let isHit = { (found: Neighbor) in !queries.labelSets[found.row].isDisjoint(with: queries.labelSets[seed]) }
+                let isHit = { (found: Neighbor) in
+                    !queries.labelSets[found.row].isDisjoint(with: queries.labelSets[seed])
+                }
                 plain.append(Double(all.neighbors.count(where: isHit)) / Double(queries.k))
                 beyond.append(Double(others.neighbors.count(where: isHit)) / Double(queries.k))
             }

@@ -130,8 +130,16 @@ public enum BlockWeightLearning {
         let space = BlockSpace(recommender: recommender)
         let grid = makeGrid(from: recommender.weights)
         let graded = folds.enumerated().compactMap { fold, heldOut in
-            GradedFold(fold: fold, heldOut: heldOut, eligible: eligible, names: names, space: space, k: k,
-                       queriesPerFold: queriesPerFold, seed: seed)
+            GradedFold(
+                fold: fold,
+                heldOut: heldOut,
+                eligible: eligible,
+                names: names,
+                space: space,
+                k: k,
+                queriesPerFold: queriesPerFold,
+                seed: seed
+            )
         }
         let total = graded.reduce(0) { $0 + $1.queries.seeds.count }
         progress?(0, total)
