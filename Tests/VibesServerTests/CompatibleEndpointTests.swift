@@ -67,7 +67,7 @@ struct CompatibleEndpointTests {
             let other = try LibraryStore(path: harness.store.path)
             try ServerHarness.importPlaylist("Later", indices: [42], into: other, folder: harness.folder)
             let path = "/v1/audio-features/" + newID
-            #expect(try await harness.status(of: path, becoming: 200, within: .seconds(2)) == 200)
+            #expect(try await harness.status(of: path, becoming: 200, within: .seconds(30)) == 200)
             #expect(((try await harness.get("/api/playlists").json())["playlists"] as? [Any])?.count == 3)
         }
     }

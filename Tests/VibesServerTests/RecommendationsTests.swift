@@ -140,7 +140,7 @@ struct RecommendationsTests {
             #expect(try await harness.get(path).status == 400)
             let other = try LibraryStore(path: harness.store.path)
             try ServerHarness.importPlaylist("Later", indices: [42], into: other, folder: harness.folder)
-            #expect(try await harness.status(of: path, becoming: 200, within: .seconds(2)) == 200)
+            #expect(try await harness.status(of: path, becoming: 200, within: .seconds(30)) == 200)
         }
     }
 }
