@@ -51,7 +51,6 @@ final class LibraryCache: Sendable {
         // The version is read first: a write landing during the read changes it again, and the
         // next poll reloads once more.
         let version = try store.dataVersion()
-        let table = try store.featureTable()
         let recommender: Result<Recommender, APIError>
         do {
             recommender = .success(try store.makeRecommender(scope: .all, weights: .personal, context: true))
@@ -69,6 +68,9 @@ final class LibraryCache: Sendable {
                 APIError(status: 500, code: "internal_error", message: "The recommender could not be built: \(error)")
             )
         }
+        // The recommender holds the very table `/v1/audio-features` answers from: it is read once
+        // and shared, not read and kept a second time.
+        let table = try (try? recommender.get().table) ?? store.featureTable()
         let snapshot = Snapshot(
             table: table,
             index: TrackIndex(table.trackIDs),
