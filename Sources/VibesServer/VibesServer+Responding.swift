@@ -29,6 +29,7 @@ extension VibesServer {
     /// 405.
     func route(_ request: HTTPRequest, body: Data) throws -> HTTPResponse {
         if request.path == "/api/playlists", request.method == .POST { return try savePlaylist(body: body) }
+        if let answer = try explorerRoute(request, body: body) { return answer }
         let parts = request.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
         let isRead = request.method == .GET
         // The last part of a path that ends in an ID, and the path with "{id}" in its place.
