@@ -289,7 +289,8 @@ let package = Package(
         .testTarget(
             name: "VibesServerTests",
             dependencies: [
-                "Features", "Ingest", "VibesServer", "VibesTestSupport",
+                "Features", "Ingest", "SpotifyTestSupport", "SpotifyWebAPI", "VibesEngine", "VibesServer",
+                "VibesTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

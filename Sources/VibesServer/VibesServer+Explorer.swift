@@ -6,8 +6,14 @@ import Ingest
 import VibesEngine
 
 // The explorer's endpoints: every track as a point on two axes (`GET /api/points`), what it can
-// be filtered by (`GET /api/points/facets`), and a list of tracks as an M3U or CSV file
-// (`POST /api/exports`).
+// be filtered by (`GET /api/points/facets`), a list of tracks as an M3U or CSV file
+// (`POST /api/exports`), and a saved playlist pushed to Spotify (`GET /api/spotify`,
+// `POST /api/playlists/{id}/push`).
+
+/// Writes a playlist of the store (the server's, given as the second argument) to the signed-in
+/// Spotify account, as `vibes-analyze playlist push` does: `vibes-analyze serve` makes one from
+/// its Spotify session (VibesEngine's `SpotifyPlaylistPusher`), and tests from a fake Spotify.
+public typealias PlaylistPusher = @Sendable (PushablePlaylist, LibraryStore) async throws -> PlaylistPushResult
 
 extension VibesServer {
     /// The axes `GET /api/points` draws besides the audio features: the library map's two
@@ -25,6 +31,8 @@ extension VibesServer {
         case "/api/points": (answer, method) = ({ try points(request) }, .GET)
         case "/api/points/facets": (answer, method) = ({ try pointFacets() }, .GET)
         case "/api/exports": (answer, method) = ({ try export(body: body) }, .POST)
+        case "/api/spotify":
+            (answer, method) = ({ try Self.json(SpotifyStatus(isSignedIn: playlistPusher != nil)) }, .GET)
         default: (answer, method) = (nil, .GET)
         }
         guard let answer else { return nil }
@@ -36,6 +44,53 @@ extension VibesServer {
             )
         }
         return try answer()
+    }
+
+    // MARK: - Spotify
+
+    /// `POST /api/playlists/{id}/push`: pushes the stored playlist `id` to Spotify, creating a
+    /// private playlist the first time and replacing its items later; answers `spotify_id`, `url`,
+    /// `created`, `item_count` and `skipped_without_id`. `nil` for any other request.
+    ///
+    /// - Throws: ``APIError`` 409 `not_signed_in` when the server has no Spotify session, 404 for an
+    ///   unknown playlist, 400 for one without a track with a Spotify ID, 502 `spotify_error` when
+    ///   Spotify refuses.
+    func pushToSpotify(_ request: HTTPRequest) async throws -> HTTPResponse? {
+        let parts = request.path.split(separator: "/", omittingEmptySubsequences: true)
+        guard parts.count == 4, parts[0] == "api", parts[1] == "playlists", parts[3] == "push" else { return nil }
+        guard request.method == .POST else {
+            throw APIError(status: 405, code: "method_not_allowed", message: "\(request.path) answers POST only.")
+        }
+        guard let id = Int64(parts[2]) else {
+            throw APIError.badRequest("A playlist is named by its numeric id (got \"\(parts[2])\").")
+        }
+        guard let playlistPusher else {
+            throw APIError(
+                status: 409,
+                code: "not_signed_in",
+                message:
+                    "This server is not signed in to Spotify: run vibes-analyze auth login, then start vibes-analyze serve again."
+            )
+        }
+        let pushable: PushablePlaylist
+        do {
+            pushable = try await reads.run { [store] in try store.pushablePlaylist(matching: String(id)) }
+        } catch StoreError.notFound {
+            throw APIError.notFound("No playlist has id \(id).")
+        }
+        guard !pushable.uris.isEmpty else {
+            throw APIError.badRequest(
+                "\"\(pushable.name)\" has no tracks with a Spotify ID, so there is nothing to push."
+            )
+        }
+        let result: PlaylistPushResult
+        do {
+            result = try await playlistPusher(pushable, store)
+        } catch {
+            logger.info("Pushing playlist \(id) to Spotify failed: \(error)")
+            throw APIError(status: 502, code: "spotify_error", message: "Spotify did not take the playlist: \(error)")
+        }
+        return try Self.json(PushedPlaylist(result: result))
     }
 
     // MARK: - Points
@@ -340,6 +395,30 @@ extension VibesServer {
     /// `text` with line breaks as spaces: an M3U line holds one entry.
     private static func oneLine(_ text: String) -> String {
         text.replacing(/[\r\n]+/, with: " ")
+    }
+}
+
+/// `GET /api/spotify`: whether the web app can push playlists.
+struct SpotifyStatus: Encodable {
+    var isSignedIn: Bool
+
+    enum CodingKeys: String, CodingKey {
+        case isSignedIn = "signed_in"
+    }
+}
+
+/// The answer to `POST /api/playlists/{id}/push`: what the push did, and the playlist's address.
+struct PushedPlaylist: Encodable {
+    var result: PlaylistPushResult
+
+    enum CodingKeys: String, CodingKey {
+        case url
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        try result.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(result.url, forKey: .url)
     }
 }
 

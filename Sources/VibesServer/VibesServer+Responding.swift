@@ -13,6 +13,7 @@ extension VibesServer {
         do {
             // A body is at most the gate's limit, and read whole before routing.
             let body = request.method == .POST ? try await request.bodyData : Data()
+            if let pushed = try await pushToSpotify(request) { return pushed }
             // Routes read the store and run the recommender: blocking work, done off the pool.
             return try await reads.run { try self.route(request, body: body) }
         } catch let error as APIError {

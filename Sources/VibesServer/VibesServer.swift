@@ -31,6 +31,8 @@ public struct VibesServer: Sendable {
     /// Where requests read the store, off the cooperative pool.
     let reads = BlockingQueue(label: "vibes.server.reads")
     let logger: Logger
+    /// Pushes a stored playlist to the signed-in Spotify account; `nil` when nobody is signed in.
+    let playlistPusher: PlaylistPusher?
 
     /// Creates a server; ``run(onListening:)`` starts it.
     ///
@@ -38,10 +40,17 @@ public struct VibesServer: Sendable {
     ///   - configuration: The address, the optional bearer token and the limits.
     ///   - store: The library it answers about; it only reads it.
     ///   - logger: Receives a line per store reload and per failed request, never a token.
-    public init(configuration: Configuration, store: LibraryStore, logger: Logger = Logger(label: "vibes.server")) {
+    ///   - playlistPusher: Pushes a playlist to Spotify, for the web app; `nil` when not signed in.
+    public init(
+        configuration: Configuration,
+        store: LibraryStore,
+        logger: Logger = Logger(label: "vibes.server"),
+        playlistPusher: PlaylistPusher? = nil
+    ) {
         self.configuration = configuration
         self.store = store
         self.logger = logger
+        self.playlistPusher = playlistPusher
         self.library = LibraryCache(store: store, logger: logger)
         self.gate = RequestGate(configuration: configuration)
     }

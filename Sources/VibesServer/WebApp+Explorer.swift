@@ -44,8 +44,8 @@ extension WebApp {
         <button type="button" id="staging-m3u">Export M3U</button>
         <button type="button" id="staging-csv">Export CSV</button>
         <button type="button" id="staging-spotify" disabled aria-describedby="staging-spotify-why">Push to Spotify</button>
-        <span id="staging-spotify-why">Not signed in to Spotify here: save the playlist, then run
-        <code>vibes-analyze playlist push "NAME"</code> after <code>vibes-analyze auth login</code>.</span>
+        <span id="staging-spotify-why">Not signed in to Spotify: run <code>vibes-analyze auth login</code>, then
+        start <code>vibes-analyze serve</code> again (or save the playlist and run <code>vibes-analyze playlist push "NAME"</code>).</span>
         </p>
         <p id="staging-status" role="status"></p>
         </div>
@@ -75,7 +75,7 @@ extension WebApp {
         // The explorer: one canvas, no element per point.
         (() => {
           const ex = { loaded: false, loading: null, n: 0, ids: [], indexOfId: new Map(), xs: null, ys: null, vibe: null,
-            vibes: [], facets: null, shown: null, shownCount: 0, staged: [], stagedSet: new Set(),
+            vibes: [], facets: null, signedIn: false, shown: null, shownCount: 0, staged: [], stagedSet: new Set(),
             view: { scale: 1, tx: 0, ty: 0 }, bounds: null, drag: null, frame: 0 };
           const stats = { draws: 0, lastDrawMs: 0, firstPaintAt: null, pointsLoadedAt: null };
           window.explorerStats = stats;
@@ -314,6 +314,7 @@ extension WebApp {
             $("staging-count").textContent = (count ? count + " tracks staged" : "No tracks staged") +
               (count > shownLimit ? " (the first " + shownLimit + " listed)" : "") + "." + (note ? " " + note : "");
             for (const id of ["staging-m3u", "staging-csv", "staging-clear"]) $(id).disabled = !count;
+            $("staging-spotify").disabled = !count || !ex.signedIn;
           }
 
           // MARK: pointer
@@ -383,17 +384,36 @@ extension WebApp {
           if (window.ResizeObserver) new ResizeObserver(() => draw()).observe(canvas);
 
           // MARK: saving and exporting
-          $("staging-save").addEventListener("submit", async event => {
-            event.preventDefault();
+          // Saves the staging list under the name in the form; the playlist's id, or null.
+          async function save() {
             const note = $("staging-status");
-            if (!ex.staged.length) { note.textContent = "Stage some tracks first."; return; }
+            if (!ex.staged.length) { note.textContent = "Stage some tracks first."; return null; }
             try {
               const saved = await (await send("/api/playlists", { name: $("staging-name").value, track_ids: ex.staged })).json();
               note.textContent = "Saved as playlist “" + saved.name + "” (" + saved.track_count + " tracks).";
               if (typeof showPlaylists === "function") showPlaylists();
               loadFacets().catch(() => {});
-            } catch (error) { note.textContent = "Could not save: " + error.message; }
+              return saved.id;
+            } catch (error) { note.textContent = "Could not save: " + error.message; return null; }
+          }
+          $("staging-save").addEventListener("submit", event => { event.preventDefault(); save(); });
+          // Pushing saves first, then writes the saved playlist to Spotify.
+          $("staging-spotify").addEventListener("click", async () => {
+            const id = await save();
+            if (id === null) return;
+            const note = $("staging-status");
+            note.textContent = "Pushing to Spotify…";
+            try {
+              const pushed = await (await send("/api/playlists/" + id + "/push", {})).json();
+              note.textContent = (pushed.created ? "Created" : "Replaced") + " “" + $("staging-name").value + "” on Spotify with " +
+                pushed.item_count + " tracks" + (pushed.skipped_without_id ? ", leaving out " + pushed.skipped_without_id + " without a Spotify ID" : "") + ".";
+            } catch (error) { note.textContent = "Could not push to Spotify: " + error.message; }
           });
+          api("/api/spotify").then(spotify => {
+            ex.signedIn = spotify.signed_in;
+            $("staging-spotify-why").hidden = spotify.signed_in;
+            renderStaging();
+          }).catch(() => {});
           async function exportAs(format) {
             const note = $("staging-status");
             try {

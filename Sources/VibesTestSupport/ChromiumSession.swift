@@ -46,7 +46,6 @@ public final class ChromiumSession: Sendable {
         var pageErrors: [String] = []
         var consoleMessages: [String] = []
         var isClosed = false
-        var exit: CheckedContinuation<Void, Never>?
         var hasExited = false
         /// Whether ``close()`` has begun: it runs once.
         var isClosing = false
@@ -380,16 +379,15 @@ public final class ChromiumSession: Sendable {
         Glibc.close(descriptor)
         var status: Int32 = 0
         while waitpid(processID, &status, 0) < 0, errno == EINTR {}
-        let (pending, exit) = state.withLock { state in
+        let pending = state.withLock { state in
             state.isClosed = true
             state.hasExited = true
             defer { state.pending = [:] }
-            return (state.pending, state.exit)
+            return state.pending
         }
         for continuation in pending.values {
             continuation.resume(throwing: Failure(description: "the browser exited: \(recentErrors())"))
         }
-        exit?.resume()
     }
 
     private func handle(_ data: Data) {
@@ -428,7 +426,7 @@ public final class ChromiumSession: Sendable {
 
     // MARK: - Closing
 
-    /// Asks the browser to close, ends its process group if it has not exited within 10 s,
+    /// Asks the browser to close, ends its process group if it has not exited within 15 s,
     /// waits until no process of the group is left, and removes its profile. Later calls return
     /// at once.
     public func close() async {
@@ -437,17 +435,12 @@ public final class ChromiumSession: Sendable {
             return state.isClosing
         }
         guard !isClosing else { return }
-        _ = try? await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { [self] in _ = try? await send("Browser.close", [:], toPage: false) }
-            group.addTask { try await Task.sleep(for: .seconds(5)) }
-            try await group.next()
-            group.cancelAll()
-        }
-        let hasExited = await waitForExit(within: .seconds(10))
-        if !hasExited {
+        // Not awaited: the browser may exit before it answers.
+        sendWithoutAnswer("Browser.close")
+        if await !hasExited(within: .seconds(15)) {
             kill(-processID, SIGKILL)
             kill(processID, SIGKILL)
-            _ = await waitForExit(within: .seconds(30))
+            _ = await hasExited(within: .seconds(30))
         }
         // Renderers and helpers share the browser's process group and leave with it; any that
         // lingers is ended, and the group awaited until it is empty.
@@ -462,34 +455,26 @@ public final class ChromiumSession: Sendable {
         try? FileManager.default.removeItem(atPath: errorLog)
     }
 
-    /// Whether the browser process exited within `timeout`.
-    private func waitForExit(within timeout: Duration) async -> Bool {
-        await withTaskGroup(of: Bool.self) { group in
-            group.addTask { [self] in
-                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                    let hasExited = state.withLock { state in
-                        if !state.hasExited { state.exit = continuation }
-                        return state.hasExited
-                    }
-                    if hasExited { continuation.resume() }
-                }
-                return true
-            }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return false
-            }
-            let first = await group.next() ?? false
-            if !first {
-                // Let the waiting child finish: resume it if the reader has not.
-                state.withLock { state in
-                    defer { state.exit = nil }
-                    return state.exit
-                }?.resume()
-            }
-            group.cancelAll()
-            return first
+    /// Whether the browser process exited (and was reaped by the reading thread) within
+    /// `timeout`.
+    private func hasExited(within timeout: Duration) async -> Bool {
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        while !state.withLock({ $0.hasExited }) {
+            guard clock.now < deadline else { return false }
+            try? await Task.sleep(for: .milliseconds(20))
         }
+        return true
+    }
+
+    /// Sends the browser command `method` and forgets it: its answer, if any, is dropped.
+    private func sendWithoutAnswer(_ method: String) {
+        let id = state.withLock { state in
+            defer { state.nextID += 1 }
+            return state.nextID
+        }
+        guard let bytes = try? JSONSerialization.data(withJSONObject: ["id": id, "method": method]) else { return }
+        (bytes + [0]).withUnsafeBytes { _ = Self.writeAll($0, to: commands) }
     }
 
     private func recentErrors() -> String {

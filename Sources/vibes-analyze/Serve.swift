@@ -4,6 +4,7 @@ import Ingest
 import Logging
 import SpotifyTokenServer
 import VibesCommandSupport
+import VibesEngine
 import VibesServer
 
 extension VibesAnalyze {
@@ -71,7 +72,8 @@ extension VibesAnalyze {
             let server = VibesServer(
                 configuration: VibesServer.Configuration(bindAddress: bind, port: port, bearerToken: token),
                 store: store,
-                logger: Logger(label: "vibes.server")
+                logger: Logger(label: "vibes.server"),
+                playlistPusher: await Self.makePlaylistPusher()
             )
             let open = open
             do {
@@ -83,6 +85,16 @@ extension VibesAnalyze {
             } catch let error as VibesServerError {
                 throw CommandFailure("\(error) Choose another --port, or an address of this machine with --bind.")
             }
+        }
+
+        /// A pusher to the Spotify account `vibes-analyze auth login` signed in to, configured as
+        /// the Spotify commands are; `nil` when there is no session, so the web app says so.
+        static func makePlaylistPusher() async -> PlaylistPusher? {
+            guard let options = try? SpotifyOptions.parse([]),
+                let (client, tokens) = try? options.makeClient(quiet: true),
+                (try? await tokens.session()) != nil
+            else { return nil }
+            return { playlist, store in try await SpotifyPlaylistPusher(client: client, store: store).push(playlist) }
         }
 
         /// Asks the desktop to open `url` (`open` on macOS, `xdg-open` elsewhere); says so when

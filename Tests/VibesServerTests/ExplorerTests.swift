@@ -195,6 +195,14 @@ struct ExplorerTests {
                         as: Bool.self
                     )
                 )
+                // Nobody is signed in to Spotify here: the push button is off, and says why.
+                #expect(
+                    try await browser.evaluate(
+                        "document.getElementById('staging-spotify').disabled"
+                            + " && !document.getElementById('staging-spotify-why').hidden",
+                        as: Bool.self
+                    )
+                )
                 // The canvas pans and zooms by keyboard too.
                 try await browser.evaluate("document.getElementById('explorer-canvas').focus()")
                 let draws = try await browser.evaluate("explorerStats.draws", as: Int.self)

@@ -1,0 +1,108 @@
+import Foundation
+import Ingest
+import SpotifyTestSupport
+import SpotifyWebAPI
+import Testing
+import VibesEngine
+import VibesServer
+import VibesTestSupport
+
+/// `POST /api/playlists/{id}/push` and `GET /api/spotify`: a saved playlist written to a fake
+/// Spotify account through VibesEngine's pusher, and the answers when nobody is signed in.
+struct ExplorerPushTests {
+    @Test func aSavedPlaylistIsPushedThenReplaced() async throws {
+        try await FakeSpotify.withServer { fake in
+            let signedIn = try await makeSignedInClient(fake)
+            let pusher: PlaylistPusher = { playlist, store in
+                try await SpotifyPlaylistPusher(client: signedIn.client, store: store).push(playlist)
+            }
+            try await ServerHarness.withServer(playlistPusher: pusher) { harness async throws in
+                #expect(try await harness.get("/api/spotify").json()["signed_in"] as? Bool == true)
+                let ids = try [15, 3, 9].map { try ExplorerAPITests.trackID($0, in: harness) }
+                let saved = try await harness.post(
+                    "{\"name\": \"Explorer picks\", \"track_ids\": [\(ids.map(String.init).joined(separator: ","))]}",
+                    to: "/api/playlists"
+                )
+                let id = try #require(try saved.json()["id"] as? Int)
+                let pushed = try await harness.post("{}", to: "/api/playlists/\(id)/push")
+                #expect(pushed.status == 200, "\(pushed.errorMessage ?? "")")
+                let body = try pushed.json()
+                let spotifyID = try #require(body["spotify_id"] as? String)
+                #expect(body["created"] as? Bool == true)
+                #expect(body["item_count"] as? Int == 3)
+                #expect(body["url"] as? String == "https://open.spotify.com/playlist/\(spotifyID)")
+                #expect(
+                    await fake.state.writtenItems[spotifyID]
+                        == [15, 3, 9].map { "spotify:track:\(ServerHarness.spotifyID($0))" }
+                )
+                // A second push replaces the items of the same Spotify playlist.
+                let again = try await harness.post("{}", to: "/api/playlists/\(id)/push").json()
+                #expect(again["spotify_id"] as? String == spotifyID && again["created"] as? Bool == false)
+
+                let missing = try await harness.post("{}", to: "/api/playlists/99999/push")
+                #expect(missing.status == 404 && missing.errorCode == "not_found")
+            }
+        }
+    }
+
+    @Test func withoutASpotifySessionThePushSaysHowToSignIn() async throws {
+        try await ServerHarness.withServer { harness async throws in
+            #expect(try await harness.get("/api/spotify").json()["signed_in"] as? Bool == false)
+            let answer = try await harness.post("{}", to: "/api/playlists/1/push")
+            #expect(answer.status == 409)
+            #expect(answer.errorCode == "not_signed_in")
+            #expect(answer.errorMessage?.contains("vibes-analyze auth login") == true)
+            #expect(try await harness.get("/api/playlists/1/push").status == 405)
+            // The CSRF token is needed as for every POST.
+            #expect(try await harness.post("{}", to: "/api/playlists/1/push", sendsCSRFToken: false).status == 403)
+        }
+    }
+
+    @Test(.enabled(if: HeadlessChromium.isAvailable, HeadlessChromium.skipReason))
+    func thePushButtonSavesAndPushesTheStagingList() async throws {
+        try await FakeSpotify.withServer { fake in
+            let signedIn = try await makeSignedInClient(fake)
+            let pusher: PlaylistPusher = { playlist, store in
+                try await SpotifyPlaylistPusher(client: signedIn.client, store: store).push(playlist)
+            }
+            try await ServerHarness.withServer(playlistPusher: pusher) { harness async throws in
+                try await ChromiumSession.withSession { browser in
+                    try await ExplorerTests.openExplorer(browser, harness: harness)
+                    try await ExplorerTests.choose("Quiet Evening", in: "explorer-playlist", browser)
+                    try await browser.waitUntil("document.getElementById('explorer-canvas').dataset.shown === '8'")
+                    let add = try await ExplorerTests.centre(of: "#explorer-add-shown", browser)
+                    try await browser.click(x: add.x, y: add.y)
+                    try await browser.waitUntil("!document.getElementById('staging-spotify').disabled")
+                    #expect(
+                        try await browser.evaluate(
+                            "document.getElementById('staging-spotify-why').hidden",
+                            as: Bool.self
+                        )
+                    )
+                    try await browser.evaluate("document.getElementById('staging-name').value = 'Quiet picks'")
+                    let push = try await ExplorerTests.centre(of: "#staging-spotify", browser)
+                    try await browser.click(x: push.x, y: push.y)
+                    try await browser.waitUntil(
+                        "document.getElementById('staging-status').textContent.includes('on Spotify')"
+                    )
+                    #expect(
+                        try await browser.evaluate(
+                            "document.getElementById('staging-status').textContent",
+                            as: String.self
+                        )
+                            == "Created “Quiet picks” on Spotify with 8 tracks."
+                    )
+                }
+                let saved = try #require(
+                    try harness.store.playlistOverviews(vibesOf: nil).first { $0.name == "Quiet picks" }
+                )
+                let pushable = try harness.store.pushablePlaylist(matching: String(saved.id))
+                let spotifyID = try #require(pushable.spotifyID)
+                #expect(
+                    await fake.state.writtenItems[spotifyID.rawValue]
+                        == (1...8).map { "spotify:track:\(ServerHarness.spotifyID($0))" }
+                )
+            }
+        }
+    }
+}
