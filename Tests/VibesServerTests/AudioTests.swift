@@ -27,22 +27,7 @@ struct AudioTests {
             features: AudioFeatures(energy: ServerHarness.energy(index), key: 5, loudness: -7.5, mode: 1, tempo: 120),
             provenance: [:],
             confidence: [:],
-            descriptors: AudioDescriptors(
-                integratedLoudness: -9,
-                loudnessRange: 6,
-                tempoConfidence: 0.9,
-                beatRegularity: 0.8,
-                onsetRate: 2,
-                spectralCentroid: 2000,
-                spectralFlatness: 0.1,
-                highFrequencyShare: 0.2,
-                lowFrequencyShare: 0.3,
-                syllabicModulation: 0.1,
-                keyCorrelation: 0.7,
-                tuningCents: 0,
-                silentShare: 0,
-                pitchClassProfile: []
-            ),
+            descriptors: try descriptors(),
             tags: AudioFileTags(spotifyID: SpotifyID(ServerHarness.spotifyID(index))),
             stream: AudioStreamFormat(codec: "mp3", sampleRate: 44_100, channels: 2),
             analyzer: "test-1"
@@ -53,6 +38,17 @@ struct AudioTests {
             contentHash: String(repeating: String(index % 10), count: 64)
         )
         return outcome.trackID
+    }
+
+    /// Descriptors of no consequence here: the server serves files, not their analysis.
+    static func descriptors() throws -> AudioDescriptors {
+        let names = [
+            "tempo_confidence", "beat_regularity", "onset_rate", "spectral_centroid", "spectral_flatness",
+            "high_frequency_share", "low_frequency_share", "syllabic_modulation", "key_correlation",
+            "tuning_cents", "silent_share",
+        ]
+        let json = "{" + names.map { "\"\($0)\": 0.5" }.joined(separator: ", ") + ", \"pitch_class_profile\": []}"
+        return try JSONDecoder().decode(AudioDescriptors.self, from: Data(json.utf8))
     }
 
     /// The store ID of synthetic track `index`.
@@ -152,12 +148,13 @@ struct AudioTests {
         try await ServerHarness.withServer { harness async throws in
             let folder = harness.folder
             let files = FileManager.default
+            /// Records `name`, a link to `target` in the folder, as track `index`'s file.
+            func recordLink(_ name: String, to target: String, forTrack index: Int) throws -> Int64 {
+                try files.createSymbolicLink(atPath: folder + "/" + name, withDestinationPath: target)
+                return try Self.recordFile(at: folder + "/" + name, forTrack: index, in: harness.store)
+            }
             try "top secret".write(toFile: folder + "/secret.txt", atomically: true, encoding: .utf8)
-            try files.createSymbolicLink(
-                atPath: folder + "/Song 3.mp3",
-                withDestinationPath: "secret.txt"
-            )
-            let linked = try Self.recordFile(at: folder + "/Song 3.mp3", forTrack: 3, in: harness.store)
+            let linked = try recordLink("Song 3.mp3", to: "secret.txt", forTrack: 3)
             let refused = try await harness.get("/api/tracks/\(linked)/audio")
             #expect(refused.status == 404)
             #expect(!String(decoding: refused.body, as: UTF8.self).contains("top secret"))
@@ -174,11 +171,7 @@ struct AudioTests {
             #expect(try await harness.get("/api/tracks/\(relative)/audio").status == 404)
 
             try Data("real audio".utf8).write(to: URL(fileURLWithPath: folder + "/real.opus"))
-            try files.createSymbolicLink(
-                atPath: folder + "/Song 7.opus",
-                withDestinationPath: "real.opus"
-            )
-            let goodLink = try Self.recordFile(at: folder + "/Song 7.opus", forTrack: 7, in: harness.store)
+            let goodLink = try recordLink("Song 7.opus", to: "real.opus", forTrack: 7)
             let served = try await harness.get("/api/tracks/\(goodLink)/audio")
             #expect(served.status == 200)
             #expect(served.headers["content-type"] == "audio/ogg")
