@@ -13,8 +13,8 @@ enum WebApp {
         let (type, text) =
             switch asset {
             case .page: ("text/html; charset=utf-8", page)
-            case .script: ("text/javascript; charset=utf-8", script)
-            case .styles: ("text/css; charset=utf-8", styles)
+            case .script: ("text/javascript; charset=utf-8", script + "\n" + explorerScript)
+            case .styles: ("text/css; charset=utf-8", styles + "\n" + explorerStyles)
             }
         return HTTPResponse(
             statusCode: .ok,
@@ -40,6 +40,7 @@ enum WebApp {
         <nav aria-label="Sections">
         <a href="#library">Library</a>
         <a href="#playlists">Playlists</a>
+        <a href="#explorer">Explorer</a>
         </nav>
         </header>
         <main id="main" tabindex="-1">
@@ -56,6 +57,7 @@ enum WebApp {
         <h2 id="more-title" tabindex="-1">More like this</h2>
         <div id="more-body" aria-live="polite"></div>
         </section>
+        \(explorerSection)
         </main>
         </body>
         </html>

@@ -77,10 +77,13 @@ struct OpenAPITests {
             try AudioTests.audioBytes(count: 5_000).write(to: URL(fileURLWithPath: audio))
             let audioID = try AudioTests.recordFile(at: audio, forTrack: 3, in: harness.store)
             let token = try #require(try await harness.get("/api/session").json()["csrf_token"] as? String)
-            let posted = #"{"name": "Picked", "track_ids": [\#(audioID)]}"#
-            let postHeaders = [
-                "Content-Type: application/json", "Content-Length: \(posted.utf8.count)", "X-CSRF-Token: \(token)",
-            ]
+            /// A POST of `body` as JSON with the session's CSRF token.
+            func post(_ path: String, _ body: String, status: Int) -> Sample {
+                let headers = [
+                    "Content-Type: application/json", "Content-Length: \(body.utf8.count)", "X-CSRF-Token: \(token)",
+                ]
+                return Sample(method: "POST", path: path, headers: headers, body: body, status: status)
+            }
             let (seed, unknown) = (ServerHarness.spotifyID(3), "7ouMYWpwJ422jRcDASZB7P")
             let samples = [
                 Sample(path: "/", status: 200),
@@ -89,7 +92,8 @@ struct OpenAPITests {
                 Sample(path: "/api/session", status: 200),
                 Sample(path: "/api/library", status: 200),
                 Sample(path: "/api/playlists", status: 200),
-                Sample(method: "POST", path: "/api/playlists", headers: postHeaders, body: posted, status: 201),
+                post("/api/playlists", #"{"name": "Picked", "track_ids": [\#(audioID)]}"#, status: 201),
+                post("/api/playlists", #"{"name": "", "track_ids": []}"#, status: 400),
                 Sample(method: "POST", path: "/api/playlists", headers: ["Content-Length: 0"], status: 403),
                 Sample(path: "/api/playlists/1", status: 200),
                 Sample(path: "/api/playlists/999", status: 404),
@@ -101,6 +105,13 @@ struct OpenAPITests {
                 Sample(path: "/api/tracks/\(audioID)/audio", headers: ["Range: bytes=10-19"], status: 206),
                 Sample(path: "/api/tracks/\(audioID)/audio", headers: ["Range: bytes=9000-"], status: 416),
                 Sample(path: "/api/tracks/\(audioID + 1)/audio", status: 404),
+                Sample(path: "/api/points", status: 200),
+                Sample(path: "/api/points?x=pc1&y=tempo", status: 200),
+                Sample(path: "/api/points?x=nope", status: 400),
+                Sample(path: "/api/points/facets", status: 200),
+                post("/api/exports", #"{"format": "m3u", "track_ids": [\#(audioID)]}"#, status: 200),
+                post("/api/exports", #"{"format": "csv", "name": "Picked", "track_ids": [\#(audioID)]}"#, status: 200),
+                post("/api/exports", #"{"format": "pdf", "track_ids": [\#(audioID)]}"#, status: 400),
                 Sample(path: "/v1/audio-features?ids=\(seed),\(unknown)", status: 200),
                 Sample(path: "/v1/audio-features", status: 400),
                 Sample(path: "/v1/audio-features/\(seed)", status: 200),
