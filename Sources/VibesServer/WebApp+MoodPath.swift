@@ -66,7 +66,7 @@ extension WebApp {
                 preview.replaceChildren(...pathPreview(data));
               } catch (error) { preview.textContent = "Could not build the path: " + error.message; }
             });
-            return form;
+            return el("div", {}, form, preview);
           }
           function pathPreview(data) {
             const list = el("ol", { class: "preview", id: "path-list" }, ...data.tracks.map(t => el("li", { "data-track-id": String(t.track_id) },
