@@ -13,7 +13,9 @@ extension VibesServer {
     func moods() throws -> HTTPResponse {
         try Self.json(
             MoodList(
-                moods: MoodWord.allCases.map { .init(name: $0.rawValue, valence: $0.point.valence, energy: $0.point.energy) }
+                moods: MoodWord.allCases.map {
+                    .init(name: $0.rawValue, valence: $0.point.valence, energy: $0.point.energy)
+                }
             )
         )
     }

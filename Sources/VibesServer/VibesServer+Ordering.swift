@@ -48,7 +48,8 @@ extension VibesServer {
             throw APIError(
                 status: 409,
                 code: "spotify_not_signed_in",
-                message: spotifyPush.message + " From a terminal: vibes-analyze playlist reorder \"\(original)\" --order "
+                message: spotifyPush.message
+                    + " From a terminal: vibes-analyze playlist reorder \"\(original)\" --order "
                     + (request.order ?? "flow") + "."
             )
         }

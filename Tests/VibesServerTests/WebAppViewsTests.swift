@@ -32,7 +32,11 @@ struct WebAppViewsTests {
         code: String,
         sourceLocation: SourceLocation = #_sourceLocation
     ) {
-        #expect(answer.status == status, "\(String(decoding: answer.body, as: UTF8.self))", sourceLocation: sourceLocation)
+        #expect(
+            answer.status == status,
+            "\(String(decoding: answer.body, as: UTF8.self))",
+            sourceLocation: sourceLocation
+        )
         #expect(answer.errorCode == code, sourceLocation: sourceLocation)
         #expect(answer.errorMessage?.isEmpty == false, sourceLocation: sourceLocation)
     }
@@ -80,7 +84,11 @@ struct WebAppViewsTests {
         try await ServerHarness.withServer { harness async throws in
             Self.expectError(try await harness.get("/api/vibes/9"), status: 404, code: "not_found")
             Self.expectError(try await harness.get("/api/vibes/Nothing%20like%20it"), status: 404, code: "not_found")
-            Self.expectError(try await Self.post("/api/vibes/1", "{}", to: harness), status: 405, code: "method_not_allowed")
+            Self.expectError(
+                try await Self.post("/api/vibes/1", "{}", to: harness),
+                status: 405,
+                code: "method_not_allowed"
+            )
         }
     }
 
@@ -110,7 +118,11 @@ struct WebAppViewsTests {
     func badClusterBodiesAreRefused(body: String) async throws {
         try await ServerHarness.withServer { harness async throws in
             let before = try harness.store.currentClusteringRunID()
-            Self.expectError(try await Self.post("/api/vibes/cluster", body, to: harness), status: 400, code: "bad_request")
+            Self.expectError(
+                try await Self.post("/api/vibes/cluster", body, to: harness),
+                status: 400,
+                code: "bad_request"
+            )
             #expect(try harness.store.currentClusteringRunID() == before)
         }
     }
