@@ -25,7 +25,7 @@ extension VibesServer {
 
     /// `POST /api/vibes/cluster` with `{"k": 6}` or `{"k": "auto"}`: clusters the library again as
     /// `vibes-analyze cluster --k K` does with its other options at their defaults, saves the run
-    /// and makes it current; answers 201 with the new run. One clustering runs at a time: another
+    /// and makes it current; answers 201 with the new run as `GET /api/vibes` shows it. One clustering runs at a time: another
     /// asked meanwhile is refused with 409.
     func cluster(body: Data) async throws -> HTTPResponse {
         let request = try Self.decode(ClusterRequest.self, from: body, shape: "{\"k\": 6} or {\"k\": \"auto\"}")
@@ -48,19 +48,13 @@ extension VibesServer {
         settings.kMeans.restartCount = 3
         settings.kMeans.maxIterations = 300
         settings.kMeans.threadCount = Parallelism.defaultThreadCount
-        let found = try await answeringEngineErrors {
+        _ = try await answeringEngineErrors {
             try await store.findVibes(VibeRequest(settings: settings))
         }
-        return try Self.json(
-            ClusteredRun(
-                runID: found.runID,
-                clusterCount: found.report.run.clusterCount,
-                trackCount: found.report.run.trackCount,
-                excludedTrackCount: found.excludedTrackCount,
-                vibes: found.report.vibes.map { .init(number: $0.number, name: $0.name, size: $0.size) }
-            ),
-            status: .created
-        )
+        // The new run is the current one: answered as `GET /api/vibes` shows it.
+        var answer = try await reads.run { try self.vibes() }
+        answer.statusCode = .created
+        return answer
     }
 
     /// A JSON body of type `T`, or 400 naming the expected `shape`.
@@ -166,29 +160,6 @@ struct ClusterRequest: Decodable {
         } else {
             throw DecodingError.dataCorruptedError(forKey: .k, in: container, debugDescription: "not auto")
         }
-    }
-}
-
-/// The answer to `POST /api/vibes/cluster`.
-struct ClusteredRun: Encodable {
-    struct Vibe: Encodable {
-        var number: Int
-        var name: String
-        var size: Int
-    }
-
-    var runID: Int64
-    var clusterCount: Int
-    var trackCount: Int
-    var excludedTrackCount: Int
-    var vibes: [Vibe]
-
-    enum CodingKeys: String, CodingKey {
-        case vibes
-        case runID = "run_id"
-        case clusterCount = "cluster_count"
-        case trackCount = "track_count"
-        case excludedTrackCount = "excluded_track_count"
     }
 }
 

@@ -102,7 +102,9 @@ struct WebAppViewsTests {
             #expect(runID != before)
             #expect(run["cluster_count"] as? Int == 3)
             #expect(run["track_count"] as? Int == 20)
-            #expect((run["vibes"] as? [[String: Any]])?.compactMap { $0["size"] as? Int }.reduce(0, +) == 20)
+            let vibes = try #require(run["vibes"] as? [[String: Any]])
+            #expect(vibes.compactMap { $0["number"] as? Int } == [1, 2, 3])
+            #expect(vibes.compactMap { $0["size"] as? Int }.reduce(0, +) == 20)
             // The store holds it as the current run, and the vibes list shows it.
             #expect(try harness.store.currentClusteringRunID() == Int64(runID))
             let listed = try await harness.get("/api/vibes").json()
