@@ -102,9 +102,11 @@ struct BuiltPlaylistBody: Encodable {
             try container.encode(entry.artists, forKey: .artists)
             try container.encode(entry.album, forKey: .album)
             try container.encode(entry.durationMS, forKey: .durationMS)
-            try container.encode(entry.features.energy, forKey: .energy)
-            try container.encode(entry.features.valence, forKey: .valence)
-            try container.encode(entry.features.tempo, forKey: .tempo)
+            // The table holds 32-bit floats: three decimals give the stored value without float noise.
+            let rounded = { (value: Double?) in value.map { ($0 * 1000).rounded() / 1000 } }
+            try container.encode(rounded(entry.features.energy), forKey: .energy)
+            try container.encode(rounded(entry.features.valence), forKey: .valence)
+            try container.encode(rounded(entry.features.tempo), forKey: .tempo)
             try container.encode(entry.features.key, forKey: .key)
             try container.encode(entry.features.mode, forKey: .mode)
         }
