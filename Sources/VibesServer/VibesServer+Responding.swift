@@ -30,6 +30,7 @@ extension VibesServer {
     /// 405.
     func route(_ request: HTTPRequest, body: Data) throws -> HTTPResponse {
         if request.path == "/api/playlists", request.method == .POST { return try savePlaylist(body: body) }
+        if let answer = try explorerRoute(request, body: body) { return answer }
         if let answer = try viewRoute(request, body: body) { return answer }
         let parts = request.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
         let isRead = request.method == .GET

@@ -13,8 +13,16 @@ enum WebApp {
         let (type, text) =
             switch asset {
             case .page: ("text/html; charset=utf-8", page)
-            case .script: ("text/javascript; charset=utf-8", script + vibesScript + moodPathScript + reportScript)
-            case .styles: ("text/css; charset=utf-8", styles + vibesStyles + moodPathStyles + reportStyles)
+            case .script:
+                (
+                    "text/javascript; charset=utf-8",
+                    [script, explorerScript, vibesScript, moodPathScript, reportScript].joined(separator: "\n")
+                )
+            case .styles:
+                (
+                    "text/css; charset=utf-8",
+                    [styles, explorerStyles, vibesStyles, moodPathStyles, reportStyles].joined(separator: "\n")
+                )
             }
         return HTTPResponse(
             statusCode: .ok,
@@ -43,6 +51,7 @@ enum WebApp {
         <a href="#vibes">Vibes</a>
         <a href="#mood-path">Mood path</a>
         <a href="#report">Report</a>
+        <a href="#explorer">Explorer</a>
         </nav>
         </header>
         <main id="main" tabindex="-1">
@@ -76,6 +85,7 @@ enum WebApp {
         <h2 id="more-title" tabindex="-1">More like this</h2>
         <div id="more-body" aria-live="polite"></div>
         </section>
+        \(explorerSection)
         </main>
         </body>
         </html>
