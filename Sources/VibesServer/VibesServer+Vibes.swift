@@ -25,8 +25,12 @@ extension VibesServer {
 
     /// `POST /api/vibes/cluster` with `{"k": 6}` or `{"k": "auto"}`: clusters the library again as
     /// `vibes-analyze cluster --k K` does with its other options at their defaults, saves the run
-    /// and makes it current; answers 201 with the new run as `GET /api/vibes` shows it. One clustering runs at a time: another
-    /// asked meanwhile is refused with 409.
+    /// and makes it current; answers 201 with the new run as `GET /api/vibes` shows it. One
+    /// clustering runs at a time: another asked meanwhile is refused with 409.
+    ///
+    /// The engine's clustering is async and runs its k-means threads from the calling task, so it
+    /// holds one of the cooperative pool's threads while it runs (about 7 s for 28k tracks on 2
+    /// cores); requests keep being answered meanwhile, as they read the store off the pool.
     func cluster(body: Data) async throws -> HTTPResponse {
         let request = try Self.decode(ClusterRequest.self, from: body, shape: "{\"k\": 6} or {\"k\": \"auto\"}")
         let count: VibeClustering.ClusterCount
