@@ -4,11 +4,12 @@ import Foundation
 /// One endpoint of the server: a method, a path pattern, and what answers it.
 ///
 /// A pattern's segments in braces (`{id}`) take any one segment of a request's path, handed to
-/// the answer in order. ``VibesServer/routes`` lists every route; `docs/openapi.json` describes
-/// each, and a test checks that the two agree.
+/// the answer in order; where a request matches patterns of both kinds (`/api/vibes/cluster` and
+/// `/api/vibes/{id}`), the one with more literal segments wins. ``VibesServer/routes`` lists
+/// every route; `docs/openapi.json` describes each, and a test checks that the two agree.
 struct Route: Sendable {
     /// A request as a route sees it.
-    struct Request {
+    struct Request: Sendable {
         var http: HTTPRequest
         /// The body, read whole; empty for a GET.
         var body: Data
@@ -19,20 +20,36 @@ struct Route: Sendable {
         var id: String { parameters.first ?? "" }
     }
 
+    /// How a route answers.
+    enum Answer: Sendable {
+        /// Reads the store or runs the recommender: blocking work, run on the server's
+        /// ``BlockingQueue``.
+        case blocking(@Sendable (VibesServer, Request) throws -> HTTPResponse)
+        /// Awaits work of its own (re-clustering), on the cooperative pool.
+        case awaiting(@Sendable (VibesServer, Request) async throws -> HTTPResponse)
+    }
+
     var method: HTTPMethod
     /// The path pattern, such as `/api/playlists/{id}`.
     var path: String
-    var answer: @Sendable (VibesServer, Request) throws -> HTTPResponse
+    var answer: Answer
 
     init(
         _ method: HTTPMethod,
         _ path: String,
         answer: @escaping @Sendable (VibesServer, Request) throws -> HTTPResponse
     ) {
+        self.init(method, path, .blocking(answer))
+    }
+
+    init(_ method: HTTPMethod, _ path: String, _ answer: Answer) {
         self.method = method
         self.path = path
         self.answer = answer
     }
+
+    /// The number of segments of the pattern that are not `{…}`.
+    var literalCount: Int { path.split(separator: "/").count { $0.first != "{" } }
 
     /// The values of the pattern's `{…}` segments when `segments` (a request path's non-empty
     /// segments) match it, or `nil` when they do not.
@@ -62,7 +79,22 @@ extension VibesServer {
         Route(.GET, "/api/playlists") { server, _ in try server.playlists() },
         Route(.POST, "/api/playlists") { server, request in try server.savePlaylist(body: request.body) },
         Route(.GET, "/api/playlists/{id}") { server, request in try server.playlist(id: request.id) },
+        Route(.GET, "/api/playlists/{id}/order") { server, request in
+            try server.orderPreview(playlist: request.id, request.http)
+        },
+        Route(.POST, "/api/playlists/{id}/order") { server, request in
+            try server.saveOrder(playlist: request.id, body: request.body)
+        },
         Route(.GET, "/api/vibes") { server, _ in try server.vibes() },
+        Route(.GET, "/api/vibes/{id}") { server, request in try server.vibe(request.id) },
+        Route(
+            .POST,
+            "/api/vibes/cluster",
+            .awaiting { server, request in try await server.cluster(body: request.body) }
+        ),
+        Route(.GET, "/api/moods") { server, _ in try server.moods() },
+        Route(.GET, "/api/mood-path") { server, request in try server.moodPath(request.http) },
+        Route(.GET, "/api/report") { server, request in try server.report(request.http) },
         Route(.GET, "/api/tracks") { server, request in try server.tracks(request.http) },
         Route(.GET, "/api/tracks/{id}/audio") { server, request in try server.audio(request) },
         Route(.GET, "/api/points") { server, request in try server.points(request.http) },

@@ -13,8 +13,15 @@ extension VibesServer {
         do {
             // A body is at most the gate's limit, and read whole before routing.
             let body = request.method == .POST ? try await request.bodyData : Data()
-            // Routes read the store and run the recommender: blocking work, done off the pool.
-            return try await reads.run { try self.route(request, body: body) }
+            let (route, parameters) = try Self.route(for: request)
+            let routed = Route.Request(http: request, body: body, parameters: parameters)
+            switch route.answer {
+            case .blocking(let answer):
+                // Routes read the store and run the recommender: blocking work, done off the pool.
+                return try await reads.run { try answer(self, routed) }
+            case .awaiting(let answer):
+                return try await answer(self, routed)
+            }
         } catch let error as APIError {
             return Self.errorResponse(error)
         } catch {
@@ -25,20 +32,25 @@ extension VibesServer {
         }
     }
 
-    /// Answers `request` by the route of ``routes`` it names. A path with no route is 404, a
-    /// route asked with another method 405.
-    func route(_ request: HTTPRequest, body: Data) throws -> HTTPResponse {
+    /// The route of ``routes`` that `request` names, and the values of its `{…}` segments.
+    ///
+    /// - Throws: ``APIError`` 404 for a path no route has, 405 for a route asked with another
+    ///   method.
+    static func route(for request: HTTPRequest) throws -> (Route, [String]) {
         let segments = request.path.split(separator: "/", omittingEmptySubsequences: true)
-        let matches = Self.routes.compactMap { route in route.parameters(matching: segments).map { (route, $0) } }
+        var matches = routes.compactMap { route in route.parameters(matching: segments).map { (route, $0) } }
+        // A literal segment beats a `{…}` one: /api/vibes/cluster is not the vibe "cluster".
+        let specific = matches.map(\.0.literalCount).max() ?? 0
+        matches.removeAll { $0.0.literalCount < specific }
         guard !matches.isEmpty else {
             throw APIError.notFound("No such endpoint: \(request.path). See docs/api.md for the API.")
         }
-        guard let (route, parameters) = matches.first(where: { $0.0.method == request.method }) else {
+        guard let match = matches.first(where: { $0.0.method == request.method }) else {
             let methods = matches.map(\.0.method.rawValue)
             let allowed = methods.count == 1 ? "\(methods[0]) only" : methods.joined(separator: " and ")
             throw APIError(status: 405, code: "method_not_allowed", message: "\(request.path) answers \(allowed).")
         }
-        return try route.answer(self, Route.Request(http: request, body: body, parameters: parameters))
+        return match
     }
 
     // MARK: - JSON

@@ -85,6 +85,7 @@ struct OpenAPITests {
                 return Sample(method: "POST", path: path, headers: headers, body: body, status: status)
             }
             let (seed, unknown) = (ServerHarness.spotifyID(3), "7ouMYWpwJ422jRcDASZB7P")
+            let lively = try AudioTests.trackID(15, in: harness.store)
             let samples = [
                 Sample(path: "/", status: 200),
                 Sample(path: "/app.js", status: 200),
@@ -101,6 +102,17 @@ struct OpenAPITests {
                 Sample(path: "/api/vibes", status: 200),
                 Sample(path: "/api/tracks?q=Song%203&limit=3", status: 200),
                 Sample(path: "/api/tracks", status: 400),
+                Sample(path: "/api/vibes/1", status: 200),
+                Sample(path: "/api/vibes/99", status: 404),
+                Sample(path: "/api/moods", status: 200),
+                Sample(path: "/api/mood-path?from=track:\(audioID)&to=track:\(lively)&count=5", status: 200),
+                Sample(path: "/api/mood-path?from=nowhere&to=track:\(lively)", status: 400),
+                Sample(path: "/api/playlists/1/order?order=flow", status: 200),
+                Sample(path: "/api/playlists/1/order?order=sideways", status: 400),
+                post("/api/playlists/1/order", #"{"order": "key"}"#, status: 201),
+                Sample(path: "/api/report", status: 200),
+                post("/api/vibes/cluster", #"{"k": 2}"#, status: 201),
+                post("/api/vibes/cluster", #"{"k": 1}"#, status: 400),
                 Sample(path: "/api/tracks/\(audioID)/audio", status: 200),
                 Sample(path: "/api/tracks/\(audioID)/audio", headers: ["Range: bytes=10-19"], status: 206),
                 Sample(path: "/api/tracks/\(audioID)/audio", headers: ["Range: bytes=9000-"], status: 416),
