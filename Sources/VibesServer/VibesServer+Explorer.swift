@@ -23,51 +23,28 @@ extension VibesServer {
     /// The most genres `GET /api/points/facets` lists, the most common first.
     static let maximumFacetGenres = 150
 
-    /// The explorer's routes, or `nil` when `request` is for another endpoint.
-    func explorerRoute(_ request: HTTPRequest, body: Data) throws -> HTTPResponse? {
-        let answer: (() throws -> HTTPResponse)?
-        let method: HTTPMethod
-        switch request.path {
-        case "/api/points": (answer, method) = ({ try points(request) }, .GET)
-        case "/api/points/facets": (answer, method) = ({ try pointFacets() }, .GET)
-        case "/api/exports": (answer, method) = ({ try export(body: body) }, .POST)
-        case "/api/spotify":
-            (answer, method) = ({ try Self.json(SpotifyStatus(isSignedIn: playlistPusher != nil)) }, .GET)
-        default: (answer, method) = (nil, .GET)
-        }
-        guard let answer else { return nil }
-        guard request.method == method else {
-            throw APIError(
-                status: 405,
-                code: "method_not_allowed",
-                message: "\(request.path) answers \(method.rawValue) only."
-            )
-        }
-        return try answer()
-    }
-
     // MARK: - Spotify
+
+    /// `GET /api/spotify`: whether the server can push playlists to Spotify.
+    func spotifyStatus() throws -> HTTPResponse {
+        try Self.json(SpotifyStatus(isSignedIn: playlistPusher != nil))
+    }
 
     /// `POST /api/playlists/{id}/push`: pushes the stored playlist `id` to Spotify, creating a
     /// private playlist the first time and replacing its items later; answers `spotify_id`, `url`,
-    /// `created`, `item_count` and `skipped_without_id`. `nil` for any other request.
+    /// `created`, `item_count` and `skipped_without_id`.
     ///
-    /// - Throws: ``APIError`` 409 `not_signed_in` when the server has no Spotify session, 404 for an
+    /// - Throws: ``APIError`` 409 `spotify_not_signed_in` when the server has no Spotify session, 404 for an
     ///   unknown playlist, 400 for one without a track with a Spotify ID, 502 `spotify_error` when
     ///   Spotify refuses.
-    func pushToSpotify(_ request: HTTPRequest) async throws -> HTTPResponse? {
-        let parts = request.path.split(separator: "/", omittingEmptySubsequences: true)
-        guard parts.count == 4, parts[0] == "api", parts[1] == "playlists", parts[3] == "push" else { return nil }
-        guard request.method == .POST else {
-            throw APIError(status: 405, code: "method_not_allowed", message: "\(request.path) answers POST only.")
-        }
-        guard let id = Int64(parts[2]) else {
-            throw APIError.badRequest("A playlist is named by its numeric id (got \"\(parts[2])\").")
+    func pushToSpotify(playlist text: String) async throws -> HTTPResponse {
+        guard let id = Int64(text) else {
+            throw APIError.badRequest("A playlist is named by its numeric id (got \"\(text)\").")
         }
         guard let playlistPusher else {
             throw APIError(
                 status: 409,
-                code: "not_signed_in",
+                code: "spotify_not_signed_in",
                 message:
                     "This server is not signed in to Spotify: run vibes-analyze auth login, then start vibes-analyze serve again."
             )

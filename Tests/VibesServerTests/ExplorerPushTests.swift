@@ -50,7 +50,7 @@ struct ExplorerPushTests {
             #expect(try await harness.get("/api/spotify").json()["signed_in"] as? Bool == false)
             let answer = try await harness.post("{}", to: "/api/playlists/1/push")
             #expect(answer.status == 409)
-            #expect(answer.errorCode == "not_signed_in")
+            #expect(answer.errorCode == "spotify_not_signed_in")
             #expect(answer.errorMessage?.contains("vibes-analyze auth login") == true)
             #expect(try await harness.get("/api/playlists/1/push").status == 405)
             // The CSRF token is needed as for every POST.
