@@ -52,6 +52,19 @@ extension LibraryStore {
         }
         return built
     }
+
+    /// The rows of the whole library's similarity space: every track with features, ascending, as
+    /// the `features` snapshot lists them (``featureTable(scope:)`` with ``TrackScope/all``),
+    /// without reading the values.
+    public func featureTrackIDs() throws -> [Int64] {
+        try featureSnapshot(only: ["track_ids"]).trackIDs
+    }
+
+    /// Whether the `blocks` snapshot is present (it is current when present, or built over other
+    /// rows, which its reader finds out).
+    public func hasBlockSnapshot() throws -> Bool {
+        try read { db in try Self.snapshotParts(.blocks, in: db, only: []) != nil }
+    }
 }
 
 /// The parts of the `blocks` snapshot: the rows' track IDs, the number of blocks, and per block
