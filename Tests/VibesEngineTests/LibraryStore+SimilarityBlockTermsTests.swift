@@ -31,6 +31,10 @@ struct LibraryStoreSimilarityBlockTermsTests {
                 let streamed = try #require(try store.makeSimilarityBlockTerms(over: rows), sourceLocation: sourceLocation)
                 #expect(streamed == expected, sourceLocation: sourceLocation)
                 #expect(!expected.isEmpty, sourceLocation: sourceLocation)
+                // The names' tags of the same rows: those of every track, cut to the rows.
+                let wanted = Set(rows)
+                let names = try store.nameTags().filter { wanted.contains($0.key) }
+                #expect(try store.nameTags(of: rows) == names && !names.isEmpty, sourceLocation: sourceLocation)
             }
         }
     }
