@@ -87,10 +87,12 @@ extension LibraryStore {
             let wanted = Set(trackIDs)
             return try nameTags().filter { wanted.contains($0.key) }
         }
-        var shared: [[Int32]: Set<String>] = [:]
+        // Keyed by slices of the rows' labels, which share their storage: no array per track.
+        var shared: [ArraySlice<Int32>: Set<String>] = [:]
         var tags: [Int64: Set<String>] = [:]
+        tags.reserveCapacity(trackIDs.indices.count { rows.rowStarts[$0 + 1] > rows.rowStarts[$0] })
         for row in trackIDs.indices where rows.rowStarts[row + 1] > rows.rowStarts[row] {
-            let labels = Array(rows.rowLabels[rows.rowStarts[row]..<rows.rowStarts[row + 1]])
+            let labels = rows.rowLabels[rows.rowStarts[row]..<rows.rowStarts[row + 1]]
             if let set = shared[labels] {
                 tags[trackIDs[row]] = set
             } else {
