@@ -23,6 +23,9 @@
 # (Tests/VibesEngineTests/DiscoverySharedDataTests.swift) grades default lists of ten from 1,500 seed
 # tracks of each set with playlists: how many are by the seed's artist, and precision@10 against
 # naive rules picking under the same artist limits, with paired bootstrap CIs.
+# Last, Benchmarks/quality/targets.awk reads the whole output back and prints issue 41's targets per
+# data set, each met or not: ≥ 1.10× the best naive baseline with the CI above zero, plain and beyond
+# the seed's artist; at most 2 of 10 by the seed's artist in default lists; names carrying the genre.
 # The similarity graded never sees the label it is graded on (`eval` refuses a label that leaks).
 # The binary defaults to .build/release/vibes-analyze (`make build`). The whole report goes to stdout
 # and to Benchmarks/results/quality.txt.
@@ -106,3 +109,4 @@ learn() {
     VIBES_SHARED_DATA="$DATA" swift test --filter DiscoverySharedDataTests 2>&1 \
         | grep -E "^discovery " || echo "(the discovery test did not run)"
 } | tee "$RESULT"
+awk -f Benchmarks/quality/targets.awk "$RESULT" | tee -a "$RESULT"

@@ -22,6 +22,9 @@ public struct PlaylistRequest: Sendable {
     public var recommendation = RecommendRequest()
     /// A mood path from the first mood to the second, instead of seeds.
     public var moodPath: (from: MoodWord, to: MoodWord)?
+    /// A path from a mood or a track to a mood or a track, instead of seeds; ``moodPath`` is the
+    /// one between two moods, and this one wins when both are given.
+    public var path: (from: PlaylistBuilder.PathEnd, to: PlaylistBuilder.PathEnd)?
     /// The length. Ordering a playlist of the library without a duration takes all its tracks.
     public var length: PlaylistBuilder.Length = .trackCount(20)
     /// With a vibe alone, whether to keep other versions of a song already listed.
@@ -107,7 +110,12 @@ extension LibraryStore {
         var ids: [Int64]
         let description: String
         var defaultName: String?
-        if let (fromMood, toMood) = request.moodPath {
+        if let (start, end) = request.path, PlaylistRequest.moods(of: (start, end)) == nil {
+            // A path with a track end; one between two moods is the mood path below.
+            ids = try builder.path(from: start, to: end, length: length)
+            description = "From \(label(of: start)) to \(label(of: end))"
+            defaultName = "\(label(of: start)) → \(label(of: end))" + request.lengthText
+        } else if let (fromMood, toMood) = request.path.flatMap(PlaylistRequest.moods(of:)) ?? request.moodPath {
             ids = try builder.moodPath(from: fromMood, to: toMood, length: length)
             description = "From \(fromMood.rawValue) to \(toMood.rawValue)"
             defaultName = "\(fromMood.rawValue.capitalized) → \(toMood.rawValue)" + request.lengthText
@@ -184,13 +192,14 @@ extension LibraryStore {
             locks.append(.init(position: position, entry: entry))
         }
         // A mood path is already in its order; anything else flows unless told otherwise.
-        let order = request.order ?? (request.moodPath != nil ? PlaylistRequest.Order.none : .flow)
+        let isPath = request.moodPath != nil || request.path != nil
+        let order = request.order ?? (isPath ? PlaylistRequest.Order.none : .flow)
         let arrangement = PlaylistBuilder.assemble(
             chosen,
             locks: locks,
             length: length,
             order: order == .flow ? .flow : order == .arc ? .arc(request.arc) : order == .key ? .key : .asChosen,
-            isMoodPath: request.moodPath != nil
+            isMoodPath: isPath
         )
         let entries = arrangement.entries
         let score = PlaylistOrdering.transitionScore(of: entries)
@@ -217,6 +226,14 @@ extension LibraryStore {
             built.exportDetails = try exportDetails(for: playlist.entries.map(\.trackID))
         }
         return built
+    }
+
+    /// "calm" or "Daft Punk – One More Time", for a path's description.
+    private func label(of end: PlaylistBuilder.PathEnd) -> String {
+        switch end {
+        case .mood(let mood): mood.rawValue
+        case .track(let id): title(of: id)
+        }
     }
 
     /// "Daft Punk – One More Time and mood calm", for playlist descriptions.
@@ -247,5 +264,15 @@ extension LibraryStore {
             note += "; energy follows the arc with shape correlation \(correlation.formatted(digits: 2))"
         }
         return note
+    }
+}
+
+extension PlaylistRequest {
+    /// The two moods of a path between moods; `nil` when an end is a track.
+    static func moods(
+        of path: (from: PlaylistBuilder.PathEnd, to: PlaylistBuilder.PathEnd)
+    ) -> (from: MoodWord, to: MoodWord)? {
+        guard case .mood(let from) = path.from, case .mood(let to) = path.to else { return nil }
+        return (from, to)
     }
 }

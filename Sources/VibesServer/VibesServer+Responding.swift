@@ -13,6 +13,7 @@ extension VibesServer {
         do {
             // A body is at most the gate's limit, and read whole before routing.
             let body = request.method == .POST ? try await request.bodyData : Data()
+            if let answer = try await longRoute(request, body: body) { return answer }
             // Routes read the store and run the recommender: blocking work, done off the pool.
             return try await reads.run { try self.route(request, body: body) }
         } catch let error as APIError {
@@ -29,6 +30,8 @@ extension VibesServer {
     /// 405.
     func route(_ request: HTTPRequest, body: Data) throws -> HTTPResponse {
         if request.path == "/api/playlists", request.method == .POST { return try savePlaylist(body: body) }
+        if let answer = try explorerRoute(request, body: body) { return answer }
+        if let answer = try viewRoute(request, body: body) { return answer }
         let parts = request.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
         let isRead = request.method == .GET
         // The last part of a path that ends in an ID, and the path with "{id}" in its place.

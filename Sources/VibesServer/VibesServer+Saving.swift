@@ -30,15 +30,7 @@ extension VibesServer {
         guard !name.isEmpty, name.count <= 200 else {
             throw APIError.badRequest("name must be 1 to 200 characters.")
         }
-        guard (1...Self.maximumSavedTracks).contains(request.trackIDs.count) else {
-            throw APIError.badRequest(
-                "track_ids must hold 1 to \(Self.maximumSavedTracks) tracks (got \(request.trackIDs.count))."
-            )
-        }
-        let known = try store.trackSummaries(for: Set(request.trackIDs))
-        if let missing = request.trackIDs.first(where: { known[$0] == nil }) {
-            throw APIError.badRequest("track_ids: the library has no track \(missing).")
-        }
+        _ = try summaries(ofListed: request.trackIDs)
         let playlist = Playlist(
             name: name,
             description: request.description ?? "Saved from the web app",

@@ -30,6 +30,8 @@ public struct VibesServer: Sendable {
     let gate: RequestGate
     /// Where requests read the store, off the cooperative pool.
     let reads = BlockingQueue(label: "vibes.server.reads")
+    /// The long jobs (re-clustering) that run one at a time.
+    let jobs = ServerJobs()
     let logger: Logger
 
     /// Creates a server; ``run(onListening:)`` starts it.

@@ -13,8 +13,16 @@ enum WebApp {
         let (type, text) =
             switch asset {
             case .page: ("text/html; charset=utf-8", page)
-            case .script: ("text/javascript; charset=utf-8", script)
-            case .styles: ("text/css; charset=utf-8", styles)
+            case .script:
+                (
+                    "text/javascript; charset=utf-8",
+                    [script, explorerScript, vibesScript, moodPathScript, reportScript].joined(separator: "\n")
+                )
+            case .styles:
+                (
+                    "text/css; charset=utf-8",
+                    [styles, explorerStyles, vibesStyles, moodPathStyles, reportStyles].joined(separator: "\n")
+                )
             }
         return HTTPResponse(
             statusCode: .ok,
@@ -40,6 +48,10 @@ enum WebApp {
         <nav aria-label="Sections">
         <a href="#library">Library</a>
         <a href="#playlists">Playlists</a>
+        <a href="#vibes">Vibes</a>
+        <a href="#mood-path">Mood path</a>
+        <a href="#report">Report</a>
+        <a href="#explorer">Explorer</a>
         </nav>
         </header>
         <main id="main" tabindex="-1">
@@ -51,11 +63,29 @@ enum WebApp {
         <h2 id="playlists-title">Playlists</h2>
         <ul id="playlist-list" aria-live="polite"><li>Loading…</li></ul>
         <div id="playlist-detail" aria-live="polite"></div>
+        <div id="playlist-order"></div>
+        </section>
+        <section id="vibes" aria-labelledby="vibes-title">
+        <h2 id="vibes-title">Vibes</h2>
+        <p id="vibes-run" class="run-info" aria-live="polite">Loading…</p>
+        <div id="vibes-controls"></div>
+        <ul id="vibe-list"></ul>
+        <div id="vibe-detail" aria-live="polite"></div>
+        </section>
+        <section id="mood-path" aria-labelledby="mood-path-title">
+        <h2 id="mood-path-title">Mood path</h2>
+        <div id="path-body">Loading…</div>
+        </section>
+        <section id="report" aria-labelledby="report-title">
+        <h2 id="report-title">Report</h2>
+        <button type="button" id="report-load">Show the mood report</button>
+        <div id="report-body" aria-live="polite"></div>
         </section>
         <section id="more" aria-labelledby="more-title" hidden>
         <h2 id="more-title" tabindex="-1">More like this</h2>
         <div id="more-body" aria-live="polite"></div>
         </section>
+        \(explorerSection)
         </main>
         </body>
         </html>

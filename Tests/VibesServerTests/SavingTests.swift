@@ -8,16 +8,7 @@ import VibesTestSupport
 struct SavingTests {
     /// Posts `body` to /api/playlists with the session's CSRF token.
     static func post(_ body: String, to harness: ServerHarness) async throws -> ServerHarness.Answer {
-        let token = try #require(try await harness.get("/api/session").json()["csrf_token"] as? String)
-        return try await harness.send(
-            method: "POST",
-            path: "/api/playlists",
-            headers: [
-                "Host: 127.0.0.1:\(harness.port)", "Content-Type: application/json",
-                "Content-Length: \(body.utf8.count)", "X-CSRF-Token: \(token)",
-            ],
-            body: body
-        )
+        try await harness.post(body, to: "/api/playlists")
     }
 
     @Test func recommendationsSavedAsAPlaylistAreListedInOrder() async throws {

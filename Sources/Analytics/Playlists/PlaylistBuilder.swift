@@ -95,6 +95,14 @@ public struct PlaylistBuilder: Sendable {
         return (picked, lastPosition + 1 - picked.count)
     }
 
+    /// One end of a path: a mood, or a track of the library.
+    public enum PathEnd: Hashable, Sendable {
+        /// The mood seed's point: the centroid of the 50 tracks nearest the mood.
+        case mood(MoodWord)
+        /// The track's own point; the path starts or ends with the track itself.
+        case track(Int64)
+    }
+
     /// A path across the valence–energy plane: from one mood to another in even steps, each step
     /// taking the unused track nearest (Euclidean, in the scaled space) to the interpolated point,
     /// never the same main artist twice in a row.
@@ -105,8 +113,18 @@ public struct PlaylistBuilder: Sendable {
     ///
     /// - Complexity: O(*s* · *n* · *d*) for *s* steps.
     public func moodPath(from start: MoodWord, to end: MoodWord, length: Length) throws -> [Int64] {
-        let a = try recommender.point(for: .mood(start)).scaled
-        let b = try recommender.point(for: .mood(end)).scaled
+        try path(from: .mood(start), to: .mood(end), length: length)
+    }
+
+    /// A path from a mood or a track to a mood or a track, as ``moodPath(from:to:length:)`` walks
+    /// one between moods; a track end is the path's first or last track.
+    ///
+    /// - Throws: `RecommendationError.seedWithoutFeatures(trackID:)` for a track end without
+    ///   features, `RecommendationError.emptySeed(label:)` for a mood no track is near.
+    /// - Complexity: O(*s* · *n* · *d*) for *s* steps.
+    public func path(from start: PathEnd, to end: PathEnd, length: Length) throws -> [Int64] {
+        let a = try recommender.point(for: start.seed).scaled
+        let b = try recommender.point(for: end.seed).scaled
         let steps: Int
         switch length {
         case .trackCount(let count): steps = count
@@ -146,7 +164,7 @@ public struct PlaylistBuilder: Sendable {
         // The ramp: the chosen tracks in the order of how far along the way from `start` to `end`
         // they lie on the valence–energy plane, so that a nearest track that overshoots its
         // waypoint does not break the rise. A stable sort keeps ties in waypoint order.
-        let (from, to) = (start.point, end.point)
+        let (from, to) = (moodPoint(of: start), moodPoint(of: end))
         let table = recommender.table
         let progress = path.map { row -> Double in
             let valence = table.value(row: row, feature: .valence).map(Double.init) ?? from.valence
@@ -155,7 +173,30 @@ public struct PlaylistBuilder: Sendable {
                 * (to.energy - from.energy)
         }
         let order = path.indices.sorted { progress[$0] < progress[$1] || (progress[$0] == progress[$1] && $0 < $1) }
-        return order.map { recommender.table.trackIDs[path[$0]] }
+        var ids = order.map { recommender.table.trackIDs[path[$0]] }
+        // A track end stays at its end, wherever its valence and energy put it on the ramp.
+        if case .track(let id) = start, let index = ids.firstIndex(of: id) {
+            ids.insert(ids.remove(at: index), at: 0)
+        }
+        if case .track(let id) = end, let index = ids.lastIndex(of: id) {
+            ids.append(ids.remove(at: index))
+        }
+        return ids
+    }
+
+    /// The valence–energy point of a path's end: the mood's, or the track's own values (the
+    /// middle of the plane for a value it lacks).
+    private func moodPoint(of end: PathEnd) -> (valence: Double, energy: Double) {
+        switch end {
+        case .mood(let mood):
+            return mood.point
+        case .track(let id):
+            let row = recommender.row(of: id)
+            let value = { (feature: AudioFeature) in
+                row.flatMap { recommender.table.value(row: $0, feature: feature) }.map(Double.init) ?? 0.5
+            }
+            return (value(.valence), value(.energy))
+        }
     }
 
     /// The number of consecutive tracks that make one step of a mood path.
@@ -211,5 +252,15 @@ extension Recommender {
             features[feature] = table.value(row: row, feature: feature).map(Double.init)
         }
         return features
+    }
+}
+
+extension PlaylistBuilder.PathEnd {
+    /// The recommender's seed at this end.
+    var seed: RecommendationSeed {
+        switch self {
+        case .mood(let mood): .mood(mood)
+        case .track(let id): .track(id)
+        }
     }
 }

@@ -1,0 +1,49 @@
+import Foundation
+import Testing
+import VibesTestSupport
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The DevTools driver the browser tests use: it opens the app, reads the page, clicks with real
+/// mouse events and leaves no process behind.
+struct ChromiumSessionTests {
+    @Test(.enabled(if: HeadlessChromium.isAvailable, HeadlessChromium.skipReason))
+    func opensThePageClicksAndClosesWithoutLeavingProcesses() async throws {
+        let processID = try await ServerHarness.withServer { harness async throws in
+            try await ChromiumSession.withSession { browser in
+                try await browser.open(try #require(URL(string: "http://127.0.0.1:\(harness.port)/")))
+                try await browser.waitUntil("document.querySelectorAll('.playlist-item').length === 2")
+                #expect(try await browser.evaluate("document.title", as: String.self) == "vibes-analyze")
+                #expect(try await browser.evaluate("Promise.resolve(6 * 7)", as: Int.self) == 42)
+                // A real click on the "Workout" button opens the playlist.
+                let box = try await browser.evaluate(
+                    """
+                    (() => { const b = [...document.querySelectorAll('button.playlist')]
+                      .find(b => b.textContent.includes('Workout')); b.scrollIntoView();
+                      const r = b.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()
+                    """,
+                    as: [Double].self
+                )
+                try await browser.click(x: box[0], y: box[1])
+                try await browser.waitUntil("document.querySelector('#playlist-detail h3')?.textContent === 'Workout'")
+                #expect(
+                    try await browser.evaluate(
+                        "document.querySelectorAll('#playlist-detail tbody tr').length",
+                        as: Int.self
+                    ) == 12
+                )
+                // A script error is reported as a failure with its text.
+                await #expect(throws: ChromiumSession.Failure.self) {
+                    try await browser.evaluate("null.property")
+                }
+                #expect(browser.pageErrors.isEmpty)
+                return browser.processID
+            }
+        }
+        // The browser and every process of its group are gone.
+        #expect(kill(processID, 0) == -1)
+        #expect(kill(-processID, 0) == -1)
+    }
+}
