@@ -70,14 +70,16 @@ extension LibraryStore {
 
     /// The tag block and the co-membership block over `trackIDs` (those that have a term), read
     /// from the store's `blocks` snapshot when it holds them for these rows, else built from the
-    /// tags and playlists (``makeSimilarityBlocks(over:)``) and, with `saving`, kept for the next
+    /// tags and playlists (``makeSimilarityBlockTerms(over:)``, the same terms as
+    /// ``makeSimilarityBlocks(over:)`` in ordered passes) and, with `saving`, kept for the next
     /// command.
     ///
     /// The snapshot gives the very blocks a build gives, bit for bit: it keeps the numbered terms
     /// of each row, and ``Analytics/SimilarityBlock/init(_:)`` weighs them as a build does.
     public func similarityBlocks(over trackIDs: [Int64], saving: Bool) throws -> [SimilarityBlock] {
         let terms = try similarityBlockTerms(over: trackIDs, saving: saving) {
-            try makeSimilarityBlocks(over: trackIDs).map(\.sparseTermRows)
+            try makeSimilarityBlockTerms(over: trackIDs)
+                ?? (try makeSimilarityBlocks(over: trackIDs).map(\.sparseTermRows))
         }
         let blocks = terms.compactMap(SimilarityBlock.init)
         // A kind or signal this version does not know (a damaged store): built again, not trusted.

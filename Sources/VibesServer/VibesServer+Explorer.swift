@@ -17,27 +17,6 @@ extension VibesServer {
     /// The most genres `GET /api/points/facets` lists, the most common first.
     static let maximumFacetGenres = 150
 
-    /// The explorer's routes, or `nil` when `request` is for another endpoint.
-    func explorerRoute(_ request: HTTPRequest, body: Data) throws -> HTTPResponse? {
-        let answer: (() throws -> HTTPResponse)?
-        let method: HTTPMethod
-        switch request.path {
-        case "/api/points": (answer, method) = ({ try points(request) }, .GET)
-        case "/api/points/facets": (answer, method) = ({ try pointFacets() }, .GET)
-        case "/api/exports": (answer, method) = ({ try export(body: body) }, .POST)
-        default: (answer, method) = (nil, .GET)
-        }
-        guard let answer else { return nil }
-        guard request.method == method else {
-            throw APIError(
-                status: 405,
-                code: "method_not_allowed",
-                message: "\(request.path) answers \(method.rawValue) only."
-            )
-        }
-        return try answer()
-    }
-
     // MARK: - Points
 
     /// `GET /api/points?x=FEATURE&y=FEATURE`: every track with features, in track-ID order, with

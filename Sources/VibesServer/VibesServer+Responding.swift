@@ -13,9 +13,15 @@ extension VibesServer {
         do {
             // A body is at most the gate's limit, and read whole before routing.
             let body = request.method == .POST ? try await request.bodyData : Data()
-            if let answer = try await longRoute(request, body: body) { return answer }
-            // Routes read the store and run the recommender: blocking work, done off the pool.
-            return try await reads.run { try self.route(request, body: body) }
+            let (route, parameters) = try Self.route(for: request)
+            let routed = Route.Request(http: request, body: body, parameters: parameters)
+            switch route.answer {
+            case .blocking(let answer):
+                // Routes read the store and run the recommender: blocking work, done off the pool.
+                return try await reads.run { try answer(self, routed) }
+            case .awaiting(let answer):
+                return try await answer(self, routed)
+            }
         } catch let error as APIError {
             return Self.errorResponse(error)
         } catch {
@@ -26,41 +32,25 @@ extension VibesServer {
         }
     }
 
-    /// The route `request` names. A path with no route is 404, a route asked with another method
-    /// 405.
-    func route(_ request: HTTPRequest, body: Data) throws -> HTTPResponse {
-        if request.path == "/api/playlists", request.method == .POST { return try savePlaylist(body: body) }
-        if let answer = try explorerRoute(request, body: body) { return answer }
-        if let answer = try viewRoute(request, body: body) { return answer }
-        let parts = request.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
-        let isRead = request.method == .GET
-        // The last part of a path that ends in an ID, and the path with "{id}" in its place.
-        let id = parts.count == 3 ? parts[2] : ""
-        let shape = parts.count == 3 ? parts[0..<2].joined(separator: "/") + "/{id}" : parts.joined(separator: "/")
-        let answer: (() throws -> HTTPResponse)? =
-            switch shape {
-            case "": { WebApp.response(for: .page) }
-            case "app.js": { WebApp.response(for: .script) }
-            case "app.css": { WebApp.response(for: .styles) }
-            case "api/session": { try Self.json(Session(csrfToken: gate.csrfToken)) }
-            case "api/library": { try Self.json(try store.summary()) }
-            case "api/playlists": { try playlists() }
-            case "api/playlists/{id}": { try playlist(id: id) }
-            case "api/vibes": { try vibes() }
-            case "api/tracks": { try tracks(request) }
-            case "v1/audio-features": { try audioFeatures(request) }
-            case "v1/audio-features/{id}": { try audioFeatures(id: id) }
-            case "v1/recommendations": { try recommendations(request) }
-            default: nil
-            }
-        guard let answer else {
+    /// The route of ``routes`` that `request` names, and the values of its `{…}` segments.
+    ///
+    /// - Throws: ``APIError`` 404 for a path no route has, 405 for a route asked with another
+    ///   method.
+    static func route(for request: HTTPRequest) throws -> (Route, [String]) {
+        let segments = request.path.split(separator: "/", omittingEmptySubsequences: true)
+        var matches = routes.compactMap { route in route.parameters(matching: segments).map { (route, $0) } }
+        // A literal segment beats a `{…}` one: /api/vibes/cluster is not the vibe "cluster".
+        let specific = matches.map(\.0.literalCount).max() ?? 0
+        matches.removeAll { $0.0.literalCount < specific }
+        guard !matches.isEmpty else {
             throw APIError.notFound("No such endpoint: \(request.path). See docs/api.md for the API.")
         }
-        guard isRead else {
-            let methods = shape == "api/playlists" ? "GET and POST" : "GET only"
-            throw APIError(status: 405, code: "method_not_allowed", message: "\(request.path) answers \(methods).")
+        guard let match = matches.first(where: { $0.0.method == request.method }) else {
+            let methods = matches.map(\.0.method.rawValue)
+            let allowed = methods.count == 1 ? "\(methods[0]) only" : methods.joined(separator: " and ")
+            throw APIError(status: 405, code: "method_not_allowed", message: "\(request.path) answers \(allowed).")
         }
-        return try answer()
+        return match
     }
 
     // MARK: - JSON
@@ -99,6 +89,7 @@ extension VibesServer {
             HTTPHeader("Referrer-Policy"): "no-referrer",
             HTTPHeader("Content-Security-Policy"):
                 "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; "
+                + "media-src 'self'; "
                 + "base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
         ]
     }

@@ -188,6 +188,13 @@ enum WebApp {
                 more.addEventListener("click", () => { location.hash = "playlist/" + id + "/more/" + entry.track.spotify_id; });
                 cell.append(" ", more);
               }
+              const play = el("button", { class: "play", type: "button", "aria-label": "Play " + title }, "Play");
+              play.addEventListener("click", () => {
+                const audio = el("audio", { controls: "", autoplay: "", src: "/api/tracks/" + entry.track.id + "/audio" });
+                audio.addEventListener("error", () => { audio.replaceWith("no local file"); });
+                play.replaceWith(audio);
+              });
+              cell.append(" ", play);
               body.append(el("tr", {}, el("td", {}, String(entry.position + 1)), cell,
                 el("td", { class: "album" }, entry.track.album || ""),
                 el("td", {}, entry.vibe == null ? (entry.has_features ? "" : "no features") : String(entry.vibe))));
