@@ -18,8 +18,9 @@ extension LibraryStore {
     /// the few tracks shown (`trackSummaries(for:)`).
     ///
     /// With `context`, the hybrid similarity also holds the same-artist block, the tag block
-    /// (artist genres, dataset genres and subgenres) and the co-membership block (imported
-    /// playlists, catch-alls left out).
+    /// (artist genres, dataset genres and subgenres, and the tags a tagger heard in analysed
+    /// files), the co-membership block (imported playlists, catch-alls left out) and, for analysed
+    /// files, the embedding block (``Analytics/SimilarityBlock/embedding(_:trackIDs:)``).
     ///
     /// - Parameters:
     ///   - scope: The tracks that can be picked.
@@ -58,20 +59,27 @@ extension LibraryStore {
             for block in try similarityBlocks(over: recommender.features.trackIDs, saving: scope == .all) {
                 recommender = recommender.adding(block)
             }
+            // Only analysed files have embeddings: other libraries get no such block.
+            let trackIDs = recommender.features.trackIDs
+            if let block = SimilarityBlock.embedding(try audioEmbeddings(of: trackIDs), trackIDs: trackIDs) {
+                recommender = recommender.adding(block)
+            }
         }
         return recommender
     }
 
     /// The tag block and the co-membership block over `trackIDs` (those that have a term), read
     /// from the store's `blocks` snapshot when it holds them for these rows, else built from the
-    /// tags and playlists (``makeSimilarityBlocks(over:)``) and, with `saving`, kept for the next
+    /// tags and playlists (``makeSimilarityBlockTerms(over:)``, the same terms as
+    /// ``makeSimilarityBlocks(over:)`` in ordered passes) and, with `saving`, kept for the next
     /// command.
     ///
     /// The snapshot gives the very blocks a build gives, bit for bit: it keeps the numbered terms
     /// of each row, and ``Analytics/SimilarityBlock/init(_:)`` weighs them as a build does.
     public func similarityBlocks(over trackIDs: [Int64], saving: Bool) throws -> [SimilarityBlock] {
         let terms = try similarityBlockTerms(over: trackIDs, saving: saving) {
-            try makeSimilarityBlocks(over: trackIDs).map(\.sparseTermRows)
+            try makeSimilarityBlockTerms(over: trackIDs)
+                ?? (try makeSimilarityBlocks(over: trackIDs).map(\.sparseTermRows))
         }
         let blocks = terms.compactMap(SimilarityBlock.init)
         // A kind or signal this version does not know (a damaged store): built again, not trusted.
@@ -89,12 +97,14 @@ extension LibraryStore {
         return blocks
     }
 
-    /// The tags of the tag block, by the signal each kind of tag is.
+    /// The tags of the tag block, by the signal each kind of tag is: genres, subgenres and artist
+    /// genres, and the `audio-tag` tags a tagger heard in analysed files.
     public func tagSources() throws -> [SimilarityBlock.Source] {
         [
             SimilarityBlock.Source(signal: .artistGenreTags, terms: try trackLabels(kind: "artist-genre")),
             SimilarityBlock.Source(signal: .genreTags, terms: try trackLabels(kind: "genre")),
             SimilarityBlock.Source(signal: .subgenreTags, terms: try trackLabels(kind: "subgenre")),
+            SimilarityBlock.Source(signal: .audioTags, terms: try trackLabels(kind: AudioTagProbabilities.tagKind)),
         ]
     }
 
@@ -102,7 +112,7 @@ extension LibraryStore {
     /// of vibes.
     public func nameTags() throws -> [Int64: Set<String>] {
         var tags: [Int64: Set<String>] = [:]
-        for source in try tagSources() {
+        for source in try tagSources() where source.signal != .audioTags {
             for (id, set) in source.terms { tags[id, default: []].formUnion(set) }
         }
         return tags

@@ -4,6 +4,7 @@ import Foundation
 import Ingest
 import VibesBenchmarking
 import VibesCommandSupport
+import VibesEngine
 
 extension ImportFormat: ExpressibleByArgument {}
 extension FeatureScale: ExpressibleByArgument {}
@@ -124,6 +125,10 @@ extension VibesAnalyze {
                 switch try? store.prepareSnapshots(memoryLimit: max(0, limit)) {
                 case .prepared:
                     snapshots = .prepared
+                    // The similarity blocks too, so that the first `recommend` from a seed track
+                    // reads them (built in ordered passes, well within the budget).
+                    timer.lap("snapshots")
+                    _ = try? store.prepareBlockSnapshot()
                 case .deferred(let tracks, let needed, _):
                     snapshots = .deferred
                     if !global.json {
@@ -135,7 +140,7 @@ extension VibesAnalyze {
                     // The store could not be read for them: the next command builds them.
                     snapshots = .deferred
                 }
-                timer.lap("snapshots")
+                timer.lap(snapshots == .prepared ? "blocks" : "snapshots")
             }
             if global.json {
                 // One document, failures included: the files imported and why the others were not.

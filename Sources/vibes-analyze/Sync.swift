@@ -134,7 +134,8 @@ extension VibesAnalyze {
                 }
                 var report = try await sync.run(parts, recheckAudioFeatures: recheckAudioFeatures)
                 bar.withLock { $0?.finish() }
-                try? store.prepareSnapshots()  // so the next command reads the library in one go
+                // So that the next command reads the library, and its similarity blocks, in one go.
+                if (try? store.prepareSnapshots()) == .prepared { _ = try? store.prepareBlockSnapshot() }
                 var recipesFailed = false
                 if refreshRecipes {
                     report.refreshedRecipes = []

@@ -12,8 +12,9 @@ import GRDB
 ///
 /// It is kept valid like the other snapshots: triggers delete it with any change to the tags, the
 /// playlists or their items (``Snapshot/blocks``), and it names the rows it was built over, so a
-/// space of other rows (another scope, tracks that gained or lost features) rebuilds it. It is
-/// built by the first command that needs it and finds it absent or stale, and saved when the
+/// space of other rows (another scope, tracks that gained or lost features) rebuilds it. `import`
+/// and `sync` build it once they are done (`prepareBlockSnapshot()` of `VibesEngine`); otherwise
+/// the first command that needs it and finds it absent or stale builds it. It is saved when the
 /// store can be written without waiting and no other program wrote the store since the build
 /// began reading.
 extension LibraryStore {
@@ -51,6 +52,19 @@ extension LibraryStore {
             }
         }
         return built
+    }
+
+    /// The rows of the whole library's similarity space: every track with features, ascending, as
+    /// the `features` snapshot lists them (``featureTable(scope:)`` with ``TrackScope/all``),
+    /// without reading the values.
+    public func featureTrackIDs() throws -> [Int64] {
+        try featureSnapshot(only: ["track_ids"]).trackIDs
+    }
+
+    /// Whether the `blocks` snapshot is present (it is current when present, or built over other
+    /// rows, which its reader finds out).
+    public func hasBlockSnapshot() throws -> Bool {
+        try read { db in try Self.snapshotParts(.blocks, in: db, only: []) != nil }
     }
 }
 

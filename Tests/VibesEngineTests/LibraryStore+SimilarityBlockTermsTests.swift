@@ -1,0 +1,112 @@
+import Analytics
+import Features
+import Foundation
+import GRDB
+import Testing
+import VibesEngine
+import VibesTestSupport
+
+@testable import Ingest
+
+/// The similarity blocks' terms read in ordered passes are the very terms the dictionaries of sets
+/// give, on real stores with tags of every kind, imported and built playlists, catch-alls and
+/// tracks outside the space; and `import` leaves the `blocks` snapshot for the next command.
+struct LibraryStoreSimilarityBlockTermsTests {
+    static let excerpt = Fixtures.path("csv/tidytuesday-excerpt.csv")
+
+    /// Imports `files`, runs `sql`, and compares the two builds over the library's space and over
+    /// a part of it.
+    static func expectSameTerms(
+        importing files: [String],
+        then sql: String = "",
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        try withTemporaryDirectory { folder in
+            let store = try LibraryStore(path: folder + "/library.sqlite")
+            for file in files { _ = try store.importFile(at: file) }
+            if !sql.isEmpty { try store.database.write { db in try db.execute(sql: sql) } }
+            let ids = try store.featureTable().trackIDs
+            for rows in [ids, ids.enumerated().filter { $0.offset % 3 != 1 }.map(\.element)] {
+                let expected = try store.makeSimilarityBlocks(over: rows).map(\.sparseTermRows)
+                let streamed = try #require(try store.makeSimilarityBlockTerms(over: rows), sourceLocation: sourceLocation)
+                #expect(streamed == expected, sourceLocation: sourceLocation)
+                #expect(!expected.isEmpty, sourceLocation: sourceLocation)
+                // The names' tags of the same rows: those of every track, cut to the rows.
+                let wanted = Set(rows)
+                let names = try store.nameTags().filter { wanted.contains($0.key) }
+                #expect(try store.nameTags(of: rows) == names && !names.isEmpty, sourceLocation: sourceLocation)
+            }
+        }
+    }
+
+    @Test func theExcerptGivesTheSameTerms() throws {
+        try Self.expectSameTerms(importing: [Self.excerpt])
+    }
+
+    /// Exportify playlists (a "Liked Songs" catch-all among them), artist genres, and a built
+    /// playlist, which is no label.
+    @Test func playlistsCatchAllsAndArtistGenresGiveTheSameTerms() throws {
+        try Self.expectSameTerms(
+            importing: [
+                Self.excerpt, Fixtures.path("exportify/Liked_Songs.csv"), Fixtures.path("exportify/Older_Layout.csv"),
+            ],
+            then: """
+                INSERT INTO playlists (origin_key, name, source, updated_at) VALUES ('test:a', 'Roadtrip', 'test', '');
+                INSERT INTO playlists (origin_key, name, source, updated_at) VALUES ('built:b', 'Built', 'test', '');
+                INSERT INTO playlist_items (playlist_id, position, track_id)
+                    SELECT (SELECT id FROM playlists WHERE origin_key = 'test:a'), track_id, track_id
+                    FROM audio_features WHERE track_id % 2 = 0 GROUP BY track_id;
+                INSERT INTO playlist_items (playlist_id, position, track_id)
+                    SELECT (SELECT id FROM playlists WHERE origin_key = 'built:b'), track_id, track_id
+                    FROM audio_features GROUP BY track_id;
+                INSERT INTO tags (kind, value) VALUES ('artist-genre', 'pop'), ('artist-genre', 'zouk'),
+                    ('playlist', 'Roadtrip');
+                INSERT OR IGNORE INTO track_tags (track_id, tag_id, source_id)
+                    SELECT track_id, (SELECT id FROM tags WHERE kind = 'artist-genre' AND value = 'pop'), 1
+                    FROM audio_features WHERE track_id % 3 = 0 GROUP BY track_id;
+                INSERT OR IGNORE INTO track_tags (track_id, tag_id, source_id)
+                    SELECT track_id, (SELECT id FROM tags WHERE kind = 'artist-genre' AND value = 'zouk'), 1
+                    FROM audio_features WHERE track_id % 5 = 0 GROUP BY track_id;
+                INSERT OR IGNORE INTO track_tags (track_id, tag_id, source_id)
+                    SELECT track_id, (SELECT id FROM tags WHERE kind = 'playlist' AND value = 'Roadtrip'), 1
+                    FROM audio_features WHERE track_id % 4 = 0 GROUP BY track_id;
+                """
+        )
+    }
+
+    /// A playlist of more than 30 % of the space is a catch-all and no term; one of fewer is.
+    @Test func aLargePlaylistIsLeftOutAsTheBuildLeavesItOut() throws {
+        try Self.expectSameTerms(
+            importing: [Self.excerpt],
+            then: """
+                INSERT INTO playlists (origin_key, name, source, updated_at) VALUES ('test:big', 'Everything', 'test', '');
+                INSERT INTO playlist_items (playlist_id, position, track_id)
+                    SELECT (SELECT id FROM playlists WHERE origin_key = 'test:big'), track_id, track_id
+                    FROM audio_features WHERE track_id % 5 != 0 GROUP BY track_id;
+                """
+        )
+    }
+
+    @Test(.enabled(if: SharedData.isAvailable, SharedData.skipReason))
+    func tidyTuesdayGivesTheSameTerms() throws {
+        try Self.expectSameTerms(importing: [SharedData.path("tidytuesday-2020-01-21/spotify_songs.csv")])
+    }
+
+    /// After `prepareBlockSnapshot()`, the recommender reads the blocks a build gives.
+    @Test func thePreparedSnapshotHoldsTheBuiltBlocks() throws {
+        try withTemporaryDirectory { folder in
+            let store = try LibraryStore(path: folder + "/library.sqlite")
+            _ = try store.importFile(at: Self.excerpt)
+            #expect(try !store.hasBlockSnapshot())
+            #expect(try store.prepareBlockSnapshot())
+            #expect(try store.hasBlockSnapshot())
+            #expect(try !store.prepareBlockSnapshot())
+            let ids = try store.featureTable().trackIDs
+            let read = try store.similarityBlockTerms(over: ids, saving: false) {
+                Issue.record("built again, not read from the snapshot")
+                return []
+            }
+            #expect(read == (try store.makeSimilarityBlocks(over: ids).map(\.sparseTermRows)))
+        }
+    }
+}
