@@ -100,12 +100,8 @@ extension LibraryStore {
     /// The tags of the tag block, by the signal each kind of tag is: genres, subgenres and artist
     /// genres, and the `audio-tag` tags a tagger heard in analysed files.
     public func tagSources() throws -> [SimilarityBlock.Source] {
-        [
-            SimilarityBlock.Source(signal: .artistGenreTags, terms: try trackLabels(kind: "artist-genre")),
-            SimilarityBlock.Source(signal: .genreTags, terms: try trackLabels(kind: "genre")),
-            SimilarityBlock.Source(signal: .subgenreTags, terms: try trackLabels(kind: "subgenre")),
-            SimilarityBlock.Source(signal: .audioTags, terms: try trackLabels(kind: AudioTagProbabilities.tagKind)),
-        ]
+        // One list with `makeSimilarityBlockTerms(over:)`, which reads the same kinds in ordered passes.
+        try Self.tagSignals.map { SimilarityBlock.Source(signal: $0.signal, terms: try trackLabels(kind: $0.kind)) }
     }
 
     /// Every genre tag of each track (artist genres, dataset genres and subgenres), for the names

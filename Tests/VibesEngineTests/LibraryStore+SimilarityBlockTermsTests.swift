@@ -60,7 +60,10 @@ struct LibraryStoreSimilarityBlockTermsTests {
                     SELECT (SELECT id FROM playlists WHERE origin_key = 'built:b'), track_id, track_id
                     FROM audio_features GROUP BY track_id;
                 INSERT INTO tags (kind, value) VALUES ('artist-genre', 'pop'), ('artist-genre', 'zouk'),
-                    ('playlist', 'Roadtrip');
+                    ('playlist', 'Roadtrip'), ('audio-tag', 'guitar');
+                INSERT OR IGNORE INTO track_tags (track_id, tag_id, source_id)
+                    SELECT track_id, (SELECT id FROM tags WHERE kind = 'audio-tag' AND value = 'guitar'), 1
+                    FROM audio_features WHERE track_id % 7 = 0 GROUP BY track_id;
                 INSERT OR IGNORE INTO track_tags (track_id, tag_id, source_id)
                     SELECT track_id, (SELECT id FROM tags WHERE kind = 'artist-genre' AND value = 'pop'), 1
                     FROM audio_features WHERE track_id % 3 = 0 GROUP BY track_id;
