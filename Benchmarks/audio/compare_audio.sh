@@ -125,7 +125,7 @@ sys.exit(status)
 PY
     fi
 }
-timed "$BIN" analyze --json --jobs "$JOBS" --db "$WORK/library.sqlite" "$FILES" \
+timed "$BIN" analyze --timings --json --jobs "$JOBS" --db "$WORK/library.sqlite" "$FILES" \
     > "$WORK/ours.json" 2> "$WORK/ours.log" || status=$?
 load_end=$(cut -d' ' -f1-3 /proc/loadavg)
 if [ "$status" != 0 ]; then
@@ -151,6 +151,8 @@ mkdir -p "$(dirname "$RESULT")"
     echo
     args=(--reference "$REFERENCE" --ours "$WORK/ours.json" --time "$WORK/time.txt" --jobs "$JOBS")
     if [ "$ESSENTIA" = 1 ]; then args+=(--essentia-speed "$WORK/essentia.json"); fi
+    tagger=$(sed -n 's/^tagger: \([0-9.]*\) s .*/\1/p' "$WORK/ours.log" | tail -1)
+    if [ -n "$tagger" ]; then args+=(--tagger-cpu "$tagger"); fi
     python3 "$HERE/compare.py" "${args[@]}"
 } | tee "$RESULT"
 echo "Written to $RESULT" >&2

@@ -21,7 +21,7 @@ import Foundation
 public struct AudioAnalyzer: Sendable {
     /// The version stored with every value this analyser produces (the source `local:<version>`).
     /// It changes whenever a change would move the numbers, so stored results can be redone.
-    public static let version = "vibes-2"
+    public static let version = "vibes-3"
 
     /// The shortest file analysed, in seconds.
     public static let minimumSeconds = 1.0
@@ -170,7 +170,8 @@ public struct AudioAnalyzer: Sendable {
             pitchClassProfile: profile.map { ($0 * 10_000).rounded() / 10_000 }
         )
 
-        let heard = tagging?.finish().map(Self.audioTags(of:))
+        let finished = tagging?.finish()
+        let heard = finished.map(Self.audioTags(of:))
 
         // Estimates need sound: a silent file gets none rather than numbers made of nothing.
         if integrated != nil, spectrum.soundingFrameCount > 0 {
@@ -197,6 +198,7 @@ public struct AudioAnalyzer: Sendable {
             tags: AudioFileTags(tags: info.tags),
             stream: AudioStreamFormat(codec: info.codec, sampleRate: info.sampleRate, channels: info.channels),
             audioTags: heard,
+            embedding: finished?.embedding,
             analyzer: Self.version
         )
     }

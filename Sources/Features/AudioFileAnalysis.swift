@@ -22,6 +22,10 @@ public struct AudioFileAnalysis: Hashable, Sendable {
     /// What a trained music tagger heard, or `nil` when none ran or the audio was shorter than
     /// what it hears at once.
     public var audioTags: AudioTagProbabilities?
+    /// What the tagger's penultimate layer heard, averaged over the file (what the music sounds
+    /// like, for the similarity's embedding block), or `nil` when ``audioTags`` is; the store
+    /// keeps it apart from ``details``.
+    public var embedding: [Float]?
     /// The analyser that produced this, as stored with the values (the AudioAnalysis library's
     /// `AudioAnalyzer.version`).
     public var analyzer: String
@@ -35,6 +39,7 @@ public struct AudioFileAnalysis: Hashable, Sendable {
         tags: AudioFileTags,
         stream: AudioStreamFormat,
         audioTags: AudioTagProbabilities? = nil,
+        embedding: [Float]? = nil,
         analyzer: String
     ) {
         self.durationMS = durationMS
@@ -45,6 +50,7 @@ public struct AudioFileAnalysis: Hashable, Sendable {
         self.tags = tags
         self.stream = stream
         self.audioTags = audioTags
+        self.embedding = embedding
         self.analyzer = analyzer
     }
 

@@ -170,14 +170,23 @@ extension LibraryStore {
         let searching: (@Sendable (Int, Int) -> Void)? = progress.map { progress in
             { @Sendable done, total in progress(.retrieval, done, total) }
         }
+        let subject = recommender.similaritySpace(excluding: kind.derivedSignals)
+        var baselines =
+            SimilaritySpace.naiveBaselines(for: recommender.table)
+            + SimilaritySpace.informedBaselines(
+                for: recommender.table,
+                artistOfRow: recommender.artistOfRow,
+                tags: usableTags
+            )
+        // What the embedding of analysed files adds: the same space without it, on the same queries.
+        if subject.signals.contains(.audioEmbedding) {
+            var without = recommender.similaritySpace(excluding: kind.derivedSignals.union([.audioEmbedding]))
+            without.name += " (without the embedding)"
+            baselines.append(without)
+        }
         let comparison = try await RetrievalComparison.measure(
-            subject: recommender.similaritySpace(excluding: kind.derivedSignals),
-            baselines: SimilaritySpace.naiveBaselines(for: recommender.table)
-                + SimilaritySpace.informedBaselines(
-                    for: recommender.table,
-                    artistOfRow: recommender.artistOfRow,
-                    tags: usableTags
-                ),
+            subject: subject,
+            baselines: baselines,
             labels: labels,
             label: kind,
             k: request.neighbors,

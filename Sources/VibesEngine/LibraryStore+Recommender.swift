@@ -18,8 +18,9 @@ extension LibraryStore {
     /// the few tracks shown (`trackSummaries(for:)`).
     ///
     /// With `context`, the hybrid similarity also holds the same-artist block, the tag block
-    /// (artist genres, dataset genres and subgenres) and the co-membership block (imported
-    /// playlists, catch-alls left out).
+    /// (artist genres, dataset genres and subgenres, and the tags a tagger heard in analysed
+    /// files), the co-membership block (imported playlists, catch-alls left out) and, for analysed
+    /// files, the embedding block (``Analytics/SimilarityBlock/embedding(_:trackIDs:)``).
     ///
     /// - Parameters:
     ///   - scope: The tracks that can be picked.
@@ -58,6 +59,11 @@ extension LibraryStore {
             for block in try similarityBlocks(over: recommender.features.trackIDs, saving: scope == .all) {
                 recommender = recommender.adding(block)
             }
+            // Only analysed files have embeddings: other libraries get no such block.
+            let trackIDs = recommender.features.trackIDs
+            if let block = SimilarityBlock.embedding(try audioEmbeddings(of: trackIDs), trackIDs: trackIDs) {
+                recommender = recommender.adding(block)
+            }
         }
         return recommender
     }
@@ -91,20 +97,18 @@ extension LibraryStore {
         return blocks
     }
 
-    /// The tags of the tag block, by the signal each kind of tag is.
+    /// The tags of the tag block, by the signal each kind of tag is: genres, subgenres and artist
+    /// genres, and the `audio-tag` tags a tagger heard in analysed files.
     public func tagSources() throws -> [SimilarityBlock.Source] {
-        [
-            SimilarityBlock.Source(signal: .artistGenreTags, terms: try trackLabels(kind: "artist-genre")),
-            SimilarityBlock.Source(signal: .genreTags, terms: try trackLabels(kind: "genre")),
-            SimilarityBlock.Source(signal: .subgenreTags, terms: try trackLabels(kind: "subgenre")),
-        ]
+        // One list with `makeSimilarityBlockTerms(over:)`, which reads the same kinds in ordered passes.
+        try Self.tagSignals.map { SimilarityBlock.Source(signal: $0.signal, terms: try trackLabels(kind: $0.kind)) }
     }
 
     /// Every genre tag of each track (artist genres, dataset genres and subgenres), for the names
     /// of vibes.
     public func nameTags() throws -> [Int64: Set<String>] {
         var tags: [Int64: Set<String>] = [:]
-        for source in try tagSources() {
+        for source in try tagSources() where source.signal != .audioTags {
             for (id, set) in source.terms { tags[id, default: []].formUnion(set) }
         }
         return tags

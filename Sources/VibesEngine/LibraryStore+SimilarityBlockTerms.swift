@@ -70,10 +70,14 @@ extension LibraryStore {
         return blocks
     }
 
-    /// The tag kinds of the tag block, by the signal each is (as ``tagSources()`` reads them).
+    /// The tag kinds of the tag block, by the signal each is (what ``tagSources()`` reads).
     static let tagSignals: [(kind: String, signal: SimilaritySignal)] = [
         ("artist-genre", .artistGenreTags), ("genre", .genreTags), ("subgenre", .subgenreTags),
+        (AudioTagProbabilities.tagKind, .audioTags),
     ]
+
+    /// The tag kinds vibes are named by (``nameTags()``): the tag block's, but those heard in audio.
+    static var nameTagKinds: Set<String> { Set(tagSignals.filter { $0.signal != .audioTags }.map(\.kind)) }
 
     /// The genre tags of each of `trackIDs` that has any, as ``nameTags()`` gives them, read in
     /// ordered passes; tracks with the same tags share one set.
@@ -82,7 +86,7 @@ extension LibraryStore {
     /// `cluster`); the tags of a library come in a few hundred combinations.
     public func nameTags(of trackIDs: [Int64]) throws -> [Int64: Set<String>] {
         guard zip(trackIDs, trackIDs.dropFirst()).allSatisfy({ $0 < $1 }),
-            let rows = try labelRows([LabelGroup(tagKinds: Set(Self.tagSignals.map(\.kind)))], over: trackIDs)?.first
+            let rows = try labelRows([LabelGroup(tagKinds: Self.nameTagKinds)], over: trackIDs)?.first
         else {
             let wanted = Set(trackIDs)
             return try nameTags().filter { wanted.contains($0.key) }

@@ -83,6 +83,8 @@ struct MoodList: Encodable {
 
 /// A built playlist as a preview: its name and description as it would be saved, its tracks in
 /// order with the features the ordering used, and the engine's notes.
+///
+/// Keys a track has no value for are left out, as in the rest of the API.
 struct BuiltPlaylistBody: Encodable {
     struct Entry: Encodable {
         var entry: Playlist.Entry
@@ -97,18 +99,18 @@ struct BuiltPlaylistBody: Encodable {
         func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(entry.trackID, forKey: .trackID)
-            try container.encode(entry.spotifyID?.rawValue, forKey: .spotifyID)
+            try container.encodeIfPresent(entry.spotifyID?.rawValue, forKey: .spotifyID)
             try container.encode(entry.name, forKey: .name)
             try container.encode(entry.artists, forKey: .artists)
-            try container.encode(entry.album, forKey: .album)
-            try container.encode(entry.durationMS, forKey: .durationMS)
+            try container.encodeIfPresent(entry.album, forKey: .album)
+            try container.encodeIfPresent(entry.durationMS, forKey: .durationMS)
             // The table holds 32-bit floats: three decimals give the stored value without float noise.
             let rounded = { (value: Double?) in value.map { ($0 * 1000).rounded() / 1000 } }
-            try container.encode(rounded(entry.features.energy), forKey: .energy)
-            try container.encode(rounded(entry.features.valence), forKey: .valence)
-            try container.encode(rounded(entry.features.tempo), forKey: .tempo)
-            try container.encode(entry.features.key, forKey: .key)
-            try container.encode(entry.features.mode, forKey: .mode)
+            try container.encodeIfPresent(rounded(entry.features.energy), forKey: .energy)
+            try container.encodeIfPresent(rounded(entry.features.valence), forKey: .valence)
+            try container.encodeIfPresent(rounded(entry.features.tempo), forKey: .tempo)
+            try container.encodeIfPresent(entry.features.key, forKey: .key)
+            try container.encodeIfPresent(entry.features.mode, forKey: .mode)
         }
     }
 
@@ -128,7 +130,7 @@ struct BuiltPlaylistBody: Encodable {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(built.playlist.name, forKey: .name)
         try container.encode(built.playlist.description, forKey: .description)
-        try container.encode(built.playlist.transitionScore, forKey: .transitionScore)
+        try container.encodeIfPresent(built.playlist.transitionScore, forKey: .transitionScore)
         try container.encode(built.playlist.totalDurationMS, forKey: .durationMS)
         try container.encode(built.notes, forKey: .notes)
         try container.encode(built.playlist.entries.map(Entry.init), forKey: .tracks)

@@ -16,6 +16,9 @@ extension VibesServer {
             let (route, parameters) = try Self.route(for: request)
             let routed = Route.Request(http: request, body: body, parameters: parameters)
             switch route.answer {
+            case .blocking(let answer) where route.path == "/v1/recommendations":
+                // As many at once as there are cores: see AdmissionGate.
+                return try await recommending.withAdmission { try await reads.run { try answer(self, routed) } }
             case .blocking(let answer):
                 // Routes read the store and run the recommender: blocking work, done off the pool.
                 return try await reads.run { try answer(self, routed) }

@@ -30,6 +30,8 @@ public struct VibesServer: Sendable {
     let gate: RequestGate
     /// Where requests read the store, off the cooperative pool.
     let reads = BlockingQueue(label: "vibes.server.reads")
+    /// What lets recommendations be computed, as many at once as there are cores.
+    let recommending = AdmissionGate(limit: max(1, ProcessInfo.processInfo.activeProcessorCount))
     /// The long jobs (re-clustering) that run one at a time.
     let jobs = ServerJobs()
     let logger: Logger

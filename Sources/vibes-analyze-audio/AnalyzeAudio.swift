@@ -70,6 +70,11 @@ struct AnalyzeAudio: AsyncParsableCommand {
         }
         let seconds = ProgressBar.seconds(ContinuousClock.now - started)
         timer.lap("analyse")
+        if global.timings, let tagger = analyzer.tagger {
+            Console.diagnostic(
+                String(format: "tagger: %.2f s of processor time over all jobs", tagger.processorSeconds)
+            )
+        }
         let busy = results.lazy.compactMap(\.busy).first
         // A busy store would keep the calibration waiting too; the next run calibrates.
         let calibration = busy == nil ? try store.calibrateLocalFeatures() : nil

@@ -166,7 +166,7 @@ struct FeatureSourceMigrationTests {
                 heard.calls == [
                     [
                         "v14-feature-source-ids", "v15-decimal-features", "v16-no-tag-index", "v17-spotify-id-index",
-                        "v18-run-scope", "v19-playlist-recipes", "v20-block-snapshot",
+                        "v18-run-scope", "v19-playlist-recipes", "v20-block-snapshot", "v21-audio-embeddings",
                     ]
                 ]
             )

@@ -241,6 +241,32 @@ import VibesTestSupport
         }
     }
 
+    @Test func theEmbeddingHeardIsKeptPerTrackAndReplacedByTheNextAnalysis() throws {
+        try withTemporaryDirectory { directory in
+            let store = try LibraryStore(path: directory + "/library.sqlite")
+            var file = analysis(path: "/m/song.flac", hash: "s1")
+            file.analysis.audioTags = AudioTagProbabilities(model: "MSD_musicnn", probabilities: ["rock": 0.4])
+            file.analysis.embedding = [0.5, -1.25, 3e-7]
+            let outcome = try store.recordLocalAnalysis(file)
+            let other = try store.recordLocalAnalysis(analysis(path: "/m/other.flac", hash: "s2", title: "Other"))
+            #expect(
+                try store.audioEmbeddings(of: [outcome.trackID, other.trackID]) == [
+                    outcome.trackID: [0.5, -1.25, 3e-7]
+                ]
+            )
+            #expect(try store.audioEmbeddings(of: [other.trackID]).isEmpty)
+
+            file.analysis.embedding = [2, 1, 0]
+            try store.recordLocalAnalysis(file)
+            #expect(try store.audioEmbeddings(of: [outcome.trackID]) == [outcome.trackID: [2, 1, 0]])
+            // Too short for the tagger: no tags, no embedding.
+            file.analysis.audioTags = nil
+            file.analysis.embedding = nil
+            try store.recordLocalAnalysis(file)
+            #expect(try store.audioEmbeddings(of: [outcome.trackID]).isEmpty)
+        }
+    }
+
     @Test func fewerThanFiftySharedTracksKeepTheRawEstimates() throws {
         try withTemporaryDirectory { directory in
             let store = try LibraryStore(path: directory + "/library.sqlite")

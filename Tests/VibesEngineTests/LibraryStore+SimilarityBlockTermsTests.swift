@@ -43,6 +43,18 @@ struct LibraryStoreSimilarityBlockTermsTests {
         try Self.expectSameTerms(importing: [Self.excerpt])
     }
 
+    /// Tags every 7th, 3rd, 5th and 4th track with a tag heard in audio, two artist genres and a
+    /// playlist tag named as an imported playlist.
+    static let tagging = [("audio-tag", "guitar", 7), ("artist-genre", "pop", 3), ("artist-genre", "zouk", 5),
+        ("playlist", "Roadtrip", 4),
+    ].map { kind, value, every in
+        """
+        INSERT OR IGNORE INTO track_tags (track_id, tag_id, source_id)
+            SELECT track_id, (SELECT id FROM tags WHERE kind = '\(kind)' AND value = '\(value)'), 1
+            FROM audio_features WHERE track_id % \(every) = 0 GROUP BY track_id;
+        """
+    }.joined(separator: "\n")
+
     /// Exportify playlists (a "Liked Songs" catch-all among them), artist genres, and a built
     /// playlist, which is no label.
     @Test func playlistsCatchAllsAndArtistGenresGiveTheSameTerms() throws {
@@ -60,17 +72,8 @@ struct LibraryStoreSimilarityBlockTermsTests {
                     SELECT (SELECT id FROM playlists WHERE origin_key = 'built:b'), track_id, track_id
                     FROM audio_features GROUP BY track_id;
                 INSERT INTO tags (kind, value) VALUES ('artist-genre', 'pop'), ('artist-genre', 'zouk'),
-                    ('playlist', 'Roadtrip');
-                INSERT OR IGNORE INTO track_tags (track_id, tag_id, source_id)
-                    SELECT track_id, (SELECT id FROM tags WHERE kind = 'artist-genre' AND value = 'pop'), 1
-                    FROM audio_features WHERE track_id % 3 = 0 GROUP BY track_id;
-                INSERT OR IGNORE INTO track_tags (track_id, tag_id, source_id)
-                    SELECT track_id, (SELECT id FROM tags WHERE kind = 'artist-genre' AND value = 'zouk'), 1
-                    FROM audio_features WHERE track_id % 5 = 0 GROUP BY track_id;
-                INSERT OR IGNORE INTO track_tags (track_id, tag_id, source_id)
-                    SELECT track_id, (SELECT id FROM tags WHERE kind = 'playlist' AND value = 'Roadtrip'), 1
-                    FROM audio_features WHERE track_id % 4 = 0 GROUP BY track_id;
-                """
+                    ('playlist', 'Roadtrip'), ('audio-tag', 'guitar');
+                """ + Self.tagging
         )
     }
 

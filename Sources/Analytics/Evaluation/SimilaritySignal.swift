@@ -17,4 +17,8 @@ public enum SimilaritySignal: String, CaseIterable, Codable, Hashable, Sendable 
     case subgenreTags = "subgenre_tags"
     /// Which playlists the track shares with others.
     case playlistMembership = "playlist_membership"
+    /// The tags a music tagger heard in the track's audio (`audio-tag` tags, from `analyze`).
+    case audioTags = "audio_tags"
+    /// What a music tagger's penultimate layer heard in the track's audio (from `analyze`).
+    case audioEmbedding = "audio_embedding"
 }

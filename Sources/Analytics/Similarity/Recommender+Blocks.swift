@@ -42,6 +42,7 @@ extension Recommender {
         case .tags: Float(weights.tags)
         case .coMembership: Float(weights.coMembership)
         case .artist: Float(weights.sameArtist)
+        case .embedding: Float(SimilarityBlock.embeddingWeight)
         }
     }
 

@@ -30,7 +30,7 @@ extension Recommender {
                     if let term = block.strongestSharedTerm(of: row, with: seedRows) {
                         result.append("shares playlist '\(term)'")
                     }
-                case .artist:
+                case .artist, .embedding:
                     break
                 }
             }

@@ -28,6 +28,9 @@ public struct SimilarityBlock: Sendable {
         /// Who the track is by: one term per main artist, so the cosine is 1 for tracks by the same
         /// main artist and 0 otherwise.
         case artist
+        /// What a music tagger heard: each analysed track's embedding, its dimensions as terms
+        /// (``embedding(_:trackIDs:)``).
+        case embedding
     }
 
     /// What the block is made of.
@@ -103,7 +106,8 @@ public struct SimilarityBlock: Sendable {
     ///
     /// - Complexity: O(*n* + *e*) for *n* rows and *e* row–term pairs.
     public init?(_ rows: SparseTermRows) {
-        guard let kind = Kind(rawValue: rows.kind), rows.isConsistent else { return nil }
+        // An embedding's values are not term weights: it is built from the vectors, never from terms.
+        guard let kind = Kind(rawValue: rows.kind), kind != .embedding, rows.isConsistent else { return nil }
         let signals = rows.signals.compactMap(SimilaritySignal.init(rawValue:))
         guard signals.count == rows.signals.count else { return nil }
         self.init(
@@ -135,8 +139,6 @@ public struct SimilarityBlock: Sendable {
         rowStarts: [Int],
         rowTerms: [Int32]
     ) {
-        self.kind = kind
-        self.signals = signals
         let rowCount = rowStarts.count - 1
         var documentFrequency = [Int](repeating: 0, count: termNames.count)
         for term in rowTerms { documentFrequency[Int(term)] += 1 }
@@ -149,6 +151,31 @@ public struct SimilarityBlock: Sendable {
             let norm = rowTerms[entries].reduce(Float(0)) { $0 + idf[Int($1)] * idf[Int($1)] }.squareRoot()
             for position in entries { rowValues[position] = idf[Int(rowTerms[position])] / norm }
         }
+        self.init(
+            kind: kind,
+            signals: signals,
+            termNames: termNames,
+            rowStarts: rowStarts,
+            rowTerms: rowTerms,
+            rowValues: rowValues
+        )
+    }
+
+    /// A block of the given entries (ascending terms within a row, each row of unit length or
+    /// empty), with its term-wise transpose.
+    init(
+        kind: Kind,
+        signals: Set<SimilaritySignal>,
+        termNames: [String],
+        rowStarts: [Int],
+        rowTerms: [Int32],
+        rowValues: [Float]
+    ) {
+        self.kind = kind
+        self.signals = signals
+        let rowCount = rowStarts.count - 1
+        var covered = 0
+        for row in 0..<rowCount where rowStarts[row + 1] > rowStarts[row] { covered += 1 }
         // The transpose: rows of each term, ascending.
         var termStarts = [Int](repeating: 0, count: termNames.count + 1)
         for term in rowTerms { termStarts[Int(term) + 1] += 1 }

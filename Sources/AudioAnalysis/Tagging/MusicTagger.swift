@@ -26,6 +26,11 @@ public struct MusicTagger: Sendable {
     }
 
     private let network: MusicnnNetwork
+    private let usage = TaggerUsage()
+
+    /// The processor time this tagger has spent hearing so far (its mel front end and network),
+    /// in seconds, summed over every thread that used it: its share of an analysis's cost.
+    public var processorSeconds: Double { usage.seconds }
 
     /// The model's name, as its manifest gives it (`MSD_musicnn`).
     public var model: String { network.model }
@@ -118,7 +123,7 @@ public struct MusicTagger: Sendable {
     }
 
     /// A tagging of one stream of mono audio at ``sampleRate``, fed a block at a time.
-    func makeAccumulator() -> MusicTaggingAccumulator { MusicTaggingAccumulator(network: network) }
+    func makeAccumulator() -> MusicTaggingAccumulator { MusicTaggingAccumulator(network: network, usage: usage) }
 }
 
 /// What the tagger hears in one file.

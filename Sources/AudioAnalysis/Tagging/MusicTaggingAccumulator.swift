@@ -1,25 +1,27 @@
 /// Cuts the log-mel stream into musicnn's non-overlapping patches and sums their outputs.
 final class MusicTaggingAccumulator {
     private let network: MusicnnNetwork
+    private let usage: TaggerUsage?
     private let spectrogram = LogMelSpectrogram(blockFrames: MusicnnNetwork.patchFrames)
     private var patch = [Float]()
     private var probabilities: [Float]
     private var embedding: [Float]
     private var patchCount = 0
 
-    init(network: MusicnnNetwork) {
+    init(network: MusicnnNetwork, usage: TaggerUsage? = nil) {
         self.network = network
+        self.usage = usage
         probabilities = [Float](repeating: 0, count: network.tags.count)
         embedding = [Float](repeating: 0, count: network.embeddingSize)
         patch.reserveCapacity(MusicnnNetwork.patchFrames * MusicnnNetwork.bandCount)
     }
 
     func add(_ samples: UnsafeBufferPointer<Float>) {
-        spectrogram.add(samples) { self.append($0) }
+        measured { spectrogram.add(samples) { self.append($0) } }
     }
 
     func finish() -> MusicTagging? {
-        spectrogram.finish { self.append($0) }
+        measured { spectrogram.finish { self.append($0) } }
         guard patchCount > 0 else { return nil }
         let count = Float(patchCount)
         return MusicTagging(
@@ -29,6 +31,10 @@ final class MusicTaggingAccumulator {
             embedding: embedding.map { $0 / count },
             patchCount: patchCount
         )
+    }
+
+    private func measured(_ body: () -> Void) {
+        if let usage { usage.measure(body) } else { body() }
     }
 
     private func append(_ rows: UnsafeBufferPointer<Float>) {

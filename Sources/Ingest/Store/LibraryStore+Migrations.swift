@@ -61,6 +61,7 @@ extension LibraryStore {
         migrator.registerMigration("v18-run-scope", migrate: addClusteringRunScope)
         migrator.registerMigration("v19-playlist-recipes", migrate: createPlaylistRecipes)
         migrator.registerMigration("v20-block-snapshot") { db in try createSnapshotTriggers(.blocks, in: db) }
+        migrator.registerMigration("v21-audio-embeddings", migrate: createAudioEmbeddings)
         return migrator
     }
 

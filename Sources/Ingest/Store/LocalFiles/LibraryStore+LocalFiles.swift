@@ -164,6 +164,7 @@ extension LibraryStore {
                 let tags = heard.topTags.map { (kind: AudioTagProbabilities.tagKind, value: $0) }
                 try writer.tag(trackID: trackID, with: tags, source: source.key)
             }
+            try Self.replaceAudioEmbedding(analysis.embedding, model: analysis.audioTags?.model, of: trackID, in: db)
             try upsertLocalFile(
                 db,
                 fingerprint: fingerprint,
