@@ -237,6 +237,15 @@ func fakeSpotifyExample(tokens: any AccessTokenProvider) async throws {
     }
 }
 
+func chromiumSessionExample(url: URL) async throws {
+    try await ChromiumSession.withSession { browser in
+        try await browser.open(url)
+        try await browser.waitUntil("document.querySelector('#explorer canvas') !== null")
+        try await browser.drag(through: [(100, 100), (300, 120), (200, 300)])
+        let count = try await browser.evaluate("document.querySelectorAll('#staging li').length", as: Int.self)
+    }
+}
+
 // MARK: - Hybrid similarity blocks
 
 func recommenderAddingExample(recommender: Recommender, artistGenres: [Int64: Set<String>]) {

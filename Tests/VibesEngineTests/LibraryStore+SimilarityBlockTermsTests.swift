@@ -28,7 +28,10 @@ struct LibraryStoreSimilarityBlockTermsTests {
             let ids = try store.featureTable().trackIDs
             for rows in [ids, ids.enumerated().filter { $0.offset % 3 != 1 }.map(\.element)] {
                 let expected = try store.makeSimilarityBlocks(over: rows).map(\.sparseTermRows)
-                let streamed = try #require(try store.makeSimilarityBlockTerms(over: rows), sourceLocation: sourceLocation)
+                let streamed = try #require(
+                    try store.makeSimilarityBlockTerms(over: rows),
+                    sourceLocation: sourceLocation
+                )
                 #expect(streamed == expected, sourceLocation: sourceLocation)
                 #expect(!expected.isEmpty, sourceLocation: sourceLocation)
                 // The names' tags of the same rows: those of every track, cut to the rows.
@@ -45,7 +48,8 @@ struct LibraryStoreSimilarityBlockTermsTests {
 
     /// Tags every 7th, 3rd, 5th and 4th track with a tag heard in audio, two artist genres and a
     /// playlist tag named as an imported playlist.
-    static let tagging = [("audio-tag", "guitar", 7), ("artist-genre", "pop", 3), ("artist-genre", "zouk", 5),
+    static let tagging = [
+        ("audio-tag", "guitar", 7), ("artist-genre", "pop", 3), ("artist-genre", "zouk", 5),
         ("playlist", "Roadtrip", 4),
     ].map { kind, value, every in
         """

@@ -136,10 +136,15 @@ struct ServerHarness {
             let server = VibesServer(configuration: configuration, store: store, playlistPusher: playlistPusher)
             let (urls, continuation) = AsyncStream.makeStream(of: URL.self)
             let task = Task {
+                // A server that fails before it listens ends the stream, so the wait below ends too.
+                defer { continuation.finish() }
                 try await server.run { url in continuation.yield(url) }
             }
             var iterator = urls.makeAsyncIterator()
-            guard let url = await iterator.next() else { throw CancellationError() }
+            guard let url = await iterator.next() else {
+                try await task.value
+                throw CancellationError()
+            }
             let result: Result<T, any Error>
             do {
                 result = .success(try await body(ServerHarness(folder: folder, store: store, port: url.port ?? 0)))
