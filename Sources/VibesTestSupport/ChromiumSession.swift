@@ -83,6 +83,10 @@ public final class ChromiumSession: Sendable {
         commandTimeout: Duration = .seconds(120),
         _ body: (ChromiumSession) async throws -> T
     ) async throws -> T {
+        // One browser at a time per test process: on a 2-core machine running the rest of the
+        // suite beside them, several Chromiums at once starved each other past their timeouts.
+        await turns.enter()
+        defer { turns.leave() }
         let session = try await ChromiumSession(width: width, height: height, commandTimeout: commandTimeout)
         let result: Result<T, any Error>
         do {
@@ -170,7 +174,7 @@ public final class ChromiumSession: Sendable {
     /// Waits until the JavaScript `condition` is truthy in the page, checking every 50 ms.
     ///
     /// - Throws: ``Failure`` naming the condition, with the page's errors, when `timeout` passes.
-    public func waitUntil(_ condition: String, timeout: Duration = .seconds(60)) async throws {
+    public func waitUntil(_ condition: String, timeout: Duration = .seconds(120)) async throws {
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
         while true {
@@ -550,5 +554,38 @@ public final class ChromiumSession: Sendable {
             offset += written
         }
         return true
+    }
+}
+
+/// Turns for the browser: at most one session runs at a time, the others wait, first come first
+/// served.
+private let turns = BrowserTurns()
+
+private final class BrowserTurns: Sendable {
+    private let state = Mutex<(busy: Bool, waiting: [CheckedContinuation<Void, Never>])>((false, []))
+
+    func enter() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let admitted = state.withLock { state -> Bool in
+                guard state.busy else {
+                    state.busy = true
+                    return true
+                }
+                state.waiting.append(continuation)
+                return false
+            }
+            if admitted { continuation.resume() }
+        }
+    }
+
+    func leave() {
+        let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            guard !state.waiting.isEmpty else {
+                state.busy = false
+                return nil
+            }
+            return state.waiting.removeFirst()
+        }
+        next?.resume()
     }
 }
