@@ -60,7 +60,10 @@ struct LibraryStoreVibeNameTagsTests {
             settings.tags = [:]
             settings.tagRows = try store.nameTagRows(of: ids)
             let fromRows = try await VibeClustering.cluster(table, settings: settings)
-            #expect(fromRows.vibes.map(\.profile.name) == fromSets.vibes.map(\.profile.name), sourceLocation: sourceLocation)
+            #expect(
+                fromRows.vibes.map(\.profile.name) == fromSets.vibes.map(\.profile.name),
+                sourceLocation: sourceLocation
+            )
             // Some vibe carries a tag, so the tags are what was compared.
             let tags = Set(sets.values.flatMap { $0 })
             #expect(

@@ -115,7 +115,12 @@ public enum VibeNames {
     ) -> [VibeProfile] {
         precondition(tagRows.rowCount == table.rowCount, "The tags need one row per table row.")
         var profiles = unnamedProfiles(table: table, tableRows: tableRows, labels: labels, clusterCount: clusterCount)
-        let distinctive = distinctiveTags(tableRows: tableRows, labels: labels, clusterCount: clusterCount, tags: tagRows)
+        let distinctive = distinctiveTags(
+            tableRows: tableRows,
+            labels: labels,
+            clusterCount: clusterCount,
+            tags: tagRows
+        )
         nameDistinctly(&profiles, tags: distinctive)
         return profiles
     }

@@ -12,8 +12,8 @@ import GRDB
 ///
 /// It is kept valid like the other snapshots: triggers delete it with any change to the tags, the
 /// playlists or their items (``Snapshot/blocks``), and it names the rows it was built over, so a
-/// space of other rows (another scope, tracks that gained or lost features) rebuilds it. `import`
-/// and `sync` build it once they are done (`prepareBlockSnapshot()` of `VibesEngine`); otherwise
+/// space of other rows (another scope, tracks that gained or lost features) rebuilds it. `import`,
+/// `sync` and `analyze` build it once they are done (`prepareBlockSnapshot()` of `VibesEngine`); otherwise
 /// the first command that needs it and finds it absent or stale builds it. It is saved when the
 /// store can be written without waiting and no other program wrote the store since the build
 /// began reading.
