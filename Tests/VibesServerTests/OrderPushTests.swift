@@ -35,25 +35,10 @@ struct OrderPushTests {
 
     /// Signs in as `vibes-analyze auth login` does: a session file with tokens `fake` issued,
     /// carrying `scopes`.
-    static func signIn(
-        at path: String,
-        on fake: FakeSpotify,
-        scopes: Set<String> = FakeSpotifyState.allScopes
-    )
+    static func signIn(at path: String, on fake: FakeSpotify, scopes: Set<String> = FakeSpotifyState.allScopes)
         async throws
     {
-        let (access, refresh) = await fake.state.issueTokens(scopes: scopes)
-        try await TokenStore(path: path, accounts: nil).save(
-            SpotifySession(
-                accessToken: access,
-                refreshToken: refresh,
-                expiresAt: Date().addingTimeInterval(3600),
-                scopes: scopes.sorted(),
-                grant: .authorizationCodePKCE,
-                clientID: "fake-client-id",
-                userID: "wizzler"
-            )
-        )
+        _ = try await makeSignedInClient(fake, sessionPath: path, scopes: scopes)
     }
 
     /// Pushes "Workout" from the explorer's endpoint, so that it is on Spotify, and returns its
