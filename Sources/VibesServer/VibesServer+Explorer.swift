@@ -50,7 +50,8 @@ extension VibesServer {
                 "\"\(pushable.name)\" has no tracks with a Spotify ID, so there is nothing to push."
             )
         }
-        let key = "push \(id)"
+        // The Spotify playlist when it has one, so that an order and a push of it do not interleave.
+        let key = pushable.spotifyID?.rawValue ?? "push \(id)"
         guard spotifyWrites.start(key) else {
             throw APIError(
                 status: 409,
