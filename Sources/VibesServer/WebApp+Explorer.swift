@@ -472,11 +472,12 @@ extension WebApp {
             } catch (error) { note.textContent = "Could not push to Spotify: " + error.message; }
           });
           // The sign-in is asked again when the page gets the focus back: one made in a terminal
-          // meanwhile counts without reloading or restarting anything.
+          // meanwhile counts without reloading or restarting anything. Only the button changes, so
+          // the focus stays where it is.
           const checkSpotify = () => api("/api/spotify").then(spotify => {
             ex.signedIn = spotify.signed_in;
             $("staging-spotify-why").hidden = spotify.signed_in;
-            renderStaging();
+            $("staging-spotify").disabled = !ex.staged.length || !ex.signedIn;
           }).catch(() => {});
           checkSpotify();
           window.addEventListener("focus", checkSpotify);
