@@ -106,26 +106,22 @@ final class ImportFile {
     /// Reads up to `count` bytes at `offset` into the end of `buffer`; returns how many were read,
     /// 0 at the end of the file.
     func read(at offset: Int, count: Int, appendingTo buffer: inout [UInt8]) throws -> Int {
-        let start = buffer.count
+        // Into scratch memory, then one copy of what came: growing the array by `count` zeros
+        // first would touch every byte of the chunk even at the end of a small file, one element
+        // at a time in an unoptimised build.
+        let scratch = UnsafeMutablePointer<UInt8>.allocate(capacity: max(count, 1))
+        defer { scratch.deallocate() }
         var read = 0
-        var failure: Int32 = 0
-        buffer.append(contentsOf: repeatElement(0, count: count))
-        buffer.withUnsafeMutableBytes { raw in
-            while read < count {
-                let result = pread(descriptor, raw.baseAddress! + start + read, count - read, off_t(offset + read))
-                if result < 0 {
-                    if errno == EINTR { continue }
-                    failure = errno
-                    return
-                }
-                if result == 0 { return }
-                read += result
+        while read < count {
+            let result = pread(descriptor, scratch + read, count - read, off_t(offset + read))
+            if result < 0 {
+                if errno == EINTR { continue }
+                throw ImportError(file: path, message: "cannot be read (\(String(cString: strerror(errno))))")
             }
+            if result == 0 { break }
+            read += result
         }
-        buffer.removeLast(count - read)
-        if failure != 0 {
-            throw ImportError(file: path, message: "cannot be read (\(String(cString: strerror(failure))))")
-        }
+        buffer.append(contentsOf: UnsafeBufferPointer(start: scratch, count: read))
         return read
     }
 
