@@ -16,19 +16,24 @@ struct TabularImporterTests {
         // As an import runs (``LibraryStore/withForeignKeyChecksOff(_:)``).
         return try store.withForeignKeyChecksOff {
             try store.database.write { db in
-            let runID = try LibraryStore.insertImportRun(
-                path: path,
-                format: .featuresCSV,
-                sha256: "",
-                at: "2026-01-02T03:04:05Z",
-                in: db
-            )
-            let writer = try LibraryWriter(db, runID: runID, fetchedAt: "2026-01-02T03:04:05Z")
-            if bulk { try writer.deferIndexBuilds(expectedTracks: bytes.count / 256) }
-            #expect(writer.findsSpotifyIDsInMemory == bulk)
-            let context = ImportContext(file: path, options: ImportOptions(), writer: writer, totalBytes: bytes.count)
-            var importer = TabularImporter(format: .featuresCSV, context: context, reader: CSVReader(bytes: bytes))
-            _ = try importer.run(fileName: (path as NSString).lastPathComponent)
+                let runID = try LibraryStore.insertImportRun(
+                    path: path,
+                    format: .featuresCSV,
+                    sha256: "",
+                    at: "2026-01-02T03:04:05Z",
+                    in: db
+                )
+                let writer = try LibraryWriter(db, runID: runID, fetchedAt: "2026-01-02T03:04:05Z")
+                if bulk { try writer.deferIndexBuilds(expectedTracks: bytes.count / 256) }
+                #expect(writer.findsSpotifyIDsInMemory == bulk)
+                let context = ImportContext(
+                    file: path,
+                    options: ImportOptions(),
+                    writer: writer,
+                    totalBytes: bytes.count
+                )
+                var importer = TabularImporter(format: .featuresCSV, context: context, reader: CSVReader(bytes: bytes))
+                _ = try importer.run(fileName: (path as NSString).lastPathComponent)
                 try writer.buildDeferredIndexes()
                 return writer.counts
             }
