@@ -25,6 +25,8 @@ final class SpectralAnalyzer {
     private var previousMagnitudes: [Float]
     private var magnitudes: [Float]
     private var fineFrame: [Double]
+    /// Essentia's harmonic pitch-class profile, from which the key is read.
+    let harmonicProfile: HarmonicPitchClassProfile
 
     /// The pitch-class profile, 10 cents per bin, bin 0 centred on C at A = 440 Hz.
     private(set) var fineProfile: [Double]
@@ -41,6 +43,7 @@ final class SpectralAnalyzer {
     ///   memory); whatever was made is freed.
     init(sampleRate: Int) throws {
         self.sampleRate = Double(sampleRate)
+        harmonicProfile = try HarmonicPitchClassProfile(sampleRate: sampleRate)
         let made = AubioObjects.withCreationLock {
             (new_aubio_fft(UInt32(Self.frameSize)), new_fvec(UInt32(Self.frameSize)), new_cvec(UInt32(Self.frameSize)))
         }
@@ -67,6 +70,7 @@ final class SpectralAnalyzer {
 
     /// Adds mono samples.
     func add(_ samples: UnsafeBufferPointer<Float>) {
+        harmonicProfile.add(samples)
         pending.append(contentsOf: samples)
         var start = 0
         while pending.count - start >= Self.frameSize {
