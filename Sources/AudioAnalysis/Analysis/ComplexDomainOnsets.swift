@@ -1,4 +1,3 @@
-import CAubio
 import Foundation
 
 /// The complex-domain onset detection function of Bello et al. (2004), as Essentia's
@@ -11,11 +10,9 @@ final class ComplexDomainOnsets {
     static let frameSize = 1024
     static let hopSize = 512
 
-    private let fft: OpaquePointer
-    private let frame: UnsafeMutablePointer<fvec_t>
-    private let spectrum: UnsafeMutablePointer<cvec_t>
+    private let fft: AubioFFT
     private let window: [Float]
-    private var pending: [Float] = []
+    private var frames = FrameBuffer(frameSize: frameSize, hopSize: hopSize)
     private var previousMagnitudes: [Float]
     private var previousPhases: [Float]
     private var olderPhases: [Float]
@@ -23,50 +20,26 @@ final class ComplexDomainOnsets {
     /// One value per hop.
     private(set) var values: [Float] = []
 
-    /// - Throws: ``LibraryCallFailure`` when aubio cannot make its FFT or vectors; whatever was
-    ///   made is freed.
+    /// - Throws: ``LibraryCallFailure`` when aubio cannot make its FFT.
     init() throws {
-        let size = UInt32(Self.frameSize)
-        let made = AubioObjects.withCreationLock { (new_aubio_fft(size), new_fvec(size), new_cvec(size)) }
-        guard let fft = made.0, let frame = made.1, let spectrum = made.2, frame.pointee.data != nil else {
-            if let fft = made.0 { del_aubio_fft(fft) }
-            if let frame = made.1 { del_fvec(frame) }
-            if let spectrum = made.2 { del_cvec(spectrum) }
-            throw LibraryCallFailure(call: made.0 == nil ? "new_aubio_fft" : made.1 == nil ? "new_fvec" : "new_cvec")
-        }
-        (self.fft, self.frame, self.spectrum) = (fft, frame, spectrum)
+        fft = try AubioFFT(size: Self.frameSize)
         window = (0..<Self.frameSize).map { 0.5 - 0.5 * cos(2 * Float.pi * Float($0) / Float(Self.frameSize - 1)) }
         previousMagnitudes = [Float](repeating: 0, count: Self.frameSize / 2 + 1)
         previousPhases = previousMagnitudes
         olderPhases = previousMagnitudes
-        pending.reserveCapacity(Self.frameSize * 2)
-    }
-
-    deinit {
-        del_aubio_fft(fft)
-        del_fvec(frame)
-        del_cvec(spectrum)
     }
 
     /// Adds mono samples.
     func add(_ samples: UnsafeBufferPointer<Float>) {
-        pending.append(contentsOf: samples)
-        var start = 0
-        while pending.count - start >= Self.frameSize {
-            processFrame(at: start)
-            start += Self.hopSize
-        }
-        if start > 0 { pending.removeFirst(start) }
+        frames.add(samples) { processFrame($0) }
     }
 
-    private func processFrame(at start: Int) {
-        let data = frame.pointee.data!
-        pending.withUnsafeBufferPointer { samples in
-            for i in 0..<Self.frameSize { data[i] = samples[start + i] * window[i] }
-        }
-        aubio_fft_do(fft, frame, spectrum)
-        let norm = spectrum.pointee.norm!
-        let phase = spectrum.pointee.phas!
+    private func processFrame(_ samples: UnsafeBufferPointer<Float>) {
+        let data = fft.input
+        for i in 0..<Self.frameSize { data[i] = samples[i] * window[i] }
+        fft.transform()
+        let norm = fft.magnitudes
+        let phase = fft.phases
         var sum: Float = 0
         for k in 0...(Self.frameSize / 2) {
             // Rotated so that the prediction lies on the real axis: |m₁ − m e^{i(φ − φ̂)}|.

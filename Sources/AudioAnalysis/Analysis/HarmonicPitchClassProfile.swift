@@ -1,4 +1,3 @@
-import CAubio
 import Foundation
 
 /// The harmonic pitch-class profile of the mono analysis signal as Essentia's `KeyExtractor`
@@ -40,52 +39,27 @@ final class HarmonicPitchClassProfile {
     }()
 
     private let sampleRate: Double
-    private let fft: OpaquePointer
-    private let frame: UnsafeMutablePointer<fvec_t>
-    private let spectrum: UnsafeMutablePointer<cvec_t>
+    private let fft: AubioFFT
     private let window: [Float]
-    private var pending: [Float]
+    // The first frame is centred on the first sample, as Essentia's `FrameCutter` cuts them.
+    private var frames = FrameBuffer(frameSize: frameSize, hopSize: frameSize, padding: frameSize / 2)
     private var magnitudes: [Float]
     private var sum = [Double](repeating: 0, count: 12)
     private(set) var frameCount = 0
 
-    /// - Throws: ``LibraryCallFailure`` when aubio cannot make its FFT or vectors; whatever was
-    ///   made is freed.
+    /// - Throws: ``LibraryCallFailure`` when aubio cannot make its FFT.
     init(sampleRate: Int) throws {
         self.sampleRate = Double(sampleRate)
-        let size = UInt32(Self.frameSize)
-        let made = AubioObjects.withCreationLock { (new_aubio_fft(size), new_fvec(size), new_cvec(size)) }
-        guard let fft = made.0, let frame = made.1, let spectrum = made.2, frame.pointee.data != nil else {
-            if let fft = made.0 { del_aubio_fft(fft) }
-            if let frame = made.1 { del_fvec(frame) }
-            if let spectrum = made.2 { del_cvec(spectrum) }
-            throw LibraryCallFailure(call: made.0 == nil ? "new_aubio_fft" : made.1 == nil ? "new_fvec" : "new_cvec")
-        }
-        (self.fft, self.frame, self.spectrum) = (fft, frame, spectrum)
+        fft = try AubioFFT(size: Self.frameSize)
         let hann = (0..<Self.frameSize).map { 0.5 - 0.5 * cos(2 * Double.pi * Double($0) / Double(Self.frameSize - 1)) }
         let area = hann.reduce(0, +)
         window = hann.map { Float($0 * 2 / area) }
-        // The first frame is centred on the first sample, as Essentia's `FrameCutter` cuts them.
-        pending = [Float](repeating: 0, count: Self.frameSize / 2)
-        pending.reserveCapacity(Self.frameSize * 2)
         magnitudes = [Float](repeating: 0, count: Self.frameSize / 2 + 1)
-    }
-
-    deinit {
-        del_aubio_fft(fft)
-        del_fvec(frame)
-        del_cvec(spectrum)
     }
 
     /// Adds mono samples.
     func add(_ samples: UnsafeBufferPointer<Float>) {
-        pending.append(contentsOf: samples)
-        var start = 0
-        while pending.count - start >= Self.frameSize {
-            processFrame(at: start)
-            start += Self.frameSize
-        }
-        if start > 0 { pending.removeFirst(start) }
+        frames.add(samples) { processFrame($0) }
     }
 
     /// The mean profile over the frames, 12 bins from C (Essentia's starts from A); all zeros
@@ -100,24 +74,19 @@ final class HarmonicPitchClassProfile {
     /// Essentia's `FrameCutter` also cuts a last frame that starts before the end of the signal,
     /// padded with zeros; so does this.
     func profile() -> [Double] {
-        if !pending.isEmpty, pending.count > Self.frameSize / 2 || frameCount == 0 {
-            let missing = Self.frameSize - pending.count
-            pending.append(contentsOf: repeatElement(0, count: missing))
-            processFrame(at: 0)
-            pending.removeAll()
+        if frames.remaining > Self.frameSize / 2 || (frameCount == 0 && frames.remaining > 0) {
+            frames.flush { processFrame($0) }
         }
         guard frameCount > 0 else { return sum }
         return sum.map { $0 / Double(frameCount) }
     }
 
-    private func processFrame(at start: Int) {
+    private func processFrame(_ samples: UnsafeBufferPointer<Float>) {
         frameCount += 1
-        let data = frame.pointee.data!
-        pending.withUnsafeBufferPointer { samples in
-            for i in 0..<Self.frameSize { data[i] = samples[start + i] * window[i] }
-        }
-        aubio_fft_do(fft, frame, spectrum)
-        let norm = spectrum.pointee.norm!
+        let data = fft.input
+        for i in 0..<Self.frameSize { data[i] = samples[i] * window[i] }
+        fft.transform()
+        let norm = fft.magnitudes
         for k in magnitudes.indices { magnitudes[k] = norm[k] }
         let peaks = Self.spectralPeaks(of: magnitudes, sampleRate: sampleRate)
         guard !peaks.isEmpty else { return }

@@ -1,4 +1,3 @@
-import CAubio
 import Foundation
 
 /// Frames of the mono analysis signal through an FFT (aubio's, over FFTW), a hop at a time, into
@@ -17,11 +16,9 @@ final class SpectralAnalyzer {
     static let fineBinsPerOctave = 120
 
     private let sampleRate: Double
-    private let fft: OpaquePointer
-    private let frame: UnsafeMutablePointer<fvec_t>
-    private let spectrum: UnsafeMutablePointer<cvec_t>
+    private let fft: AubioFFT
     private var window: [Float]
-    private var pending: [Float] = []
+    private var frames = FrameBuffer(frameSize: frameSize, hopSize: hopSize)
     private var previousMagnitudes: [Float]
     private var magnitudes: [Float]
     private var fineFrame: [Double]
@@ -39,56 +36,31 @@ final class SpectralAnalyzer {
     private var fluxSum = 0.0
     private var fluxSquares = 0.0
 
-    /// - Throws: ``LibraryCallFailure`` when aubio cannot make its FFT or vectors (out of
-    ///   memory); whatever was made is freed.
+    /// - Throws: ``LibraryCallFailure`` when aubio cannot make its FFTs (out of memory).
     init(sampleRate: Int) throws {
         self.sampleRate = Double(sampleRate)
         harmonicProfile = try HarmonicPitchClassProfile(sampleRate: sampleRate)
-        let made = AubioObjects.withCreationLock {
-            (new_aubio_fft(UInt32(Self.frameSize)), new_fvec(UInt32(Self.frameSize)), new_cvec(UInt32(Self.frameSize)))
-        }
-        guard let fft = made.0, let frame = made.1, let spectrum = made.2, frame.pointee.data != nil else {
-            if let fft = made.0 { del_aubio_fft(fft) }
-            if let frame = made.1 { del_fvec(frame) }
-            if let spectrum = made.2 { del_cvec(spectrum) }
-            throw LibraryCallFailure(call: made.0 == nil ? "new_aubio_fft" : made.1 == nil ? "new_fvec" : "new_cvec")
-        }
-        (self.fft, self.frame, self.spectrum) = (fft, frame, spectrum)
+        fft = try AubioFFT(size: Self.frameSize)
         window = (0..<Self.frameSize).map { 0.5 - 0.5 * cos(2 * Float.pi * Float($0) / Float(Self.frameSize)) }
         previousMagnitudes = [Float](repeating: 0, count: Self.frameSize / 2 + 1)
         magnitudes = previousMagnitudes
         fineFrame = [Double](repeating: 0, count: Self.fineBinsPerOctave)
         fineProfile = fineFrame
-        pending.reserveCapacity(Self.frameSize * 2)
-    }
-
-    deinit {
-        del_aubio_fft(fft)
-        del_fvec(frame)
-        del_cvec(spectrum)
     }
 
     /// Adds mono samples.
     func add(_ samples: UnsafeBufferPointer<Float>) {
         harmonicProfile.add(samples)
-        pending.append(contentsOf: samples)
-        var start = 0
-        while pending.count - start >= Self.frameSize {
-            processFrame(at: start)
-            start += Self.hopSize
-        }
-        if start > 0 { pending.removeFirst(start) }
+        frames.add(samples) { processFrame($0) }
     }
 
-    private func processFrame(at start: Int) {
-        let data = frame.pointee.data!
+    private func processFrame(_ samples: UnsafeBufferPointer<Float>) {
+        let data = fft.input
         var energy: Float = 0
-        pending.withUnsafeBufferPointer { samples in
-            for i in 0..<Self.frameSize {
-                let value = samples[start + i] * window[i]
-                data[i] = value
-                energy += value * value
-            }
+        for i in 0..<Self.frameSize {
+            let value = samples[i] * window[i]
+            data[i] = value
+            energy += value * value
         }
         frameCount += 1
         // -70 dBFS mean power in the window: silence, which would only add noise to every average.
@@ -96,8 +68,8 @@ final class SpectralAnalyzer {
             silentFrameCount += 1
             return
         }
-        aubio_fft_do(fft, frame, spectrum)
-        let norm = spectrum.pointee.norm!
+        fft.transform()
+        let norm = fft.magnitudes
         let binCount = Self.frameSize / 2 + 1
         for k in 0..<binCount { magnitudes[k] = norm[k] }
         addTimbre(binCount: binCount)
