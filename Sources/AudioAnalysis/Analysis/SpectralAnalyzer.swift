@@ -1,9 +1,11 @@
 import Foundation
 
 /// Frames of the mono analysis signal through an FFT (aubio's, over FFTW), a hop at a time, into
-/// a pitch-class profile for the key and into the timbre descriptors the estimates read.
+/// the timbre descriptors the estimates read and a tuning-corrected pitch-class profile (the
+/// descriptors' `tuning_cents` and `pitch_class_profile`); the key is read from Essentia's profile,
+/// ``harmonicProfile``, which this analyser feeds the same samples.
 ///
-/// The pitch-class profile is this module's own method, in the spirit of the harmonic pitch-class
+/// The tuning-corrected profile is this module's own method, in the spirit of the harmonic pitch-class
 /// profile (Gómez 2006): spectral peaks between 50 Hz and 5 kHz, located to a fraction of a bin by
 /// parabolic interpolation, are credited to their own pitch and to the pitches of which they could be
 /// the 2nd to 4th harmonic (with weights 1, ½, ⅓, ¼), into 120 bins per octave (10 cents). Each
