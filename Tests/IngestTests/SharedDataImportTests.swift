@@ -8,6 +8,12 @@ import VibesTestSupport
 /// Imports of the real public datasets in `../shared/data`; skipped, visibly, where it is absent.
 @Suite(.enabled(if: SharedData.isAvailable, SharedData.skipReason))
 struct SharedDataImportTests {
+    @Test func aBulkImportOfTidyTuesdayHoldsWhatARowByRowImportHolds() throws {
+        try TabularImporterTests.expectBulkImportEqualsRowByRow(
+            SharedData.path("tidytuesday-2020-01-21/spotify_songs.csv")
+        )
+    }
+
     @Test func tidyTuesdayImportsEveryRowWithItsGenres() throws {
         try withStore { store in
             let summary = try store.importFile(at: SharedData.path("tidytuesday-2020-01-21/spotify_songs.csv"))

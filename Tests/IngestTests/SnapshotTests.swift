@@ -373,4 +373,64 @@ struct SnapshotTests {
             #expect(try snapshotRows(store, "features") == Self.featureParts)
         }
     }
+
+    /// Every snapshot row: name, part and bytes; the cached space's description (JSON, whose keys
+    /// come in no fixed order) as the object it decodes to.
+    func savedSnapshots(_ store: LibraryStore) throws -> (parts: [String], spaceAbout: NSDictionary?) {
+        try store.database.read { db in
+            var about: NSDictionary?
+            var parts: [String] = []
+            for row in try Row.fetchAll(db, sql: "SELECT name, part, data FROM snapshots ORDER BY name, part") {
+                let (name, part, data): (String, String, Data) = (row["name"], row["part"], row["data"])
+                if part == "space_about" {
+                    about = try JSONSerialization.jsonObject(with: data) as? NSDictionary
+                    parts.append("\(name) \(part)")
+                } else {
+                    parts.append("\(name) \(part) \(data.base64EncodedString())")
+                }
+            }
+            return (parts, about)
+        }
+    }
+
+    @Test func snapshotsBuiltSideBySideAreTheSnapshotsBuiltOneAfterTheOther() throws {
+        try withStore { sideBySide in
+            try withStore { oneByOne in
+                _ = try sideBySide.importFile(at: Self.tidytuesday)
+                _ = try oneByOne.importFile(at: Self.tidytuesday)
+                let tracks = try count(oneByOne, "SELECT count(*) FROM tracks")
+                // No limit: the facts are built on a reading connection beside the features.
+                #expect(try sideBySide.prepareSnapshots() == .prepared)
+                // Room for one build at a time: one after the other, on the writing connection.
+                #expect(
+                    try oneByOne.prepareSnapshots(memoryLimit: tracks * LibraryStore.snapshotBuildBytesPerTrack)
+                        == .prepared
+                )
+                let saved = try savedSnapshots(sideBySide)
+                #expect(saved.parts.contains { $0.hasPrefix("facts ") } && saved.spaceAbout != nil)
+                let other = try savedSnapshots(oneByOne)
+                #expect(saved.parts == other.parts)
+                #expect(saved.spaceAbout == other.spaceAbout)
+            }
+        }
+    }
+
+    @Test func factsBuiltBeforeAnotherProcessCommitsAreBuiltAgain() throws {
+        try withTemporaryDirectory { folder in
+            let path = folder + "/library.sqlite"
+            let store = try LibraryStore(path: path)
+            _ = try store.importFile(at: Self.tidytuesday)
+            // Started over the excerpt alone; another connection (another process) then adds tracks.
+            let pending = try store.buildConcurrently(.facts, build: TrackFactsParts.build)
+            _ = try LibraryStore(path: path).importFile(at: Self.liked)
+            store.prepareSnapshot(.facts, builtConcurrently: pending, build: TrackFactsParts.build)
+            let saved = try store.database.read { db in
+                try Row.fetchAll(db, sql: "SELECT part, data FROM snapshots WHERE name = 'facts' AND part != 'format'")
+                    .map { ($0["part"] as String, $0["data"] as Data) }
+            }
+            let built = try store.database.read { db in try TrackFactsParts.build(db) }
+            #expect(!saved.isEmpty)
+            #expect(Dictionary(uniqueKeysWithValues: saved) == built.mapValues(\.data))
+        }
+    }
 }

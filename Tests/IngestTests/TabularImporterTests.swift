@@ -7,6 +7,64 @@ import VibesTestSupport
 @testable import Ingest
 
 struct TabularImporterTests {
+    /// Imports the CSV at `path` into `store` through the tabular importer in one transaction, at
+    /// a fixed time: as a bulk import of a new store does (`bulk`: the indexes deferred, the new
+    /// tracks' rows held back and inserted many to a statement), or every row written as it comes
+    /// with the indexes kept.
+    static func importRows(of path: String, into store: LibraryStore, bulk: Bool) throws -> LibraryWriter.Counts {
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        // As an import runs (``LibraryStore/withForeignKeyChecksOff(_:)``).
+        return try store.withForeignKeyChecksOff {
+            try store.database.write { db in
+                let runID = try LibraryStore.insertImportRun(
+                    path: path,
+                    format: .featuresCSV,
+                    sha256: "",
+                    at: "2026-01-02T03:04:05Z",
+                    in: db
+                )
+                let writer = try LibraryWriter(db, runID: runID, fetchedAt: "2026-01-02T03:04:05Z")
+                if bulk { try writer.deferIndexBuilds(expectedTracks: bytes.count / 256) }
+                #expect(writer.findsSpotifyIDsInMemory == bulk)
+                let context = ImportContext(
+                    file: path,
+                    options: ImportOptions(),
+                    writer: writer,
+                    totalBytes: bytes.count
+                )
+                var importer = TabularImporter(format: .featuresCSV, context: context, reader: CSVReader(bytes: bytes))
+                _ = try importer.run(fileName: (path as NSString).lastPathComponent)
+                try writer.buildDeferredIndexes()
+                return writer.counts
+            }
+        }
+    }
+
+    /// A bulk import of a real file holds, row for row and ID for ID, what the same file written
+    /// row by row holds, and counts the same.
+    static func expectBulkImportEqualsRowByRow(_ path: String) throws {
+        try withStore { bulk in
+            try withStore { rowByRow in
+                let many = try importRows(of: path, into: bulk, bulk: true)
+                let one = try importRows(of: path, into: rowByRow, bulk: false)
+                let content = try contentSnapshot(bulk)
+                #expect(content["tracks"]?.isEmpty == false && content["audio_features"]?.isEmpty == false)
+                #expect(content == (try contentSnapshot(rowByRow)))
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = .sortedKeys
+                #expect(try encoder.encode(many) == encoder.encode(one))
+            }
+        }
+    }
+
+    @Test(arguments: [
+        "csv/tidytuesday-excerpt.csv", "csv/kaggle-2024-high-excerpt.csv", "csv/kaggle-2024-low-excerpt.csv",
+        "csv/top50-excerpt.csv",
+    ])
+    func aBulkImportHoldsWhatARowByRowImportHolds(_ fixture: String) throws {
+        try Self.expectBulkImportEqualsRowByRow(Fixtures.path(fixture))
+    }
+
     @Test func importsTidyTuesdayRowsAsTracksFeaturesAndTags() throws {
         try withStore { store in
             let path = Fixtures.path("csv/tidytuesday-excerpt.csv")

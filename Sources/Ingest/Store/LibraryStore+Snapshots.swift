@@ -280,17 +280,25 @@ extension LibraryStore {
         let weights = try personalWeights() ?? .default
         // The space `recommend` uses by default (and `cluster`, when its schema is the default).
         let schema = FeatureSchema.default.applying(weights)
+        // `max(id)` stands for the track count: an index lookup, where `count(*)` scans.
+        let tracks = try read { db in try Int.fetchOne(db, sql: "SELECT max(id) FROM tracks") ?? 0 }
         if let memoryLimit {
-            // `max(id)` stands for the track count: an index lookup, where `count(*)` scans.
-            let tracks = try read { db in try Int.fetchOne(db, sql: "SELECT max(id) FROM tracks") ?? 0 }
             let needed = tracks * Self.snapshotBuildBytesPerTrack
             if needed > memoryLimit, try !snapshotsAreCurrent(schema: schema) {
                 return .deferred(tracks: tracks, neededBytes: needed, limitBytes: memoryLimit)
             }
         }
-        // The facts first, so that their arrays are gone before the features are coded.
-        prepareSnapshot(.facts, build: TrackFactsParts.build)
-        try prepareSpace(schema: schema)
+        if memoryLimit.map({ tracks * 2 * Self.snapshotBuildBytesPerTrack <= $0 }) ?? true {
+            // Room for both builds at once: the facts are built on a reading connection, on a
+            // core of their own, while the features and the space are built on this one.
+            let facts = try buildConcurrently(.facts, build: TrackFactsParts.build)
+            try prepareSpace(schema: schema)
+            prepareSnapshot(.facts, builtConcurrently: facts, build: TrackFactsParts.build)
+        } else {
+            // The facts first, so that their arrays are gone before the features are coded.
+            prepareSnapshot(.facts, build: TrackFactsParts.build)
+            try prepareSpace(schema: schema)
+        }
         return .prepared
     }
 
@@ -320,6 +328,60 @@ extension LibraryStore {
             try? write { db in
                 if try Self.snapshotParts(snapshot, in: db, only: []) != nil { return }
                 try Self.save(snapshot, parts: try build(db), in: db)
+            }
+        }
+    }
+
+    /// A build of `snapshot` started on a reading connection, on a thread of its own, over the
+    /// store as last committed (nothing when the snapshot is there): what
+    /// ``prepareSnapshot(_:builtConcurrently:build:)`` saves once the writer is free.
+    final class ConcurrentBuild: @unchecked Sendable {
+        /// `PRAGMA data_version` of the writing connection when the read began: it changes when
+        /// another connection (another process) commits.
+        fileprivate var dataVersion = 0
+        fileprivate let done = DispatchSemaphore(value: 0)
+        /// Written by the reading thread before it signals `done`, read after the wait.
+        fileprivate var parts: [String: SnapshotBlob]?
+    }
+
+    /// Starts building `snapshot` on a reading connection, which sees the store as last
+    /// committed, and returns at once.
+    func buildConcurrently(
+        _ snapshot: Snapshot,
+        build: @escaping @Sendable (Database) throws -> [String: SnapshotBlob]
+    ) throws -> ConcurrentBuild {
+        let pending = ConcurrentBuild()
+        try writeWithoutTransaction { db in
+            pending.dataVersion = try Int.fetchOne(db, sql: "PRAGMA data_version") ?? 0
+            database.asyncConcurrentRead { result in
+                defer { pending.done.signal() }
+                do {
+                    let db = try result.get()
+                    if try Self.snapshotParts(snapshot, in: db, only: []) == nil { pending.parts = try build(db) }
+                } catch {
+                    // Built again in the write.
+                }
+            }
+        }
+        return pending
+    }
+
+    /// ``prepareSnapshot(_:build:)`` with the parts `pending` built on a reading connection: saved
+    /// when no other connection has committed since its read began; otherwise (or when it built
+    /// nothing) built again here, in the write, as without it.
+    func prepareSnapshot(
+        _ snapshot: Snapshot,
+        builtConcurrently pending: ConcurrentBuild,
+        build: (Database) throws -> [String: SnapshotBlob]
+    ) {
+        pending.done.wait()
+        let built = pending.parts
+        pending.parts = nil
+        _ = opportunisticWrite.whileSet {
+            try? write { db in
+                if try Self.snapshotParts(snapshot, in: db, only: []) != nil { return }
+                let isCurrent = try Int.fetchOne(db, sql: "PRAGMA data_version") == pending.dataVersion
+                try Self.save(snapshot, parts: try isCurrent ? built ?? build(db) : build(db), in: db)
             }
         }
     }

@@ -77,6 +77,10 @@ public final class LibraryWriter {
     private var tagIDs: [String: [String: Int64]] = [:]
     /// The numbers of the tag and feature sources (`sources`), by key.
     private var sourceIDs: [String: Int64] = [:]
+    /// The last source looked up: a file's rows all name the same one.
+    private var lastSource: (key: String, id: Int64)?
+    /// The last feature source written, its number and its priority.
+    private var lastFeatureSource: (source: FeatureSource, id: Int64, priority: Int)?
     /// Multi-row inserts by row count: `track_artists` and `track_tags`.
     private var artistLinkStatements: [Int: PreparedStatement] = [:]
     private var tagLinkStatements: [Int: PreparedStatement] = [:]
@@ -534,10 +538,13 @@ public final class LibraryWriter {
             }
         }
         let flags = features.outOfRangeFlags
+        if lastFeatureSource?.source != source {
+            lastFeatureSource = (source, try sourceID(source.key), precedence.priority(of: source))
+        }
         let row = PendingRows.FeatureRow(
             trackID: trackID,
-            sourceID: try self.sourceID(source.key),
-            priority: precedence.priority(of: source),
+            sourceID: lastFeatureSource!.id,
+            priority: lastFeatureSource!.priority,
             features: features,
             outOfRangeFlags: flags
         )
@@ -646,9 +653,14 @@ public final class LibraryWriter {
     }
 
     func sourceID(_ key: String) throws -> Int64 {
-        if let cached = sourceIDs[key] { return cached }
+        if let lastSource, lastSource.key == key { return lastSource.id }
+        if let cached = sourceIDs[key] {
+            lastSource = (key, cached)
+            return cached
+        }
         let sourceID = try numberOf(insert: insertSource, select: selectSource) { $0.bind(1, key) }
         sourceIDs[key] = sourceID
+        lastSource = (key, sourceID)
         return sourceID
     }
 
