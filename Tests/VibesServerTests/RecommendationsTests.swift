@@ -1,6 +1,7 @@
 import Foundation
 import Ingest
 import Testing
+import VibesEngine
 import VibesServer
 import VibesTestSupport
 
@@ -55,6 +56,30 @@ struct RecommendationsTests {
             #expect(seeds.first?["href"] as? String == "https://api.spotify.com/v1/tracks/" + seed)
             // Every track but the seed was a candidate.
             #expect(seeds.first?["initialPoolSize"] as? Int == 19)
+        }
+    }
+
+    /// The server answers what `recommend --seed ID --max-per-artist 2` answers: the same query
+    /// (two tracks per artist, the seed's own included, none damped), track for track and score
+    /// for score to the bit, with the same reasons.
+    @Test(arguments: [1, 3, 9, 12, 20])
+    func answersAreTheCommandLines(seed index: Int) async throws {
+        try await ServerHarness.withServer { harness async throws in
+            let seed = ServerHarness.spotifyID(index)
+            let tracks = try await Self.tracks(harness, "/v1/recommendations?seed_tracks=\(seed)&limit=7")
+            var request = RecommendRequest()
+            request.seeds.tracks = [seed]
+            request.query.count = 7
+            request.maximumPerArtist = 2
+            let expected = try harness.store.recommend(request).result.recommendations
+            let answered = tracks.compactMap { $0["vibes"] as? [String: Any] }
+            #expect(answered.count == tracks.count && !expected.isEmpty)
+            #expect(answered.compactMap { ($0["track_id"] as? Int).map(Int64.init) } == expected.map(\.trackID))
+            #expect(
+                answered.compactMap { ($0["similarity"] as? Double)?.bitPattern } == expected.map(\.similarity.bitPattern)
+            )
+            #expect(answered.compactMap { ($0["score"] as? Double)?.bitPattern } == expected.map(\.score.bitPattern))
+            #expect(answered.compactMap { $0["why"] as? [String] } == expected.map(\.reasons))
         }
     }
 
