@@ -64,22 +64,34 @@ struct RecommendationsTests {
     /// for score to the bit, with the same reasons.
     @Test(arguments: [1, 3, 9, 12, 20])
     func answersAreTheCommandLines(seed index: Int) async throws {
+        /// What the answer says of each track under `vibes`, read exactly (`JSONDecoder`).
+        struct Answer: Decodable {
+            struct Vibes: Decodable {
+                let trackID: Int64, similarity: Double, score: Double, why: [String]
+
+                enum CodingKeys: String, CodingKey {
+                    case similarity, score, why
+                    case trackID = "track_id"
+                }
+            }
+            struct Track: Decodable { var vibes: Vibes }
+            var tracks: [Track]
+        }
         try await ServerHarness.withServer { harness async throws in
             let seed = ServerHarness.spotifyID(index)
-            let tracks = try await Self.tracks(harness, "/v1/recommendations?seed_tracks=\(seed)&limit=7")
+            let answer = try await harness.get("/v1/recommendations?seed_tracks=\(seed)&limit=7")
+            #expect(answer.status == 200)
+            let answered = try JSONDecoder().decode(Answer.self, from: answer.body).tracks.map(\.vibes)
             var request = RecommendRequest()
             request.seeds.tracks = [seed]
             request.query.count = 7
             request.maximumPerArtist = 2
             let expected = try harness.store.recommend(request).result.recommendations
-            let answered = tracks.compactMap { $0["vibes"] as? [String: Any] }
-            #expect(answered.count == tracks.count && !expected.isEmpty)
-            #expect(answered.compactMap { ($0["track_id"] as? Int).map(Int64.init) } == expected.map(\.trackID))
-            #expect(
-                answered.compactMap { ($0["similarity"] as? Double)?.bitPattern } == expected.map(\.similarity.bitPattern)
-            )
-            #expect(answered.compactMap { ($0["score"] as? Double)?.bitPattern } == expected.map(\.score.bitPattern))
-            #expect(answered.compactMap { $0["why"] as? [String] } == expected.map(\.reasons))
+            #expect(!expected.isEmpty)
+            #expect(answered.map(\.trackID) == expected.map(\.trackID))
+            #expect(answered.map(\.similarity.bitPattern) == expected.map(\.similarity.bitPattern))
+            #expect(answered.map(\.score.bitPattern) == expected.map(\.score.bitPattern))
+            #expect(answered.map(\.why) == expected.map(\.reasons))
         }
     }
 

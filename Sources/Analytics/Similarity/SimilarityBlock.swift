@@ -157,42 +157,22 @@ public struct SimilarityBlock: Sendable {
             termNames: termNames,
             rowStarts: rowStarts,
             rowTerms: rowTerms,
-            explicitRowValues: [],
+            rowValues: [],
             inverseFrequencies: idf
         )
     }
 
-    /// A block of the given entries (ascending terms within a row, each row of unit length or
-    /// empty), with its term-wise transpose.
+    /// A block of the given entries (ascending terms within a row), with its term-wise transpose:
+    /// valued by `rowValues` (each row of unit length or empty), or when there are none by the
+    /// TF-IDF weights of `inverseFrequencies`.
     init(
         kind: Kind,
         signals: Set<SimilaritySignal>,
         termNames: [String],
         rowStarts: [Int],
         rowTerms: [Int32],
-        rowValues: [Float]
-    ) {
-        self.init(
-            kind: kind,
-            signals: signals,
-            termNames: termNames,
-            rowStarts: rowStarts,
-            rowTerms: rowTerms,
-            explicitRowValues: rowValues,
-            inverseFrequencies: []
-        )
-    }
-
-    /// A block of the given entries, valued by `explicitRowValues` or else by
-    /// `inverseFrequencies`, with its term-wise transpose.
-    private init(
-        kind: Kind,
-        signals: Set<SimilaritySignal>,
-        termNames: [String],
-        rowStarts: [Int],
-        rowTerms: [Int32],
-        explicitRowValues: [Float],
-        inverseFrequencies: [Float]
+        rowValues explicitRowValues: [Float],
+        inverseFrequencies: [Float] = []
     ) {
         precondition(rowTerms.count <= UInt32.max, "row starts fit in 32 bits")
         self.kind = kind
