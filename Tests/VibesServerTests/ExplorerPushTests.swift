@@ -13,10 +13,8 @@ struct ExplorerPushTests {
     @Test func aSavedPlaylistIsPushedThenReplaced() async throws {
         try await FakeSpotify.withServer { fake in
             let signedIn = try await makeSignedInClient(fake)
-            let pusher: PlaylistPusher = { playlist, store in
-                try await SpotifyPlaylistPusher(client: signedIn.client, store: store).push(playlist)
-            }
-            try await ServerHarness.withServer(playlistPusher: pusher) { harness async throws in
+            let account = SpotifyAccount { signedIn.client }
+            try await ServerHarness.withServer(spotify: account) { harness async throws in
                 #expect(try await harness.get("/api/spotify").json()["signed_in"] as? Bool == true)
                 let ids = try [15, 3, 9].map { try ExplorerAPITests.trackID($0, in: harness) }
                 let saved = try await harness.post(
@@ -62,10 +60,8 @@ struct ExplorerPushTests {
     func thePushButtonSavesAndPushesTheStagingList() async throws {
         try await FakeSpotify.withServer { fake in
             let signedIn = try await makeSignedInClient(fake)
-            let pusher: PlaylistPusher = { playlist, store in
-                try await SpotifyPlaylistPusher(client: signedIn.client, store: store).push(playlist)
-            }
-            try await ServerHarness.withServer(playlistPusher: pusher) { harness async throws in
+            let account = SpotifyAccount { signedIn.client }
+            try await ServerHarness.withServer(spotify: account) { harness async throws in
                 try await ChromiumSession.withSession { browser in
                     try await ExplorerTests.openExplorer(browser, harness: harness)
                     try await ExplorerTests.choose("Quiet Evening", in: "explorer-playlist", browser)
