@@ -1,6 +1,7 @@
 import Foundation
 import Ingest
 import Testing
+import VibesEngine
 import VibesServer
 import VibesTestSupport
 
@@ -55,6 +56,42 @@ struct RecommendationsTests {
             #expect(seeds.first?["href"] as? String == "https://api.spotify.com/v1/tracks/" + seed)
             // Every track but the seed was a candidate.
             #expect(seeds.first?["initialPoolSize"] as? Int == 19)
+        }
+    }
+
+    /// The server answers what `recommend --seed ID --max-per-artist 2` answers: the same query
+    /// (two tracks per artist, the seed's own included, none damped), track for track and score
+    /// for score to the bit, with the same reasons.
+    @Test(arguments: [1, 3, 9, 12, 20])
+    func answersAreTheCommandLines(seed index: Int) async throws {
+        /// What the answer says of each track under `vibes`, read exactly (`JSONDecoder`).
+        struct Answer: Decodable {
+            struct Vibes: Decodable {
+                let trackID: Int64, similarity: Double, score: Double, why: [String]
+
+                enum CodingKeys: String, CodingKey {
+                    case similarity, score, why
+                    case trackID = "track_id"
+                }
+            }
+            struct Track: Decodable { var vibes: Vibes }
+            var tracks: [Track]
+        }
+        try await ServerHarness.withServer { harness async throws in
+            let seed = ServerHarness.spotifyID(index)
+            let answer = try await harness.get("/v1/recommendations?seed_tracks=\(seed)&limit=7")
+            #expect(answer.status == 200)
+            let answered = try JSONDecoder().decode(Answer.self, from: answer.body).tracks.map(\.vibes)
+            var request = RecommendRequest()
+            request.seeds.tracks = [seed]
+            request.query.count = 7
+            request.maximumPerArtist = 2
+            let expected = try harness.store.recommend(request).result.recommendations
+            #expect(!expected.isEmpty)
+            #expect(answered.map(\.trackID) == expected.map(\.trackID))
+            #expect(answered.map(\.similarity.bitPattern) == expected.map(\.similarity.bitPattern))
+            #expect(answered.map(\.score.bitPattern) == expected.map(\.score.bitPattern))
+            #expect(answered.map(\.why) == expected.map(\.reasons))
         }
     }
 

@@ -34,10 +34,9 @@ struct ArtistContext: Sendable {
     let sums: [Float]
     /// The number of tracks of each artist.
     let counts: [Int32]
-    /// ‖*x*ⱼ‖² per row.
-    let featureSquaredNorms: [Float]
-    /// ‖*a*ⱼ‖² per row.
-    let contextSquaredNorms: [Float]
+    /// √(‖*x*ⱼ‖² + *w*² ‖*a*ⱼ‖²) per row: the length of row *j*'s hybrid point, which no query
+    /// changes (one float per row, where the two squared norms took two).
+    let rowNorms: [Float]
 
     /// - Parameters:
     ///   - features: The scaled audio points, one row per track.
@@ -67,28 +66,27 @@ struct ArtistContext: Sendable {
             counts[Int(artist)] += 1
             for column in 0..<d { sums[Int(artist) * d + column] += x[row * d + column] }
         }
-        var featureNorms = [Float](repeating: 0, count: artistOfRow.count)
-        var contextNorms = [Float](repeating: 0, count: artistOfRow.count)
+        let w2 = weight * weight
+        var rowNorms = [Float](repeating: 0, count: artistOfRow.count)
         for row in artistOfRow.indices {
             var norm: Float = 0
             for column in 0..<d { norm += x[row * d + column] * x[row * d + column] }
-            featureNorms[row] = norm
-            let artist = Int(artistOfRow[row])
-            guard artist >= 0, counts[artist] > 1 else { continue }
             var context: Float = 0
-            let n = Float(counts[artist])
-            for column in 0..<d {
-                let value = (sums[artist * d + column] - x[row * d + column]) / n
-                context += value * value
+            let artist = Int(artistOfRow[row])
+            if artist >= 0, counts[artist] > 1 {
+                let n = Float(counts[artist])
+                for column in 0..<d {
+                    let value = (sums[artist * d + column] - x[row * d + column]) / n
+                    context += value * value
+                }
             }
-            contextNorms[row] = context
+            rowNorms[row] = (norm + w2 * context).squareRoot()
         }
         dimension = d
         self.artistOfRow = artistOfRow
         self.sums = sums
         self.counts = counts
-        featureSquaredNorms = featureNorms
-        contextSquaredNorms = contextNorms
+        self.rowNorms = rowNorms
     }
 
     /// The artist context *a* of `row`: zeros for an unknown artist or an artist's only track.
@@ -106,33 +104,24 @@ struct ArtistContext: Sendable {
     func similarities(query: [Float], context: [Float], features: FeatureMatrix) -> [Float] {
         let d = dimension
         let w2 = weight * weight
-        let x = features.values.elements
         var queryNorm: Float = 0
         for column in 0..<d { queryNorm += query[column] * query[column] + w2 * context[column] * context[column] }
         queryNorm = queryNorm.squareRoot()
-        // a_q · S_k for every artist.
+        // a_q · S_k for every artist, and what a row of the artist takes from it: nothing for an
+        // unknown artist or an artist's only track.
         var artistDots = [Float](repeating: 0, count: counts.count)
         for artist in counts.indices {
             var dot: Float = 0
             for column in 0..<d { dot += context[column] * sums[artist * d + column] }
             artistDots[artist] = dot
         }
-        var result = [Float](repeating: 0, count: artistOfRow.count)
-        for row in artistOfRow.indices {
-            var audio: Float = 0
-            var contextDot: Float = 0
-            for column in 0..<d {
-                let value = x[row * d + column]
-                audio += query[column] * value
-                contextDot += context[column] * value
-            }
-            let artist = Int(artistOfRow[row])
-            let artistPart: Float =
-                artist >= 0 && counts[artist] > 1 ? (artistDots[artist] - contextDot) / Float(counts[artist]) : 0
-            let norm = queryNorm * (featureSquaredNorms[row] + w2 * contextSquaredNorms[row]).squareRoot()
-            result[row] = norm > 0 ? (audio + w2 * artistPart) / norm : 0
-        }
-        return result
+        return hybridCosines(
+            query: query,
+            context: context,
+            queryNorm: queryNorm,
+            artistDots: artistDots,
+            features: features.values.elements
+        )
     }
 
     /// Every row as [*x* ; *w* · *a*], for evaluating the hybrid space as a whole.

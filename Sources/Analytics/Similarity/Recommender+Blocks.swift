@@ -46,10 +46,10 @@ extension Recommender {
         }
     }
 
-    /// The hybrid score of every row for a query made of `seedRows`: the weighted mean of the sound
-    /// cosine (weight 1) and the cosine of each block the seeds have terms in.
-    func hybridScores(sound: [Float], seedRows: [Int]) -> [Float] {
-        var scores = sound
+    /// Turns the sound cosines `scores` into the hybrid scores of a query made of `seedRows` in
+    /// place: the weighted mean of the sound cosine (weight 1) and the cosine of each block the
+    /// seeds have terms in.
+    func addHybridBlocks(seedRows: [Int], to scores: inout [Float]) {
         var total: Float = 1
         for block in blocks {
             let weight = weight(of: block.kind)
@@ -60,7 +60,6 @@ extension Recommender {
             total += weight
         }
         if total != 1 { for row in scores.indices { scores[row] /= total } }
-        return scores
     }
 }
 

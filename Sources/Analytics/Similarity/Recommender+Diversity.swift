@@ -11,29 +11,83 @@ struct Candidate: Sendable {
 }
 
 /// The best `capacity` candidates by score, ties by track ID.
+///
+/// With distinct track IDs (a store's rows), the candidates are kept in a binary heap whose root is
+/// the one to go first, and sorted once when read: a scan of a million rows whose best candidates
+/// come late (a library holding every song many times) spent a fifth of a query moving a sorted
+/// array up by one on each insertion. Without, a sorted array keeps the order in which equal
+/// candidates came.
 struct TopKCandidates {
     let capacity: Int
-    private(set) var candidates: [Candidate] = []
+    /// Whether no two candidates share a track ID, so that the order is total and the heap keeps
+    /// exactly the candidates the sorted array would.
+    let hasDistinctTrackIDs: Bool
+    /// A heap with the worst candidate at the root when ``hasDistinctTrackIDs``, else sorted best first.
+    private var kept: [Candidate] = []
 
-    init(capacity: Int) { self.capacity = Swift.max(0, capacity) }
+    init(capacity: Int, distinctTrackIDs: Bool = false) {
+        self.capacity = Swift.max(0, capacity)
+        hasDistinctTrackIDs = distinctTrackIDs
+    }
+
+    /// The candidates, best first.
+    var candidates: [Candidate] {
+        hasDistinctTrackIDs ? kept.sorted(by: TopKCandidates.ranksBefore) : kept
+    }
 
     static func ranksBefore(_ a: Candidate, _ b: Candidate) -> Bool {
         a.score > b.score || (a.score == b.score && a.trackID < b.trackID)
     }
 
+    /// Whether a candidate of `score` and `trackID` would be kept now: a test that costs no
+    /// candidate for the many rows that would not.
+    @inline(__always)
+    func admits(score: Double, trackID: Int64) -> Bool {
+        guard kept.count == capacity else { return capacity > 0 }
+        let last = hasDistinctTrackIDs ? kept[0] : kept[capacity - 1]
+        return score > last.score || (score == last.score && trackID < last.trackID)
+    }
+
     mutating func insert(_ candidate: Candidate) {
         guard capacity > 0, !candidate.score.isNaN else { return }
-        if candidates.count == capacity {
-            guard TopKCandidates.ranksBefore(candidate, candidates[capacity - 1]) else { return }
-            candidates.removeLast()
+        guard hasDistinctTrackIDs else { return insertSorted(candidate) }
+        if kept.count < capacity {
+            kept.append(candidate)
+            var child = kept.count - 1
+            while child > 0 {
+                let parent = (child - 1) / 2
+                guard TopKCandidates.ranksBefore(kept[parent], kept[child]) else { break }
+                kept.swapAt(parent, child)
+                child = parent
+            }
+            return
+        }
+        guard TopKCandidates.ranksBefore(candidate, kept[0]) else { return }
+        kept[0] = candidate
+        var parent = 0
+        while true {
+            let (left, right) = (2 * parent + 1, 2 * parent + 2)
+            var worst = parent
+            if left < kept.count, TopKCandidates.ranksBefore(kept[worst], kept[left]) { worst = left }
+            if right < kept.count, TopKCandidates.ranksBefore(kept[worst], kept[right]) { worst = right }
+            guard worst != parent else { break }
+            kept.swapAt(parent, worst)
+            parent = worst
+        }
+    }
+
+    private mutating func insertSorted(_ candidate: Candidate) {
+        if kept.count == capacity {
+            guard TopKCandidates.ranksBefore(candidate, kept[capacity - 1]) else { return }
+            kept.removeLast()
         }
         var low = 0
-        var high = candidates.count
+        var high = kept.count
         while low < high {
             let middle = (low + high) / 2
-            if TopKCandidates.ranksBefore(candidates[middle], candidate) { low = middle + 1 } else { high = middle }
+            if TopKCandidates.ranksBefore(kept[middle], candidate) { low = middle + 1 } else { high = middle }
         }
-        candidates.insert(candidate, at: low)
+        kept.insert(candidate, at: low)
     }
 }
 
@@ -71,7 +125,8 @@ extension Recommender {
         var redundancy = pools.map { [Double](repeating: -.infinity, count: $0.count) }
         var exhausted = [Bool](repeating: false, count: pools.count)
         var lane = 0
-        let vectors = index.vectors
+        // The unit-length rows only when diversity compares picks (built on first use).
+        let vectors = diversity > 0 ? index.vectors : Matrix(rowCount: 0, columnCount: 0, elements: [])
         let d = vectors.columnCount
         while picks.count < count && exhausted.contains(false) {
             defer { lane = (lane + 1) % pools.count }

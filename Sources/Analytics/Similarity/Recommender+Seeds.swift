@@ -88,7 +88,7 @@ extension Recommender {
     )
         -> [Int]
     {
-        var selection = TopKCandidates(capacity: count)
+        var selection = TopKCandidates(capacity: count, distinctTrackIDs: rowsByTrackID.ascends)
         for row in 0..<trackCount where isIncluded(row) {
             guard let v = table.value(row: row, feature: .valence), let e = table.value(row: row, feature: .energy)
             else { continue }
@@ -211,13 +211,18 @@ extension Recommender {
         }
     }
 
-    func passesBounds(row: Int, query: RecommendationQuery) -> Bool {
-        for (attribute, constraint) in query.constraints where constraint.minimum != nil || constraint.maximum != nil {
+    /// Whether `row` is within every one of `bounds` (the constraints with a minimum or a maximum).
+    func passesBounds(
+        row: Int,
+        bounds: [(attribute: TunableAttribute, constraint: AttributeConstraint)],
+        tempoOctave: Bool
+    ) -> Bool {
+        for (attribute, constraint) in bounds {
             guard let value = value(of: attribute, row: row) else { return false }
             // Half/double time widens a tempo window; a one-sided bound would then admit everything.
             let isWindow = constraint.minimum != nil && constraint.maximum != nil
             let candidates =
-                attribute == .tempo && query.tempoOctave && isWindow ? [value, value * 2, value / 2] : [value]
+                attribute == .tempo && tempoOctave && isWindow ? [value, value * 2, value / 2] : [value]
             let fits = candidates.contains { candidate in
                 (constraint.minimum.map { candidate >= $0 } ?? true)
                     && (constraint.maximum.map { candidate <= $0 } ?? true)

@@ -16,8 +16,11 @@ public struct Recommender: Sendable {
     public let table: FeatureTable
     /// The scaled features the similarity is computed over.
     public let features: FeatureMatrix
-    /// The cosine index over ``features``.
-    public let index: CosineIndex
+    /// The cosine index over ``features``, built the first time it is read: it holds a unit-length
+    /// copy of the matrix (36 MB at a million tracks), which a query from seed tracks, the
+    /// server's kind, never reads.
+    public var index: CosineIndex { indexCache.value }
+    private let indexCache: BuiltOnce<CosineIndex>
     /// The fitted scaling of ``features``, used to place targets in the scaled space.
     public let scaling: FeatureScaling
     /// The number of tracks of the input table left out because they miss a schema feature.
@@ -148,15 +151,19 @@ public struct Recommender: Sendable {
         self.table = included
         scaling = space.scaling
         excludedTrackCount = space.excludedTrackCount
-        features = space.matrix
-        index = CosineIndex(features)
+        var matrix = space.matrix
+        // The space lists the same track IDs as the rows kept: one array for both, not two.
+        if matrix.trackIDs == included.trackIDs { matrix.trackIDs = included.trackIDs }
+        let points = matrix
+        features = points
+        let soundIndex = BuiltOnce { CosineIndex(points) }
+        indexCache = soundIndex
         self.attributes = kept
-        let (points, artistCodes) = (space.matrix, self.attributes.artistCodes)
+        let artistCodes = self.attributes.artistCodes
         artistContextCache = BuiltOnce {
             ArtistContext(features: points, artistOfRow: artistCodes, weight: Float(weights.artistContext))
         }
-        let soundIndex = index
-        wallpaperCache = BuiltOnce { WallpaperArtists(index: soundIndex, artistOfRow: artistCodes) }
+        wallpaperCache = BuiltOnce { WallpaperArtists(index: soundIndex.value, artistOfRow: artistCodes) }
         rowsByTrackID = TrackIndex(included.trackIDs)
         // Two passes over the values, as the mean and the variance need, without a column copy.
         // Row by row with the column as the inner index: `index % width` per value cost about
@@ -232,17 +239,7 @@ public struct Recommender: Sendable {
         }
         let lanes = makeLanes(positive: positive, negative: negative, query: query)
 
-        var isCandidate = [Bool](repeating: true, count: trackCount)
-        var candidateCount = 0
-        var afterFilters = 0
-        for row in 0..<trackCount {
-            if excluded.contains(table.trackIDs[row]) {
-                isCandidate[row] = false
-                continue
-            }
-            candidateCount += 1
-            if passesBounds(row: row, query: query) { afterFilters += 1 } else { isCandidate[row] = false }
-        }
+        let (isCandidate, candidateCount, afterFilters) = candidateRows(excluding: excluded, query: query)
         guard afterFilters > 0 else { throw RecommendationError.nothingLeft(candidates: candidateCount) }
 
         let targets = query.targets
@@ -268,8 +265,9 @@ public struct Recommender: Sendable {
         let similaritiesByLane = lanes.map { lane -> [Float]? in
             guard lane.hasDirection else { return nil }
             guard let context = lane.artistContext else { return index.similarities(to: lane.query) }
-            let sound = artistContext.similarities(query: lane.query, context: context, features: features)
-            return lane.seedRows.map { hybridScores(sound: sound, seedRows: $0) } ?? sound
+            var scores = artistContext.similarities(query: lane.query, context: context, features: features)
+            if let seedRows = lane.seedRows { addHybridBlocks(seedRows: seedRows, to: &scores) }
+            return scores
         }
         // Each lane keeps its best candidates; when de-duplication and the artist limit leave
         // fewer than asked for (a library holding many releases of each song), the pools grow and
@@ -281,19 +279,26 @@ public struct Recommender: Sendable {
         while true {
             var pools: [[Candidate]] = []
             for (laneIndex, lane) in lanes.enumerated() {
-                var selection = TopKCandidates(capacity: poolSize)
-                for row in 0..<trackCount where isCandidate[row] {
-                    let similarity = similaritiesByLane[laneIndex].map { Double($0[row]) } ?? 0
-                    let score: Double
-                    if let fits {
-                        score = lane.hasDirection ? 0.5 * similarity + 0.5 * fits[row] : fits[row]
-                    } else {
-                        score = similarity
+                var selection = TopKCandidates(capacity: poolSize, distinctTrackIDs: rowsByTrackID.ascends)
+                if let similarities = similaritiesByLane[laneIndex], fits == nil, damping.isEmpty {
+                    // The common case, the score being the similarity: one scan, no candidate
+                    // made for the many rows that would not be kept.
+                    selectBest(by: similarities, among: isCandidate, into: &selection)
+                } else {
+                    for row in 0..<trackCount where isCandidate[row] {
+                        let similarity = similaritiesByLane[laneIndex].map { Double($0[row]) } ?? 0
+                        let score: Double
+                        if let fits {
+                            score = lane.hasDirection ? 0.5 * similarity + 0.5 * fits[row] : fits[row]
+                        } else {
+                            score = similarity
+                        }
+                        let damped = damping.isEmpty ? score : score - (damping[attributes.artistCodes[row]] ?? 0)
+                        guard selection.admits(score: damped, trackID: table.trackIDs[row]) else { continue }
+                        selection.insert(
+                            Candidate(row: row, trackID: table.trackIDs[row], similarity: similarity, score: damped)
+                        )
                     }
-                    let damped = damping.isEmpty ? score : score - (damping[attributes.artistCodes[row]] ?? 0)
-                    selection.insert(
-                        Candidate(row: row, trackID: table.trackIDs[row], similarity: similarity, score: damped)
-                    )
                 }
                 pools.append(selection.candidates)
             }

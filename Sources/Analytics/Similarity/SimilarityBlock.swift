@@ -43,10 +43,16 @@ public struct SimilarityBlock: Sendable {
     let termNames: [String]
     /// The number of rows with at least one term.
     public let coveredRowCount: Int
-    /// Row *r*'s entries are `rowStarts[r]..<rowStarts[r + 1]` of ``rowTerms`` and ``rowValues``.
-    let rowStarts: [Int]
+    /// Row *r*'s entries are `rowStarts[r]..<rowStarts[r + 1]` of ``rowTerms`` (32 bits: half
+    /// the memory of `Int`, a million rows' 4 MB per block).
+    let rowStarts: [UInt32]
     let rowTerms: [Int32]
-    let rowValues: [Float]
+    /// The value of each row entry when it is given (an embedding); empty for a TF-IDF block, whose
+    /// values follow from ``inverseFrequencies`` and the row's terms (``values(ofRow:)``) and are
+    /// read only for the few seed and result rows of a query.
+    let explicitRowValues: [Float]
+    /// The inverse document frequency of each term of a TF-IDF block; empty for an embedding.
+    let inverseFrequencies: [Float]
     /// Term *t*'s rows are `termStarts[t]..<termStarts[t + 1]` of ``termRows`` and ``termValues``.
     let termStarts: [Int]
     let termRows: [Int32]
@@ -125,7 +131,7 @@ public struct SimilarityBlock: Sendable {
             kind: kind.rawValue,
             signals: signals.map(\.rawValue).sorted(),
             termNames: termNames,
-            rowStarts: rowStarts,
+            rowStarts: rowStarts.map(Int.init),
             rowTerms: rowTerms
         )
     }
@@ -145,32 +151,30 @@ public struct SimilarityBlock: Sendable {
         var covered = 0
         for row in 0..<rowCount where rowStarts[row + 1] > rowStarts[row] { covered += 1 }
         let idf = documentFrequency.map { Float(log1p(Double(covered) / Double($0))) }
-        var rowValues = [Float](repeating: 0, count: rowTerms.count)
-        for row in 0..<rowCount {
-            let entries = rowStarts[row]..<rowStarts[row + 1]
-            let norm = rowTerms[entries].reduce(Float(0)) { $0 + idf[Int($1)] * idf[Int($1)] }.squareRoot()
-            for position in entries { rowValues[position] = idf[Int(rowTerms[position])] / norm }
-        }
         self.init(
             kind: kind,
             signals: signals,
             termNames: termNames,
             rowStarts: rowStarts,
             rowTerms: rowTerms,
-            rowValues: rowValues
+            rowValues: [],
+            inverseFrequencies: idf
         )
     }
 
-    /// A block of the given entries (ascending terms within a row, each row of unit length or
-    /// empty), with its term-wise transpose.
+    /// A block of the given entries (ascending terms within a row), with its term-wise transpose:
+    /// valued by `rowValues` (each row of unit length or empty), or when there are none by the
+    /// TF-IDF weights of `inverseFrequencies`.
     init(
         kind: Kind,
         signals: Set<SimilaritySignal>,
         termNames: [String],
         rowStarts: [Int],
         rowTerms: [Int32],
-        rowValues: [Float]
+        rowValues explicitRowValues: [Float],
+        inverseFrequencies: [Float] = []
     ) {
+        precondition(rowTerms.count <= UInt32.max, "row starts fit in 32 bits")
         self.kind = kind
         self.signals = signals
         let rowCount = rowStarts.count - 1
@@ -184,19 +188,23 @@ public struct SimilarityBlock: Sendable {
         var termRows = [Int32](repeating: 0, count: rowTerms.count)
         var termValues = [Float](repeating: 0, count: rowTerms.count)
         for row in 0..<rowCount {
-            for position in rowStarts[row]..<rowStarts[row + 1] {
+            let entries = rowStarts[row]..<rowStarts[row + 1]
+            let norm = explicitRowValues.isEmpty ? Self.norm(of: rowTerms[entries], inverseFrequencies) : 0
+            for position in entries {
                 let term = Int(rowTerms[position])
                 termRows[fill[term]] = Int32(row)
-                termValues[fill[term]] = rowValues[position]
+                termValues[fill[term]] =
+                    explicitRowValues.isEmpty ? inverseFrequencies[term] / norm : explicitRowValues[position]
                 fill[term] += 1
             }
         }
         termCount = termNames.count
         self.termNames = termNames
         coveredRowCount = covered
-        self.rowStarts = rowStarts
+        self.rowStarts = rowStarts.map { UInt32(truncatingIfNeeded: $0) }
         self.rowTerms = rowTerms
-        self.rowValues = rowValues
+        self.explicitRowValues = explicitRowValues
+        self.inverseFrequencies = inverseFrequencies
         self.termStarts = termStarts
         self.termRows = termRows
         self.termValues = termValues
@@ -205,15 +213,31 @@ public struct SimilarityBlock: Sendable {
     /// The number of rows.
     public var rowCount: Int { rowStarts.count - 1 }
 
+    /// The length of the TF-IDF vector of a row with `terms`: each term weighs its inverse
+    /// frequency before the row is scaled to unit length.
+    private static func norm(of terms: ArraySlice<Int32>, _ inverseFrequencies: [Float]) -> Float {
+        terms.reduce(Float(0)) { $0 + inverseFrequencies[Int($1)] * inverseFrequencies[Int($1)] }.squareRoot()
+    }
+
+    /// The positions of `row`'s entries in ``rowTerms``.
+    func entries(ofRow row: Int) -> Range<Int> { Int(rowStarts[row])..<Int(rowStarts[row + 1]) }
+
+    /// The value of each entry of `row` (``entries(ofRow:)``), the very floats the term-wise copy holds.
+    func values(ofRow row: Int) -> [Float] {
+        let entries = entries(ofRow: row)
+        guard explicitRowValues.isEmpty else { return Array(explicitRowValues[entries]) }
+        let norm = Self.norm(of: rowTerms[entries], inverseFrequencies)
+        return entries.map { inverseFrequencies[Int(rowTerms[$0])] / norm }
+    }
+
     /// The term `row` shares with any of `others` that weighs most in `row`'s vector (ties by
     /// term text), or `nil` when they share none.
     func strongestSharedTerm(of row: Int, with others: [Int]) -> String? {
         var theirs = Set<Int32>()
-        for other in others { theirs.formUnion(rowTerms[rowStarts[other]..<rowStarts[other + 1]]) }
+        for other in others { theirs.formUnion(rowTerms[entries(ofRow: other)]) }
         var best: (value: Float, name: String)?
-        for position in rowStarts[row]..<rowStarts[row + 1] where theirs.contains(rowTerms[position]) {
+        for (position, value) in zip(entries(ofRow: row), values(ofRow: row)) where theirs.contains(rowTerms[position]) {
             let name = termNames[Int(rowTerms[position])]
-            let value = rowValues[position]
             if best.map({ value > $0.value || (value == $0.value && name < $0.name) }) ?? true { best = (value, name) }
         }
         return best?.name
@@ -224,8 +248,8 @@ public struct SimilarityBlock: Sendable {
     func query(rows: [Int]) -> [(term: Int32, value: Float)] {
         var sums: [Int32: Float] = [:]
         for row in rows {
-            for position in rowStarts[row]..<rowStarts[row + 1] {
-                sums[rowTerms[position], default: 0] += rowValues[position]
+            for (position, value) in zip(entries(ofRow: row), values(ofRow: row)) {
+                sums[rowTerms[position], default: 0] += value
             }
         }
         // Summed in term order, not the dictionary's (which differs from process to process), so

@@ -51,6 +51,54 @@ struct ArtistContextTests {
         }
     }
 
+    /// Eight rows at a time give each row the floats one row at a time gives, to the bit, for the
+    /// rows of whole groups of eight and the rows left over (40 = 5 × 8, and 37 and 43).
+    @Test(arguments: [37, 40, 43])
+    func eightRowsAtATimeAreOneRowAtATimeToTheBit(rowCount: Int) {
+        let (whole, allArtists) = Self.library()
+        let d = whole.columnCount
+        var elements = whole.values.elements
+        while elements.count < rowCount * d { elements += elements.prefix(rowCount * d - elements.count).map { -$0 } }
+        let features = FeatureMatrix(
+            values: Matrix(rowCount: rowCount, columnCount: d, elements: Array(elements.prefix(rowCount * d))),
+            trackIDs: (1...Int64(rowCount)).map { $0 },
+            columnNames: whole.columnNames
+        )
+        let artists = (0..<rowCount).map { allArtists[$0 % allArtists.count] }
+        let context = ArtistContext(features: features, artistOfRow: Self.codes(artists), weight: 1.3)
+        for queryRow in [1, 7, rowCount - 1] {
+            let query = Array(features.values.row(queryRow))
+            let seedContext = context.context(row: queryRow, features: features)
+            let fast = context.similarities(query: query, context: seedContext, features: features)
+            // One row at a time, as the hybrid cosine is defined.
+            let w2 = context.weight * context.weight
+            var queryNorm: Float = 0
+            for c in 0..<d { queryNorm += query[c] * query[c] + w2 * seedContext[c] * seedContext[c] }
+            queryNorm = queryNorm.squareRoot()
+            for row in 0..<rowCount {
+                let x = Array(features.values.row(row))
+                let a = context.context(row: row, features: features)
+                var (audio, contextDot, xx, aa): (Float, Float, Float, Float) = (0, 0, 0, 0)
+                for c in 0..<d {
+                    audio += query[c] * x[c]
+                    contextDot += seedContext[c] * x[c]
+                    xx += x[c] * x[c]
+                }
+                for c in 0..<d { aa += a[c] * a[c] }
+                let artist = Int(context.artistOfRow[row])
+                var artistPart: Float = 0
+                if artist >= 0, context.counts[artist] > 1 {
+                    var dot: Float = 0
+                    for c in 0..<d { dot += seedContext[c] * context.sums[artist * d + c] }
+                    artistPart = (dot - contextDot) / Float(context.counts[artist])
+                }
+                let norm = queryNorm * (xx + w2 * aa).squareRoot()
+                let expected = norm > 0 ? (audio + w2 * artistPart) / norm : 0
+                #expect(fast[row].bitPattern == expected.bitPattern, "query \(queryRow), row \(row)")
+            }
+        }
+    }
+
     @Test func theContextIsTheOtherTracksMeanShrunkAndEmptyForALoneTrack() {
         let (features, artists) = Self.library()
         let context = ArtistContext(features: features, artistOfRow: Self.codes(artists))

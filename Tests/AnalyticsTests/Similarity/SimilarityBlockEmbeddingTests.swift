@@ -17,9 +17,9 @@ struct SimilarityBlockEmbeddingTests {
         #expect(block.kind == .embedding)
         #expect(block.signals == [.audioEmbedding])
         #expect(block.coveredRowCount == 4)
-        #expect(block.rowStarts[5] == block.rowStarts[4], "a track without an embedding has no term")
+        #expect(block.entries(ofRow: 4).isEmpty, "a track without an embedding has no term")
         for row in 0..<4 {
-            let values = block.rowValues[block.rowStarts[row]..<block.rowStarts[row + 1]]
+            let values = block.values(ofRow: row)
             #expect(abs(values.reduce(0) { $0 + $1 * $1 } - 1) < 1e-5)
         }
         var scores = [Float](repeating: 0, count: 5)
