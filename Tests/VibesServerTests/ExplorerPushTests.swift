@@ -45,6 +45,43 @@ struct ExplorerPushTests {
         }
     }
 
+    /// The explorer's button saves the staging list before each push: saving over the playlist
+    /// keeps the Spotify playlist the first push created, so the second push replaces its items.
+    @Test func savingAgainThenPushingReplacesTheSameSpotifyPlaylist() async throws {
+        try await FakeSpotify.withServer { fake in
+            let signedIn = try await makeSignedInClient(fake)
+            let pusher: PlaylistPusher = { playlist, store in
+                try await SpotifyPlaylistPusher(client: signedIn.client, store: store).push(playlist)
+            }
+            try await ServerHarness.withServer(playlistPusher: pusher) { harness async throws in
+                func saveAndPush(_ numbers: [Int]) async throws -> (id: Int, push: [String: Any]) {
+                    let ids = try numbers.map { try ExplorerAPITests.trackID($0, in: harness) }
+                    let saved = try await harness.post(
+                        "{\"name\": \"Explorer picks\", \"track_ids\": [\(ids.map(String.init).joined(separator: ","))]}",
+                        to: "/api/playlists"
+                    )
+                    let id = try #require(try saved.json()["id"] as? Int)
+                    let pushed = try await harness.post("{}", to: "/api/playlists/\(id)/push")
+                    #expect(pushed.status == 200, "\(pushed.errorMessage ?? "")")
+                    return (id, try pushed.json())
+                }
+                let first = try await saveAndPush([15, 3, 9])
+                let spotifyID = try #require(first.push["spotify_id"] as? String)
+                #expect(first.push["created"] as? Bool == true)
+
+                let second = try await saveAndPush([4, 15])
+                #expect(second.id == first.id)
+                #expect(second.push["spotify_id"] as? String == spotifyID)
+                #expect(second.push["created"] as? Bool == false)
+                #expect(await fake.state.writtenItems.count == 1)
+                #expect(
+                    await fake.state.writtenItems[spotifyID]
+                        == [4, 15].map { "spotify:track:\(ServerHarness.spotifyID($0))" }
+                )
+            }
+        }
+    }
+
     @Test func withoutASpotifySessionThePushSaysHowToSignIn() async throws {
         try await ServerHarness.withServer { harness async throws in
             #expect(try await harness.get("/api/spotify").json()["signed_in"] as? Bool == false)
