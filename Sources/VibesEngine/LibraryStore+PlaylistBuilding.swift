@@ -182,7 +182,13 @@ extension LibraryStore {
             defaultName = description
         }
 
-        let chosen = try playlistEntries(for: ids, features: recommender.audioFeatures(of:))
+        var chosen = try playlistEntries(for: ids, features: recommender.audioFeatures(of:))
+        // A path's track ends stay at its ends, whatever the order.
+        if let (start, end) = request.path, !chosen.isEmpty {
+            if case .track(let id) = start, chosen[0].trackID == id { chosen[0].isLocked = true }
+            let last = chosen.count - 1
+            if case .track(let id) = end, chosen[last].trackID == id { chosen[last].isLocked = true }
+        }
         var locks: [PlaylistBuilder.Lock] = []
         for (position, reference) in request.locks {
             let (id, note) = try resolveTrack(reference, hasFeatures: hasFeatures)

@@ -191,6 +191,34 @@ struct WebAppViewsTests {
         }
     }
 
+    /// A path to a song ends with it, and one from a song starts with it, when the song's nearest
+    /// neighbour is by the same artist (the walk never takes an artist twice in a row) and the
+    /// flow order rearranges each step of the path.
+    @Test func aPathToASongEndsWithItWhenItsNeighbourSharesItsArtist() async throws {
+        try await ServerHarness.withServer { harness async throws in
+            // Song 40: by Artist 0, with the very features of song 20, also by Artist 0.
+            let other = try LibraryStore(path: harness.store.path)
+            try ServerHarness.importPlaylist("Echoes", indices: [40], into: other, folder: harness.folder)
+            let (twin, end) = (try Self.trackID(20, in: harness), try Self.trackID(40, in: harness))
+            let between = "/api/mood-path?from=track:\(twin)&to=track:\(end)&count=2&order=flow"
+            #expect(try await harness.status(of: between, becoming: 200, within: .seconds(30)) == 200)
+            // Each path, its length, and the track it must start or end with.
+            let paths: [(String, Int, first: Int?, last: Int?)] = [
+                (between, 2, twin, end),
+                ("/api/mood-path?from=mood:calm&to=track:\(end)&count=9&order=flow", 9, nil, end),
+                ("/api/mood-path?from=track:\(end)&to=mood:calm&count=7&order=flow", 7, end, nil),
+            ]
+            for (path, count, first, last) in paths {
+                let answer = try await harness.get(path)
+                let tracks = try #require((try answer.json())["tracks"] as? [[String: Any]], "\(path)")
+                let ids = tracks.compactMap { $0["track_id"] as? Int }
+                #expect(ids.count == count, "\(path)")
+                if let first { #expect(ids.first == first, "\(path): \(ids)") }
+                if let last { #expect(ids.last == last, "\(path): \(ids)") }
+            }
+        }
+    }
+
     /// Mood path queries that are refused, and what the message must name.
     static let badPaths = [
         "to=mood:calm": "from",
