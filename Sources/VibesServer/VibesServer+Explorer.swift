@@ -51,7 +51,7 @@ extension VibesServer {
         }
         let pushable: PushablePlaylist
         do {
-            pushable = try await reads.run { [store] in try store.pushablePlaylist(matching: String(id)) }
+            pushable = try await reads.run { [store] in try store.pushablePlaylist(rowID: id) }
         } catch StoreError.notFound {
             throw APIError.notFound("No playlist has id \(id).")
         }

@@ -82,6 +82,29 @@ struct ExplorerPushTests {
         }
     }
 
+    /// The ID in the path is a row ID and nothing else: a playlist named like a missing ID is not
+    /// pushed in its place.
+    @Test func aPushFindsThePlaylistByItsIDOnly() async throws {
+        try await FakeSpotify.withServer { fake in
+            let signedIn = try await makeSignedInClient(fake)
+            let pusher: PlaylistPusher = { playlist, store in
+                try await SpotifyPlaylistPusher(client: signedIn.client, store: store).push(playlist)
+            }
+            try await ServerHarness.withServer(playlistPusher: pusher) { harness async throws in
+                let track = try ExplorerAPITests.trackID(3, in: harness)
+                let saved = try await harness.post(
+                    "{\"name\": \"99999\", \"track_ids\": [\(track)]}",
+                    to: "/api/playlists"
+                )
+                #expect(saved.status == 201)
+                #expect(try saved.json()["id"] as? Int != 99999)
+                let missing = try await harness.post("{}", to: "/api/playlists/99999/push")
+                #expect(missing.status == 404 && missing.errorCode == "not_found")
+                #expect(await fake.state.writtenItems.isEmpty)
+            }
+        }
+    }
+
     @Test func withoutASpotifySessionThePushSaysHowToSignIn() async throws {
         try await ServerHarness.withServer { harness async throws in
             #expect(try await harness.get("/api/spotify").json()["signed_in"] as? Bool == false)
