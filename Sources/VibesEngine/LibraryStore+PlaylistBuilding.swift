@@ -119,9 +119,8 @@ extension LibraryStore {
             ids = try builder.moodPath(from: fromMood, to: toMood, length: length)
             description = "From \(fromMood.rawValue) to \(toMood.rawValue)"
             defaultName = "\(fromMood.rawValue.capitalized) → \(toMood.rawValue)" + request.lengthText
-        } else if !request.hasSeeds, case .playlist(let named) = request.recommendation.scope {
+        } else if !request.hasSeeds, let playlist = try playlist(in: request.recommendation.scope) {
             // A playlist of the library, ordered offline: its own tracks, each once.
-            let playlist = try playlist(matching: named)
             var seen = Set<Int64>()
             ids = try playlistTrackIDs(rowID: playlist.id).filter { seen.insert($0).inserted && hasFeatures($0) }
             if case .trackCount = length { length = .trackCount(max(1, ids.count)) }

@@ -272,6 +272,28 @@ struct WebAppViewsTests {
         }
     }
 
+    /// Two playlists of the same name (an imported one and a saved one, neither on Spotify):
+    /// each one's order is of its own tracks.
+    @Test func orderingFindsThePlaylistByItsIDNotItsName() async throws {
+        try await ServerHarness.withServer { harness async throws in
+            let imported = try await Self.playlistID("Workout", in: harness)
+            let ids = try [2, 4, 6].map { try Self.trackID($0, in: harness) }
+            let saved = try await Self.post(
+                "/api/playlists",
+                "{\"name\": \"Workout\", \"track_ids\": [\(ids.map(String.init).joined(separator: ","))]}",
+                to: harness
+            )
+            let copy = try #require((try saved.json())["id"] as? Int)
+            #expect(copy != imported)
+            for (id, songs) in [(imported, Array(9...20)), (copy, [2, 4, 6])] {
+                let preview = try await harness.get("/api/playlists/\(id)/order?order=flow")
+                #expect(preview.status == 200, "\(String(decoding: preview.body, as: UTF8.self))")
+                let tracks = try #require((try preview.json())["tracks"] as? [[String: Any]])
+                #expect(Set(tracks.compactMap { $0["name"] as? String }) == Set(songs.map { "Song \($0)" }))
+            }
+        }
+    }
+
     @Test func pushingAnOrderToSpotifyNeedsASignIn() async throws {
         try await ServerHarness.withServer { harness async throws in
             let workout = try await Self.playlistID("Workout", in: harness)
