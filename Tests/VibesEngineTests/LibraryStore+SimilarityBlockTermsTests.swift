@@ -116,4 +116,31 @@ struct LibraryStoreSimilarityBlockTermsTests {
             #expect(read == (try store.makeSimilarityBlocks(over: ids).map(\.sparseTermRows)))
         }
     }
+
+    /// A snapshot saved under the format before the tag block held the audio tags is not read:
+    /// the blocks are built again, and saved under the current format.
+    @Test func aSnapshotOfAnOlderFormatIsBuiltAgain() throws {
+        try withTemporaryDirectory { folder in
+            let store = try LibraryStore(path: folder + "/library.sqlite")
+            _ = try store.importFile(at: Self.excerpt)
+            #expect(try store.prepareBlockSnapshot())
+            try store.database.write { db in
+                try db.execute(
+                    sql:
+                        "UPDATE snapshots SET data = CAST('blocks-1' AS BLOB) WHERE name = 'blocks' AND part = 'format'"
+                )
+            }
+            #expect(try !store.hasBlockSnapshot())
+            let ids = try store.featureTable().trackIDs
+            var built = false
+            _ = try store.similarityBlockTerms(over: ids, saving: false) {
+                built = true
+                return try store.makeSimilarityBlocks(over: ids).map(\.sparseTermRows)
+            }
+            #expect(built)
+            #expect(try store.prepareBlockSnapshot())
+            #expect(try store.hasBlockSnapshot())
+        }
+    }
+
 }
