@@ -143,4 +143,27 @@ struct LibraryStoreSimilarityBlockTermsTests {
         }
     }
 
+    /// Tracks that gain or lose features without a change to the tags or playlists leave the
+    /// snapshot over the old rows: `prepareBlockSnapshot()` builds it over the current ones.
+    @Test func aSnapshotOverOtherRowsIsPreparedAgain() throws {
+        try withTemporaryDirectory { folder in
+            let store = try LibraryStore(path: folder + "/library.sqlite")
+            _ = try store.importFile(at: Self.excerpt)
+            #expect(try store.prepareBlockSnapshot())
+            try store.database.write { db in
+                try db.execute(
+                    sql: "DELETE FROM audio_features WHERE track_id = (SELECT min(track_id) FROM audio_features)"
+                )
+            }
+            #expect(try store.hasBlockSnapshot())
+            #expect(try store.prepareBlockSnapshot())
+            #expect(try !store.prepareBlockSnapshot())
+            let ids = try store.featureTable().trackIDs
+            let read = try store.similarityBlockTerms(over: ids, saving: false) {
+                Issue.record("built again, not read from the snapshot")
+                return []
+            }
+            #expect(read == (try store.makeSimilarityBlocks(over: ids).map(\.sparseTermRows)))
+        }
+    }
 }
