@@ -61,14 +61,19 @@ extension VibesServer {
         return HTTPResponse(
             statusCode: status,
             headers: headers,
-            body: HTTPBodySequence(from: file.bytes(in: range), count: range.count, suggestedBufferSize: 65_536)
+            body: HTTPBodySequence(
+                from: file.bytes(in: range, readingOn: reads),
+                count: range.count,
+                suggestedBufferSize: 65_536
+            )
         )
     }
 }
 
 /// What a `Range` header asks of a file, under RFC 9110: one range of bytes, or the whole file
 /// when there is no header, it is not a `bytes` range, is malformed or asks for several ranges
-/// (which a server may ignore), or nothing when it starts past the end.
+/// (which a server may ignore), or when it asks a suffix of an empty file; or nothing when it
+/// starts past the end or asks for an empty suffix (`bytes=-0`).
 enum ByteRange: Hashable {
     case whole
     case partial(Range<Int>)

@@ -62,7 +62,8 @@ extension VibesServer {
         }
         let result: PlaylistPushResult
         do {
-            result = try await playlistPusher(pushable, store)
+            // On the blocking queue: the pusher writes the store between its requests.
+            result = try await withTaskExecutorPreference(reads) { try await playlistPusher(pushable, store) }
         } catch {
             logger.info("Pushing playlist \(id) to Spotify failed: \(error)")
             throw APIError(status: 502, code: "spotify_error", message: "Spotify did not take the playlist: \(error)")
