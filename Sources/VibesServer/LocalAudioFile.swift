@@ -14,9 +14,11 @@ import Darwin
 /// turned into a way to read another file: the path must be absolute; it is resolved (folders
 /// and the file itself may be symbolic links, as music libraries often are), and the file it
 /// resolves to must have an audio file name extension, both as stored and as resolved, and be a
-/// regular file. The resolved path is opened without following a link, and the opened file is
-/// checked again, so that a link swapped in between is refused too. A FIFO or device is never
-/// opened for reading in a way that could block.
+/// regular file. The resolved path is opened without following a link in its last component,
+/// and the opened file is checked again, so that a file swapped for a link in between is refused
+/// too; a folder of the path swapped for a link in between is followed, but what is opened must
+/// still be a regular file with an audio file name extension. A FIFO or device is never opened
+/// for reading in a way that could block.
 ///
 /// This is the only file of the target that uses pointers.
 final class LocalAudioFile: Sendable {
