@@ -353,17 +353,25 @@ extension VibesServer {
     }
 
     /// A CSV file (RFC 4180): a header row, then one row per track.
+    ///
+    /// Names come from imported data: one that starts with `=`, `+`, `-`, `@`, a tab or a carriage
+    /// return gets a leading `'`, so that a spreadsheet shows it rather than runs it as a formula.
     static func csv(_ tracks: [(summary: TrackSummary, path: String?)]) -> String {
         func field(_ text: String) -> String {
             text.contains(where: { ",\"\n\r".contains($0) })
                 ? "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : text
         }
+        func name(_ text: String) -> String {
+            guard let first = text.unicodeScalars.first, "=+-@\t\r".unicodeScalars.contains(first) else { return text }
+            return "'" + text
+        }
         var lines = ["track_id,spotify_id,artist,title,album,duration_ms,path"]
         for (summary, path) in tracks {
             lines.append(
                 [
-                    String(summary.id), summary.spotifyID ?? "", summary.artists.joined(separator: ", "), summary.name,
-                    summary.album ?? "", summary.durationMS.map(String.init) ?? "", path ?? "",
+                    String(summary.id), summary.spotifyID ?? "", name(summary.artists.joined(separator: ", ")),
+                    name(summary.name), name(summary.album ?? ""), summary.durationMS.map(String.init) ?? "",
+                    name(path ?? ""),
                 ].map(field).joined(separator: ",")
             )
         }
