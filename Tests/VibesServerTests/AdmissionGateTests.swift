@@ -53,4 +53,27 @@ struct AdmissionGateTests {
         }
     }
 
+    /// A task cancelled while it waits leaves at once, without running, and takes no place.
+    @Test(.timeLimit(.minutes(1)))
+    func aCancelledWaiterLeavesTheQueue() async throws {
+        let gate = AdmissionGate(limit: 1)
+        let (entered, enteredSignal) = AsyncStream.makeStream(of: Void.self)
+        let (release, releaseSignal) = AsyncStream.makeStream(of: Void.self)
+        let holder = Task {
+            try await gate.withAdmission {
+                enteredSignal.yield()
+                for await _ in release { break }
+            }
+        }
+        for await _ in entered { break }
+        let waiter = Task { try await gate.withAdmission { "ran" } }
+        while gate.waitingCount == 0 { await Task.yield() }
+        waiter.cancel()
+        // Answered while the holder is still inside.
+        await #expect(throws: CancellationError.self) { try await waiter.value }
+        #expect(gate.waitingCount == 0)
+        releaseSignal.yield()
+        try await holder.value
+        #expect(try await gate.withAdmission { "next" } == "next")
+    }
 }
