@@ -99,6 +99,23 @@ struct LibraryStoreSimilarityBlockTermsTests {
         try Self.expectSameTerms(importing: [SharedData.path("tidytuesday-2020-01-21/spotify_songs.csv")])
     }
 
+    /// Expects the blocks of the library's space to be read from the snapshot, and to be those a
+    /// build gives.
+    static func expectSnapshotHoldsTheBuiltBlocks(
+        _ store: LibraryStore,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let ids = try store.featureTable().trackIDs
+        let read = try store.similarityBlockTerms(over: ids, saving: false) {
+            Issue.record("built again, not read from the snapshot", sourceLocation: sourceLocation)
+            return []
+        }
+        #expect(
+            read == (try store.makeSimilarityBlocks(over: ids).map(\.sparseTermRows)),
+            sourceLocation: sourceLocation
+        )
+    }
+
     /// After `prepareBlockSnapshot()`, the recommender reads the blocks a build gives.
     @Test func thePreparedSnapshotHoldsTheBuiltBlocks() throws {
         try withTemporaryDirectory { folder in
@@ -108,12 +125,7 @@ struct LibraryStoreSimilarityBlockTermsTests {
             #expect(try store.prepareBlockSnapshot())
             #expect(try store.hasBlockSnapshot())
             #expect(try !store.prepareBlockSnapshot())
-            let ids = try store.featureTable().trackIDs
-            let read = try store.similarityBlockTerms(over: ids, saving: false) {
-                Issue.record("built again, not read from the snapshot")
-                return []
-            }
-            #expect(read == (try store.makeSimilarityBlocks(over: ids).map(\.sparseTermRows)))
+            try Self.expectSnapshotHoldsTheBuiltBlocks(store)
         }
     }
 
@@ -158,12 +170,7 @@ struct LibraryStoreSimilarityBlockTermsTests {
             #expect(try store.hasBlockSnapshot())
             #expect(try store.prepareBlockSnapshot())
             #expect(try !store.prepareBlockSnapshot())
-            let ids = try store.featureTable().trackIDs
-            let read = try store.similarityBlockTerms(over: ids, saving: false) {
-                Issue.record("built again, not read from the snapshot")
-                return []
-            }
-            #expect(read == (try store.makeSimilarityBlocks(over: ids).map(\.sparseTermRows)))
+            try Self.expectSnapshotHoldsTheBuiltBlocks(store)
         }
     }
 }
