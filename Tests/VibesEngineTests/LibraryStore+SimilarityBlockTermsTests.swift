@@ -129,19 +129,23 @@ struct LibraryStoreSimilarityBlockTermsTests {
         }
     }
 
-    /// A snapshot saved under the format before the tag block held the audio tags is not read:
-    /// the blocks are built again, and saved under the current format.
-    @Test func aSnapshotOfAnOlderFormatIsBuiltAgain() throws {
+    /// Runs `body` on a store of the excerpt with its blocks snapshot prepared, then `sql` run.
+    static func withPreparedExcerpt(then sql: String, _ body: (LibraryStore) throws -> Void) throws {
         try withTemporaryDirectory { folder in
             let store = try LibraryStore(path: folder + "/library.sqlite")
             _ = try store.importFile(at: Self.excerpt)
             #expect(try store.prepareBlockSnapshot())
-            try store.database.write { db in
-                try db.execute(
-                    sql:
-                        "UPDATE snapshots SET data = CAST('blocks-1' AS BLOB) WHERE name = 'blocks' AND part = 'format'"
-                )
-            }
+            try store.database.write { db in try db.execute(sql: sql) }
+            try body(store)
+        }
+    }
+
+    /// A snapshot saved under the format before the tag block held the audio tags is not read:
+    /// the blocks are built again, and saved under the current format.
+    @Test func aSnapshotOfAnOlderFormatIsBuiltAgain() throws {
+        try Self.withPreparedExcerpt(
+            then: "UPDATE snapshots SET data = CAST('blocks-1' AS BLOB) WHERE name = 'blocks' AND part = 'format'"
+        ) { store in
             #expect(try !store.hasBlockSnapshot())
             let ids = try store.featureTable().trackIDs
             var built = false
@@ -158,15 +162,9 @@ struct LibraryStoreSimilarityBlockTermsTests {
     /// Tracks that gain or lose features without a change to the tags or playlists leave the
     /// snapshot over the old rows: `prepareBlockSnapshot()` builds it over the current ones.
     @Test func aSnapshotOverOtherRowsIsPreparedAgain() throws {
-        try withTemporaryDirectory { folder in
-            let store = try LibraryStore(path: folder + "/library.sqlite")
-            _ = try store.importFile(at: Self.excerpt)
-            #expect(try store.prepareBlockSnapshot())
-            try store.database.write { db in
-                try db.execute(
-                    sql: "DELETE FROM audio_features WHERE track_id = (SELECT min(track_id) FROM audio_features)"
-                )
-            }
+        try Self.withPreparedExcerpt(
+            then: "DELETE FROM audio_features WHERE track_id = (SELECT min(track_id) FROM audio_features)"
+        ) { store in
             #expect(try store.hasBlockSnapshot())
             #expect(try store.prepareBlockSnapshot())
             #expect(try !store.prepareBlockSnapshot())

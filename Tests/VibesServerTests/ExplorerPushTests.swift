@@ -23,18 +23,24 @@ struct ExplorerPushTests {
         }
     }
 
+    /// Saves synthetic tracks `numbers` as "Explorer picks", as the explorer's button does, and
+    /// pushes the playlist: its ID and the push's answer.
+    static func saveAndPush(_ numbers: [Int], _ harness: ServerHarness) async throws -> (id: Int, push: [String: Any]) {
+        let ids = try numbers.map { try ExplorerAPITests.trackID($0, in: harness) }
+        let saved = try await harness.post(
+            "{\"name\": \"Explorer picks\", \"track_ids\": [\(ids.map(String.init).joined(separator: ","))]}",
+            to: "/api/playlists"
+        )
+        let id = try #require(try saved.json()["id"] as? Int)
+        let pushed = try await harness.post("{}", to: "/api/playlists/\(id)/push")
+        #expect(pushed.status == 200, "\(pushed.errorMessage ?? "")")
+        return (id, try pushed.json())
+    }
+
     @Test func aSavedPlaylistIsPushedThenReplaced() async throws {
         try await Self.withPushingServer { harness, fake async throws in
             #expect(try await harness.get("/api/spotify").json()["signed_in"] as? Bool == true)
-            let ids = try [15, 3, 9].map { try ExplorerAPITests.trackID($0, in: harness) }
-            let saved = try await harness.post(
-                "{\"name\": \"Explorer picks\", \"track_ids\": [\(ids.map(String.init).joined(separator: ","))]}",
-                to: "/api/playlists"
-            )
-            let id = try #require(try saved.json()["id"] as? Int)
-            let pushed = try await harness.post("{}", to: "/api/playlists/\(id)/push")
-            #expect(pushed.status == 200, "\(pushed.errorMessage ?? "")")
-            let body = try pushed.json()
+            let (id, body) = try await Self.saveAndPush([15, 3, 9], harness)
             let spotifyID = try #require(body["spotify_id"] as? String)
             #expect(body["created"] as? Bool == true)
             #expect(body["item_count"] as? Int == 3)
@@ -56,22 +62,11 @@ struct ExplorerPushTests {
     /// keeps the Spotify playlist the first push created, so the second push replaces its items.
     @Test func savingAgainThenPushingReplacesTheSameSpotifyPlaylist() async throws {
         try await Self.withPushingServer { harness, fake async throws in
-            func saveAndPush(_ numbers: [Int]) async throws -> (id: Int, push: [String: Any]) {
-                let ids = try numbers.map { try ExplorerAPITests.trackID($0, in: harness) }
-                let saved = try await harness.post(
-                    "{\"name\": \"Explorer picks\", \"track_ids\": [\(ids.map(String.init).joined(separator: ","))]}",
-                    to: "/api/playlists"
-                )
-                let id = try #require(try saved.json()["id"] as? Int)
-                let pushed = try await harness.post("{}", to: "/api/playlists/\(id)/push")
-                #expect(pushed.status == 200, "\(pushed.errorMessage ?? "")")
-                return (id, try pushed.json())
-            }
-            let first = try await saveAndPush([15, 3, 9])
+            let first = try await Self.saveAndPush([15, 3, 9], harness)
             let spotifyID = try #require(first.push["spotify_id"] as? String)
             #expect(first.push["created"] as? Bool == true)
 
-            let second = try await saveAndPush([4, 15])
+            let second = try await Self.saveAndPush([4, 15], harness)
             #expect(second.id == first.id)
             #expect(second.push["spotify_id"] as? String == spotifyID)
             #expect(second.push["created"] as? Bool == false)
