@@ -70,7 +70,7 @@ let package = Package(
         .target(
             name: "VibesServer",
             dependencies: [
-                "Analytics", "Features", "Ingest", "VibesEngine",
+                "Analytics", "Features", "Ingest", "SpotifyWebAPI", "VibesEngine",
                 .product(name: "FlyingFox", package: "FlyingFox"),
                 .product(name: "FlyingSocks", package: "FlyingFox"),
                 .product(name: "Logging", package: "swift-log"),

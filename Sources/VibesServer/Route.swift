@@ -79,12 +79,16 @@ extension VibesServer {
         Route(.GET, "/api/playlists") { server, _ in try server.playlists() },
         Route(.POST, "/api/playlists") { server, request in try server.savePlaylist(body: request.body) },
         Route(.GET, "/api/playlists/{id}") { server, request in try server.playlist(id: request.id) },
-        Route(.GET, "/api/playlists/{id}/order") { server, request in
-            try server.orderPreview(playlist: request.id, request.http)
-        },
-        Route(.POST, "/api/playlists/{id}/order") { server, request in
-            try server.saveOrder(playlist: request.id, body: request.body)
-        },
+        Route(
+            .GET,
+            "/api/playlists/{id}/order",
+            .awaiting { server, request in try await server.orderPreview(playlist: request.id, request.http) }
+        ),
+        Route(
+            .POST,
+            "/api/playlists/{id}/order",
+            .awaiting { server, request in try await server.saveOrder(playlist: request.id, body: request.body) }
+        ),
         Route(.GET, "/api/vibes") { server, _ in try server.vibes() },
         Route(.GET, "/api/vibes/{id}") { server, request in try server.vibe(request.id) },
         Route(
@@ -100,7 +104,7 @@ extension VibesServer {
         Route(.GET, "/api/points") { server, request in try server.points(request.http) },
         Route(.GET, "/api/points/facets") { server, _ in try server.pointFacets() },
         Route(.POST, "/api/exports") { server, request in try server.export(body: request.body) },
-        Route(.GET, "/api/spotify") { server, _ in try server.spotifyStatus() },
+        Route(.GET, "/api/spotify", .awaiting { server, _ in try await server.spotifyStatus() }),
         Route(
             .POST,
             "/api/playlists/{id}/push",

@@ -3,17 +3,13 @@ import Features
 import FlyingFox
 import Foundation
 import Ingest
+import SpotifyWebAPI
 import VibesEngine
 
 // The explorer's endpoints: every track as a point on two axes (`GET /api/points`), what it can
 // be filtered by (`GET /api/points/facets`), a list of tracks as an M3U or CSV file
 // (`POST /api/exports`), and a saved playlist pushed to Spotify (`GET /api/spotify`,
 // `POST /api/playlists/{id}/push`).
-
-/// Writes a playlist of the store (the server's, given as the second argument) to the signed-in
-/// Spotify account, as `vibes-analyze playlist push` does: `vibes-analyze serve` makes one from
-/// its Spotify session (VibesEngine's `SpotifyPlaylistPusher`), and tests from a fake Spotify.
-public typealias PlaylistPusher = @Sendable (PushablePlaylist, LibraryStore) async throws -> PlaylistPushResult
 
 extension VibesServer {
     /// The axes `GET /api/points` draws besides the audio features: the library map's two
@@ -25,9 +21,10 @@ extension VibesServer {
 
     // MARK: - Spotify
 
-    /// `GET /api/spotify`: whether the server can push playlists to Spotify.
-    func spotifyStatus() throws -> HTTPResponse {
-        try Self.json(SpotifyStatus(isSignedIn: playlistPusher != nil))
+    /// `GET /api/spotify`: whether the server can push playlists to Spotify now (the sign-in is
+    /// looked up at each request, so one made after the server started counts).
+    func spotifyStatus() async throws -> HTTPResponse {
+        try Self.json(SpotifyStatus(isSignedIn: await signedInSpotifyClient() != nil))
     }
 
     /// `POST /api/playlists/{id}/push`: pushes the stored playlist `id` to Spotify, creating a
@@ -35,20 +32,13 @@ extension VibesServer {
     /// `created`, `item_count` and `skipped_without_id`.
     ///
     /// - Throws: ``APIError`` 409 `spotify_not_signed_in` when the server has no Spotify session, 404 for an
-    ///   unknown playlist, 400 for one without a track with a Spotify ID, 502 `spotify_error` when
-    ///   Spotify refuses.
+    ///   unknown playlist, 400 for one without a track with a Spotify ID, and the Spotify errors
+    ///   of ``spotifyFailure(_:action:)``.
     func pushToSpotify(playlist text: String) async throws -> HTTPResponse {
         guard let id = Int64(text) else {
             throw APIError.badRequest("A playlist is named by its numeric id (got \"\(text)\").")
         }
-        guard let playlistPusher else {
-            throw APIError(
-                status: 409,
-                code: "spotify_not_signed_in",
-                message:
-                    "This server is not signed in to Spotify: run vibes-analyze auth login, then start vibes-analyze serve again."
-            )
-        }
+        let client = try await requireSpotifyClient()
         let pushable: PushablePlaylist
         do {
             pushable = try await reads.run { [store] in try store.pushablePlaylist(rowID: id) }
@@ -60,15 +50,98 @@ extension VibesServer {
                 "\"\(pushable.name)\" has no tracks with a Spotify ID, so there is nothing to push."
             )
         }
+        // The Spotify playlist when it has one, so that an order and a push of it do not interleave.
+        let key = pushable.spotifyID?.rawValue ?? "push \(id)"
+        guard spotifyWrites.start(key) else {
+            throw APIError(
+                status: 409,
+                code: "spotify_busy",
+                message: "“\(pushable.name)” is being pushed to Spotify already; try again when that is done."
+            )
+        }
+        defer { spotifyWrites.finish(key) }
         let result: PlaylistPushResult
         do {
             // On the blocking queue: the pusher writes the store between its requests.
-            result = try await withTaskExecutorPreference(reads) { try await playlistPusher(pushable, store) }
+            result = try await withTaskExecutorPreference(reads) {
+                try await SpotifyPlaylistPusher(client: client, store: store).push(pushable)
+            }
         } catch {
             logger.info("Pushing playlist \(id) to Spotify failed: \(error)")
-            throw APIError(status: 502, code: "spotify_error", message: "Spotify did not take the playlist: \(error)")
+            throw Self.spotifyFailure(error, action: "take the playlist")
         }
         return try Self.json(PushedPlaylist(result: result))
+    }
+
+    // MARK: - Spotify account
+
+    /// The answer when nobody is signed in to Spotify.
+    static let notSignedIn = APIError(
+        status: 409,
+        code: "spotify_not_signed_in",
+        message:
+            "This server is not signed in to Spotify: run vibes-analyze auth login, then try again (no restart needed)."
+    )
+
+    /// A client of the Spotify account signed in now, or `nil` when there is none or the sign-in
+    /// cannot be read.
+    func signedInSpotifyClient() async -> SpotifyClient? {
+        guard let spotify else { return nil }
+        do {
+            return try await spotify.signedInClient()
+        } catch {
+            // Spotify's errors never hold a token (see SpotifyError).
+            logger.info("The Spotify sign-in could not be read: \(error)")
+            return nil
+        }
+    }
+
+    /// A client of the Spotify account signed in now.
+    ///
+    /// - Throws: ``APIError`` 409 `spotify_not_signed_in` when there is none.
+    func requireSpotifyClient() async throws -> SpotifyClient {
+        guard let client = await signedInSpotifyClient() else { throw Self.notSignedIn }
+        return client
+    }
+
+    /// The API's error for a Spotify write that failed: 409 when the sign-in is gone or the
+    /// playlist changed on Spotify meanwhile, 403 when the sign-in lacks a scope or the account
+    /// may not change the playlist, 429 for Spotify's rate limit or the developer quota, 502
+    /// otherwise. The message is Spotify's error, which holds no token, and what to do.
+    ///
+    /// - Parameter action: What Spotify did not do, such as "take the playlist".
+    static func spotifyFailure(_ error: any Error, action: String) -> APIError {
+        let cause = (error as? PlaylistPushInterruptedError)?.underlying ?? error
+        switch cause {
+        case let error as APIError:
+            return error
+        case SpotifyError.notSignedIn, SpotifyError.sessionRevoked:
+            return APIError(status: 409, code: "spotify_not_signed_in", message: "\(error) " + notSignedIn.message)
+        case SpotifyError.missingScope:
+            return APIError(
+                status: 403,
+                code: "spotify_scope_missing",
+                message: "\(error) Sign in again with vibes-analyze auth login, which asks for the playlist scopes."
+            )
+        case SpotifyError.http(403, _, _):
+            return APIError(
+                status: 403,
+                code: "spotify_forbidden",
+                message: "\(error) Only the playlist's owner (or a collaborator) can change it."
+            )
+        case SpotifyError.quotaExceeded:
+            return APIError(status: 429, code: "spotify_quota_exceeded", message: "\(error)")
+        case SpotifyError.rateLimited:
+            return APIError(status: 429, code: "spotify_rate_limited", message: "\(error)")
+        case let reorder as PlaylistReorderError:
+            return APIError(
+                status: 409,
+                code: "spotify_playlist_changed",
+                message: "\(reorder) Try again: the order is worked out afresh from what Spotify holds."
+            )
+        default:
+            return APIError(status: 502, code: "spotify_error", message: "Spotify did not \(action): \(error)")
+        }
     }
 
     // MARK: - Points

@@ -35,8 +35,10 @@ public struct VibesServer: Sendable {
     /// The long jobs (re-clustering) that run one at a time.
     let jobs = ServerJobs()
     let logger: Logger
-    /// Pushes a stored playlist to the signed-in Spotify account; `nil` when nobody is signed in.
-    let playlistPusher: PlaylistPusher?
+    /// The Spotify account playlists and orders are pushed to, looked up at each write.
+    let spotify: SpotifyAccount?
+    /// The Spotify playlists being written, one request each at a time.
+    let spotifyWrites = SpotifyWrites()
 
     /// Creates a server; ``run(onListening:)`` starts it.
     ///
@@ -44,17 +46,17 @@ public struct VibesServer: Sendable {
     ///   - configuration: The address, the optional bearer token and the limits.
     ///   - store: The library it answers about; it only reads it.
     ///   - logger: Receives a line per store reload and per failed request, never a token.
-    ///   - playlistPusher: Pushes a playlist to Spotify, for the web app; `nil` when not signed in.
+    ///   - spotify: The Spotify account the web app pushes to; `nil` for none.
     public init(
         configuration: Configuration,
         store: LibraryStore,
         logger: Logger = Logger(label: "vibes.server"),
-        playlistPusher: PlaylistPusher? = nil
+        spotify: SpotifyAccount? = nil
     ) {
         self.configuration = configuration
         self.store = store
         self.logger = logger
-        self.playlistPusher = playlistPusher
+        self.spotify = spotify
         self.library = LibraryCache(store: store, logger: logger)
         self.gate = RequestGate(configuration: configuration)
     }

@@ -27,8 +27,11 @@ extension WebApp {
         <button type="button" id="explorer-reset">Reset view</button>
         <button type="button" id="explorer-add-shown">Add shown tracks</button>
         </div>
-        <canvas id="explorer-canvas" tabindex="0" hidden
-          aria-label="Scatter of the library's tracks. Arrow keys pan, plus and minus zoom; use Add shown tracks to stage the filtered tracks."></canvas>
+        <div class="explorer-plot">
+        <canvas id="explorer-canvas" tabindex="0" hidden aria-describedby="explorer-tip"
+          aria-label="Scatter of the library's tracks. Arrow keys pan, plus and minus zoom; ] and [ step through the shown tracks, naming each, and Enter stages the named one; use Add shown tracks to stage the filtered tracks."></canvas>
+        <p id="explorer-tip" class="explorer-tip" role="status" aria-live="polite" hidden></p>
+        </div>
         <ul id="explorer-legend" class="legend" aria-label="Vibes"></ul>
         <div id="staging" hidden>
         <h3 id="staging-title">Staging list</h3>
@@ -44,8 +47,8 @@ extension WebApp {
         <button type="button" id="staging-m3u">Export M3U</button>
         <button type="button" id="staging-csv">Export CSV</button>
         <button type="button" id="staging-spotify" disabled aria-describedby="staging-spotify-why">Push to Spotify</button>
-        <span id="staging-spotify-why">Not signed in to Spotify: run <code>vibes-analyze auth login</code>, then
-        start <code>vibes-analyze serve</code> again (or save the playlist and run <code>vibes-analyze playlist push "NAME"</code>).</span>
+        <span id="staging-spotify-why">Not signed in to Spotify: run <code>vibes-analyze auth login</code>, then come
+        back to this page (or save the playlist and run <code>vibes-analyze playlist push "NAME"</code>).</span>
         </p>
         <p id="staging-status" role="status"></p>
         </div>
@@ -60,6 +63,10 @@ extension WebApp {
         #explorer-canvas { display: block; width: 100%; height: min(70vh, 36rem); border: 1px solid #8884; border-radius: .4rem;
           touch-action: none; cursor: crosshair; }
         #explorer-canvas[hidden] { display: none; }
+        .explorer-plot { position: relative; }
+        .explorer-tip { position: absolute; margin: 0; padding: .15rem .45rem; max-width: 18rem; pointer-events: none;
+          background: Canvas; color: CanvasText; border: 1px solid #8888; border-radius: .3rem; font-size: .85rem;
+          box-shadow: 0 1px 4px #0004; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
         #explorer-canvas:focus { outline: 3px solid #3b82f6; outline-offset: 2px; }
         ul.legend { display: flex; flex-wrap: wrap; gap: .25rem 1rem; font-size: .9rem; }
         ul.legend li { margin: 0; }
@@ -76,7 +83,7 @@ extension WebApp {
         (() => {
           const ex = { loaded: false, loading: null, n: 0, ids: [], indexOfId: new Map(), xs: null, ys: null, vibe: null,
             vibes: [], facets: null, signedIn: false, shown: null, shownCount: 0, staged: [], stagedSet: new Set(),
-            view: { scale: 1, tx: 0, ty: 0 }, bounds: null, drag: null, frame: 0 };
+            view: { scale: 1, tx: 0, ty: 0 }, bounds: null, drag: null, frame: 0, named: -1 };
           const stats = { draws: 0, lastDrawMs: 0, firstPaintAt: null, pointsLoadedAt: null };
           window.explorerStats = stats;
           const $ = id => document.getElementById(id);
@@ -181,6 +188,7 @@ extension WebApp {
               shown[i] = 1; count++;
             }
             ex.shown = shown; ex.shownCount = count;
+            if (ex.named >= 0 && !shown[ex.named]) name(-1);
             const filtered = playlist || vibe || genre || source;
             status(count + " of " + ex.n + " tracks shown" + (filtered ? " (filtered)" : "") + ", on " +
               axisLabel(ex.xName) + " across and " + axisLabel(ex.yName) + " up.");
@@ -240,6 +248,11 @@ extension WebApp {
               const i = ex.indexOfId.get(id);
               if (i === undefined || !(ex.xs[i] === ex.xs[i])) continue;
               context.strokeRect(p.x(ex.xs[i]) - 3, p.y(ex.ys[i]) - 3, 6, 6);
+            }
+            if (ex.named >= 0 && ex.shown[ex.named]) {
+              placeTip(p);
+              context.strokeStyle = "#3b82f6"; context.lineWidth = 2;
+              context.beginPath(); context.arc(p.x(ex.xs[ex.named]), p.y(ex.ys[ex.named]), 6, 0, 2 * Math.PI); context.stroke();
             }
             if (ex.drag && ex.drag.mode !== "pan" && ex.drag.path.length > 1) {
               context.setLineDash([4, 3]); context.strokeStyle = "#3b82f6"; context.lineWidth = 1.5;
@@ -330,8 +343,54 @@ extension WebApp {
             ex.drag = { mode: mode(), path: [point(event)], view: { ...ex.view } };
             event.preventDefault();
           });
+          // MARK: naming points
+          // The shown track nearest (x, y) in CSS pixels of the canvas, within 8 px; -1 for none.
+          function nearest(x, y) {
+            const p = projector(canvas.clientWidth, canvas.clientHeight);
+            let best = -1, bestDistance = 64;
+            for (let i = 0; i < ex.n; i++) if (ex.shown[i]) {
+              const dx = p.x(ex.xs[i]) - x, dy = p.y(ex.ys[i]) - y, distance = dx * dx + dy * dy;
+              if (distance < bestDistance) { best = i; bestDistance = distance; }
+            }
+            return best;
+          }
+          // Names track `index` ("Artist – Title") beside its point, for the pointer, the keyboard and
+          // screen readers (the tip is the canvas's description and a polite status); -1 hides it.
+          const tip = $("explorer-tip");
+          function name(index) {
+            if (index === ex.named) return;
+            ex.named = index;
+            if (index < 0) { tip.hidden = true; tip.textContent = ""; delete canvas.dataset.named; draw(); return; }
+            tip.textContent = title(index);
+            tip.hidden = false;
+            canvas.dataset.named = String(ex.ids[index]);
+            placeTip(projector(canvas.clientWidth, canvas.clientHeight));
+            draw();
+          }
+          // Puts the tip beside the named point, inside the canvas; it follows pans and zooms.
+          function placeTip(p) {
+            const x = p.x(ex.xs[ex.named]), y = p.y(ex.ys[ex.named]);
+            const left = Math.min(x + 10, canvas.clientWidth - tip.offsetWidth - 4);
+            tip.style.left = Math.max(0, left) + canvas.clientLeft + "px";
+            tip.style.top = (y > 40 ? y - tip.offsetHeight - 8 : y + 12) + canvas.clientTop + "px";
+            tip.dataset.x = String(Math.round(x)); tip.dataset.y = String(Math.round(y));
+          }
+          // The next (step 1) or previous (-1) shown track after the named one, by track order.
+          function nameNext(direction) {
+            if (!ex.shown || !ex.shownCount) return;
+            let i = ex.named < 0 ? (direction > 0 ? -1 : 0) : ex.named;
+            for (let k = 0; k < ex.n; k++) {
+              i = (i + direction + ex.n) % ex.n;
+              if (i >= 0 && ex.shown[i]) { name(i); return; }
+            }
+          }
+          canvas.addEventListener("pointerleave", () => { if (!ex.drag && document.activeElement !== canvas) name(-1); });
+          canvas.addEventListener("blur", () => name(-1));
           canvas.addEventListener("pointermove", event => {
-            if (!ex.drag) return;
+            if (!ex.drag) {
+              if (ex.shown && ex.bounds) { const [x, y] = point(event); name(nearest(x, y)); }
+              return;
+            }
             const q = point(event);
             if (ex.drag.mode === "pan") {
               const start = ex.drag.path[0];
@@ -363,6 +422,9 @@ extension WebApp {
             if (moves[event.key]) { v.tx += moves[event.key][0]; v.ty += moves[event.key][1]; draw(); event.preventDefault(); }
             else if (event.key === "+" || event.key === "=") { zoom(1.25, canvas.clientWidth / 2, canvas.clientHeight / 2); event.preventDefault(); }
             else if (event.key === "-") { zoom(0.8, canvas.clientWidth / 2, canvas.clientHeight / 2); event.preventDefault(); }
+            else if (event.key === "]" || event.key === "[") { nameNext(event.key === "]" ? 1 : -1); event.preventDefault(); }
+            else if (event.key === "Enter" && ex.named >= 0) { stage([ex.ids[ex.named]]); event.preventDefault(); }
+            else if (event.key === "Escape") name(-1);
           });
           $("explorer-zoom-in").addEventListener("click", () => zoom(1.25, canvas.clientWidth / 2, canvas.clientHeight / 2));
           $("explorer-zoom-out").addEventListener("click", () => zoom(0.8, canvas.clientWidth / 2, canvas.clientHeight / 2));
@@ -409,11 +471,16 @@ extension WebApp {
                 pushed.item_count + " tracks" + (pushed.skipped_without_id ? ", leaving out " + pushed.skipped_without_id + " without a Spotify ID" : "") + ".";
             } catch (error) { note.textContent = "Could not push to Spotify: " + error.message; }
           });
-          api("/api/spotify").then(spotify => {
+          // The sign-in is asked again when the page gets the focus back: one made in a terminal
+          // meanwhile counts without reloading or restarting anything. Only the button changes, so
+          // the focus stays where it is.
+          const checkSpotify = () => api("/api/spotify").then(spotify => {
             ex.signedIn = spotify.signed_in;
             $("staging-spotify-why").hidden = spotify.signed_in;
-            renderStaging();
+            $("staging-spotify").disabled = !ex.staged.length || !ex.signedIn;
           }).catch(() => {});
+          checkSpotify();
+          window.addEventListener("focus", checkSpotify);
           async function exportAs(format) {
             const note = $("staging-status");
             try {

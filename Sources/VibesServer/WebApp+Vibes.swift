@@ -111,7 +111,8 @@ extension WebApp {
           }
 
           // "Order this playlist": a preview in flow, arc or key order, saved in the library, or
-          // pushed to Spotify when the server can.
+          // pushed to the playlist's own Spotify playlist (moved in place, dates added kept) when it
+          // is on Spotify and the server is signed in.
           function orderForm(id) {
             const order = el("select", { id: "order-kind", name: "order" },
               el("option", { value: "flow" }, "flow (smoothest transitions)"),
@@ -145,23 +146,30 @@ extension WebApp {
             const name = el("input", { id: "order-name", name: "name", required: "", maxlength: "200", value: data.name });
             const status = el("span", { class: "status", role: "status", id: "order-status" });
             const save = el("button", { type: "submit" }, "Save to library");
-            const push = el("button", { type: "button", id: "order-push" },
-              data.spotify.can_push ? "Push to Spotify" : "Push to Spotify (needs Spotify sign-in)");
-            if (!data.spotify.can_push) { push.disabled = true; push.setAttribute("title", data.spotify.message); }
+            const why = el("p", { class: "why", id: "order-push-why" }, data.spotify.message);
+            const push = el("button", { type: "button", id: "order-push", "aria-describedby": "order-push-why" },
+              "Push order to Spotify");
+            push.disabled = !data.spotify.can_push;
             const send = async to => {
-              status.textContent = "Saving…";
+              status.textContent = to === "spotify" ? "Moving the tracks on Spotify…" : "Saving…";
               try {
-                const saved = await post("/api/playlists/" + encodeURIComponent(id) + "/order",
+                const done = await post("/api/playlists/" + encodeURIComponent(id) + "/order",
                   { order: choice.order, arc: choice.arc, name: name.value, to });
-                status.textContent = "Saved as playlist “" + saved.name + "” (" + saved.track_count + " tracks).";
-                if (typeof showPlaylists === "function") showPlaylists();
-              } catch (error) { status.textContent = "Could not save: " + error.message; }
+                if (to === "spotify") {
+                  status.textContent = done.moved ? "Reordered on Spotify: " + done.moved + " of " + done.item_count +
+                    " items moved, each keeping its date added." : "Already in this order on Spotify; nothing moved.";
+                } else {
+                  status.textContent = "Saved as playlist “" + done.name + "” (" + done.track_count + " tracks).";
+                  if (typeof showPlaylists === "function") showPlaylists();
+                }
+              } catch (error) {
+                status.textContent = (to === "spotify" ? "Could not push the order: " : "Could not save: ") + error.message;
+              }
             };
             const form = el("form", { class: "inline" }, el("label", { for: "order-name" }, "Name"), name, save, push, status);
             form.addEventListener("submit", event => { event.preventDefault(); send("library"); });
             push.addEventListener("click", () => send("spotify"));
-            return [el("p", {}, data.notes.join(". ") + "."), list, form,
-              data.spotify.can_push ? "" : el("p", { class: "why" }, data.spotify.message)];
+            return [el("p", {}, data.notes.join(". ") + "."), list, form, why];
           }
           function route() {
             // A part that is not valid percent-encoding (#vibe/%) is taken as it is.

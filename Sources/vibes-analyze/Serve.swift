@@ -73,7 +73,7 @@ extension VibesAnalyze {
                 configuration: VibesServer.Configuration(bindAddress: bind, port: port, bearerToken: token),
                 store: store,
                 logger: Logger(label: "vibes.server"),
-                playlistPusher: await Self.makePlaylistPusher()
+                spotify: Self.spotifyAccount
             )
             let open = open
             do {
@@ -87,14 +87,10 @@ extension VibesAnalyze {
             }
         }
 
-        /// A pusher to the Spotify account `vibes-analyze auth login` signed in to, configured as
-        /// the Spotify commands are; `nil` when there is no session, so the web app says so.
-        static func makePlaylistPusher() async -> PlaylistPusher? {
-            guard let options = try? SpotifyOptions.parse([]),
-                let (client, tokens) = try? options.makeClient(quiet: true),
-                (try? await tokens.session()) != nil
-            else { return nil }
-            return { playlist, store in try await SpotifyPlaylistPusher(client: client, store: store).push(playlist) }
+        /// The Spotify account `vibes-analyze auth login` signed in to, configured as the Spotify
+        /// commands are and read again at each push, so a sign-in made after `serve` started counts.
+        static let spotifyAccount = SpotifyAccount.savedSession {
+            try SpotifyOptions.parse([]).makeClient(quiet: true)
         }
 
         /// Asks the desktop to open `url` (`open` on macOS, `xdg-open` elsewhere); says so when

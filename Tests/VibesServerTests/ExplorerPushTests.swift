@@ -14,10 +14,8 @@ struct ExplorerPushTests {
     static func withPushingServer(_ body: (ServerHarness, FakeSpotify) async throws -> Void) async throws {
         try await FakeSpotify.withServer { fake in
             let signedIn = try await makeSignedInClient(fake)
-            let pusher: PlaylistPusher = { playlist, store in
-                try await SpotifyPlaylistPusher(client: signedIn.client, store: store).push(playlist)
-            }
-            try await ServerHarness.withServer(playlistPusher: pusher) { harness async throws in
+            let account = SpotifyAccount { signedIn.client }
+            try await ServerHarness.withServer(spotify: account) { harness async throws in
                 try await body(harness, fake)
             }
         }

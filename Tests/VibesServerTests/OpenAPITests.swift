@@ -1,5 +1,6 @@
 import Foundation
 import Ingest
+import SpotifyTestSupport
 import Testing
 import VibesEngine
 import VibesServer
@@ -58,18 +59,6 @@ struct OpenAPITests {
         }
     }
 
-    /// A pusher that answers as a push to Spotify does, without Spotify: here only the answer's
-    /// shape is checked; `ExplorerPushTests` pushes to a fake Spotify.
-    static let answeringPusher: PlaylistPusher = { playlist, _ in
-        try JSONDecoder().decode(
-            PlaylistPushResult.self,
-            from: Data(
-                #"{"spotify_id": "3cEYpjA9oz9GiPac4AsH4n", "created": true, "item_count": \#(playlist.uris.count), "skipped_without_id": 0, "requests": 2}"#
-                    .utf8
-            )
-        )
-    }
-
     /// A request the test sends, and the status it expects.
     struct Sample {
         var method = "GET"
@@ -83,9 +72,16 @@ struct OpenAPITests {
     /// store, and checks each answer against the document: its status is one the operation
     /// lists, and a JSON body matches that status's schema.
     @Test func realAnswersMatchTheDocumentedSchemas() async throws {
+        try await FakeSpotify.withServer { fake in try await checkRealAnswers(signedInTo: fake) }
+    }
+
+    /// The samples of ``realAnswersMatchTheDocumentedSchemas()``, with the server signed in to
+    /// `fake` for the pushes.
+    func checkRealAnswers(signedInTo fake: FakeSpotify) async throws {
         let document = try Self.document()
         let checker = SchemaChecker(document: document)
-        try await ServerHarness.withServer(playlistPusher: Self.answeringPusher) { harness async throws in
+        let signedIn = try await makeSignedInClient(fake)
+        try await ServerHarness.withServer(spotify: SpotifyAccount { signedIn.client }) { harness async throws in
             let audio = harness.folder + "/Song 3.mp3"
             try AudioTests.audioBytes(count: 5_000).write(to: URL(fileURLWithPath: audio))
             let audioID = try AudioTests.recordFile(at: audio, forTrack: 3, in: harness.store)
@@ -140,6 +136,9 @@ struct OpenAPITests {
                 Sample(path: "/api/spotify", status: 200),
                 post("/api/playlists/1/push", "{}", status: 200),
                 post("/api/playlists/999/push", "{}", status: 404),
+                // Playlist 1 is on Spotify now; playlist 2 is not.
+                post("/api/playlists/1/order", #"{"order": "arc", "arc": "falling", "to": "spotify"}"#, status: 200),
+                post("/api/playlists/2/order", #"{"order": "key", "to": "spotify"}"#, status: 409),
                 Sample(path: "/v1/audio-features?ids=\(seed),\(unknown)", status: 200),
                 Sample(path: "/v1/audio-features", status: 400),
                 Sample(path: "/v1/audio-features/\(seed)", status: 200),

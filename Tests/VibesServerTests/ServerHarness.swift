@@ -125,7 +125,7 @@ struct ServerHarness {
     /// 1–8; "Workout": 9–20) and a run of two vibes.
     static func withServer<T>(
         configuration: VibesServer.Configuration = VibesServer.Configuration(port: 0, pollInterval: .milliseconds(100)),
-        playlistPusher: PlaylistPusher? = nil,
+        spotify: SpotifyAccount? = nil,
         _ body: (ServerHarness) async throws -> T
     ) async throws -> T {
         try await withTemporaryDirectory { folder in
@@ -133,7 +133,7 @@ struct ServerHarness {
             try importPlaylist("Quiet Evening", indices: Array(1...8), into: store, folder: folder)
             try importPlaylist("Workout", indices: Array(9...20), into: store, folder: folder)
             try saveRun(in: store)
-            let server = VibesServer(configuration: configuration, store: store, playlistPusher: playlistPusher)
+            let server = VibesServer(configuration: configuration, store: store, spotify: spotify)
             let (urls, continuation) = AsyncStream.makeStream(of: URL.self)
             let task = Task {
                 // A server that fails before it listens ends the stream, so the wait below ends too.

@@ -294,7 +294,7 @@ struct WebAppViewsTests {
         }
     }
 
-    @Test func pushingAnOrderToSpotifyNeedsASignIn() async throws {
+    @Test func pushingAnOrderToSpotifyNeedsASpotifyPlaylist() async throws {
         try await ServerHarness.withServer { harness async throws in
             let workout = try await Self.playlistID("Workout", in: harness)
             let answer = try await Self.post(
@@ -302,8 +302,8 @@ struct WebAppViewsTests {
                 "{\"order\": \"flow\", \"to\": \"spotify\"}",
                 to: harness
             )
-            Self.expectError(answer, status: 409, code: "spotify_not_signed_in")
-            #expect(answer.errorMessage?.contains("playlist reorder \"Workout\"") == true)
+            Self.expectError(answer, status: 409, code: "playlist_not_on_spotify")
+            #expect(answer.errorMessage?.contains("“Workout” has no Spotify playlist") == true)
             #expect(try harness.store.playlistOverviews(vibesOf: nil).count == 2)
         }
     }
