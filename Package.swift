@@ -101,7 +101,7 @@ let package = Package(
         .executableTarget(
             name: "vibes-analyze-audio",
             dependencies: [
-                "AudioAnalysis", "Features", "Ingest", "VibesCommandSupport",
+                "AudioAnalysis", "Features", "Ingest", "VibesCommandSupport", "VibesEngine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -10,7 +10,7 @@ import Foundation
 /// ```
 ///
 /// The file is decoded once, as a stream (FFmpeg), so memory stays bounded whatever its length.
-/// Measured: tempo (`TempoEstimator`, over aubio's onset detection function), key and mode
+/// Measured: tempo (`TempoEstimator`, Essentia's Degara beat tracker ported), key and mode
 /// (`KeyEstimator`), loudness (EBU R128 integrated, libebur128), duration and time signature.
 /// With a ``MusicTagger``, the same decoding feeds it too, and its tags are the file's
 /// ``AudioFileAnalysis/audioTags``. Estimated: energy, danceability, valence, acousticness,
@@ -21,7 +21,7 @@ import Foundation
 public struct AudioAnalyzer: Sendable {
     /// The version stored with every value this analyser produces (the source `local:<version>`).
     /// It changes whenever a change would move the numbers, so stored results can be redone.
-    public static let version = "vibes-3"
+    public static let version = "vibes-4"
 
     /// The shortest file analysed, in seconds.
     public static let minimumSeconds = 1.0
@@ -125,7 +125,8 @@ public struct AudioAnalyzer: Sendable {
 
         let hopSeconds = Double(BeatTracker.hopSize) / Double(analysisRate)
         let tempoEstimate = TempoEstimator.estimate(
-            strength: beats.onsetStrength,
+            onsets: beats.complexOnsets.values,
+            onsetsPerSecond: Double(analysisRate) / Double(ComplexDomainOnsets.hopSize),
             envelope: beats.envelope,
             framesPerSecond: 1 / hopSeconds
         )
@@ -141,7 +142,7 @@ public struct AudioAnalyzer: Sendable {
         }
 
         let profile = spectrum.pitchClassProfile()
-        let key = KeyEstimator.estimate(from: profile)
+        let key = KeyEstimator.estimate(from: spectrum.harmonicProfile.pitchClassProfile())
         if let key {
             features.key = key.key
             features.mode = key.mode

@@ -5,7 +5,7 @@ import Ingest
 extension LibraryStore {
     /// Builds the `blocks` snapshot of the whole library's space when it is missing, so that the
     /// next `recommend` from a seed track reads it instead of building it: commands that change
-    /// the tags or playlists (`import`, `sync`) call this once they are done, after
+    /// the tags or playlists (`import`, `sync`, `analyze`) call this once they are done, after
     /// ``prepareSnapshots(memoryLimit:)``.
     ///
     /// The build reads the labels in ordered passes (``makeSimilarityBlockTerms(over:)``): on a

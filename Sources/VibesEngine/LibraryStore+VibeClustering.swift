@@ -82,7 +82,7 @@ extension LibraryStore {
         if request.usesPersonalWeights, let personal = try personalWeights() {
             settings.schema = settings.schema.applying(personal)
         }
-        settings.tags = try nameTags(of: table.trackIDs)
+        settings.tagRows = try nameTagRows(of: table.trackIDs)
         // The scaled space from the store's cache when the last command used this table and
         // schema (as `recommend` does with the default one).
         let space = try featureSpace(of: table, schema: settings.schema)

@@ -6,6 +6,7 @@ import Foundation
 import Ingest
 import Synchronization
 import VibesCommandSupport
+import VibesEngine
 
 /// `vibes-analyze-audio`: what `vibes-analyze analyze` runs. It is a program of its own so that
 /// only it links FFmpeg and aubio (about 170 shared libraries, 0.1 s to load): every other command
@@ -87,6 +88,12 @@ struct AnalyzeAudio: AsyncParsableCommand {
             for line in calibration?.describedLines ?? [] { print(line) }
         }
         timer.lap("render")
+        if busy == nil {
+            // As `import` and `sync` leave them: the next command reads the library's features,
+            // and the similarity blocks the analysed files' tags changed, in one go.
+            if (try? store.prepareSnapshots()) == .prepared { _ = try? store.prepareBlockSnapshot() }
+            timer.lap("snapshots")
+        }
         if let busy { Console.diagnostic("Error: " + Console.message(for: busy)) }
         if !listing.missing.isEmpty || busy != nil || results.contains(where: { $0.failure != nil }) {
             throw ExitCode.failure

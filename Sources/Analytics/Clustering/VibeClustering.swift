@@ -32,6 +32,9 @@ public enum VibeClustering {
         public var miniBatch = KMeans.MiniBatchOptions()
         /// Genre tags by track ID, for the vibes' names (``VibeNames/profiles(table:tableRows:labels:clusterCount:tags:)``).
         public var tags: [Int64: Set<String>] = [:]
+        /// The genre tags of every row of the table, numbered; used in place of ``tags`` when set
+        /// (``VibeNames/profiles(table:tableRows:labels:clusterCount:tagRows:)``).
+        public var tagRows: VibeNames.TagRows?
 
         public init(schema: FeatureSchema, clusterCount: ClusterCount) {
             self.schema = schema
@@ -120,13 +123,24 @@ public enum VibeClustering {
         quality.inertia = model.inertia
 
         start = clock.now
-        let profiles = VibeNames.profiles(
-            table: table,
-            tableRows: space.tableRows,
-            labels: model.labels,
-            clusterCount: model.clusterCount,
-            tags: settings.tags
-        )
+        let profiles =
+            if let tagRows = settings.tagRows {
+                VibeNames.profiles(
+                    table: table,
+                    tableRows: space.tableRows,
+                    labels: model.labels,
+                    clusterCount: model.clusterCount,
+                    tagRows: tagRows
+                )
+            } else {
+                VibeNames.profiles(
+                    table: table,
+                    tableRows: space.tableRows,
+                    labels: model.labels,
+                    clusterCount: model.clusterCount,
+                    tags: settings.tags
+                )
+            }
         let vibes = profiles.map { profile in
             let centroid = Array(model.centroids.row(profile.cluster))
             let original = space.scaling.originalValues(ofScaledRow: centroid)

@@ -82,6 +82,56 @@ public enum VibeNames {
         clusterCount: Int,
         tags: [Int64: Set<String>] = [:]
     ) -> [VibeProfile] {
+        var profiles = unnamedProfiles(table: table, tableRows: tableRows, labels: labels, clusterCount: clusterCount)
+        let distinctive = distinctiveTags(
+            trackIDs: tableRows.map { table.trackIDs[Int($0)] },
+            labels: labels,
+            clusterCount: clusterCount,
+            tags: tags
+        )
+        nameDistinctly(&profiles, tags: distinctive)
+        return profiles
+    }
+
+    /// Profiles and names the clusters of a run, as
+    /// ``profiles(table:tableRows:labels:clusterCount:tags:)`` does, from numbered tags.
+    ///
+    /// - Parameters:
+    ///   - table: The raw features of the library.
+    ///   - tableRows: For each clustered row, its row in `table` (``FeatureSpace/tableRows``).
+    ///   - labels: The cluster of each clustered row.
+    ///   - clusterCount: The number of clusters.
+    ///   - tagRows: The genre tags of every row of `table`.
+    /// - Returns: One profile per cluster, in cluster order, with distinct names: the very ones
+    ///   the tags as sets of texts give.
+    /// - Complexity: O(*n* · (*f* + *t*) + *k* · *T*) for *n* tracks of *f* features and *t*
+    ///   tags, *k* clusters and *T* distinct tags.
+    public static func profiles(
+        table: FeatureTable,
+        tableRows: [Int32],
+        labels: [Int32],
+        clusterCount: Int,
+        tagRows: TagRows
+    ) -> [VibeProfile] {
+        precondition(tagRows.rowCount == table.rowCount, "The tags need one row per table row.")
+        var profiles = unnamedProfiles(table: table, tableRows: tableRows, labels: labels, clusterCount: clusterCount)
+        let distinctive = distinctiveTags(
+            tableRows: tableRows,
+            labels: labels,
+            clusterCount: clusterCount,
+            tags: tagRows
+        )
+        nameDistinctly(&profiles, tags: distinctive)
+        return profiles
+    }
+
+    /// The profiles of the clusters of a run, with their moods but not yet their names.
+    private static func unnamedProfiles(
+        table: FeatureTable,
+        tableRows: [Int32],
+        labels: [Int32],
+        clusterCount: Int
+    ) -> [VibeProfile] {
         precondition(tableRows.count == labels.count, "Every clustered row needs a label.")
         let width = FeatureTable.columnCount
         let features = profiledFeatures
@@ -144,13 +194,6 @@ public enum VibeNames {
             profile.mood = Mood(valence: axes.valence, energy: axes.energy, softness: axes.softness)
             profiles.append(profile)
         }
-        let distinctive = distinctiveTags(
-            trackIDs: tableRows.map { table.trackIDs[Int($0)] },
-            labels: labels,
-            clusterCount: clusterCount,
-            tags: tags
-        )
-        nameDistinctly(&profiles, tags: distinctive)
         return profiles
     }
 
@@ -188,17 +231,34 @@ public enum VibeNames {
         }
         guard taggedTotal > 0 else { return result }
         for cluster in 0..<clusterCount where tagged[cluster] > 0 {
-            let scored = perCluster[cluster].compactMap { tag, count -> (tag: String, score: Double)? in
-                let share = Double(count) / Double(tagged[cluster])
-                let lift = share / (Double(overall[tag]!) / Double(taggedTotal))
-                guard share >= tagShare, lift >= tagLift else { return nil }
-                return (tag, share * log(lift))
-            }
-            let sorted = scored.sorted { $0.score != $1.score ? $0.score > $1.score : $0.tag < $1.tag }
-            guard let best = sorted.first else { continue }
-            result[cluster] = sorted.prefix(2).filter { $0.score >= 0.5 * best.score }.map(\.tag)
+            result[cluster] = mostDistinctive(
+                perCluster[cluster].lazy.map { (tag: $0.key, count: $0.value, overall: overall[$0.key]!) },
+                tagged: tagged[cluster],
+                taggedTotal: taggedTotal
+            )
         }
         return result
+    }
+
+    /// A cluster's most distinctive tag and a second one scoring at least half as much
+    /// (``distinctiveTags(trackIDs:labels:clusterCount:tags:)``), from the count of each of its
+    /// tags among its `tagged` members and among all `taggedTotal` tagged tracks; none when no tag
+    /// qualifies.
+    static func mostDistinctive(
+        _ counts: some Sequence<(tag: String, count: Int, overall: Int)>,
+        tagged: Int,
+        taggedTotal: Int
+    ) -> [String] {
+        guard tagged > 0, taggedTotal > 0 else { return [] }
+        let scored = counts.compactMap { tag, count, overall -> (tag: String, score: Double)? in
+            let share = Double(count) / Double(tagged)
+            let lift = share / (Double(overall) / Double(taggedTotal))
+            guard share >= tagShare, lift >= tagLift else { return nil }
+            return (tag, share * log(lift))
+        }
+        let sorted = scored.sorted { $0.score != $1.score ? $0.score > $1.score : $0.tag < $1.tag }
+        guard let best = sorted.first else { return [] }
+        return sorted.prefix(2).filter { $0.score >= 0.5 * best.score }.map(\.tag)
     }
 
     /// Sound words that contradict a mood word: a high-energy word never goes with a slow, quiet

@@ -2,8 +2,8 @@ import CAubio
 import Foundation
 
 /// Beats and onsets of the mono analysis signal, with aubio's beat tracker and onset detector
-/// (complex-domain), fed a hop at a time; the onset detection function is kept for
-/// ``TempoEstimator``.
+/// (complex-domain), fed a hop at a time, and Essentia's complex-domain onset detection function
+/// (``ComplexDomainOnsets``) for ``TempoEstimator``.
 final class BeatTracker {
     /// Samples between two analysis frames: 11.6 ms at 22,050 Hz.
     static let hopSize = 256
@@ -25,13 +25,14 @@ final class BeatTracker {
     private(set) var onsetCount = 0
     /// Root-mean-square level of each hop: the envelope the modulation measures read.
     private(set) var envelope: [Float] = []
-    /// The onset detection function, one value per hop: how much new sound starts there.
-    private(set) var onsetStrength: [Float] = []
+    /// Essentia's complex-domain onset detection function, for ``DegaraBeatTracker``.
+    let complexOnsets: ComplexDomainOnsets
 
     /// - Throws: ``LibraryCallFailure`` when aubio cannot make its objects (out of memory, or a
     ///   rate it refuses); whatever was made is freed.
     init(sampleRate: Int) throws {
         self.sampleRate = sampleRate
+        complexOnsets = try ComplexDomainOnsets()
         let rate = UInt32(clamping: sampleRate)
         let made = AubioObjects.withCreationLock {
             (
@@ -53,7 +54,6 @@ final class BeatTracker {
         }
         (self.tempo, self.onset, self.input, self.output, self.onsetOutput) = (tempo, onset, input, output, onsetOutput)
         envelope.reserveCapacity(sampleRate / Self.hopSize * 600)
-        onsetStrength.reserveCapacity(sampleRate / Self.hopSize * 600)
     }
 
     deinit {
@@ -66,6 +66,7 @@ final class BeatTracker {
 
     /// Adds mono samples.
     func add(_ samples: UnsafeBufferPointer<Float>) {
+        complexOnsets.add(samples)
         var index = 0
         let data = input.pointee.data!
         while index < samples.count {
@@ -89,7 +90,6 @@ final class BeatTracker {
         if output.pointee.data[0] != 0 { beats.append(Double(aubio_tempo_get_last_s(tempo))) }
         aubio_onset_do(onset, input, onsetOutput)
         if onsetOutput.pointee.data[0] != 0 { onsetCount += 1 }
-        onsetStrength.append(aubio_onset_get_descriptor(onset))
         hops += 1
     }
 

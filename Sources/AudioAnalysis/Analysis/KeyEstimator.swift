@@ -1,17 +1,19 @@
 import Foundation
 
-/// Key and mode from a 12-bin pitch-class profile, by correlation with key profiles.
+/// Key and mode from a 12-bin pitch-class profile, by correlation with key profiles: a port of
+/// Essentia's `Key` as its `KeyExtractor` runs it with the `edma` profiles.
 ///
-/// The song's profile is square-rooted first (so the loudest pitch classes do not drown the rest),
-/// then each of the 24 keys is scored with the Pearson correlation between it and the key's
-/// profile rotated to its tonic; the best score wins. The key profiles are Krumhansl and Kessler's
-/// (1982), adjusted for popular and electronic music: the tonic, the major third and the major
-/// seventh degree weigh a little more, and in minor the flat seventh (the Aeolian and Dorian minor of
-/// pop) much more than in the classical minor. On the 57-song test corpus this agrees with
-/// Essentia's `edma` key on 74 % of songs, against 68 % for the unadjusted profiles
-/// (`Benchmarks/RESULTS.md`). The confidence is the margin between the best key and the best other
-/// key, scaled so that a margin of 0.15 or more (a clear winner) is 1, times the winning
-/// correlation over 0.5 (capped at 1); 0 when the profile is flat (no tonal content).
+/// The song's profile (``HarmonicPitchClassProfile``, averaged over the song) is scaled to a
+/// maximum of 1 and its bins under 0.2 are set to 0; then each of the 24 keys is scored with the
+/// Pearson correlation between it and the key's profile rotated to its tonic, and the best score
+/// wins. The key profiles are Essentia's `edma`, learnt by Faraldo et al. (2016) from electronic
+/// dance music, used without its polyphonic extension as `KeyExtractor` configures `Key`. The
+/// confidence is the margin between the best key and the best other key, scaled so that a margin
+/// of 0.15 or more (a clear winner) is 1, times the winning correlation over 0.5, times the
+/// profile's contrast (1 − its mean over its maximum, before the threshold) over ⅔, each capped
+/// at 1: the threshold makes a key of any near-flat profile, white noise's included (Essentia
+/// calls noise C major with a strength of 0.78), and the contrast is what tells them apart. 0
+/// when the profile is flat.
 enum KeyEstimator {
     struct Estimate: Hashable {
         /// Pitch class of the tonic, 0 = C.
@@ -24,28 +26,34 @@ enum KeyEstimator {
         var confidence: Double
     }
 
-    /// Major-key weights from the tonic up, by semitone.
-    static let majorProfile: [Double] = [6.6, 2.0, 3.5, 2.3, 4.6, 4.0, 2.5, 5.2, 2.4, 3.7, 2.3, 3.4]
+    /// Major-key weights from the tonic up, by semitone (Essentia's `edma`).
+    static let majorProfile: [Double] = [1.00, 0.29, 0.50, 0.40, 0.60, 0.56, 0.32, 0.80, 0.31, 0.45, 0.42, 0.39]
 
-    /// Minor-key weights from the tonic up, by semitone.
-    static let minorProfile: [Double] = [6.5, 2.7, 3.5, 5.4, 2.6, 3.5, 2.5, 5.2, 4.0, 2.7, 4.3, 3.2]
+    /// Minor-key weights from the tonic up, by semitone (Essentia's `edma`).
+    static let minorProfile: [Double] = [1.00, 0.31, 0.44, 0.58, 0.33, 0.49, 0.29, 0.78, 0.43, 0.29, 0.53, 0.32]
 
-    /// The key of `profile`, or `nil` when it is flat or empty.
+    /// Bins of the scaled profile below this are set to 0 before the correlation (`pcpThreshold`).
+    static let binThreshold = 0.2
+
+    /// The key of `profile` (12 bins, C first), or `nil` when it is flat or empty.
     static func estimate(from profile: [Double]) -> Estimate? {
         precondition(profile.count == 12)
-        let profile = profile.map { max(0, $0).squareRoot() }
+        guard let maximum = profile.max(), maximum > 0 else { return nil }
+        let contrast = 1 - profile.reduce(0, +) / 12 / maximum
+        let profile = profile.map { $0 / maximum < binThreshold ? 0 : $0 / maximum }
         let mean = profile.reduce(0, +) / 12
         let spread = profile.reduce(0) { $0 + ($1 - mean) * ($1 - mean) }
         guard spread > 1e-9 else { return nil }
         var scores: [(key: Int, mode: Int, score: Double)] = []
-        for tonic in 0..<12 {
+        for step in 0..<12 {
+            let tonic = (step + 9) % 12
             scores.append((tonic, 1, correlation(profile, majorProfile, rotatedTo: tonic)))
             scores.append((tonic, 0, correlation(profile, minorProfile, rotatedTo: tonic)))
         }
-        scores.sort { $0.score > $1.score }
-        let best = scores[0]
-        let margin = best.score - scores[1].score
-        let confidence = max(0, min(1, margin / 0.15)) * max(0, min(1, best.score / 0.5))
+        let order = scores.indices.sorted { scores[$0].score != scores[$1].score ? scores[$0].score > scores[$1].score : $0 < $1 }
+        let best = scores[order[0]]
+        let margin = best.score - scores[order[1]].score
+        let confidence = max(0, min(1, margin / 0.15)) * max(0, min(1, best.score / 0.5)) * min(1, contrast * 1.5)
         return Estimate(key: best.key, mode: best.mode, correlation: best.score, confidence: confidence)
     }
 

@@ -1,10 +1,11 @@
-import CAubio
 import Foundation
 
 /// Frames of the mono analysis signal through an FFT (aubio's, over FFTW), a hop at a time, into
-/// a pitch-class profile for the key and into the timbre descriptors the estimates read.
+/// the timbre descriptors the estimates read and a tuning-corrected pitch-class profile (the
+/// descriptors' `tuning_cents` and `pitch_class_profile`); the key is read from Essentia's profile,
+/// ``harmonicProfile``, which this analyser feeds the same samples.
 ///
-/// The pitch-class profile is this module's own method, in the spirit of the harmonic pitch-class
+/// The tuning-corrected profile is this module's own method, in the spirit of the harmonic pitch-class
 /// profile (Gómez 2006): spectral peaks between 50 Hz and 5 kHz, located to a fraction of a bin by
 /// parabolic interpolation, are credited to their own pitch and to the pitches of which they could be
 /// the 2nd to 4th harmonic (with weights 1, ½, ⅓, ¼), into 120 bins per octave (10 cents). Each
@@ -17,14 +18,14 @@ final class SpectralAnalyzer {
     static let fineBinsPerOctave = 120
 
     private let sampleRate: Double
-    private let fft: OpaquePointer
-    private let frame: UnsafeMutablePointer<fvec_t>
-    private let spectrum: UnsafeMutablePointer<cvec_t>
+    private let fft: AubioFFT
     private var window: [Float]
-    private var pending: [Float] = []
+    private var frames = FrameBuffer(frameSize: frameSize, hopSize: hopSize)
     private var previousMagnitudes: [Float]
     private var magnitudes: [Float]
     private var fineFrame: [Double]
+    /// Essentia's harmonic pitch-class profile, from which the key is read.
+    let harmonicProfile: HarmonicPitchClassProfile
 
     /// The pitch-class profile, 10 cents per bin, bin 0 centred on C at A = 440 Hz.
     private(set) var fineProfile: [Double]
@@ -37,54 +38,31 @@ final class SpectralAnalyzer {
     private var fluxSum = 0.0
     private var fluxSquares = 0.0
 
-    /// - Throws: ``LibraryCallFailure`` when aubio cannot make its FFT or vectors (out of
-    ///   memory); whatever was made is freed.
+    /// - Throws: ``LibraryCallFailure`` when aubio cannot make its FFTs (out of memory).
     init(sampleRate: Int) throws {
         self.sampleRate = Double(sampleRate)
-        let made = AubioObjects.withCreationLock {
-            (new_aubio_fft(UInt32(Self.frameSize)), new_fvec(UInt32(Self.frameSize)), new_cvec(UInt32(Self.frameSize)))
-        }
-        guard let fft = made.0, let frame = made.1, let spectrum = made.2, frame.pointee.data != nil else {
-            if let fft = made.0 { del_aubio_fft(fft) }
-            if let frame = made.1 { del_fvec(frame) }
-            if let spectrum = made.2 { del_cvec(spectrum) }
-            throw LibraryCallFailure(call: made.0 == nil ? "new_aubio_fft" : made.1 == nil ? "new_fvec" : "new_cvec")
-        }
-        (self.fft, self.frame, self.spectrum) = (fft, frame, spectrum)
+        harmonicProfile = try HarmonicPitchClassProfile(sampleRate: sampleRate)
+        fft = try AubioFFT(size: Self.frameSize)
         window = (0..<Self.frameSize).map { 0.5 - 0.5 * cos(2 * Float.pi * Float($0) / Float(Self.frameSize)) }
         previousMagnitudes = [Float](repeating: 0, count: Self.frameSize / 2 + 1)
         magnitudes = previousMagnitudes
         fineFrame = [Double](repeating: 0, count: Self.fineBinsPerOctave)
         fineProfile = fineFrame
-        pending.reserveCapacity(Self.frameSize * 2)
-    }
-
-    deinit {
-        del_aubio_fft(fft)
-        del_fvec(frame)
-        del_cvec(spectrum)
     }
 
     /// Adds mono samples.
     func add(_ samples: UnsafeBufferPointer<Float>) {
-        pending.append(contentsOf: samples)
-        var start = 0
-        while pending.count - start >= Self.frameSize {
-            processFrame(at: start)
-            start += Self.hopSize
-        }
-        if start > 0 { pending.removeFirst(start) }
+        harmonicProfile.add(samples)
+        frames.add(samples) { processFrame($0) }
     }
 
-    private func processFrame(at start: Int) {
-        let data = frame.pointee.data!
+    private func processFrame(_ samples: UnsafeBufferPointer<Float>) {
+        let data = fft.input
         var energy: Float = 0
-        pending.withUnsafeBufferPointer { samples in
-            for i in 0..<Self.frameSize {
-                let value = samples[start + i] * window[i]
-                data[i] = value
-                energy += value * value
-            }
+        for i in 0..<Self.frameSize {
+            let value = samples[i] * window[i]
+            data[i] = value
+            energy += value * value
         }
         frameCount += 1
         // -70 dBFS mean power in the window: silence, which would only add noise to every average.
@@ -92,8 +70,8 @@ final class SpectralAnalyzer {
             silentFrameCount += 1
             return
         }
-        aubio_fft_do(fft, frame, spectrum)
-        let norm = spectrum.pointee.norm!
+        fft.transform()
+        let norm = fft.magnitudes
         let binCount = Self.frameSize / 2 + 1
         for k in 0..<binCount { magnitudes[k] = norm[k] }
         addTimbre(binCount: binCount)

@@ -1,108 +1,38 @@
 import Foundation
 
-/// Tempo from the onset detection function, by autocorrelation: the method of librosa's
-/// `beat.tempo` (after Ellis 2007), with its defaults.
+/// Tempo and metre: the tempo from Essentia's Degara beat tracker (``DegaraBeatTracker``, over
+/// ``ComplexDomainOnsets``), the metre from how the accents repeat.
 ///
-/// The function is log-compressed, its slow trend (a 0.5 s moving average) removed and half-wave
-/// rectified. Windows of 384 hops (8.9 s), Hann-weighted, every 16 hops, give autocorrelations
-/// normalised by their energy; their mean, weighted by a log-normal prior centred on 120 BPM with a
-/// standard deviation of one octave, peaks at the beat period, refined between lags by a parabola.
-/// On the 57-song test corpus this agrees with Essentia's multi-feature tempo far more often than
-/// the median interval of aubio's beat tracker (`Benchmarks/RESULTS.md`).
+/// On the 57-song test corpus the tempo agrees with Essentia's multi-feature tempo far more often
+/// than the median interval of aubio's beat tracker or an autocorrelation of aubio's onset function
+/// (`Benchmarks/RESULTS.md`).
 enum TempoEstimator {
     struct Estimate {
         var bpm: Double
-        /// 0 to 1: how far the winning period stands above the best period that is not a double,
-        /// half or the same tempo (1 − runner-up / winner, scaled so a ratio of ½ or less is 1).
+        /// 0 to 1: the share of beat-to-beat tempos within 5 BPM of `bpm`.
         var confidence: Double
         /// Beats per bar, 3 or 4, and a confidence from 0 to 1: see ``metre(of:period:)``.
         var timeSignature: (beats: Int, confidence: Double)?
     }
 
-    static let window = 384
-    static let step = 16
-    static let slowestBPM = 40.0
-    static let fastestBPM = 240.0
-    static let priorCentreBPM = 120.0
-    static let priorOctaves = 1.0
-
-    /// The tempo of `strength` sampled `framesPerSecond` times a second, or `nil` when the signal
-    /// is too short (under one window) or has no onsets.
+    /// The tempo of the complex-domain onset function `onsets`, sampled `onsetsPerSecond` times a
+    /// second, or `nil` when no two beats are found in it.
     ///
     /// - Parameters:
-    ///   - strength: The onset detection function.
+    ///   - onsets: The complex-domain onset detection function.
+    ///   - onsetsPerSecond: Its rate.
     ///   - envelope: The level per frame, whose rises give the accents the metre is read from.
-    static func estimate(strength: [Float], envelope: [Float], framesPerSecond: Double) -> Estimate? {
-        guard strength.count > window else { return nil }
-        let sorted = strength.sorted()
-        let high = Double(sorted[Int(Double(sorted.count - 1) * 0.95)])
-        var onset = strength.map { log1p(Double($0) * 100 / (high + 1e-9)) }
-
-        // Remove the trend: a centred moving average over half a second (zeros beyond the ends).
-        let width = Int(framesPerSecond * 0.5)
-        var prefix = [Double](repeating: 0, count: onset.count + 1)
-        for (index, value) in onset.enumerated() { prefix[index + 1] = prefix[index] + value }
-        let before = (width - 1) / 2
-        onset = onset.indices.map { index in
-            let lower = max(0, index - (width - 1 - before))
-            let upper = min(onset.count, index + before + 1)
-            return max(0, onset[index] - (prefix[upper] - prefix[lower]) / Double(width))
+    ///   - framesPerSecond: The rate of `envelope`.
+    static func estimate(onsets: [Float], onsetsPerSecond: Double, envelope: [Float], framesPerSecond: Double)
+        -> Estimate?
+    {
+        guard let tempo = DegaraBeatTracker.tempo(of: onsets, framesPerSecond: onsetsPerSecond), tempo.bpm > 0 else {
+            return nil
         }
-
-        let shortestLag = Int(framesPerSecond * 60 / fastestBPM)
-        let longestLag = Int(framesPerSecond * 60 / slowestBPM)
-        let lags = Array(shortestLag...longestLag)
-        let hann = (0..<window).map { 0.5 - 0.5 * cos(2 * Double.pi * Double($0) / Double(window - 1)) }
-        var correlation = [Double](repeating: 0, count: lags.count)
-        var segment = [Double](repeating: 0, count: window)
-        var windows = 0
-        var start = 0
-        while start < onset.count - window {
-            var total = 0.0
-            var energy = 0.0
-            for i in 0..<window {
-                segment[i] = onset[start + i] * hann[i]
-                total += segment[i]
-                energy += segment[i] * segment[i]
-            }
-            if total > 0, energy > 0 {
-                for (index, lag) in lags.enumerated() where lag < window {
-                    var sum = 0.0
-                    for i in 0..<(window - lag) { sum += segment[i] * segment[i + lag] }
-                    correlation[index] += sum / energy
-                }
-                windows += 1
-            }
-            start += step
-        }
-        guard windows > 0 else { return nil }
-
-        let bpms = lags.map { framesPerSecond * 60 / Double($0) }
-        let scores = zip(correlation, bpms).map { value, bpm in
-            let octaves = (log2(bpm) - log2(priorCentreBPM)) / priorOctaves
-            return value / Double(windows) * exp(-0.5 * octaves * octaves)
-        }
-        guard let best = scores.indices.max(by: { scores[$0] < scores[$1] }), scores[best] > 0 else { return nil }
-        var offset = 0.0
-        if best > 0, best < scores.count - 1 {
-            let (a, b, c) = (scores[best - 1], scores[best], scores[best + 1])
-            let curvature = a - 2 * b + c
-            if curvature != 0 { offset = 0.5 * (a - c) / curvature }
-        }
-        let bpm = framesPerSecond * 60 / (Double(lags[best]) + offset)
-
-        var runnerUp = 0.0
-        for index in 1..<(scores.count - 1)
-        where scores[index] >= scores[index - 1] && scores[index] >= scores[index + 1] {
-            let related = [0.5, 1, 2].contains { abs(bpms[index] / bpm - $0) <= 0.06 }
-            if !related { runnerUp = max(runnerUp, scores[index]) }
-        }
-        let confidence = max(0, min(1, (1 - runnerUp / scores[best]) / 0.5))
-        let period = framesPerSecond * 60 / bpm
         return Estimate(
-            bpm: bpm,
-            confidence: confidence,
-            timeSignature: metre(of: accents(envelope), period: period)
+            bpm: tempo.bpm,
+            confidence: tempo.agreement,
+            timeSignature: metre(of: accents(envelope), period: framesPerSecond * 60 / tempo.bpm)
         )
     }
 

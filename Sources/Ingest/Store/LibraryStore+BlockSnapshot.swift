@@ -12,8 +12,8 @@ import GRDB
 ///
 /// It is kept valid like the other snapshots: triggers delete it with any change to the tags, the
 /// playlists or their items (``Snapshot/blocks``), and it names the rows it was built over, so a
-/// space of other rows (another scope, tracks that gained or lost features) rebuilds it. `import`
-/// and `sync` build it once they are done (`prepareBlockSnapshot()` of `VibesEngine`); otherwise
+/// space of other rows (another scope, tracks that gained or lost features) rebuilds it. `import`,
+/// `sync` and `analyze` build it once they are done (`prepareBlockSnapshot()` of `VibesEngine`); otherwise
 /// the first command that needs it and finds it absent or stale builds it. It is saved when the
 /// store can be written without waiting and no other program wrote the store since the build
 /// began reading.
@@ -59,6 +59,15 @@ extension LibraryStore {
     /// without reading the values.
     public func featureTrackIDs() throws -> [Int64] {
         try featureSnapshot(only: ["track_ids"]).trackIDs
+    }
+
+    /// The `blocks` snapshot as it is stored, over whatever rows it was built over: `nil` when it is
+    /// absent or damaged. A scope's rows are among the library's, so a reader of one block (the
+    /// vibes' name tags) can cut them from it.
+    public func storedSimilarityBlockTerms() throws -> (trackIDs: [Int64], blocks: [SparseTermRows])? {
+        try read { db in
+            try Self.snapshotParts(.blocks, in: db).flatMap { BlockSnapshot.decode($0, acceptingRows: { _ in true }) }
+        }
     }
 
     /// Whether the `blocks` snapshot is present (it is current when present, or built over other
@@ -129,6 +138,15 @@ enum BlockSnapshot {
     /// The blocks of `stored`, or `nil` when they were built over other rows, fail their checksum
     /// or do not fit together (a damaged store is rebuilt from, not trusted).
     static func decode(_ stored: SnapshotParts, trackIDs: [Int64]) -> [SparseTermRows]? {
+        decode(stored, acceptingRows: { $0 == trackIDs })?.blocks
+    }
+
+    /// The rows and blocks of `stored` when `accepts` takes its rows, else `nil`, as
+    /// ``decode(_:trackIDs:)`` decodes them.
+    static func decode(
+        _ stored: SnapshotParts,
+        acceptingRows accepts: ([Int64]) -> Bool
+    ) -> (trackIDs: [Int64], blocks: [SparseTermRows])? {
         guard let blockCount = stored.integers("block_count", of: Int.self).first, (0...8).contains(blockCount)
         else { return nil }
         // Every part read once into memory, checked, then decoded from there.
@@ -140,7 +158,7 @@ enum BlockSnapshot {
             return nil
         }
         let parts = SnapshotParts(blobs)
-        guard let ids = parts.ascending("track_ids"), ids == trackIDs else { return nil }
+        guard let ids = parts.ascending("track_ids"), accepts(ids) else { return nil }
         var blocks: [SparseTermRows] = []
         for index in 0..<blockCount {
             guard
@@ -149,7 +167,7 @@ enum BlockSnapshot {
                 let names = PackedStrings.strings(bytes: parts["\(index).terms"], ends: parts["\(index).term_ends"])
             else { return nil }
             let counts: [Int32] = parts.integers("\(index).counts")
-            guard counts.count == trackIDs.count, counts.allSatisfy({ $0 >= 0 }) else { return nil }
+            guard counts.count == ids.count, counts.allSatisfy({ $0 >= 0 }) else { return nil }
             var starts = [Int](repeating: 0, count: counts.count + 1)
             for (row, count) in counts.enumerated() { starts[row + 1] = starts[row] + Int(count) }
             let terms: [Int32] = parts.integers("\(index).row_terms")
@@ -163,6 +181,6 @@ enum BlockSnapshot {
             guard block.isConsistent else { return nil }
             blocks.append(block)
         }
-        return blocks
+        return (ids, blocks)
     }
 }

@@ -105,6 +105,19 @@ extension LibraryStore {
         }
     }
 
+    /// The kind and value of every tag of `kinds` the store holds, in no particular order: one
+    /// pass over the tags themselves (a few thousand), none over the tracks' links to them.
+    public func tagValues(ofKinds kinds: Set<String>) throws -> [(kind: String, value: String)] {
+        try read { db in
+            var values: [(kind: String, value: String)] = []
+            try PreparedStatement(db, sql: "SELECT kind, value FROM tags").forEachRow { row in
+                let kind = row.text(0)
+                if kinds.contains(kind) { values.append((kind, row.text(1))) }
+            }
+            return values
+        }
+    }
+
     /// The distinct texts of `texts` in `String` order, and the rank of each text among them;
     /// `nil` when two texts with different bytes are equal as strings.
     private static func ranking(of texts: [String]) -> (names: [String], rankOfText: [Int32])? {

@@ -262,7 +262,7 @@ extension LibraryStore {
     public static let snapshotBuildBytesPerTrack = 48
 
     /// Builds the snapshots that are missing, when the store can be written without waiting, so
-    /// that the next command finds them: commands that change the library (`import`, `sync`)
+    /// that the next command finds them: commands that change the library (`import`, `sync`, `analyze`)
     /// call this once they are done.
     ///
     /// The builds scan every track once, which a large page cache does not speed up: they run with
