@@ -34,6 +34,7 @@ import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 
@@ -151,14 +152,17 @@ def percentile(values, fraction):
 
 
 def start_server(binary, store):
+    # The log goes to a file: a pipe nobody reads would stall the server once it holds 64 KiB.
+    errors = tempfile.TemporaryFile("w+")
     process = subprocess.Popen([binary, "serve", "--db", store, "--port", "0"], stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True)
+                               stderr=errors, text=True)
     started = time.monotonic()
     line = process.stdout.readline()
     match = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
     if not match:
         process.kill()
-        sys.exit(f"bench_server.py: the server did not start: {line!r} {process.stderr.read()[-2000:]}")
+        errors.seek(0)
+        sys.exit(f"bench_server.py: the server did not start: {line!r} {errors.read()[-2000:]}")
     return process, int(match.group(1)), time.monotonic() - started
 
 

@@ -53,7 +53,7 @@ extension LibraryStore {
             sources: features.sources.map { .init(source: $0.source, tracks: $0.tracks, preferred: $0.preferred) },
             coverage: AudioFeature.all.map { .init(feature: $0.rawValue, tracks: features.coverage[$0.rawValue] ?? 0) }
         )
-        if case .playlist(let named) = scope { overview.playlist = try store.playlist(matching: named).name }
+        if let playlist = try store.playlist(in: scope) { overview.playlist = playlist.name }
         phase("load features")
         // Only an empty table needs the summary's count of reference tracks.
         let referenceTracks = table.rowCount == 0 ? try store.summary(tagLimit: 0).referenceTracks : 0

@@ -119,9 +119,8 @@ extension LibraryStore {
             ids = try builder.moodPath(from: fromMood, to: toMood, length: length)
             description = "From \(fromMood.rawValue) to \(toMood.rawValue)"
             defaultName = "\(fromMood.rawValue.capitalized) → \(toMood.rawValue)" + request.lengthText
-        } else if !request.hasSeeds, case .playlist(let named) = request.recommendation.scope {
+        } else if !request.hasSeeds, let playlist = try playlist(in: request.recommendation.scope) {
             // A playlist of the library, ordered offline: its own tracks, each once.
-            let playlist = try playlist(matching: named)
             var seen = Set<Int64>()
             ids = try playlistTrackIDs(rowID: playlist.id).filter { seen.insert($0).inserted && hasFeatures($0) }
             if case .trackCount = length { length = .trackCount(max(1, ids.count)) }
@@ -182,7 +181,13 @@ extension LibraryStore {
             defaultName = description
         }
 
-        let chosen = try playlistEntries(for: ids, features: recommender.audioFeatures(of:))
+        var chosen = try playlistEntries(for: ids, features: recommender.audioFeatures(of:))
+        // A path's track ends stay at its ends, whatever the order.
+        if let (start, end) = request.path, !chosen.isEmpty {
+            if case .track(let id) = start, chosen[0].trackID == id { chosen[0].isLocked = true }
+            let last = chosen.count - 1
+            if case .track(let id) = end, chosen[last].trackID == id { chosen[last].isLocked = true }
+        }
         var locks: [PlaylistBuilder.Lock] = []
         for (position, reference) in request.locks {
             let (id, note) = try resolveTrack(reference, hasFeatures: hasFeatures)

@@ -11,16 +11,20 @@ extension LibraryStore {
     /// The build reads the labels in ordered passes (``makeSimilarityBlockTerms(over:)``): on a
     /// million tracks it holds tens of megabytes, not the 700 MB of the dictionaries of sets.
     ///
-    /// - Returns: Whether the snapshot was built (`false` when it was present already).
+    /// A snapshot built over other rows (an import that added tracks with features but no tags or
+    /// playlists leaves one) is built again.
+    ///
+    /// - Returns: Whether the snapshot was built (`false` when it was current already).
     @discardableResult
     public func prepareBlockSnapshot() throws -> Bool {
-        guard try !hasBlockSnapshot() else { return false }
         let trackIDs = try featureTrackIDs()
+        var built = false
         _ = try similarityBlockTerms(over: trackIDs, saving: true) {
-            try makeSimilarityBlockTerms(over: trackIDs)
+            built = true
+            return try makeSimilarityBlockTerms(over: trackIDs)
                 ?? (try makeSimilarityBlocks(over: trackIDs).map(\.sparseTermRows))
         }
-        return true
+        return built
     }
 
     /// The terms of the tag block and the co-membership block over `trackIDs`, the very ones

@@ -108,8 +108,7 @@ extension LibraryStore {
             // The work is done: keep it in a file rather than lose it.
             throw EngineError.runNotSaved(cause: error, keptIn: try Self.keep(unsaved, beside: path))
         }
-        var playlistName: String?
-        if case .playlist(let text) = request.scope { playlistName = try playlist(matching: text).name }
+        let playlistName = try playlist(in: request.scope)?.name
         try setScope(
             playlistName.map { .playlist($0) } ?? .library,
             makeCurrent: request.makesCurrent,

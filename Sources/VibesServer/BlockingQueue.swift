@@ -6,7 +6,11 @@ import Dispatch
 /// The cooperative pool has one thread per core, two on a small machine: a request blocked there
 /// in a read of a busy store would hold back every other request, the accept loop and the store
 /// watch. Here it holds a thread of this queue only, which grows while its work blocks.
-final class BlockingQueue: Sendable {
+///
+/// Synchronous work goes through ``run(_:)``. Async work that blocks between its suspensions (a
+/// clustering, a push that writes the store between its requests) runs here whole as a task
+/// executor: `withTaskExecutorPreference(queue) { … }`.
+final class BlockingQueue: TaskExecutor {
     private let queue: DispatchQueue
 
     init(label: String) {
@@ -18,5 +22,11 @@ final class BlockingQueue: Sendable {
         try await withCheckedThrowingContinuation { continuation in
             queue.async { continuation.resume(with: Result(catching: body)) }
         }
+    }
+
+    /// Runs a job of a task that prefers this queue as its executor.
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        queue.async { [self] in job.runSynchronously(on: asUnownedTaskExecutor()) }
     }
 }

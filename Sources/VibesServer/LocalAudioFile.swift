@@ -14,9 +14,11 @@ import Darwin
 /// turned into a way to read another file: the path must be absolute; it is resolved (folders
 /// and the file itself may be symbolic links, as music libraries often are), and the file it
 /// resolves to must have an audio file name extension, both as stored and as resolved, and be a
-/// regular file. The resolved path is opened without following a link, and the opened file is
-/// checked again, so that a link swapped in between is refused too. A FIFO or device is never
-/// opened for reading in a way that could block.
+/// regular file. The resolved path is opened without following a link in its last component,
+/// and the opened file is checked again, so that a file swapped for a link in between is refused
+/// too; a folder of the path swapped for a link in between is followed, but what is opened must
+/// still be a regular file with an audio file name extension. A FIFO or device is never opened
+/// for reading in a way that could block.
 ///
 /// This is the only file of the target that uses pointers.
 final class LocalAudioFile: Sendable {
@@ -67,26 +69,30 @@ final class LocalAudioFile: Sendable {
         return mediaTypes[name[name.index(after: dot)...].lowercased()]
     }
 
-    /// The bytes of `range`, read as the answer is sent.
-    func bytes(in range: Range<Int>) -> Bytes {
-        Bytes(file: self, range: range)
+    /// The bytes of `range`, read on `reads` as the answer is sent.
+    func bytes(in range: Range<Int>, readingOn reads: BlockingQueue) -> Bytes {
+        Bytes(file: self, range: range, reads: reads)
     }
 
-    /// The bytes of a range of the file, read with `pread` in chunks as FlyingFox asks for them.
+    /// The bytes of a range of the file, read with `pread` in chunks as FlyingFox asks for them,
+    /// on the server's ``BlockingQueue``: a read of a slow disk holds none of the cooperative
+    /// pool's threads.
     struct Bytes: AsyncBufferedSequence {
         typealias Element = UInt8
 
         let file: LocalAudioFile
         let range: Range<Int>
+        let reads: BlockingQueue
 
         func makeAsyncIterator() -> Iterator {
-            Iterator(file: file, offset: range.lowerBound, end: range.upperBound)
+            Iterator(file: file, offset: range.lowerBound, end: range.upperBound, reads: reads)
         }
 
         struct Iterator: AsyncBufferedIteratorProtocol {
             let file: LocalAudioFile
             var offset: Int
             let end: Int
+            let reads: BlockingQueue
 
             mutating func next() async throws -> UInt8? {
                 try await nextBuffer(suggested: 1)?.first
@@ -95,16 +101,19 @@ final class LocalAudioFile: Sendable {
             mutating func nextBuffer(suggested count: Int) async throws -> Data? {
                 guard offset < end else { return nil }
                 let wanted = Swift.min(Swift.max(count, 1), end - offset)
-                var data = Data(count: wanted)
-                let (descriptor, offset) = (file.descriptor, offset)
-                let read = data.withUnsafeMutableBytes { buffer in
-                    pread(descriptor, buffer.baseAddress, wanted, off_t(offset))
+                let (file, offset) = (file, offset)
+                let data = try await reads.run { () throws -> Data in
+                    var data = Data(count: wanted)
+                    let read = data.withUnsafeMutableBytes { buffer in
+                        pread(file.descriptor, buffer.baseAddress, wanted, off_t(offset))
+                    }
+                    // The file shrank since it was opened: the answer cannot be completed, and the
+                    // error closes the connection rather than send short.
+                    guard read > 0 else { throw LocalAudioFileError.shrank }
+                    return read == wanted ? data : data.prefix(read)
                 }
-                // The file shrank since it was opened: the answer cannot be completed, and the
-                // error closes the connection rather than send short.
-                guard read > 0 else { throw LocalAudioFileError.shrank }
-                self.offset += read
-                return read == wanted ? data : data.prefix(read)
+                self.offset += data.count
+                return data
             }
         }
     }

@@ -11,7 +11,7 @@ extension VibesServer {
     ///
     /// - Throws: ``APIError`` 400 for an ID that is not a number, 404 for an unknown track, a track
     ///   without a local file or whose file cannot be served (see ``LocalAudioFile``), 416 for a
-    ///   range that starts past the end of the file.
+    ///   range that starts past the end of the file or an empty suffix.
     func audio(_ request: Route.Request) throws -> HTTPResponse {
         guard let id = Int64(request.id) else {
             throw APIError.badRequest(
@@ -61,14 +61,19 @@ extension VibesServer {
         return HTTPResponse(
             statusCode: status,
             headers: headers,
-            body: HTTPBodySequence(from: file.bytes(in: range), count: range.count, suggestedBufferSize: 65_536)
+            body: HTTPBodySequence(
+                from: file.bytes(in: range, readingOn: reads),
+                count: range.count,
+                suggestedBufferSize: 65_536
+            )
         )
     }
 }
 
 /// What a `Range` header asks of a file, under RFC 9110: one range of bytes, or the whole file
 /// when there is no header, it is not a `bytes` range, is malformed or asks for several ranges
-/// (which a server may ignore), or nothing when it starts past the end.
+/// (which a server may ignore), or when it asks a suffix of an empty file; or nothing when it
+/// starts past the end or asks for an empty suffix (`bytes=-0`).
 enum ByteRange: Hashable {
     case whole
     case partial(Range<Int>)
@@ -85,11 +90,16 @@ enum ByteRange: Hashable {
         guard first.allSatisfy(\.isASCIIDigit), last.allSatisfy(\.isASCIIDigit), !(first.isEmpty && last.isEmpty)
         else { return .whole }
         if first.isEmpty {
-            // A suffix: the last N bytes.
-            guard let length = Int(last), length > 0, fileSize > 0 else { return .unsatisfiable }
+            // A suffix: the last N bytes, all of them when the file is shorter (also when N is
+            // too large for an `Int`). An empty file has no byte to name, so it is sent whole.
+            let length = Int(last) ?? .max
+            guard length > 0 else { return .unsatisfiable }
+            guard fileSize > 0 else { return .whole }
             return .partial(max(0, fileSize - length)..<fileSize)
         }
-        guard let start = Int(first) else { return .whole }
+        // A start too large for an `Int` is past any file's end (unless the end before it makes
+        // the header invalid).
+        guard let start = Int(first) else { return Int(last) == nil ? .unsatisfiable : .whole }
         // An end past the file's is its last byte; an end before the start makes the header invalid.
         let end = last.isEmpty ? nil : Int(last) ?? Int.max
         if let end, end < start { return .whole }

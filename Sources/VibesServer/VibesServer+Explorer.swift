@@ -41,7 +41,7 @@ extension VibesServer {
         let client = try await requireSpotifyClient()
         let pushable: PushablePlaylist
         do {
-            pushable = try await reads.run { [store] in try store.pushablePlaylist(matching: String(id)) }
+            pushable = try await reads.run { [store] in try store.pushablePlaylist(rowID: id) }
         } catch StoreError.notFound {
             throw APIError.notFound("No playlist has id \(id).")
         }
@@ -62,7 +62,10 @@ extension VibesServer {
         defer { spotifyWrites.finish(key) }
         let result: PlaylistPushResult
         do {
-            result = try await SpotifyPlaylistPusher(client: client, store: store).push(pushable)
+            // On the blocking queue: the pusher writes the store between its requests.
+            result = try await withTaskExecutorPreference(reads) {
+                try await SpotifyPlaylistPusher(client: client, store: store).push(pushable)
+            }
         } catch {
             logger.info("Pushing playlist \(id) to Spotify failed: \(error)")
             throw Self.spotifyFailure(error, action: "take the playlist")
@@ -423,17 +426,25 @@ extension VibesServer {
     }
 
     /// A CSV file (RFC 4180): a header row, then one row per track.
+    ///
+    /// Names come from imported data: one that starts with `=`, `+`, `-`, `@`, a tab or a carriage
+    /// return gets a leading `'`, so that a spreadsheet shows it rather than runs it as a formula.
     static func csv(_ tracks: [(summary: TrackSummary, path: String?)]) -> String {
         func field(_ text: String) -> String {
             text.contains(where: { ",\"\n\r".contains($0) })
                 ? "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : text
         }
+        func name(_ text: String) -> String {
+            guard let first = text.unicodeScalars.first, "=+-@\t\r".unicodeScalars.contains(first) else { return text }
+            return "'" + text
+        }
         var lines = ["track_id,spotify_id,artist,title,album,duration_ms,path"]
         for (summary, path) in tracks {
             lines.append(
                 [
-                    String(summary.id), summary.spotifyID ?? "", summary.artists.joined(separator: ", "), summary.name,
-                    summary.album ?? "", summary.durationMS.map(String.init) ?? "", path ?? "",
+                    String(summary.id), summary.spotifyID ?? "", name(summary.artists.joined(separator: ", ")),
+                    name(summary.name), name(summary.album ?? ""), summary.durationMS.map(String.init) ?? "",
+                    name(path ?? ""),
                 ].map(field).joined(separator: ",")
             )
         }

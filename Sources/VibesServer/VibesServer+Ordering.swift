@@ -195,8 +195,8 @@ extension VibesServer {
             throw APIError.badRequest("name must be 1 to 200 characters.")
         }
         request.name = trimmed ?? "\(overview.name) (\(how))"
-        // The playlist by its Spotify ID when it has one: names may repeat.
-        request.recommendation.scope = .playlist(overview.spotifyID ?? overview.name)
+        // The playlist by its row: names may repeat.
+        request.recommendation.scope = .playlistRow(id)
         let built = try answeringEngineErrors { try store.buildPlaylist(request) }
         let spotifyID = try store.pushablePlaylist(matching: String(id)).spotifyID
         return (built, overview.name, spotifyID)

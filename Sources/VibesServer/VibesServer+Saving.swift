@@ -4,8 +4,8 @@ import Foundation
 import Ingest
 import VibesEngine
 
-// `POST /api/playlists`: the one endpoint that writes, saving a list of tracks as a playlist of
-// the store, as `vibes-analyze playlist build --save` does.
+// `POST /api/playlists`: saves a list of tracks as a playlist of the store, as
+// `vibes-analyze playlist build --save` does.
 
 extension VibesServer {
     /// The most tracks one saved playlist may hold: as many as a Spotify playlist does.

@@ -28,9 +28,9 @@ extension VibesServer {
     /// and makes it current; answers 201 with the new run as `GET /api/vibes` shows it. One
     /// clustering runs at a time: another asked meanwhile is refused with 409.
     ///
-    /// The engine's clustering is async and runs its k-means threads from the calling task, so it
-    /// holds one of the cooperative pool's threads while it runs (about 7 s for 28k tracks on 2
-    /// cores); requests keep being answered meanwhile, as they read the store off the pool.
+    /// The engine's clustering is async and runs its k-means threads from the calling task, and
+    /// reads and writes the store: it runs on the server's ``BlockingQueue`` (about 7 s for 28k
+    /// tracks on 2 cores), so the cooperative pool stays free for other requests meanwhile.
     func cluster(body: Data) async throws -> HTTPResponse {
         let request = try Self.decode(ClusterRequest.self, from: body, shape: "{\"k\": 6} or {\"k\": \"auto\"}")
         let count: VibeClustering.ClusterCount
@@ -52,8 +52,10 @@ extension VibesServer {
         settings.kMeans.restartCount = 3
         settings.kMeans.maxIterations = 300
         settings.kMeans.threadCount = Parallelism.defaultThreadCount
-        _ = try await answeringEngineErrors {
-            try await store.findVibes(VibeRequest(settings: settings))
+        _ = try await withTaskExecutorPreference(reads) {
+            try await answeringEngineErrors {
+                try await store.findVibes(VibeRequest(settings: settings))
+            }
         }
         // The new run is the current one: answered as `GET /api/vibes` shows it.
         var answer = try await reads.run { try self.vibes() }

@@ -124,7 +124,11 @@ extension WebApp {
             button.disabled = true;
             target.textContent = "Computing the report…";
             try {
-              const r = (await api("/api/report")).report;
+              // Listening is bucketed by the hours of the browser's zone (the server's, when it does
+              // not know that zone).
+              const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+              const r = (await (zone ? api("/api/report?time_zone=" + encodeURIComponent(zone)) : Promise.reject())
+                .catch(() => api("/api/report"))).report;
               target.replaceChildren(overview(r.overview), features(r.features), moodMap(r.mood_map),
                 vibes(r.vibes, "No clustering run yet, so this report has no vibes: re-cluster in Vibes."),
                 map(r.map), listening(r.listening), outliers(r.outliers));

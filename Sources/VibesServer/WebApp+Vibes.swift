@@ -172,7 +172,9 @@ extension WebApp {
             return [el("p", {}, data.notes.join(". ") + "."), list, form, why];
           }
           function route() {
-            const parts = location.hash.replace(/^#/, "").split("/").map(decodeURIComponent);
+            // A part that is not valid percent-encoding (#vibe/%) is taken as it is.
+            const decoded = part => { try { return decodeURIComponent(part); } catch { return part; } };
+            const parts = location.hash.replace(/^#/, "").split("/").map(decoded);
             const holder = document.getElementById("playlist-order");
             if (parts[0] === "vibe" && parts[1]) showVibe(parts[1]);
             if (parts[0] === "playlist" && parts[1]) {

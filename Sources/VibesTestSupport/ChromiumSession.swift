@@ -107,6 +107,21 @@ public final class ChromiumSession: Sendable {
         profile = base + "-profile"
         errorLog = base + ".err"
         try FileManager.default.createDirectory(atPath: profile, withIntermediateDirectories: true)
+        let channels: (toBrowser: (ours: Int32, theirs: Int32), fromBrowser: (ours: Int32, theirs: Int32))
+        do {
+            let toBrowser = try Self.makeChannel()
+            do {
+                channels = (toBrowser, try Self.makeChannel())
+            } catch {
+                Glibc.close(toBrowser.ours)
+                Glibc.close(toBrowser.theirs)
+                throw error
+            }
+        } catch {
+            try? FileManager.default.removeItem(atPath: profile)
+            throw error
+        }
+        let (toBrowser, fromBrowser) = channels
         // Chromium's sandbox needs user namespaces that a root user in a container lacks.
         let arguments =
             [executable] + (geteuid() == 0 ? ["--no-sandbox"] : []) + [
@@ -116,7 +131,6 @@ public final class ChromiumSession: Sendable {
                 "--user-data-dir=\(profile)", "--window-size=\(width),\(height)", "--remote-debugging-pipe",
                 "about:blank",
             ]
-        let (toBrowser, fromBrowser) = try (Self.makeChannel(), Self.makeChannel())
         let spawned = Self.spawn(arguments, input: toBrowser.theirs, output: fromBrowser.theirs, errorLog: errorLog)
         Glibc.close(toBrowser.theirs)
         Glibc.close(fromBrowser.theirs)
@@ -302,19 +316,29 @@ public final class ChromiumSession: Sendable {
             resume(id, with: .failure(Failure(description: "\(method) got no answer within \(timeout)")))
         }
         defer { watchdog.cancel() }
-        return try await withCheckedThrowingContinuation { continuation in
-            let isClosed = state.withLock { state in
-                if !state.isClosed { state.pending[id] = continuation }
-                return state.isClosed
+        // A cancelled test stops waiting at once; the answer, if it comes, finds no one waiting.
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let isClosed = state.withLock { state in
+                    if !state.isClosed { state.pending[id] = continuation }
+                    return state.isClosed
+                }
+                guard !isClosed else {
+                    continuation.resume(throwing: Failure(description: "the browser has closed; \(method) not sent"))
+                    return
+                }
+                // Cancelled before the continuation was stored: the handler found nothing to resume.
+                if Task.isCancelled {
+                    resume(id, with: .failure(CancellationError()))
+                    return
+                }
+                let written = bytes.withUnsafeBytes { buffer in Self.writeAll(buffer, to: commands) }
+                if !written {
+                    resume(id, with: .failure(Failure(description: "could not send \(method) to the browser")))
+                }
             }
-            guard !isClosed else {
-                continuation.resume(throwing: Failure(description: "the browser has closed; \(method) not sent"))
-                return
-            }
-            let written = bytes.withUnsafeBytes { buffer in Self.writeAll(buffer, to: commands) }
-            if !written {
-                resume(id, with: .failure(Failure(description: "could not send \(method) to the browser")))
-            }
+        } onCancel: {
+            resume(id, with: .failure(CancellationError()))
         }
     }
 
@@ -501,7 +525,12 @@ public final class ChromiumSession: Sendable {
             defer { Glibc.close(end) }
             return fcntl(end, F_DUPFD_CLOEXEC, 10)
         }
-        guard moved.allSatisfy({ $0 >= 0 }) else { throw Failure(description: "fcntl failed: errno \(errno)") }
+        guard moved.allSatisfy({ $0 >= 0 }) else {
+            let error = errno
+            // The end that did move is closed too.
+            for end in moved where end >= 0 { Glibc.close(end) }
+            throw Failure(description: "fcntl failed: errno \(error)")
+        }
         return (moved[0], moved[1])
     }
 

@@ -99,6 +99,23 @@ struct LibraryStoreSimilarityBlockTermsTests {
         try Self.expectSameTerms(importing: [SharedData.path("tidytuesday-2020-01-21/spotify_songs.csv")])
     }
 
+    /// Expects the blocks of the library's space to be read from the snapshot, and to be those a
+    /// build gives.
+    static func expectSnapshotHoldsTheBuiltBlocks(
+        _ store: LibraryStore,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let ids = try store.featureTable().trackIDs
+        let read = try store.similarityBlockTerms(over: ids, saving: false) {
+            Issue.record("built again, not read from the snapshot", sourceLocation: sourceLocation)
+            return []
+        }
+        #expect(
+            read == (try store.makeSimilarityBlocks(over: ids).map(\.sparseTermRows)),
+            sourceLocation: sourceLocation
+        )
+    }
+
     /// After `prepareBlockSnapshot()`, the recommender reads the blocks a build gives.
     @Test func thePreparedSnapshotHoldsTheBuiltBlocks() throws {
         try withTemporaryDirectory { folder in
@@ -108,12 +125,50 @@ struct LibraryStoreSimilarityBlockTermsTests {
             #expect(try store.prepareBlockSnapshot())
             #expect(try store.hasBlockSnapshot())
             #expect(try !store.prepareBlockSnapshot())
+            try Self.expectSnapshotHoldsTheBuiltBlocks(store)
+        }
+    }
+
+    /// Runs `body` on a store of the excerpt with its blocks snapshot prepared, then `sql` run.
+    static func withPreparedExcerpt(then sql: String, _ body: (LibraryStore) throws -> Void) throws {
+        try withTemporaryDirectory { folder in
+            let store = try LibraryStore(path: folder + "/library.sqlite")
+            _ = try store.importFile(at: Self.excerpt)
+            #expect(try store.prepareBlockSnapshot())
+            try store.database.write { db in try db.execute(sql: sql) }
+            try body(store)
+        }
+    }
+
+    /// A snapshot saved under the format before the tag block held the audio tags is not read:
+    /// the blocks are built again, and saved under the current format.
+    @Test func aSnapshotOfAnOlderFormatIsBuiltAgain() throws {
+        try Self.withPreparedExcerpt(
+            then: "UPDATE snapshots SET data = CAST('blocks-1' AS BLOB) WHERE name = 'blocks' AND part = 'format'"
+        ) { store in
+            #expect(try !store.hasBlockSnapshot())
             let ids = try store.featureTable().trackIDs
-            let read = try store.similarityBlockTerms(over: ids, saving: false) {
-                Issue.record("built again, not read from the snapshot")
-                return []
+            var built = false
+            _ = try store.similarityBlockTerms(over: ids, saving: false) {
+                built = true
+                return try store.makeSimilarityBlocks(over: ids).map(\.sparseTermRows)
             }
-            #expect(read == (try store.makeSimilarityBlocks(over: ids).map(\.sparseTermRows)))
+            #expect(built)
+            #expect(try store.prepareBlockSnapshot())
+            #expect(try store.hasBlockSnapshot())
+        }
+    }
+
+    /// Tracks that gain or lose features without a change to the tags or playlists leave the
+    /// snapshot over the old rows: `prepareBlockSnapshot()` builds it over the current ones.
+    @Test func aSnapshotOverOtherRowsIsPreparedAgain() throws {
+        try Self.withPreparedExcerpt(
+            then: "DELETE FROM audio_features WHERE track_id = (SELECT min(track_id) FROM audio_features)"
+        ) { store in
+            #expect(try store.hasBlockSnapshot())
+            #expect(try store.prepareBlockSnapshot())
+            #expect(try !store.prepareBlockSnapshot())
+            try Self.expectSnapshotHoldsTheBuiltBlocks(store)
         }
     }
 }

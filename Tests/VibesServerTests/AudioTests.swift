@@ -2,8 +2,9 @@ import Features
 import Foundation
 import Ingest
 import Testing
-import VibesServer
 import VibesTestSupport
+
+@testable import VibesServer
 
 #if canImport(Glibc)
 import Glibc
@@ -176,6 +177,49 @@ struct AudioTests {
             #expect(served.status == 200)
             #expect(served.headers["content-type"] == "audio/ogg")
             #expect(served.body == Data("real audio".utf8))
+        }
+    }
+}
+
+/// `Range` headers against files of several sizes, RFC 9110's edge cases among them.
+struct ByteRangeTests {
+    @Test(arguments: [
+        ("bytes=0-99", 1000, ByteRange.partial(0..<100)),
+        ("bytes=990-", 1000, .partial(990..<1000)),
+        ("bytes=990-5000", 1000, .partial(990..<1000)),
+        ("bytes=-10", 1000, .partial(990..<1000)),
+        // A suffix longer than the file selects all of it, however long.
+        ("bytes=-5000", 1000, .partial(0..<1000)),
+        ("bytes=-99999999999999999999", 1000, .partial(0..<1000)),
+        ("bytes=-0", 1000, .unsatisfiable),
+        ("bytes=1000-", 1000, .unsatisfiable),
+        ("bytes=99999999999999999999-", 1000, .unsatisfiable),
+        ("bytes=99999999999999999999-5", 1000, .whole),
+        ("bytes=500-100", 1000, .whole),
+        ("bytes=0-1,5-6", 1000, .whole),
+        ("items=0-5", 1000, .whole),
+        // An empty file: a suffix sends it (whole, as no byte can be named); a start cannot be met.
+        ("bytes=-10", 0, .whole),
+        ("bytes=-0", 0, .unsatisfiable),
+        ("bytes=0-", 0, .unsatisfiable),
+    ])
+    func parsesRanges(header: String, fileSize: Int, expected: ByteRange) {
+        #expect(ByteRange.parse(header, fileSize: fileSize) == expected)
+    }
+
+    @Test func aSuffixLongerThanAnyFileIsTheWholeFile() async throws {
+        try await ServerHarness.withServer { harness async throws in
+            let bytes = AudioTests.audioBytes(count: 3000)
+            let path = harness.folder + "/Song 4.mp3"
+            try bytes.write(to: URL(fileURLWithPath: path))
+            let id = try AudioTests.recordFile(at: path, forTrack: 4, in: harness.store)
+            let answer = try await harness.get(
+                "/api/tracks/\(id)/audio",
+                headers: ["Range: bytes=-99999999999999999999"]
+            )
+            #expect(answer.status == 206)
+            #expect(answer.headers["content-range"] == "bytes 0-2999/3000")
+            #expect(answer.body == bytes)
         }
     }
 }

@@ -46,4 +46,17 @@ struct ChromiumSessionTests {
         #expect(kill(processID, 0) == -1)
         #expect(kill(-processID, 0) == -1)
     }
+
+    /// A command whose task is cancelled stops waiting at once, well before its timeout, and the
+    /// session goes on answering.
+    @Test(.enabled(if: HeadlessChromium.isAvailable, HeadlessChromium.skipReason), .timeLimit(.minutes(1)))
+    func aCancelledCommandStopsWaiting() async throws {
+        try await ChromiumSession.withSession(commandTimeout: .seconds(600)) { browser in
+            let never = Task { try await browser.evaluate("new Promise(() => {})", as: Int.self) }
+            try await Task.sleep(for: .milliseconds(100))
+            never.cancel()
+            await #expect(throws: CancellationError.self) { try await never.value }
+            #expect(try await browser.evaluate("6 * 7", as: Int.self) == 42)
+        }
+    }
 }

@@ -1,3 +1,4 @@
+import Features
 import Foundation
 import Ingest
 import Testing
@@ -145,6 +146,38 @@ struct ExplorerAPITests {
             #expect(rows[0] == "track_id,spotify_id,artist,title,album,duration_ms,path")
             #expect(rows[1] == "\(ids[0]),\(ServerHarness.spotifyID(15)),Artist 3,Song 15,Album 0,180015,")
             #expect(rows.count == 5 && rows[4].isEmpty)
+        }
+    }
+
+    /// Names from imported data that a spreadsheet would run as formulas are exported with a
+    /// leading `'`; others are left as they are.
+    @Test func csvExportsDoNotStartAFieldWithAFormula() async throws {
+        try await ServerHarness.withServer { harness async throws in
+            let path = harness.folder + "/Formulas.csv"
+            let values = "0.5,0.5,5,-7.5,1,0.05,0.2,0.0,0.1,0.6,120,4"
+            try [
+                ServerHarness.exportifyHeader,
+                "spotify:track:\(ServerHarness.spotifyID(50)),\"=HYPERLINK(\"\"x\"\"),1\",+Album,@Artist,2020-01-01,"
+                    + "180000,50,false,,2024-01-01T00:00:00Z,pop,Label,\(values)",
+                "spotify:track:\(ServerHarness.spotifyID(51)),-5 dB,Album=1,Plain,2020-01-01,"
+                    + "180000,50,false,,2024-01-01T00:00:00Z,pop,Label,\(values)",
+            ].joined(separator: "\n").appending("\n").write(toFile: path, atomically: true, encoding: .utf8)
+            _ = try harness.store.importFile(at: path)
+            let ids = try [50, 51].map { index in
+                let spotifyID = try #require(SpotifyID(ServerHarness.spotifyID(index)))
+                return try #require(try harness.store.trackID(spotifyID: spotifyID))
+            }
+            let csv = try await harness.post(
+                "{\"format\": \"csv\", \"track_ids\": [\(ids.map(String.init).joined(separator: ","))]}",
+                to: "/api/exports"
+            )
+            #expect(csv.status == 200)
+            let rows = String(decoding: csv.body, as: UTF8.self).components(separatedBy: "\r\n")
+            #expect(
+                rows[1]
+                    == "\(ids[0]),\(ServerHarness.spotifyID(50)),'@Artist,\"'=HYPERLINK(\"\"x\"\"),1\",'+Album,180000,"
+            )
+            #expect(rows[2] == "\(ids[1]),\(ServerHarness.spotifyID(51)),Plain,'-5 dB,Album=1,180000,")
         }
     }
 

@@ -36,67 +36,87 @@ struct ExplorerBenchmark {
             try ServerHarness.saveRun(in: store)
             let server = VibesServer(configuration: .init(port: 0), store: store)
             let (urls, continuation) = AsyncStream.makeStream(of: URL.self)
-            let task = Task { try await server.run { continuation.yield($0) } }
-            defer { task.cancel() }
+            let task = Task {
+                // A server that fails before it listens ends the stream, so the wait below ends too.
+                defer { continuation.finish() }
+                try await server.run { continuation.yield($0) }
+            }
             var iterator = urls.makeAsyncIterator()
-            let base = try #require(await iterator.next())
-            let harness = ServerHarness(folder: folder, store: store, port: base.port ?? 0)
-            let clock = ContinuousClock()
-            var pointsTimes: [Duration] = []
-            var pointsBytes = 0
-            for _ in 0..<5 {
-                let started = clock.now
-                let answer = try await harness.get("/api/points?x=energy&y=valence")
-                pointsTimes.append(clock.now - started)
-                pointsBytes = answer.body.count
+            guard let base = await iterator.next() else {
+                try await task.value
+                throw CancellationError()
             }
-            let facetsStarted = clock.now
-            let facets = try await harness.get("/api/points/facets")
-            let facetsTime = clock.now - facetsStarted
+            let result: Result<Void, any Error>
+            do {
+                result = .success(try await Self.measure(at: base, folder: folder, store: store))
+            } catch {
+                result = .failure(error)
+            }
+            // The server is stopped, and awaited, before its folder is removed.
+            task.cancel()
+            try await task.value
+            try result.get()
+        }
+    }
 
-            var runs: [(zoom: Figures, pan: Figures)] = []
-            for _ in 0..<3 {
-                try await ChromiumSession.withSession { browser in
-                    try await browser.open(try #require(URL(string: base.absoluteString + "#explorer")))
-                    try await browser.waitUntil("window.explorerStats && explorerStats.firstPaintAt !== null")
-                    let shown = try await browser.evaluate(
-                        "document.getElementById('explorer-canvas').dataset.shown",
-                        as: String.self
-                    )
-                    #expect(shown == "30000")
-                    let zoom = try await browser.evaluate(Self.animate(Self.zoomEvent), as: Figures.self)
-                    let pan = try await browser.evaluate(Self.animate(Self.panEvent), as: Figures.self)
-                    runs.append((zoom, pan))
-                }
+    /// Times the points answers, then the explorer in three browser sessions, and prints it all.
+    static func measure(at base: URL, folder: String, store: LibraryStore) async throws {
+        let harness = ServerHarness(folder: folder, store: store, port: base.port ?? 0)
+        let clock = ContinuousClock()
+        var pointsTimes: [Duration] = []
+        var pointsBytes = 0
+        for _ in 0..<5 {
+            let started = clock.now
+            let answer = try await harness.get("/api/points?x=energy&y=valence")
+            pointsTimes.append(clock.now - started)
+            pointsBytes = answer.body.count
+        }
+        let facetsStarted = clock.now
+        let facets = try await harness.get("/api/points/facets")
+        let facetsTime = clock.now - facetsStarted
+
+        var runs: [(zoom: Figures, pan: Figures)] = []
+        for _ in 0..<3 {
+            try await ChromiumSession.withSession { browser in
+                try await browser.open(try #require(URL(string: base.absoluteString + "#explorer")))
+                try await browser.waitUntil("window.explorerStats && explorerStats.firstPaintAt !== null")
+                let shown = try await browser.evaluate(
+                    "document.getElementById('explorer-canvas').dataset.shown",
+                    as: String.self
+                )
+                #expect(shown == "30000")
+                let zoom = try await browser.evaluate(Self.animate(Self.zoomEvent), as: Figures.self)
+                let pan = try await browser.evaluate(Self.animate(Self.panEvent), as: Figures.self)
+                runs.append((zoom, pan))
             }
-            func milliseconds(_ duration: Duration) -> Double {
-                Double(duration.components.seconds) * 1_000 + Double(duration.components.attoseconds) / 1e15
-            }
-            let serverTimes = pointsTimes.map(milliseconds).map { String(format: "%.0f", $0) }
-            print(
-                """
-                explorer benchmark, 30,000 tracks (debug build server, \(ProcessInfo.processInfo.activeProcessorCount) cores, load \(Self.loadAverage()))
-                  GET /api/points: \(pointsBytes / 1_000) kB in \(serverTimes.joined(separator: ", ")) ms; facets \(facets.body.count / 1_000) kB in \(String(format: "%.0f", milliseconds(facetsTime))) ms
-                """
-            )
-            for run in runs {
-                func summary(_ figures: Figures) -> String {
-                    let draws = figures.drawMilliseconds.sorted()
-                    return String(
-                        format: "%.1f frames/s, draw p50 %.1f ms, p95 %.1f ms",
-                        Double(figures.frames) / figures.milliseconds * 1_000,
-                        draws.isEmpty ? 0 : draws[draws.count / 2],
-                        draws.isEmpty ? 0 : draws[draws.count * 95 / 100]
-                    )
-                }
-                print(
-                    String(
-                        format: "  points answered at %.0f ms, first paint at %.0f ms; ",
-                        run.zoom.pointsLoadedAt,
-                        run.zoom.firstPaintAt
-                    ) + "zoom: \(summary(run.zoom)); pan: \(summary(run.pan))"
+        }
+        func milliseconds(_ duration: Duration) -> Double {
+            Double(duration.components.seconds) * 1_000 + Double(duration.components.attoseconds) / 1e15
+        }
+        let serverTimes = pointsTimes.map(milliseconds).map { String(format: "%.0f", $0) }
+        print(
+            """
+            explorer benchmark, 30,000 tracks (debug build server, \(ProcessInfo.processInfo.activeProcessorCount) cores, load \(Self.loadAverage()))
+              GET /api/points: \(pointsBytes / 1_000) kB in \(serverTimes.joined(separator: ", ")) ms; facets \(facets.body.count / 1_000) kB in \(String(format: "%.0f", milliseconds(facetsTime))) ms
+            """
+        )
+        for run in runs {
+            func summary(_ figures: Figures) -> String {
+                let draws = figures.drawMilliseconds.sorted()
+                return String(
+                    format: "%.1f frames/s, draw p50 %.1f ms, p95 %.1f ms",
+                    Double(figures.frames) / figures.milliseconds * 1_000,
+                    draws.isEmpty ? 0 : draws[draws.count / 2],
+                    draws.isEmpty ? 0 : draws[draws.count * 95 / 100]
                 )
             }
+            print(
+                String(
+                    format: "  points answered at %.0f ms, first paint at %.0f ms; ",
+                    run.zoom.pointsLoadedAt,
+                    run.zoom.firstPaintAt
+                ) + "zoom: \(summary(run.zoom)); pan: \(summary(run.pan))"
+            )
         }
     }
 

@@ -60,6 +60,18 @@ struct WebAppViewsBrowserTests {
         }
     }
 
+    /// A part of the address that is not valid percent-encoding does not stop the routing: the
+    /// rest of the address is still shown.
+    @Test(.enabled(if: HeadlessChromium.isAvailable, HeadlessChromium.skipReason))
+    func aMalformedAddressStillOpensItsView() async throws {
+        try await ServerHarness.withServer { harness async throws in
+            let workout = try await WebAppViewsTests.playlistID("Workout", in: harness)
+            let dom = try await Self.dom(harness, fragment: "playlist/\(workout)/order/key/%")
+            #expect(Self.count(of: "<li data-track-id=", in: dom) == 12)
+            #expect(!dom.contains("Could not"))
+        }
+    }
+
     @Test(.enabled(if: HeadlessChromium.isAvailable, HeadlessChromium.skipReason))
     func theReportShowsEverySection() async throws {
         try await ServerHarness.withServer { harness async throws in
@@ -228,6 +240,28 @@ struct WebAppViewsSessionTests {
                 #expect(
                     try harness.store.playlistDetail(id: saved.id, vibesOf: nil).entries.map(\.track.id) == previewed
                 )
+            }
+        }
+    }
+
+    /// The report is asked for in the browser's time zone, which listening is bucketed by.
+    @Test(.enabled(if: HeadlessChromium.isAvailable, HeadlessChromium.skipReason))
+    func theReportIsAskedForInTheBrowsersTimeZone() async throws {
+        try await ServerHarness.withServer { harness async throws in
+            try await ChromiumSession.withSession { browser in
+                try await browser.send("Emulation.setTimezoneOverride", ["timezoneId": "Asia/Tokyo"])
+                try await Self.open(
+                    harness,
+                    fragment: "report",
+                    until: "document.querySelectorAll('#report-body .report-part').length === 7",
+                    browser
+                )
+                let requests = try await browser.evaluate(
+                    "performance.getEntriesByType('resource').map(e => e.name).filter(n => n.includes('/api/report'))",
+                    as: [String].self
+                )
+                #expect(requests == ["http://127.0.0.1:\(harness.port)/api/report?time_zone=Asia%2FTokyo"])
+                #expect(browser.pageErrors.isEmpty, "\(browser.pageErrors)")
             }
         }
     }

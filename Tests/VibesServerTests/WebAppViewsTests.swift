@@ -191,6 +191,34 @@ struct WebAppViewsTests {
         }
     }
 
+    /// A path to a song ends with it, and one from a song starts with it, when the song's nearest
+    /// neighbour is by the same artist (the walk never takes an artist twice in a row) and the
+    /// flow order rearranges each step of the path.
+    @Test func aPathToASongEndsWithItWhenItsNeighbourSharesItsArtist() async throws {
+        try await ServerHarness.withServer { harness async throws in
+            // Song 40: by Artist 0, with the very features of song 20, also by Artist 0.
+            let other = try LibraryStore(path: harness.store.path)
+            try ServerHarness.importPlaylist("Echoes", indices: [40], into: other, folder: harness.folder)
+            let (twin, end) = (try Self.trackID(20, in: harness), try Self.trackID(40, in: harness))
+            let between = "/api/mood-path?from=track:\(twin)&to=track:\(end)&count=2&order=flow"
+            #expect(try await harness.status(of: between, becoming: 200, within: .seconds(30)) == 200)
+            // Each path, its length, and the track it must start or end with.
+            let paths: [(String, Int, first: Int?, last: Int?)] = [
+                (between, 2, twin, end),
+                ("/api/mood-path?from=mood:calm&to=track:\(end)&count=9&order=flow", 9, nil, end),
+                ("/api/mood-path?from=track:\(end)&to=mood:calm&count=7&order=flow", 7, end, nil),
+            ]
+            for (path, count, first, last) in paths {
+                let answer = try await harness.get(path)
+                let tracks = try #require((try answer.json())["tracks"] as? [[String: Any]], "\(path)")
+                let ids = tracks.compactMap { $0["track_id"] as? Int }
+                #expect(ids.count == count, "\(path)")
+                if let first { #expect(ids.first == first, "\(path): \(ids)") }
+                if let last { #expect(ids.last == last, "\(path): \(ids)") }
+            }
+        }
+    }
+
     /// Mood path queries that are refused, and what the message must name.
     static let badPaths = [
         "to=mood:calm": "from",
@@ -241,6 +269,28 @@ struct WebAppViewsTests {
             #expect(saved.overview.name == "Workout by key")
             #expect(Set(saved.entries.map(\.track.name)) == Set(names))
             #expect(try harness.store.playlistOverviews(vibesOf: nil).filter { $0.name == "Workout" }.count == 1)
+        }
+    }
+
+    /// Two playlists of the same name (an imported one and a saved one, neither on Spotify):
+    /// each one's order is of its own tracks.
+    @Test func orderingFindsThePlaylistByItsIDNotItsName() async throws {
+        try await ServerHarness.withServer { harness async throws in
+            let imported = try await Self.playlistID("Workout", in: harness)
+            let ids = try [2, 4, 6].map { try Self.trackID($0, in: harness) }
+            let saved = try await Self.post(
+                "/api/playlists",
+                "{\"name\": \"Workout\", \"track_ids\": [\(ids.map(String.init).joined(separator: ","))]}",
+                to: harness
+            )
+            let copy = try #require((try saved.json())["id"] as? Int)
+            #expect(copy != imported)
+            for (id, songs) in [(imported, Array(9...20)), (copy, [2, 4, 6])] {
+                let preview = try await harness.get("/api/playlists/\(id)/order?order=flow")
+                #expect(preview.status == 200, "\(String(decoding: preview.body, as: UTF8.self))")
+                let tracks = try #require((try preview.json())["tracks"] as? [[String: Any]])
+                #expect(Set(tracks.compactMap { $0["name"] as? String }) == Set(songs.map { "Song \($0)" }))
+            }
         }
     }
 

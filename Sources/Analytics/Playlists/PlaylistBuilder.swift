@@ -140,13 +140,37 @@ public struct PlaylistBuilder: Sendable {
         var path: [Int] = []
         var previousArtist: Int32 = -1
         let (artistCodes, songCodes) = (recommender.attributes.artistCodes, recommender.attributes.songCodes)
+        func take(_ row: Int) {
+            used.insert(row)
+            usedSongs.insert(songCodes[row])
+            previousArtist = artistCodes[row]
+            path.append(row)
+        }
+        // Track ends are placed, not searched for: the walk's rules (no artist twice in a row,
+        // no song twice) must not pass over them. The end track and its song are kept out of
+        // the steps between, and the step before it avoids its artist.
+        let startRow: Int? = if case .track(let id) = start { recommender.row(of: id) } else { nil }
+        var endRow: Int? = if case .track(let id) = end { recommender.row(of: id) } else { nil }
+        if endRow == startRow { endRow = nil }
+        if let endRow {
+            used.insert(endRow)
+            usedSongs.insert(songCodes[endRow])
+        }
+        let endArtist = endRow.map { artistCodes[$0] } ?? -1
         for step in 0..<stepCount {
+            if step == 0, let startRow {
+                take(startRow)
+                continue
+            }
+            if step == stepCount - 1, endRow != nil { break }
             let t = Float(stepCount > 1 ? Double(step) / Double(stepCount - 1) : 0)
             let point = (0..<d).map { a[$0] + (b[$0] - a[$0]) * t }
+            let nextArtist = step == stepCount - 2 ? endArtist : -1
             var best = -1
             var bestDistance = Float.infinity
             for row in 0..<recommender.trackCount where !used.contains(row) {
                 if previousArtist >= 0 && artistCodes[row] == previousArtist { continue }
+                if nextArtist >= 0 && artistCodes[row] == nextArtist { continue }
                 if songCodes[row] >= 0 && usedSongs.contains(songCodes[row]) { continue }
                 var distance: Float = 0
                 for column in 0..<d {
@@ -156,11 +180,9 @@ public struct PlaylistBuilder: Sendable {
                 if distance < bestDistance { (best, bestDistance) = (row, distance) }
             }
             guard best >= 0 else { break }
-            used.insert(best)
-            usedSongs.insert(songCodes[best])
-            previousArtist = artistCodes[best]
-            path.append(best)
+            take(best)
         }
+        if let endRow, path.count < stepCount { path.append(endRow) }
         // The ramp: the chosen tracks in the order of how far along the way from `start` to `end`
         // they lie on the valence–energy plane, so that a nearest track that overshoots its
         // waypoint does not break the rise. A stable sort keeps ties in waypoint order.

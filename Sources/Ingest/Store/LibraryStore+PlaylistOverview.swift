@@ -76,6 +76,24 @@ extension LibraryStore {
         }
     }
 
+    /// The ID and stored name of the playlist `scope` names, or `nil` for a scope of no playlist.
+    ///
+    /// - Throws: ``TrackScopeError`` for a playlist the store does not hold.
+    public func playlist(in scope: TrackScope) throws -> (id: Int64, name: String)? {
+        switch scope {
+        case .all, .library:
+            return nil
+        case .playlist(let text):
+            return try playlist(matching: text)
+        case .playlistRow(let id):
+            let name = try read { db in
+                try String.fetchOne(db, sql: "SELECT name FROM playlists WHERE id = ?", arguments: [id])
+            }
+            guard let name else { throw TrackScopeError.unknownPlaylist(name: "#\(id)") }
+            return (id, name)
+        }
+    }
+
     func playlistID(matching text: String, in db: Database) throws -> Int64 {
         let rows = try Row.fetchAll(db, sql: "SELECT id, name, spotify_id FROM playlists ORDER BY id")
         if let row = rows.first(where: { ($0[2] as String?) == text }) { return row[0] }

@@ -19,7 +19,9 @@ extension LibraryStore {
     /// Saves a built playlist under its name, replacing an earlier one of the same name.
     ///
     /// The playlist is stored with `source` = `vibes-analyze` and `origin_key` = `built:<folded
-    /// name>`; its items keep their order and lock flags are kept in the settings.
+    /// name>`; its items keep their order and lock flags are kept in the settings. An earlier one
+    /// of the same name is replaced in its row: the row ID and the Spotify playlist a push
+    /// recorded stay.
     ///
     /// - Parameters:
     ///   - playlist: The playlist; every entry's track must be in the store.
@@ -32,18 +34,27 @@ extension LibraryStore {
         let now = ISO8601DateFormatter().string(from: Date())
         do {
             return try write { db in
-                try db.execute(sql: "DELETE FROM playlists WHERE origin_key = ?", arguments: [originKey])
-                try db.execute(
-                    sql: """
-                        INSERT INTO playlists (origin_key, name, description, source, updated_at, built_settings, transition_score)
-                        VALUES (?, ?, ?, ?, ?, ?, ?)
-                        """,
-                    arguments: [
-                        originKey, playlist.name, playlist.description, LibraryStore.builtPlaylistSource, now, settings,
-                        playlist.transitionScore,
-                    ]
-                )
-                let id = db.lastInsertedRowID
+                // Updated in place: the row keeps its ID and the Spotify playlist a push wrote
+                // (`spotify_id`, `snapshot_id`), so the next push replaces that one.
+                guard
+                    let id = try Int64.fetchOne(
+                        db,
+                        sql: """
+                            INSERT INTO playlists (origin_key, name, description, source, updated_at, built_settings, transition_score)
+                            VALUES (?, ?, ?, ?, ?, ?, ?)
+                            ON CONFLICT (origin_key) DO UPDATE SET
+                                name = excluded.name, description = excluded.description, source = excluded.source,
+                                updated_at = excluded.updated_at, built_settings = excluded.built_settings,
+                                transition_score = excluded.transition_score
+                            RETURNING id
+                            """,
+                        arguments: [
+                            originKey, playlist.name, playlist.description, LibraryStore.builtPlaylistSource, now,
+                            settings, playlist.transitionScore,
+                        ]
+                    )
+                else { preconditionFailure("an INSERT … RETURNING answers its row") }
+                try db.execute(sql: "DELETE FROM playlist_items WHERE playlist_id = ?", arguments: [id])
                 for (position, entry) in playlist.entries.enumerated() {
                     try db.execute(
                         sql:

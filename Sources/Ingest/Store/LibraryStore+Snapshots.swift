@@ -28,7 +28,8 @@ extension LibraryStore {
             switch self {
             case .features: "features-4:" + AudioFeature.all.map(\.rawValue).joined(separator: ",")
             case .facts: "facts-4:songKey-1"
-            case .blocks: "blocks-1"
+            // 2: the tag block holds the tags heard in audio (`audio-tag`) too.
+            case .blocks: "blocks-2"
             }
         }
 

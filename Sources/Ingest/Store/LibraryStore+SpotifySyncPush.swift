@@ -36,33 +36,54 @@ extension LibraryStore {
                     arguments: [key]
                 )
             guard let row else { throw StoreError.notFound(what: "A playlist named or numbered \"\(key)\"") }
-            let rowID: Int64 = row["id"]
-            let items = try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT t.spotify_id, t.name FROM playlist_items i JOIN tracks t ON t.id = i.track_id
-                    WHERE i.playlist_id = ? ORDER BY i.position
-                    """,
-                arguments: [rowID]
-            )
-            var uris: [String] = []
-            var missing: [String] = []
-            for item in items {
-                if let id = (item["spotify_id"] as String?).flatMap({ SpotifyID($0) }) {
-                    uris.append(id.trackURI)
-                } else {
-                    missing.append(item["name"])
-                }
-            }
-            return PushablePlaylist(
-                rowID: rowID,
-                name: row["name"],
-                description: row["description"],
-                spotifyID: (row["spotify_id"] as String?).flatMap { SpotifyID($0) },
-                uris: uris,
-                tracksWithoutID: missing
-            )
+            return try Self.pushablePlaylist(row, in: db)
         }
+    }
+
+    /// The playlist to push whose row ID is `rowID`, and no other.
+    ///
+    /// - Throws: ``StoreError/notFound(what:)`` when there is no such row.
+    public func pushablePlaylist(rowID: Int64) throws -> PushablePlaylist {
+        try read { db in
+            guard
+                let row = try Row.fetchOne(
+                    db,
+                    sql: "SELECT id, name, description, spotify_id FROM playlists WHERE id = ?",
+                    arguments: [rowID]
+                )
+            else { throw StoreError.notFound(what: "Playlist \(rowID)") }
+            return try Self.pushablePlaylist(row, in: db)
+        }
+    }
+
+    /// The playlist of `row` (its `id`, `name`, `description` and `spotify_id`) with its tracks.
+    private static func pushablePlaylist(_ row: Row, in db: Database) throws -> PushablePlaylist {
+        let rowID: Int64 = row["id"]
+        let items = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT t.spotify_id, t.name FROM playlist_items i JOIN tracks t ON t.id = i.track_id
+                WHERE i.playlist_id = ? ORDER BY i.position
+                """,
+            arguments: [rowID]
+        )
+        var uris: [String] = []
+        var missing: [String] = []
+        for item in items {
+            if let id = (item["spotify_id"] as String?).flatMap({ SpotifyID($0) }) {
+                uris.append(id.trackURI)
+            } else {
+                missing.append(item["name"])
+            }
+        }
+        return PushablePlaylist(
+            rowID: rowID,
+            name: row["name"],
+            description: row["description"],
+            spotifyID: (row["spotify_id"] as String?).flatMap { SpotifyID($0) },
+            uris: uris,
+            tracksWithoutID: missing
+        )
     }
 
     /// Remembers which Spotify playlist a push wrote, so the next push replaces it.

@@ -10,6 +10,9 @@ public enum TrackScope: Hashable, Sendable {
     case library
     /// The tracks of one playlist, by name (case-insensitive) or Spotify ID.
     case playlist(String)
+    /// The tracks of one playlist, by its row ID (as `GET /api/playlists` lists it): names may
+    /// repeat, and playlists that were not on Spotify have no Spotify ID.
+    case playlistRow(Int64)
 }
 
 /// A scope the store cannot resolve.
@@ -165,6 +168,11 @@ extension LibraryStore {
         case .playlist(let name):
             let id = try playlistID(matching: name, in: db)
             return ("t.id IN (SELECT track_id FROM playlist_items WHERE playlist_id = ?)", [id])
+        case .playlistRow(let id):
+            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM playlists WHERE id = ?", arguments: [id]) == true else {
+                throw TrackScopeError.unknownPlaylist(name: "#\(id)")
+            }
+            return ("t.id IN (SELECT track_id FROM playlist_items WHERE playlist_id = ?)", [id])
         }
     }
 
@@ -207,7 +215,7 @@ extension LibraryStore {
         switch scope {
         case .all: return nil
         case .library: return ScopeSelection(ids: try referenceTrackIDs(), excludes: true)
-        case .playlist: return ScopeSelection(ids: try trackIDs(in: scope), excludes: false)
+        case .playlist, .playlistRow: return ScopeSelection(ids: try trackIDs(in: scope), excludes: false)
         }
     }
 
