@@ -8,7 +8,7 @@ import SpotifyWebAPI
 /// reaches a page, an answer or a log.
 ///
 /// ```swift
-/// let account = SpotifyAccount.savedSession { try options.makeClient(quiet: true) }
+/// let account = SpotifyAccount.savedSession { try makeClient() }
 /// let server = VibesServer(configuration: .init(), store: store, spotify: account)
 /// ```
 public struct SpotifyAccount: Sendable {

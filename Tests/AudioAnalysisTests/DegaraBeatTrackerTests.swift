@@ -21,7 +21,12 @@ import Testing
     @Test(arguments: [90.0, 110.0, 128.0, 160.0])
     func tempoOfARegularPulse(bpm: Double) throws {
         let rate = 22_050.0 / 512
-        let tempo = try #require(DegaraBeatTracker.tempo(of: Self.onsets(bpm: bpm, seconds: 60, framesPerSecond: rate), framesPerSecond: rate))
+        let tempo = try #require(
+            DegaraBeatTracker.tempo(
+                of: Self.onsets(bpm: bpm, seconds: 60, framesPerSecond: rate),
+                framesPerSecond: rate
+            )
+        )
         #expect(abs(tempo.bpm - bpm) / bpm < 0.02, "\(tempo.bpm) BPM for \(bpm)")
         // Beats fall on whole frames (86 a second), so their tempos alternate about the true one.
         #expect(tempo.agreement > 0.5)

@@ -42,7 +42,9 @@ import Testing
         return Dictionary(uniqueKeysWithValues: rows.map { ($0.file, $0) })
     }
 
-    static let pitchClasses = ["C": 0, "C#": 1, "D": 2, "Eb": 3, "E": 4, "F": 5, "F#": 6, "G": 7, "Ab": 8, "A": 9, "Bb": 10, "B": 11]
+    static let pitchClasses = [
+        "C": 0, "C#": 1, "D": 2, "Eb": 3, "E": 4, "F": 5, "F#": 6, "G": 7, "Ab": 8, "A": 9, "Bb": 10, "B": 11,
+    ]
 
     static func tempoAgrees(_ value: Double?, with reference: Double) -> Bool {
         guard let value else { return false }

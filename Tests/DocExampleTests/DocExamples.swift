@@ -265,3 +265,12 @@ func vibesServerExample(path: String) async throws {
     let server = VibesServer(configuration: .init(port: 0), store: try LibraryStore(path: path))
     try await server.run { url in print("Open \(url)") }
 }
+
+func spotifyAccountExample(
+    store: LibraryStore,
+    makeClient: @escaping @Sendable () throws -> (SpotifyClient, TokenStore)
+) {
+    let account = SpotifyAccount.savedSession { try makeClient() }
+    let server = VibesServer(configuration: .init(), store: store, spotify: account)
+    _ = server
+}

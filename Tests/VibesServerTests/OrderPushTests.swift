@@ -35,7 +35,11 @@ struct OrderPushTests {
 
     /// Signs in as `vibes-analyze auth login` does: a session file with tokens `fake` issued,
     /// carrying `scopes`.
-    static func signIn(at path: String, on fake: FakeSpotify, scopes: Set<String> = FakeSpotifyState.allScopes)
+    static func signIn(
+        at path: String,
+        on fake: FakeSpotify,
+        scopes: Set<String> = FakeSpotifyState.allScopes
+    )
         async throws
     {
         _ = try await makeSignedInClient(fake, sessionPath: path, scopes: scopes)

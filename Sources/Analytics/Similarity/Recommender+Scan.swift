@@ -104,7 +104,9 @@ extension ArtistContext {
                                     audio += SIMD8(repeating: query[column]) * value
                                     contextDot += SIMD8(repeating: context[column]) * value
                                 }
-                                for lane in 0..<8 { finish(row + lane, audio: audio[lane], contextDot: contextDot[lane]) }
+                                for lane in 0..<8 {
+                                    finish(row + lane, audio: audio[lane], contextDot: contextDot[lane])
+                                }
                                 row += 8
                             }
                             while row < rowCount {

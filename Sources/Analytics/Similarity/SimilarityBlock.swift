@@ -236,7 +236,8 @@ public struct SimilarityBlock: Sendable {
         var theirs = Set<Int32>()
         for other in others { theirs.formUnion(rowTerms[entries(ofRow: other)]) }
         var best: (value: Float, name: String)?
-        for (position, value) in zip(entries(ofRow: row), values(ofRow: row)) where theirs.contains(rowTerms[position]) {
+        for (position, value) in zip(entries(ofRow: row), values(ofRow: row)) where theirs.contains(rowTerms[position])
+        {
             let name = termNames[Int(rowTerms[position])]
             if best.map({ value > $0.value || (value == $0.value && name < $0.name) }) ?? true { best = (value, name) }
         }

@@ -60,7 +60,8 @@ enum DegaraBeatTracker {
             let bin = Int(max(tempo / 2, 0) + 0.5)
             if bin < counts.count { counts[bin] += 1 }
         }
-        let common = Double(counts.indices.max { counts[$0] < counts[$1] || (counts[$0] == counts[$1] && $0 > $1) }!) * 2
+        let common =
+            Double(counts.indices.max { counts[$0] < counts[$1] || (counts[$0] == counts[$1] && $0 > $1) }!) * 2
         let near = tempos.filter { abs(common - $0) < 5 }
         let bpm = near.isEmpty ? common : near.reduce(0, +) / Double(near.count)
         return Tempo(bpm: bpm, agreement: Double(near.count) / Double(tempos.count), beats: beats)
@@ -195,7 +196,11 @@ enum DegaraBeatTracker {
     // MARK: - Beats (Degara)
 
     /// The frames of `function` that hold a beat.
-    private static func beatFrames(of function: [Double], periods: (periods: [Int], hopSeconds: Double), rate: Double)
+    private static func beatFrames(
+        of function: [Double],
+        periods: (periods: [Int], hopSeconds: Double),
+        rate: Double
+    )
         -> [Int]
     {
         guard let longest = periods.periods.max() else { return [] }

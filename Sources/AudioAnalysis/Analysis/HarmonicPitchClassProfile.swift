@@ -203,7 +203,8 @@ final class HarmonicPitchClassProfile {
             } else {
                 let segment = min(envelopeDB.count - 2, max(0, Int((peak.hz / step).rounded(.up)) - 1))
                 let x0 = Double(segment) * step
-                let floor = envelopeDB[segment] + (peak.hz - x0) * (envelopeDB[segment + 1] - envelopeDB[segment]) / step
+                let floor =
+                    envelopeDB[segment] + (peak.hz - x0) * (envelopeDB[segment + 1] - envelopeDB[segment]) / step
                 white = level > floor ? 0 : level > floor - 30 ? level - floor : -200
                 white -= 20 * peak.hz / 4000
             }

@@ -50,7 +50,9 @@ enum KeyEstimator {
             scores.append((tonic, 1, correlation(profile, majorProfile, rotatedTo: tonic)))
             scores.append((tonic, 0, correlation(profile, minorProfile, rotatedTo: tonic)))
         }
-        let order = scores.indices.sorted { scores[$0].score != scores[$1].score ? scores[$0].score > scores[$1].score : $0 < $1 }
+        let order = scores.indices.sorted {
+            scores[$0].score != scores[$1].score ? scores[$0].score > scores[$1].score : $0 < $1
+        }
         let best = scores[order[0]]
         let margin = best.score - scores[order[1]].score
         let confidence = max(0, min(1, margin / 0.15)) * max(0, min(1, best.score / 0.5)) * min(1, contrast * 1.5)

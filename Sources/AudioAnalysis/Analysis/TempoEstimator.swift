@@ -23,7 +23,12 @@ enum TempoEstimator {
     ///   - onsetsPerSecond: Its rate.
     ///   - envelope: The level per frame, whose rises give the accents the metre is read from.
     ///   - framesPerSecond: The rate of `envelope`.
-    static func estimate(onsets: [Float], onsetsPerSecond: Double, envelope: [Float], framesPerSecond: Double)
+    static func estimate(
+        onsets: [Float],
+        onsetsPerSecond: Double,
+        envelope: [Float],
+        framesPerSecond: Double
+    )
         -> Estimate?
     {
         guard let tempo = DegaraBeatTracker.tempo(of: onsets, framesPerSecond: onsetsPerSecond), tempo.bpm > 0 else {

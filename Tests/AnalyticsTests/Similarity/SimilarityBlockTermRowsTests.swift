@@ -27,7 +27,9 @@ struct SimilarityBlockTermRowsTests {
         #expect(a.sparseTermRows == b.sparseTermRows, sourceLocation: sourceLocation)
         #expect(a.kind == b.kind && a.signals == b.signals, sourceLocation: sourceLocation)
         #expect(a.coveredRowCount == b.coveredRowCount && a.termCount == b.termCount, sourceLocation: sourceLocation)
-        let values = { (block: SimilarityBlock) in (0..<block.rowCount).map { block.values(ofRow: $0).map(\.bitPattern) } }
+        let values = { (block: SimilarityBlock) in
+            (0..<block.rowCount).map { block.values(ofRow: $0).map(\.bitPattern) }
+        }
         #expect(values(a) == values(b), sourceLocation: sourceLocation)
         #expect(a.termStarts == b.termStarts && a.termRows == b.termRows, sourceLocation: sourceLocation)
         #expect(a.termValues.map(\.bitPattern) == b.termValues.map(\.bitPattern), sourceLocation: sourceLocation)

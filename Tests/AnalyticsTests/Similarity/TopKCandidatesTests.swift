@@ -17,7 +17,8 @@ struct TopKCandidatesTests {
         for (row, id) in ids.enumerated() {
             let score =
                 row % 97 == 0
-                ? Double.nan : row % 3 == 0 ? Double(rng.next() % 5) : Double(rng.next() % 50) / 10 + Double(row) / 1_000
+                ? Double.nan
+                : row % 3 == 0 ? Double(rng.next() % 5) : Double(rng.next() % 50) / 10 + Double(row) / 1_000
             let candidate = Candidate(row: row, trackID: id, similarity: score, score: score)
             if heap.admits(score: score, trackID: id) { heap.insert(candidate) }
             sorted.insert(candidate)
