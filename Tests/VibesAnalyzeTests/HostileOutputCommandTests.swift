@@ -163,22 +163,26 @@ struct HostileOutputCommandTests {
             // A rollback-journal file with a header, as a new store is before its switch to WAL.
             let creator = try DatabaseQueue(path: db)
             try await creator.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA user_version = 1") }
-            let locked = AsyncStream<Void>.makeStream()
+            let locked = AsyncStream<ContinuousClock.Instant>.makeStream()
             // The creator's write lock (RESERVED), held on a thread of its own for 1.5 s: another
             // connection can still read, but its switch to WAL cannot write, and SQLite does not
             // wait for a lock that a connection already reading asks for.
             let holder = Task.detached {
                 try creator.inDatabase { db in
                     try db.execute(sql: "BEGIN IMMEDIATE")
-                    locked.continuation.yield()
+                    locked.continuation.yield(ContinuousClock.now)
                     Thread.sleep(forTimeInterval: 1.5)
                     try db.execute(sql: "COMMIT")
                 }
                 try creator.close()
                 close(lock)  // drops the flock
             }
-            for await _ in locked.stream { break }
-            let started = ContinuousClock.now
+            // Timed from the lock itself: on a busy machine this task may wake well after it.
+            var started = ContinuousClock.now
+            for await instant in locked.stream {
+                started = instant
+                break
+            }
             let command = Task {
                 try await CommandLineTool.run(["import", "--db", db, StoreSafetyCommandTests.excerpt, "--quiet"])
             }
