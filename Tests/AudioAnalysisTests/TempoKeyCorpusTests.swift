@@ -69,7 +69,7 @@ import Testing
         #expect(keys >= 57, "key and mode agree on \(keys) of \(references.count)")
     }
 
-    /// The table is what the analyser measures today: songs of the corpus analyse to their rows.
+    /// The table is what the analyser measures: songs of the corpus analyse to their rows.
     @Test(.enabled(if: AudioCorpus.isAvailable, AudioCorpus.skipReason), arguments: ["42.ogg", "46.ogg", "23.ogg"])
     func aCorpusSongStillAnalysesToItsRow(file: String) throws {
         let row = try #require(try Self.measured()[file])
