@@ -27,6 +27,13 @@ extension LibraryStore {
         return built
     }
 
+    /// Leaves every snapshot current after a write that changed features, tags or playlists, as
+    /// `sync` and `analyze` do: the feature snapshots, then the `blocks` snapshot over them. A
+    /// build that fails is left to the next command, which builds what is missing.
+    public func prepareAllSnapshots() {
+        if (try? prepareSnapshots()) == .prepared { _ = try? prepareBlockSnapshot() }
+    }
+
     /// The terms of the tag block and the co-membership block over `trackIDs`, the very ones
     /// ``makeSimilarityBlocks(over:)`` gives (`.map(\.sparseTermRows)`), read in ordered passes
     /// over the store's labels (``Ingest/LibraryStore/labelRows(_:over:)``) instead of through a

@@ -91,7 +91,7 @@ struct AnalyzeAudio: AsyncParsableCommand {
         if busy == nil {
             // As `import` and `sync` leave them: the next command reads the library's features,
             // and the similarity blocks the analysed files' tags changed, in one go.
-            if (try? store.prepareSnapshots()) == .prepared { _ = try? store.prepareBlockSnapshot() }
+            store.prepareAllSnapshots()
             timer.lap("snapshots")
         }
         if let busy { Console.diagnostic("Error: " + Console.message(for: busy)) }

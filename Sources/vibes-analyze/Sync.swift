@@ -135,7 +135,7 @@ extension VibesAnalyze {
                 var report = try await sync.run(parts, recheckAudioFeatures: recheckAudioFeatures)
                 bar.withLock { $0?.finish() }
                 // So that the next command reads the library, and its similarity blocks, in one go.
-                if (try? store.prepareSnapshots()) == .prepared { _ = try? store.prepareBlockSnapshot() }
+                store.prepareAllSnapshots()
                 var recipesFailed = false
                 if refreshRecipes {
                     report.refreshedRecipes = []
