@@ -90,15 +90,17 @@ extension WebApp {
           const canvas = $("explorer-canvas");
           const status = text => { $("explorer-status").textContent = text; };
           let token = null;
-          async function send(path, value) {
-            if (!token) token = (await api("/api/session")).csrf_token;
-            const response = await fetch(path, { method: "POST", body: JSON.stringify(value),
-              headers: { "Content-Type": "application/json", "X-CSRF-Token": token } });
-            if (!response.ok) {
-              const body = await response.json().catch(() => ({}));
-              throw new Error(body.error ? body.error.message : response.statusText);
-            }
-            return response;
+          function send(path, value) {
+            return busy(async () => {
+              if (!token) token = (await api("/api/session")).csrf_token;
+              const response = await fetch(path, { method: "POST", body: JSON.stringify(value),
+                headers: { "Content-Type": "application/json", "X-CSRF-Token": token } });
+              if (!response.ok) {
+                const body = await response.json().catch(() => ({}));
+                throw new Error(body.error ? body.error.message : response.statusText);
+              }
+              return response;
+            });
           }
           const colourOf = number => number > 0 ? colours[(number - 1) % colours.length] : "#888888";
           const title = index => ex.facets ? ex.facets.titles[index] : "track " + ex.ids[index];

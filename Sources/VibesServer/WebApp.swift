@@ -128,20 +128,33 @@ enum WebApp {
           for (const child of children) node.append(child);
           return node;
         }
-        async function api(path) {
-          const response = await fetch(path, { headers: { "Accept": "application/json" } });
-          const body = await response.json();
-          if (!response.ok) throw new Error(body.error ? body.error.message : response.statusText);
-          return body;
+        // While any request is under way the page is marked aria-busy, so a screen reader waits for
+        // the views to settle before reading them out.
+        let pending = 0;
+        async function busy(work) {
+          if (pending++ === 0) document.getElementById("main").setAttribute("aria-busy", "true");
+          try { return await work(); } finally {
+            if (--pending === 0) document.getElementById("main").removeAttribute("aria-busy");
+          }
+        }
+        function api(path) {
+          return busy(async () => {
+            const response = await fetch(path, { headers: { "Accept": "application/json" } });
+            const body = await response.json();
+            if (!response.ok) throw new Error(body.error ? body.error.message : response.statusText);
+            return body;
+          });
         }
         let csrfToken = null;
-        async function post(path, value) {
-          if (!csrfToken) csrfToken = (await api("/api/session")).csrf_token;
-          const response = await fetch(path, { method: "POST", body: JSON.stringify(value),
-            headers: { "Accept": "application/json", "Content-Type": "application/json", "X-CSRF-Token": csrfToken } });
-          const body = await response.json();
-          if (!response.ok) throw new Error(body.error ? body.error.message : response.statusText);
-          return body;
+        function post(path, value) {
+          return busy(async () => {
+            if (!csrfToken) csrfToken = (await api("/api/session")).csrf_token;
+            const response = await fetch(path, { method: "POST", body: JSON.stringify(value),
+              headers: { "Accept": "application/json", "Content-Type": "application/json", "X-CSRF-Token": csrfToken } });
+            const body = await response.json();
+            if (!response.ok) throw new Error(body.error ? body.error.message : response.statusText);
+            return body;
+          });
         }
         function percent(part, whole) { return whole ? Math.round(part * 100 / whole) + "%" : "–"; }
         function vibeBar(vibes) {

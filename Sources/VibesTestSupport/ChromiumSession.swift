@@ -245,6 +245,51 @@ public final class ChromiumSession: Sendable {
         try await mouse(.released, x: x, y: y)
     }
 
+    /// Clicks the element `selector` at its centre as a person would, once the page has settled.
+    ///
+    /// A page still loading moves its elements: a point read before a list above a button has
+    /// rendered misses the button. So the click waits until `settled` holds, the element (scrolled
+    /// into view) keeps the same box over two animation frames, and the element is the one at its
+    /// centre.
+    ///
+    /// - Throws: ``Failure`` naming the element when that does not happen within `timeout`.
+    public func click(
+        _ selector: String,
+        whenSettled settled: String = "true",
+        timeout: Duration = .seconds(120)
+    ) async throws {
+        let quoted = String(decoding: try JSONEncoder().encode(selector), as: UTF8.self)
+        let steady = """
+            (async () => {
+              if (!(\(settled))) return null;
+              const node = document.querySelector(\(quoted));
+              if (!node) return null;
+              node.scrollIntoView({ block: 'center' });
+              const frame = () => new Promise(resolve => requestAnimationFrame(() => resolve()));
+              const before = node.getBoundingClientRect();
+              await frame(); await frame();
+              const after = node.getBoundingClientRect();
+              if (!(\(settled)) || before.x !== after.x || before.y !== after.y
+                || before.width !== after.width || before.height !== after.height || after.width === 0) return null;
+              const x = after.x + after.width / 2, y = after.y + after.height / 2;
+              const hit = document.elementFromPoint(x, y);
+              return hit && (hit === node || node.contains(hit)) ? [x, y] : null;
+            })()
+            """
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        while true {
+            if let point = (try? await evaluate(steady, as: [Double]?.self)) ?? nil, point.count == 2 {
+                try await click(x: point[0], y: point[1])
+                return
+            }
+            guard clock.now < deadline else {
+                throw Failure(description: "\(selector) was not steady and clickable within \(timeout)")
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+    }
+
     /// Sends a mouse wheel turn at (`x`, `y`): a negative `deltaY` scrolls up (zooms in, in most
     /// maps).
     public func wheel(x: Double, y: Double, deltaY: Double) async throws {

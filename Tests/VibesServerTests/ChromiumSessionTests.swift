@@ -17,16 +17,16 @@ struct ChromiumSessionTests {
                 try await browser.waitUntil("document.querySelectorAll('.playlist-item').length === 2")
                 #expect(try await browser.evaluate("document.title", as: String.self) == "vibes-analyze")
                 #expect(try await browser.evaluate("Promise.resolve(6 * 7)", as: Int.self) == 42)
-                // A real click on the "Workout" button opens the playlist.
-                let box = try await browser.evaluate(
-                    """
-                    (() => { const b = [...document.querySelectorAll('button.playlist')]
-                      .find(b => b.textContent.includes('Workout')); b.scrollIntoView();
-                      const r = b.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()
-                    """,
-                    as: [Double].self
+                // A real click on the "Workout" button opens the playlist, once the views above it
+                // have loaded and it stays where it is.
+                let workout = try await browser.evaluate(
+                    "[...document.querySelectorAll('button.playlist')].find(b => b.textContent.includes('Workout')).dataset.id",
+                    as: String.self
                 )
-                try await browser.click(x: box[0], y: box[1])
+                try await browser.click(
+                    "button.playlist[data-id='\(workout)']",
+                    whenSettled: "document.getElementById('main').getAttribute('aria-busy') !== 'true'"
+                )
                 try await browser.waitUntil("document.querySelector('#playlist-detail h3')?.textContent === 'Workout'")
                 #expect(
                     try await browser.evaluate(

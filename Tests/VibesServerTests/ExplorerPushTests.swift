@@ -113,8 +113,7 @@ struct ExplorerPushTests {
                 try await ExplorerTests.openExplorer(browser, harness: harness)
                 try await ExplorerTests.choose("Quiet Evening", in: "explorer-playlist", browser)
                 try await browser.waitUntil("document.getElementById('explorer-canvas').dataset.shown === '8'")
-                let add = try await ExplorerTests.centre(of: "#explorer-add-shown", browser)
-                try await browser.click(x: add.x, y: add.y)
+                try await ExplorerTests.click("#explorer-add-shown", browser)
                 try await browser.waitUntil("!document.getElementById('staging-spotify').disabled")
                 #expect(
                     try await browser.evaluate(
@@ -123,8 +122,7 @@ struct ExplorerPushTests {
                     )
                 )
                 try await browser.evaluate("document.getElementById('staging-name').value = 'Quiet picks'")
-                let push = try await ExplorerTests.centre(of: "#staging-spotify", browser)
-                try await browser.click(x: push.x, y: push.y)
+                try await ExplorerTests.click("#staging-spotify", browser)
                 try await browser.waitUntil(
                     "document.getElementById('staging-status').textContent.includes('on Spotify')"
                 )

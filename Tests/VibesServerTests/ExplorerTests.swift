@@ -33,6 +33,15 @@ struct ExplorerTests {
     }
 
     /// The centre of the element `selector`, scrolled into view, in viewport pixels.
+    /// True once the app has no request under way (it marks its `main` aria-busy until then).
+    static let settled = "document.getElementById('main').getAttribute('aria-busy') !== 'true'"
+
+    /// Clicks the element `selector` at its centre once the app has settled and the element
+    /// stays where it is.
+    static func click(_ selector: String, _ browser: ChromiumSession) async throws {
+        try await browser.click(selector, whenSettled: settled)
+    }
+
     static func centre(of selector: String, _ browser: ChromiumSession) async throws -> (x: Double, y: Double) {
         let box = try await browser.evaluate(
             """
@@ -133,8 +142,7 @@ struct ExplorerTests {
 
                     // Saved as a playlist of the store, by a real click on the form's button.
                     try await browser.evaluate("document.getElementById('staging-name').value = 'Lasso picks'")
-                    let save = try await Self.centre(of: "#staging-save button[type=submit]", browser)
-                    try await browser.click(x: save.x, y: save.y)
+                    try await Self.click("#staging-save button[type=submit]", browser)
                     try await browser.waitUntil(
                         "document.getElementById('staging-status').textContent.startsWith('Saved as playlist')"
                     )
@@ -147,14 +155,12 @@ struct ExplorerTests {
                     )
 
                     // Exported as files the browser downloads.
-                    let m3uButton = try await Self.centre(of: "#staging-m3u", browser)
-                    try await browser.click(x: m3uButton.x, y: m3uButton.y)
+                    try await Self.click("#staging-m3u", browser)
                     let m3u = try await Self.downloaded("Lasso picks.m3u", in: downloads)
                     let entries = m3u.split(separator: "\n").filter { !$0.hasPrefix("#") }.map(String.init)
                     #expect(m3u.hasPrefix("#EXTM3U\n#PLAYLIST:Lasso picks\n"))
                     #expect(entries == expectedTitles.map { $0.replacingOccurrences(of: " – ", with: " - ") })
-                    let csvButton = try await Self.centre(of: "#staging-csv", browser)
-                    try await browser.click(x: csvButton.x, y: csvButton.y)
+                    try await Self.click("#staging-csv", browser)
                     let csv = try await Self.downloaded("Lasso picks.csv", in: downloads)
                     let rows = csv.components(separatedBy: "\r\n").filter { !$0.isEmpty }
                     #expect(rows.first == "track_id,spotify_id,artist,title,album,duration_ms,path")

@@ -263,8 +263,7 @@ struct OrderPushTests {
                         "document.querySelectorAll('#order-list li').length === 12"
                             + " && !document.getElementById('order-push').disabled"
                     )
-                    let push = try await ExplorerTests.centre(of: "#order-push", browser)
-                    try await browser.click(x: push.x, y: push.y)
+                    try await ExplorerTests.click("#order-push", browser)
                     try await browser.waitUntil(
                         "document.getElementById('order-status').textContent.startsWith('Reordered on Spotify')"
                     )

@@ -92,14 +92,15 @@ struct WebAppViewsBrowserTests {
 /// The same views driven as a person would, over the DevTools protocol: clicks and keys, then
 /// what the store and `vibes-analyze playlists` say.
 struct WebAppViewsSessionTests {
-    /// Clicks the element `selector` at its centre, scrolled into view.
+    /// Clicks the element `selector` at its centre, scrolled into view, once the app has settled.
     static func click(_ selector: String, _ browser: ChromiumSession) async throws {
-        let point = try await ExplorerTests.centre(of: selector, browser)
-        try await browser.click(x: point.x, y: point.y)
+        try await ExplorerTests.click(selector, browser)
     }
 
-    /// Sets the value of the form control `id` and tells the page it changed.
+    /// Sets the value of the form control `id` and tells the page it changed, once the app has
+    /// settled (a view still loading may replace the form).
     static func set(_ id: String, to value: String, _ browser: ChromiumSession) async throws {
+        try await browser.waitUntil(ExplorerTests.settled)
         try await browser.evaluate(
             "(() => { const node = document.getElementById('\(id)'); node.value = \(ExplorerTests.quoted(value));"
                 + " node.dispatchEvent(new Event('change', { bubbles: true })); })()"
@@ -114,7 +115,7 @@ struct WebAppViewsSessionTests {
         _ browser: ChromiumSession
     ) async throws {
         try await browser.open(try #require(URL(string: "http://127.0.0.1:\(harness.port)/#\(fragment)")))
-        try await browser.waitUntil(condition)
+        try await browser.waitUntil("(\(condition)) && \(ExplorerTests.settled)")
     }
 
     @Test(.enabled(if: HeadlessChromium.isAvailable, HeadlessChromium.skipReason))
@@ -126,6 +127,7 @@ struct WebAppViewsSessionTests {
                 // From calm to a song found by searching, six tracks long.
                 try await Self.set("path-to-kind", to: "track", browser)
                 try await Self.set("path-to-query", to: "Song 17", browser)
+                try await browser.waitUntil(ExplorerTests.settled)
                 try await browser.evaluate("document.getElementById('path-to-query').focus()")
                 try await browser.press(.enter)
                 try await browser.waitUntil("document.getElementById('path-to-track').options.length > 0")
@@ -176,6 +178,7 @@ struct WebAppViewsSessionTests {
                 )
                 try await Self.set("cluster-k", to: "3", browser)
                 // By keyboard: Enter on the focused button submits the form.
+                try await browser.waitUntil(ExplorerTests.settled)
                 try await browser.evaluate("document.querySelector('#cluster-form button').focus()")
                 try await browser.press(.enter)
                 try await browser.waitUntil(
