@@ -13,6 +13,8 @@ extension KMeans {
     ///   - data: One point per row, at least `clusterCount` rows.
     ///   - clusterCount: The number of centres.
     ///   - sampleSize: The most rows to seed on.
+    ///   - threadCount: The threads that compute the distances to a candidate; the centres do not
+    ///     depend on it.
     ///   - generator: The source of randomness.
     /// - Returns: A `clusterCount × d` matrix of rows of `data`.
     /// - Complexity: O(*k* · (2 + ln *k*) · *m* · *d*) for *m* = min(*n*, `sampleSize`).
@@ -20,6 +22,7 @@ extension KMeans {
         _ data: Matrix,
         clusterCount: Int,
         sampleSize: Int = 100_000,
+        threadCount: Int = 1,
         using generator: inout some RandomNumberGenerator
     ) -> Matrix {
         precondition(
@@ -34,7 +37,12 @@ extension KMeans {
 
         var centres = Matrix(rowCount: clusterCount, columnCount: d)
         var chosen = [rng.next(below: n)]
-        var (closest, potential) = Kernels.minimumSquaredDistances(points, to: points.row(chosen[0]), current: nil)
+        var (closest, potential) = Kernels.minimumSquaredDistances(
+            points,
+            to: points.row(chosen[0]),
+            current: nil,
+            threadCount: threadCount
+        )
         while chosen.count < clusterCount {
             var candidates: [Int] = []
             if potential > 0 {
@@ -59,7 +67,8 @@ extension KMeans {
                 let (distances, total) = Kernels.minimumSquaredDistances(
                     points,
                     to: points.row(candidate),
-                    current: closest
+                    current: closest,
+                    threadCount: threadCount
                 )
                 if total < bestPotential {
                     bestPotential = total
