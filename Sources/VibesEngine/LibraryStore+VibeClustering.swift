@@ -82,12 +82,22 @@ extension LibraryStore {
         if request.usesPersonalWeights, let personal = try personalWeights() {
             settings.schema = settings.schema.applying(personal)
         }
-        settings.tagRows = try nameTagRows(of: table.trackIDs)
+        // The names' tags are read from their snapshot on another thread while this one reads
+        // the space: two reads of tens of milliseconds each, of different snapshots.
+        let trackIDs = table.trackIDs
+        async let tagRows = nameTagRows(of: trackIDs)
         // The scaled space from the store's cache when the last command used this table and
         // schema (as `recommend` does with the default one).
-        let space = try featureSpace(of: table, schema: settings.schema)
+        let space = Result { try featureSpace(of: table, schema: settings.schema) }
+        settings.tagRows = try await tagRows
+        let scaledSpace = try space.get()
         phase("space")
-        let outcome = try await VibeClustering.cluster(table, settings: settings, space: space, progress: progress)
+        let outcome = try await VibeClustering.cluster(
+            table,
+            settings: settings,
+            space: scaledSpace,
+            progress: progress
+        )
         phase("k-means and names")
 
         start = clock.now
