@@ -82,22 +82,12 @@ extension LibraryStore {
         if request.usesPersonalWeights, let personal = try personalWeights() {
             settings.schema = settings.schema.applying(personal)
         }
-        // The names' tags are read from their snapshot on another thread while this one reads
-        // the space: two reads of tens of milliseconds each, of different snapshots.
-        let trackIDs = table.trackIDs
-        async let tagRows = nameTagRows(of: trackIDs)
+        settings.tagRows = try nameTagRows(of: table.trackIDs)
         // The scaled space from the store's cache when the last command used this table and
         // schema (as `recommend` does with the default one).
-        let space = Result { try featureSpace(of: table, schema: settings.schema) }
-        settings.tagRows = try await tagRows
-        let scaledSpace = try space.get()
+        let space = try featureSpace(of: table, schema: settings.schema)
         phase("space")
-        let outcome = try await VibeClustering.cluster(
-            table,
-            settings: settings,
-            space: scaledSpace,
-            progress: progress
-        )
+        let outcome = try await VibeClustering.cluster(table, settings: settings, space: space, progress: progress)
         phase("k-means and names")
 
         start = clock.now
