@@ -235,7 +235,7 @@ extension VibesAnalyze {
         /// A run reads the snapshots, builds the space, fits and scores, and writes the run, each
         /// step with arrays of megabytes that the last one freed: with a mapping each, every page
         /// of them faulted in anew. Measured on a million tracks (`make build`, AMD EPYC, 2 cores):
-        /// 106,000 page faults → 39,000, 0.65 → 0.40 s of CPU, 0.25 → 0.10 s of it in the
+        /// 106,000 page faults → 39,000, 0.52–0.65 → 0.39 s of CPU, 0.25 → 0.10 s of it in the
         /// kernel; peak RSS 184 → 197 MB.
         static func reuseFreedMemory() {
             #if canImport(CMalloc)
