@@ -153,7 +153,9 @@ public enum VibeNames {
             columns: features.map { FeatureTable.columnIndex(of: $0) },
             threadCount: threadCount
         )
-        let (librarySums, librarySquares, libraryCounts) = (totals.librarySums, totals.librarySquares, totals.libraryCounts)
+        let (librarySums, librarySquares, libraryCounts) = (
+            totals.librarySums, totals.librarySquares, totals.libraryCounts
+        )
         let (sums, counts, sizes) = (totals.sums, totals.counts, totals.sizes)
         let libraryMeans = (0..<features.count).map {
             libraryCounts[$0] > 0 ? librarySums[$0] / Double(libraryCounts[$0]) : 0

@@ -79,7 +79,11 @@ struct VibeNamesTests {
             for tag in 0..<5 where rng.next(below: 3) == 0 { rowTags.append(Int32(tag)) }
             rowStarts.append(rowTags.count)
         }
-        let tags = VibeNames.TagRows(names: ["ambient", "dub", "folk", "jazz", "trap"], rowStarts: rowStarts, rowTags: rowTags)
+        let tags = VibeNames.TagRows(
+            names: ["ambient", "dub", "folk", "jazz", "trap"],
+            rowStarts: rowStarts,
+            rowTags: rowTags
+        )
         // Every other row clustered, into 7 vibes.
         let tableRows = stride(from: 0, to: 6_000, by: 2).map { Int32($0) }
         let labels = tableRows.map { _ in Int32(rng.next(below: 7)) }
