@@ -247,8 +247,10 @@ struct ExplorerTests {
                 try await browser.waitUntil("document.getElementById('explorer-canvas').dataset.shown === '8'")
                 try await Self.click("#explorer-add-shown", browser)
                 try await browser.waitUntil("document.querySelectorAll('#staging-list li').length === 8")
-                #expect(Set(try await Self.stagedTitles(browser)) == Set((1...8).map { "Artist \($0 % 4) – Song \($0)" }))
-                // Every source shown is the track's own: one source filter keeps all of them.
+                #expect(
+                    Set(try await Self.stagedTitles(browser)) == Set((1...8).map { "Artist \($0 % 4) – Song \($0)" })
+                )
+                // The source filter keeps the playlist's tracks of that source, joined by ID too.
                 let facets = try await harness.get("/api/points/facets").json()
                 let sources = try #require(facets["sources"] as? [String])
                 try await Self.choose(sources[0], in: "explorer-source", browser)
@@ -258,7 +260,9 @@ struct ExplorerTests {
                 let quiet = try #require(playlists.first { $0["name"] as? String == "Quiet Evening" })
                 let members = Set(try #require(quiet["track_ids"] as? [Int]))
                 let expected = zip(ids, source).filter { members.contains($0.0) && $0.1 == 0 }.count
-                try await browser.waitUntil("document.getElementById('explorer-canvas').dataset.shown === '\(expected)'")
+                try await browser.waitUntil(
+                    "document.getElementById('explorer-canvas').dataset.shown === '\(expected)'"
+                )
                 #expect(browser.pageErrors.isEmpty, "\(browser.pageErrors)")
             }
         }
