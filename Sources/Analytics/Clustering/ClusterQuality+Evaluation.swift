@@ -144,15 +144,19 @@ extension ClusterQuality {
                                 threadCount: threadCount
                             ) { chunk in
                                 var sums = [Double](repeating: 0, count: k)
-                                return chunk.map { blockRow in
-                                    silhouetteScore(
-                                        of: blockStart + blockRow,
-                                        products: products.baseAddress! + blockRow * s,
-                                        norms: norms,
-                                        labels: sampleLabels,
-                                        counts: counts,
-                                        sums: &sums
-                                    )
+                                var distances = [Float](repeating: 0, count: s)
+                                return distances.withUnsafeMutableBufferPointer { distances in
+                                    chunk.map { blockRow in
+                                        silhouetteScore(
+                                            of: blockStart + blockRow,
+                                            products: products.baseAddress! + blockRow * s,
+                                            norms: norms,
+                                            labels: sampleLabels,
+                                            counts: counts,
+                                            sums: &sums,
+                                            distances: distances
+                                        )
+                                    }
                                 }
                             }
                         }
@@ -169,22 +173,29 @@ extension ClusterQuality {
     /// The silhouette of sampled row `i`, from its dot products with every sampled row; `nil` for
     /// a row alone in its cluster (which scores 0) or equally far from its own and the nearest
     /// other cluster's rows at distance 0.
+    ///
+    /// The distances are computed into `distances` first, a loop the compiler vectorizes, then
+    /// added to their clusters' sums in row order.
     private static func silhouetteScore(
         of i: Int,
         products: UnsafePointer<Float>,
         norms: UnsafeBufferPointer<Float>,
         labels: UnsafeBufferPointer<Int>,
         counts: UnsafeBufferPointer<Int>,
-        sums: inout [Double]
+        sums: inout [Double],
+        distances: UnsafeMutableBufferPointer<Float>
     ) -> Double? {
         let k = counts.count
-        for c in 0..<k { sums[c] = 0 }
-        for j in 0..<norms.count where j != i {
-            let squared = Swift.max(0, norms[i] + norms[j] - 2 * products[j])
-            sums[labels[j]] += Double(squared.squareRoot())
-        }
         let own = labels[i]
         guard counts[own] > 1 else { return nil }  // a singleton scores 0
+        let norm = norms[i]
+        for j in 0..<norms.count {
+            distances[j] = Swift.max(0, norm + norms[j] - 2 * products[j]).squareRoot()
+        }
+        for c in 0..<k { sums[c] = 0 }
+        for j in 0..<norms.count where j != i {
+            sums[labels[j]] += Double(distances[j])
+        }
         let a = sums[own] / Double(counts[own] - 1)
         var b = Double.infinity
         for c in 0..<k where c != own && counts[c] > 0 { b = Swift.min(b, sums[c] / Double(counts[c])) }
