@@ -69,8 +69,12 @@ import Testing
         #expect(keys >= 57, "key and mode agree on \(keys) of \(references.count)")
     }
 
-    /// The table is what the analyser measures: songs of the corpus analyse to their rows.
-    @Test(.enabled(if: AudioCorpus.isAvailable, AudioCorpus.skipReason), arguments: ["42.ogg", "46.ogg", "23.ogg"])
+    /// The table is what the analyser measures: songs of the corpus analyse to their rows. Song 03
+    /// is the one whose tempo needs the onset function at 44.1 kHz (110.3 BPM from 22,050 Hz).
+    @Test(
+        .enabled(if: AudioCorpus.isAvailable, AudioCorpus.skipReason),
+        arguments: ["42.ogg", "46.ogg", "23.ogg", "03.ogg"]
+    )
     func aCorpusSongStillAnalysesToItsRow(file: String) throws {
         let row = try #require(try Self.measured()[file])
         let analysis = try AudioAnalyzer().analyze(fileAt: URL(fileURLWithPath: AudioCorpus.path(file)))
