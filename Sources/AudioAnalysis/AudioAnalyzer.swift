@@ -27,8 +27,9 @@ public struct AudioAnalyzer: Sendable {
     public static let minimumSeconds = 1.0
 
     /// The sample rates analysed, in Hz. Below 4 kHz nothing the analysis measures survives (beats,
-    /// pitch up to 5 kHz, timbre) and the resampling to 22,050 Hz would multiply every block many
-    /// times over; above 768 kHz no audio format records, and libebur128 refuses rates above
+    /// pitch up to 5 kHz, timbre) and the resampling to 22,050 Hz and 44.1 kHz would multiply
+    /// every block many times over (at 4 kHz, a block of ``maximumFrameSize`` becomes 46 MB at
+    /// 44.1 kHz); above 768 kHz no audio format records, and libebur128 refuses rates above
     /// 2.8 MHz.
     public static let supportedSampleRates = 4_000...768_000
 

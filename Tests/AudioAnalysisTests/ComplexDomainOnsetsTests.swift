@@ -30,7 +30,8 @@ import VibesTestSupport
             samples[start..<end].withUnsafeBufferPointer { onsets.add($0) }
             (start, length) = (end, length % 3000 + 777)
         }
-        #expect(onsets.values.count == (samples.count - ComplexDomainOnsets.frameSize) / ComplexDomainOnsets.hopSize + 1)
+        let frames = (samples.count - ComplexDomainOnsets.frameSize) / ComplexDomainOnsets.hopSize + 1
+        #expect(onsets.values.count == frames)
         let tempo = try #require(
             DegaraBeatTracker.tempo(of: onsets.values, framesPerSecond: ComplexDomainOnsets.valuesPerSecond)
         )
