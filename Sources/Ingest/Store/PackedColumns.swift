@@ -335,15 +335,20 @@ enum PackedColumns {
 
 /// The distinct bit patterns of one column, numbered in order of first appearance: an open
 /// addressing table of 2¹⁷ slots for at most 2¹⁶ patterns, reused from column to column.
+///
+/// A slot keeps the pattern beside its number, so that a lookup reads one slot rather than a
+/// slot and then the pattern it points to: in a profile of the million-row import, the lookups
+/// were a third of the features snapshot's build.
 private struct BitTable {
     private static let slotBits = 17
     private static let capacity = 1 << 16
-    private var slots = [Int32](repeating: -1, count: 1 << slotBits)
+    /// Each slot: the pattern in the upper 32 bits, its number plus one in the lower; 0 is empty.
+    private var slots = [UInt64](repeating: 0, count: 1 << slotBits)
     private(set) var patterns: [UInt32] = []
 
     mutating func removeAll() {
         if patterns.isEmpty { return }
-        for index in slots.indices { slots[index] = -1 }
+        slots.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
         patterns.removeAll(keepingCapacity: true)
     }
 
@@ -351,15 +356,16 @@ private struct BitTable {
     mutating func index(of pattern: UInt32) -> UInt16? {
         let mask = (1 << Self.slotBits) - 1
         var slot = Int((pattern &* 0x9E37_79B1) >> UInt32(32 - Self.slotBits))
+        let key = UInt64(pattern) << 32
         while true {
-            let number = slots[slot]
-            if number < 0 {
+            let entry = slots[slot]
+            if entry == 0 {
                 guard patterns.count < Self.capacity else { return nil }
-                slots[slot] = Int32(patterns.count)
                 patterns.append(pattern)
+                slots[slot] = key | UInt64(patterns.count)
                 return UInt16(patterns.count - 1)
             }
-            if patterns[Int(number)] == pattern { return UInt16(number) }
+            if entry & 0xFFFF_FFFF_0000_0000 == key { return UInt16(truncatingIfNeeded: (entry & 0xFFFF_FFFF) - 1) }
             slot = (slot + 1) & mask
         }
     }
