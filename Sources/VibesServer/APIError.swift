@@ -12,11 +12,14 @@ public struct APIError: Error, Hashable, Sendable, CustomStringConvertible {
     public var code: String
     /// What went wrong and what to do, for people.
     public var message: String
+    /// For a 429, the seconds after which a retry can succeed: sent as `Retry-After`.
+    public var retryAfterSeconds: Int?
 
-    public init(status: Int, code: String, message: String) {
+    public init(status: Int, code: String, message: String, retryAfterSeconds: Int? = nil) {
         self.status = status
         self.code = code
         self.message = message
+        self.retryAfterSeconds = retryAfterSeconds
     }
 
     public var description: String { "\(status) \(code): \(message)" }

@@ -129,10 +129,20 @@ extension VibesServer {
                 code: "spotify_forbidden",
                 message: "\(error) Only the playlist's owner (or a collaborator) can change it."
             )
-        case SpotifyError.quotaExceeded:
-            return APIError(status: 429, code: "spotify_quota_exceeded", message: "\(error)")
-        case SpotifyError.rateLimited:
-            return APIError(status: 429, code: "spotify_rate_limited", message: "\(error)")
+        case SpotifyError.quotaExceeded(let retryAfter, let resetsAt, _):
+            return APIError(
+                status: 429,
+                code: "spotify_quota_exceeded",
+                message: "\(error)",
+                retryAfterSeconds: retrySeconds(retryAfter, at: resetsAt)
+            )
+        case SpotifyError.rateLimited(let retryAfter, let retryAt, _):
+            return APIError(
+                status: 429,
+                code: "spotify_rate_limited",
+                message: "\(error)",
+                retryAfterSeconds: retrySeconds(retryAfter, at: retryAt)
+            )
         case let reorder as PlaylistReorderError:
             return APIError(
                 status: 409,
@@ -142,6 +152,15 @@ extension VibesServer {
         default:
             return APIError(status: 502, code: "spotify_error", message: "Spotify did not \(action): \(error)")
         }
+    }
+
+    /// Whole seconds until Spotify lets a retry through, from its `Retry-After` or the time it
+    /// named, rounded up; `nil` when it said neither.
+    static func retrySeconds(_ delay: Duration?, at time: Date?, now: Date = Date()) -> Int? {
+        if let time { return max(1, Int(time.timeIntervalSince(now).rounded(.up))) }
+        guard let delay else { return nil }
+        let (seconds, attoseconds) = delay.components
+        return max(1, Int(seconds) + (attoseconds > 0 ? 1 : 0))
     }
 
     // MARK: - Points

@@ -76,6 +76,7 @@ extension VibesServer {
             ?? HTTPResponse(statusCode: .internalServerError)
         var response = body
         if error.status == 401 { response.headers[HTTPHeader("WWW-Authenticate")] = "Bearer" }
+        if let seconds = error.retryAfterSeconds { response.headers[HTTPHeader("Retry-After")] = String(seconds) }
         // The rest of a refused body is not read: the connection cannot carry another request.
         if [411, 413].contains(error.status) { response.headers[.connection] = "close" }
         return response

@@ -103,7 +103,18 @@ extension WebApp {
             });
           }
           const colourOf = number => number > 0 ? colours[(number - 1) % colours.length] : "#888888";
-          const title = index => ex.facets ? ex.facets.titles[index] : "track " + ex.ids[index];
+          const title = index => (ex.titleOf && ex.titleOf[index]) || "track " + ex.ids[index];
+          // The points and the facets are separate answers, each keyed by track ID: they are
+          // joined by ID, so a store changed between the two requests never puts one track's
+          // title or source on another's point.
+          function joinFacets() {
+            ex.titleOf = new Array(ex.n); ex.sourceOf = new Int32Array(ex.n).fill(-1);
+            if (!ex.facets) return;
+            ex.facets.track_ids.forEach((id, k) => {
+              const index = ex.indexOfId.get(id);
+              if (index !== undefined) { ex.titleOf[index] = ex.facets.titles[k]; ex.sourceOf[index] = ex.facets.source[k]; }
+            });
+          }
 
           // MARK: loading
           async function loadPoints(x, y) {
@@ -121,10 +132,12 @@ extension WebApp {
               if (low === Infinity) return [0, 1];
               const pad = (high - low || 1) * 0.03; return [low - pad, high + pad]; };
             ex.bounds = { x: range(ex.xs), y: range(ex.ys) };
+            joinFacets();
             stats.pointsLoadedAt = performance.now();
           }
           async function loadFacets() {
             ex.facets = await api("/api/points/facets");
+            joinFacets();
             const fill = (select, items) => {
               const keep = select.value;
               select.replaceChildren(el("option", { value: "" }, "All"), ...items.map(([value, label]) => el("option", { value }, label)));
@@ -185,7 +198,7 @@ extension WebApp {
             for (let i = 0; i < ex.n; i++) {
               if (!(ex.xs[i] === ex.xs[i] && ex.ys[i] === ex.ys[i])) continue;
               if (vibe !== "" && ex.vibe[i] !== Number(vibe)) continue;
-              if (source !== "" && ex.facets && ex.facets.source[i] !== Number(source)) continue;
+              if (source !== "" && ex.sourceOf[i] !== Number(source)) continue;
               if (masks.some(mask => !mask[i])) continue;
               shown[i] = 1; count++;
             }

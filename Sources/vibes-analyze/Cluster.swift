@@ -6,6 +6,10 @@ import Ingest
 import VibesCommandSupport
 import VibesEngine
 
+#if canImport(CMalloc)
+import CMalloc
+#endif
+
 extension VibesAnalyze {
     /// `vibes-analyze cluster`: finds the vibes of the library with k-means and saves the run.
     struct Cluster: AsyncParsableCommand {
@@ -158,6 +162,7 @@ extension VibesAnalyze {
         var restore: String?
 
         func run() async throws {
+            Self.reuseFreedMemory()
             var timer = PhaseTimer(isEnabled: global.timings)
             defer { timer.report() }
             let store = try global.openStore(activity: "cluster")
@@ -221,6 +226,22 @@ extension VibesAnalyze {
                     Console.diagnostic(line)
                 }
             }
+        }
+
+        /// Keeps the memory of freed arrays in the heap for the next ones, instead of giving every
+        /// large array a mapping of its own that is returned to the system when it is freed
+        /// (``VibesAnalyze/keepLargeAllocationsApart()``, which suits `import`'s peak).
+        ///
+        /// A run reads the snapshots, builds the space, fits and scores, and writes the run, each
+        /// step with arrays of megabytes that the last one freed: with a mapping each, every page
+        /// of them faulted in anew. Measured on a million tracks (`make build`, AMD EPYC, 2 cores):
+        /// 106,000 page faults → 39,000, 0.52–0.65 → 0.39 s of CPU, 0.25 → 0.10 s of it in the
+        /// kernel; peak RSS 184 → 197 MB.
+        static func reuseFreedMemory() {
+            #if canImport(CMalloc)
+            _ = mallopt(M_MMAP_MAX, 0)
+            _ = mallopt(M_TRIM_THRESHOLD, Int32.max)
+            #endif
         }
 
         /// The clustering the options ask for, as the engine takes it.

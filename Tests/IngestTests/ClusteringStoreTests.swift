@@ -267,6 +267,43 @@ struct ClusteringStoreTests {
         }
     }
 
+    /// The first label with no cluster record is named, whether the labels lie in the small
+    /// range looked up in a table or outside it (negative, or past 65,535).
+    @Test(arguments: [([0, 2, 1, 5], 2), ([1, 0, -1, 2], -1), ([0, 70_000, 3], 70_000)] as [([Int32], Int32)])
+    func theFirstLabelWithoutAClusterIsNamed(labels: [Int32], missing: Int32) throws {
+        try withStore(trackCount: labels.count) { store, ids in
+            let run = try makeRun(clusterCount: 2)
+            #expect {
+                try store.saveClusteringRun(
+                    run,
+                    clusters: makeClusters(count: 2),
+                    trackIDs: ids,
+                    labels: labels,
+                    distances: labels.map { _ in 1 }
+                )
+            } throws: { error in
+                guard case .notFound(let what) = error as? StoreError else { return false }
+                return what == "Cluster \(missing) of the run"
+            }
+            #expect(try store.clusteringRuns().isEmpty)
+            // The same labels with a record for every one of them are saved.
+            let clusters = Set(labels).sorted().map { label in
+                var record = makeClusters(count: 1)[0]
+                record.cluster = Int(label)
+                record.name = "Vibe \(label)"
+                return record
+            }
+            let runID = try store.saveClusteringRun(
+                run,
+                clusters: clusters,
+                trackIDs: ids,
+                labels: labels,
+                distances: labels.map { _ in 1 }
+            )
+            #expect(try store.assignments(ofRun: runID).map(\.cluster) == labels.map { Int($0) })
+        }
+    }
+
     @Test func aRunSavedByThePreviousVersionReadsBack() throws {
         // Before the run vocabulary was unified, the `--k auto` scan was kept with the key "k" and
         // without the silhouette's sample size.

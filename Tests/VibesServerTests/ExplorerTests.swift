@@ -32,7 +32,6 @@ struct ExplorerTests {
         String(decoding: try! JSONEncoder().encode(text), as: UTF8.self)
     }
 
-    /// The centre of the element `selector`, scrolled into view, in viewport pixels.
     /// True once the app has no request under way (it marks its `main` aria-busy until then).
     static let settled = "document.getElementById('main').getAttribute('aria-busy') !== 'true'"
 
@@ -42,6 +41,7 @@ struct ExplorerTests {
         try await browser.click(selector, whenSettled: settled)
     }
 
+    /// The centre of the element `selector`, scrolled into view, in viewport pixels.
     static func centre(of selector: String, _ browser: ChromiumSession) async throws -> (x: Double, y: Double) {
         let box = try await browser.evaluate(
             """
@@ -214,6 +214,55 @@ struct ExplorerTests {
                 let draws = try await browser.evaluate("explorerStats.draws", as: Int.self)
                 try await browser.press(.arrowLeft)
                 try await browser.waitUntil("explorerStats.draws > \(draws)")
+                #expect(browser.pageErrors.isEmpty, "\(browser.pageErrors)")
+            }
+        }
+    }
+
+    /// The points and their facets are separate answers keyed by track ID: the page joins them by
+    /// ID, so facets listed in another order (as after a store changed between the two requests)
+    /// still put each title on its own track.
+    @Test(.enabled(if: HeadlessChromium.isAvailable, HeadlessChromium.skipReason))
+    func facetsInAnotherOrderStillNameTheirOwnTracks() async throws {
+        try await ServerHarness.withServer { harness async throws in
+            try await ChromiumSession.withSession { browser in
+                // The page's facets answer arrives reversed, every array in step.
+                try await browser.send(
+                    "Page.addScriptToEvaluateOnNewDocument",
+                    [
+                        "source": """
+                        const realFetch = window.fetch;
+                        window.fetch = async (...args) => {
+                          const response = await realFetch(...args);
+                          if (!String(args[0]).startsWith('/api/points/facets')) return response;
+                          const body = await response.json();
+                          for (const key of ['track_ids', 'titles', 'source']) body[key].reverse();
+                          return new Response(JSON.stringify(body), { status: response.status, headers: response.headers });
+                        };
+                        """
+                    ]
+                )
+                try await Self.openExplorer(browser, harness: harness)
+                try await Self.choose("Quiet Evening", in: "explorer-playlist", browser)
+                try await browser.waitUntil("document.getElementById('explorer-canvas').dataset.shown === '8'")
+                try await Self.click("#explorer-add-shown", browser)
+                try await browser.waitUntil("document.querySelectorAll('#staging-list li').length === 8")
+                #expect(
+                    Set(try await Self.stagedTitles(browser)) == Set((1...8).map { "Artist \($0 % 4) – Song \($0)" })
+                )
+                // The source filter keeps the playlist's tracks of that source, joined by ID too.
+                let facets = try await harness.get("/api/points/facets").json()
+                let sources = try #require(facets["sources"] as? [String])
+                try await Self.choose(sources[0], in: "explorer-source", browser)
+                let ids = try #require(facets["track_ids"] as? [Int])
+                let source = try #require(facets["source"] as? [Int])
+                let playlists = try #require(facets["playlists"] as? [[String: Any]])
+                let quiet = try #require(playlists.first { $0["name"] as? String == "Quiet Evening" })
+                let members = Set(try #require(quiet["track_ids"] as? [Int]))
+                let expected = zip(ids, source).filter { members.contains($0.0) && $0.1 == 0 }.count
+                try await browser.waitUntil(
+                    "document.getElementById('explorer-canvas').dataset.shown === '\(expected)'"
+                )
                 #expect(browser.pageErrors.isEmpty, "\(browser.pageErrors)")
             }
         }

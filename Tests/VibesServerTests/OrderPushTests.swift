@@ -172,6 +172,9 @@ struct OrderPushTests {
                         "\(quota.errorMessage ?? "")"
                     )
                     #expect(quota.errorMessage?.contains("QUOTA_EXCEEDED") == true)
+                    // Our answer tells the client when to come back: Spotify's hours, not seconds.
+                    let wait = try #require(quota.headers["retry-after"].flatMap { Int($0) })
+                    #expect((4 * 3600 - 60...4 * 3600 + 1).contains(wait), "\(wait)")
                     await fake.state.setQuota(nil)
 
                     // Signed out: the preview and the push say so.

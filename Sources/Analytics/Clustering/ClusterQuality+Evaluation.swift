@@ -8,12 +8,15 @@ extension ClusterQuality {
     ///   - model: A model fitted on `data`.
     ///   - data: The points, one per row.
     ///   - silhouetteSampleSize: The most points the silhouette looks at; 4,000 by default.
+    ///   - threadCount: The threads that score the silhouette's points; the scores do not depend
+    ///     on it.
     ///   - generator: The source of the silhouette sample.
     /// - Complexity: O(*n* · *d* + *s*² · *d*) for a sample of *s* points.
     public static func evaluate(
         _ model: KMeans,
         on data: Matrix,
         silhouetteSampleSize: Int = 4000,
+        threadCount: Int = 1,
         using generator: inout some RandomNumberGenerator
     ) -> ClusterQuality {
         precondition(model.labels.count == data.rowCount, "The model was fitted on other data.")
@@ -32,7 +35,13 @@ extension ClusterQuality {
         quality.calinskiHarabasz = calinskiHarabasz(model, data: data, sizes: sizes, occupied: occupied)
         quality.daviesBouldin = daviesBouldin(model, sizes: sizes)
         let rows = KMeans.sampleIndices(from: data.rowCount, count: silhouetteSampleSize, using: &rng)
-        quality.silhouette = silhouette(data: data, labels: model.labels, rows: rows, clusterCount: model.clusterCount)
+        quality.silhouette = silhouette(
+            data: data,
+            labels: model.labels,
+            rows: rows,
+            clusterCount: model.clusterCount,
+            threadCount: threadCount
+        )
         quality.silhouetteSampleSize = rows.count
         return quality
     }
@@ -92,7 +101,17 @@ extension ClusterQuality {
     }
 
     /// The mean silhouette of the sampled rows, measured against the other sampled rows.
-    static func silhouette(data: Matrix, labels: [Int32], rows: [Int], clusterCount k: Int) -> Double? {
+    ///
+    /// The rows' dot products come in blocks of 256 rows; the rows of a block are scored on
+    /// `threadCount` threads and their scores added in row order, so the mean does not depend on
+    /// the thread count.
+    static func silhouette(
+        data: Matrix,
+        labels: [Int32],
+        rows: [Int],
+        clusterCount k: Int,
+        threadCount: Int = 1
+    ) -> Double? {
         let d = data.columnCount
         let s = rows.count
         var elements = [Float]()
@@ -106,36 +125,70 @@ extension ClusterQuality {
 
         let norms = sample.squaredRowNorms()
         var total = 0.0
-        var sums = [Double](repeating: 0, count: k)
         // Dot products in blocks of 256 rows, so memory stays at 256 × s floats.
         let blockRows = 256
-        var block = Matrix(rowCount: 0, columnCount: s)
-        var blockStart = 0
-        for i in 0..<s {
-            if i == blockStart + block.rowCount {
-                blockStart = i
-                let end = Swift.min(s, i + blockRows)
-                let rowsOfBlock = Matrix(
-                    rowCount: end - i,
-                    columnCount: d,
-                    elements: Array(sample.elements[(i * d)..<(end * d)])
-                )
-                block = rowsOfBlock.multipliedByTranspose(of: sample)
+        for blockStart in stride(from: 0, to: s, by: blockRows) {
+            let end = Swift.min(s, blockStart + blockRows)
+            let rowsOfBlock = Matrix(
+                rowCount: end - blockStart,
+                columnCount: d,
+                elements: Array(sample.elements[(blockStart * d)..<(end * d)])
+            )
+            let block = rowsOfBlock.multipliedByTranspose(of: sample)
+            let scores = block.elements.withUnsafeBufferPointer { products in
+                norms.withUnsafeBufferPointer { norms in
+                    sampleLabels.withUnsafeBufferPointer { sampleLabels in
+                        counts.withUnsafeBufferPointer { counts in
+                            Kernels.parallelChunks(
+                                KMeans.blocks(of: end - blockStart, parts: threadCount),
+                                threadCount: threadCount
+                            ) { chunk in
+                                var sums = [Double](repeating: 0, count: k)
+                                return chunk.map { blockRow in
+                                    silhouetteScore(
+                                        of: blockStart + blockRow,
+                                        products: products.baseAddress! + blockRow * s,
+                                        norms: norms,
+                                        labels: sampleLabels,
+                                        counts: counts,
+                                        sums: &sums
+                                    )
+                                }
+                            }
+                        }
+                    }
+                }
             }
-            for c in 0..<k { sums[c] = 0 }
-            let base = (i - blockStart) * s
-            for j in 0..<s where j != i {
-                let squared = Swift.max(0, norms[i] + norms[j] - 2 * block.elements[base + j])
-                sums[sampleLabels[j]] += Double(squared.squareRoot())
+            for chunk in scores {
+                for score in chunk { if let score { total += score } }
             }
-            let own = sampleLabels[i]
-            guard counts[own] > 1 else { continue }  // a singleton scores 0
-            let a = sums[own] / Double(counts[own] - 1)
-            var b = Double.infinity
-            for c in 0..<k where c != own && counts[c] > 0 { b = Swift.min(b, sums[c] / Double(counts[c])) }
-            let larger = Swift.max(a, b)
-            if larger > 0 { total += (b - a) / larger }
         }
         return total / Double(s)
+    }
+
+    /// The silhouette of sampled row `i`, from its dot products with every sampled row; `nil` for
+    /// a row alone in its cluster (which scores 0) or equally far from its own and the nearest
+    /// other cluster's rows at distance 0.
+    private static func silhouetteScore(
+        of i: Int,
+        products: UnsafePointer<Float>,
+        norms: UnsafeBufferPointer<Float>,
+        labels: UnsafeBufferPointer<Int>,
+        counts: UnsafeBufferPointer<Int>,
+        sums: inout [Double]
+    ) -> Double? {
+        let k = counts.count
+        for c in 0..<k { sums[c] = 0 }
+        for j in 0..<norms.count where j != i {
+            let squared = Swift.max(0, norms[i] + norms[j] - 2 * products[j])
+            sums[labels[j]] += Double(squared.squareRoot())
+        }
+        let own = labels[i]
+        guard counts[own] > 1 else { return nil }  // a singleton scores 0
+        let a = sums[own] / Double(counts[own] - 1)
+        var b = Double.infinity
+        for c in 0..<k where c != own && counts[c] > 0 { b = Swift.min(b, sums[c] / Double(counts[c])) }
+        let larger = Swift.max(a, b)
+        return larger > 0 ? (b - a) / larger : nil
     }
 }

@@ -76,6 +76,7 @@ extension KMeans {
                 model,
                 on: data,
                 silhouetteSampleSize: silhouetteSampleSize,
+                threadCount: options.threadCount,
                 using: &generator
             )
             qualities.append(quality)

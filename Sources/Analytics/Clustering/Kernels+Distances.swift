@@ -195,37 +195,75 @@ extension Kernels {
     // MARK: - Seeding distances
 
     /// For every row of `data`, `min(current[i], ‖xᵢ − p‖²)`, and the sum of those minima.
+    ///
+    /// The minima are summed in `Float` over runs of ``seedingRun`` rows, each run's sum added
+    /// into `Double` in row order; the runs are shared out over `threadCount` threads in chunks of
+    /// whole runs, so the sum does not depend on the thread count.
     static func minimumSquaredDistances(
         _ data: Matrix,
         to point: ArraySlice<Float>,
-        current: [Float]?
+        current: [Float]?,
+        threadCount: Int = 1
     ) -> (distances: [Float], total: Double) {
         let d = data.columnCount
         let n = data.rowCount
-        var result = [Float](repeating: 0, count: n)
-        var total = 0.0
         let point = Array(point)
-        data.elements.withUnsafeBufferPointer { x in
-            point.withUnsafeBufferPointer { p in
-                var run: Float = 0
-                for i in 0..<n {
-                    let row = x.baseAddress! + i * d
-                    var sum: Float = 0
-                    for j in 0..<d {
-                        let difference = row[j] - p[j]
-                        sum += difference * difference
-                    }
-                    if let current, current[i] < sum { sum = current[i] }
-                    result[i] = sum
-                    run += sum
-                    if i & 1023 == 1023 {
-                        total += Double(run)
-                        run = 0
+        let runCount = (n + seedingRun - 1) / seedingRun
+        // Whole runs per chunk, at least 8 runs (8,192 rows) each.
+        let chunks = passChunks(rows: runCount, threadCount: Swift.min(threadCount, runCount / 8 + 1))
+        var runSums: [[Float]] = []
+        let result = [Float](unsafeUninitializedCapacity: n) { result, initializedCount in
+            data.elements.withUnsafeBufferPointer { x in
+                point.withUnsafeBufferPointer { p in
+                    runSums = parallelChunks(chunks, threadCount: threadCount) { runs in
+                        runs.map { run in
+                            minimumSquaredDistances(
+                                x,
+                                to: p,
+                                current: current,
+                                rows: (run * seedingRun)..<Swift.min(n, (run + 1) * seedingRun),
+                                d: d,
+                                into: result
+                            )
+                        }
                     }
                 }
-                total += Double(run)
             }
+            initializedCount = n
+        }
+        var total = 0.0
+        for chunk in runSums {
+            for run in chunk { total += Double(run) }
         }
         return (result, total)
+    }
+
+    /// The rows whose minima ``minimumSquaredDistances(_:to:current:threadCount:)`` sums in
+    /// `Float` before adding them into `Double`.
+    static let seedingRun = 1024
+
+    /// One run of ``minimumSquaredDistances(_:to:current:threadCount:)``: writes the rows' minima
+    /// into `result` and returns their sum in `Float`, in row order.
+    private static func minimumSquaredDistances(
+        _ x: UnsafeBufferPointer<Float>,
+        to p: UnsafeBufferPointer<Float>,
+        current: [Float]?,
+        rows: Range<Int>,
+        d: Int,
+        into result: UnsafeMutableBufferPointer<Float>
+    ) -> Float {
+        var run: Float = 0
+        for i in rows {
+            let row = x.baseAddress! + i * d
+            var sum: Float = 0
+            for j in 0..<d {
+                let difference = row[j] - p[j]
+                sum += difference * difference
+            }
+            if let current, current[i] < sum { sum = current[i] }
+            (result.baseAddress! + i).initialize(to: sum)
+            run += sum
+        }
+        return run
     }
 }

@@ -59,6 +59,7 @@ extension KMeans {
             data,
             clusterCount: clusterCount,
             sampleSize: options.seedingSampleSize,
+            threadCount: options.threadCount,
             using: &rng
         )
         timings.seeding = clock.now - start

@@ -33,7 +33,7 @@ public enum VibeClustering {
         /// Genre tags by track ID, for the vibes' names (``VibeNames/profiles(table:tableRows:labels:clusterCount:tags:)``).
         public var tags: [Int64: Set<String>] = [:]
         /// The genre tags of every row of the table, numbered; used in place of ``tags`` when set
-        /// (``VibeNames/profiles(table:tableRows:labels:clusterCount:tagRows:)``).
+        /// (``VibeNames/profiles(table:tableRows:labels:clusterCount:tagRows:threadCount:)``).
         public var tagRows: VibeNames.TagRows?
 
         public init(schema: FeatureSchema, clusterCount: ClusterCount) {
@@ -112,10 +112,20 @@ public enum VibeClustering {
             var miniBatch = settings.miniBatch
             miniBatch.threadCount = settings.kMeans.threadCount
             model = try await KMeans.fitMiniBatch(data, clusterCount: k, options: miniBatch, using: &rng)
-            quality = ClusterQuality.evaluate(model, on: data, using: &rng)
+            quality = ClusterQuality.evaluate(
+                model,
+                on: data,
+                threadCount: settings.kMeans.threadCount,
+                using: &rng
+            )
         case (.fixed(let k), .lloyd):
             model = try await KMeans.fit(data, clusterCount: k, options: settings.kMeans, using: &rng)
-            quality = ClusterQuality.evaluate(model, on: data, using: &rng)
+            quality = ClusterQuality.evaluate(
+                model,
+                on: data,
+                threadCount: settings.kMeans.threadCount,
+                using: &rng
+            )
         }
         timings["clustering"] = milliseconds(clock.now - start)
         timings["seeding"] = milliseconds(model.timings.seeding)
@@ -130,7 +140,8 @@ public enum VibeClustering {
                     tableRows: space.tableRows,
                     labels: model.labels,
                     clusterCount: model.clusterCount,
-                    tagRows: tagRows
+                    tagRows: tagRows,
+                    threadCount: settings.kMeans.threadCount
                 )
             } else {
                 VibeNames.profiles(

@@ -7,7 +7,7 @@ extension VibeNames {
     /// Row *r*'s tags are `rowTags[rowStarts[r]..<rowStarts[r + 1]]`, distinct, each an index into
     /// ``names``, whose texts are distinct as strings. A million tracks' tags come to a few
     /// megabytes and are counted per vibe in one pass
-    /// (``profiles(table:tableRows:labels:clusterCount:tagRows:)``).
+    /// (``profiles(table:tableRows:labels:clusterCount:tagRows:threadCount:)``).
     public struct TagRows: Hashable, Sendable {
         /// The text of each tag, by number.
         public var names: [String]
@@ -51,36 +51,83 @@ extension VibeNames {
     ///   - tableRows: The table row of each clustered row.
     ///   - labels: The cluster of each clustered row.
     ///   - tags: The tags of every table row.
+    ///   - threadCount: The threads that count the tags, each over its share of the rows; the
+    ///     counts are whole numbers, so they do not depend on it.
     /// - Complexity: O(*n* · *t* + *k* · *T*) for *n* rows of *t* tags each, *k* clusters and *T*
     ///   distinct tags.
     static func distinctiveTags(
         tableRows: [Int32],
         labels: [Int32],
         clusterCount: Int,
-        tags: TagRows
+        tags: TagRows,
+        threadCount: Int = 1
     ) -> [[String]] {
         let tagCount = tags.names.count
-        var overall = [Int](repeating: 0, count: tagCount)
-        var perCluster = [Int](repeating: 0, count: clusterCount * tagCount)
-        var tagged = [Int](repeating: 0, count: clusterCount)
-        var taggedTotal = 0
-        for (row, label) in zip(tableRows, labels) {
-            let (start, end) = (tags.rowStarts[Int(row)], tags.rowStarts[Int(row) + 1])
-            guard end > start else { continue }
-            taggedTotal += 1
-            tagged[Int(label)] += 1
-            let base = Int(label) * tagCount
-            for position in start..<end {
-                let tag = Int(tags.rowTags[position])
-                overall[tag] += 1
-                perCluster[base + tag] += 1
+        let parts = tableRows.withUnsafeBufferPointer { tableRows in
+            labels.withUnsafeBufferPointer { labels in
+                tags.rowStarts.withUnsafeBufferPointer { rowStarts in
+                    tags.rowTags.withUnsafeBufferPointer { rowTags in
+                        Kernels.parallelChunks(
+                            KMeans.blocks(of: tableRows.count, parts: threadCount),
+                            threadCount: threadCount
+                        ) { rows in
+                            var part = TagCounts(clusterCount: clusterCount, tagCount: tagCount)
+                            for index in rows {
+                                let row = Int(tableRows[index])
+                                let (start, end) = (rowStarts[row], rowStarts[row + 1])
+                                guard end > start else { continue }
+                                let label = Int(labels[index])
+                                part.taggedTotal += 1
+                                part.tagged[label] += 1
+                                let base = label * tagCount
+                                for position in start..<end {
+                                    let tag = Int(rowTags[position])
+                                    part.overall[tag] += 1
+                                    part.perCluster[base + tag] += 1
+                                }
+                            }
+                            return part
+                        }
+                    }
+                }
             }
         }
+        var total = TagCounts(clusterCount: clusterCount, tagCount: tagCount)
+        for part in parts { total.add(part) }
+        let (overall, perCluster, tagged, taggedTotal) = (
+            total.overall, total.perCluster, total.tagged, total.taggedTotal
+        )
         return (0..<clusterCount).map { cluster in
             let counts = (0..<tagCount).lazy.filter { perCluster[cluster * tagCount + $0] > 0 }.map {
                 (tag: tags.names[$0], count: perCluster[cluster * tagCount + $0], overall: overall[$0])
             }
             return mostDistinctive(counts, tagged: tagged[cluster], taggedTotal: taggedTotal)
+        }
+    }
+
+    /// How many rows hold each tag, in all and per cluster, and how many rows hold any tag.
+    private struct TagCounts {
+        /// Per tag, the rows holding it.
+        var overall: [Int]
+        /// Per cluster and tag (`cluster × tags + tag`), the members holding it.
+        var perCluster: [Int]
+        /// Per cluster, the members holding any tag.
+        var tagged: [Int]
+        /// The rows holding any tag.
+        var taggedTotal = 0
+
+        init(clusterCount: Int, tagCount: Int) {
+            overall = [Int](repeating: 0, count: tagCount)
+            perCluster = [Int](repeating: 0, count: clusterCount * tagCount)
+            tagged = [Int](repeating: 0, count: clusterCount)
+        }
+
+        /// Adds the counts of other rows.
+        mutating func add(_ other: TagCounts) {
+            for index in overall.indices { overall[index] += other.overall[index] }
+            for index in perCluster.indices { perCluster[index] += other.perCluster[index] }
+            for index in tagged.indices { tagged[index] += other.tagged[index] }
+            taggedTotal += other.taggedTotal
         }
     }
 }

@@ -102,6 +102,8 @@ public enum VibeNames {
     ///   - labels: The cluster of each clustered row.
     ///   - clusterCount: The number of clusters.
     ///   - tagRows: The genre tags of every row of `table`.
+    ///   - threadCount: The threads that add up the features and count the tags; the profiles do
+    ///     not depend on it.
     /// - Returns: One profile per cluster, in cluster order, with distinct names: the very ones
     ///   the tags as sets of texts give.
     /// - Complexity: O(*n* · (*f* + *t*) + *k* · *T*) for *n* tracks of *f* features and *t*
@@ -111,15 +113,23 @@ public enum VibeNames {
         tableRows: [Int32],
         labels: [Int32],
         clusterCount: Int,
-        tagRows: TagRows
+        tagRows: TagRows,
+        threadCount: Int = 1
     ) -> [VibeProfile] {
         precondition(tagRows.rowCount == table.rowCount, "The tags need one row per table row.")
-        var profiles = unnamedProfiles(table: table, tableRows: tableRows, labels: labels, clusterCount: clusterCount)
+        var profiles = unnamedProfiles(
+            table: table,
+            tableRows: tableRows,
+            labels: labels,
+            clusterCount: clusterCount,
+            threadCount: threadCount
+        )
         let distinctive = distinctiveTags(
             tableRows: tableRows,
             labels: labels,
             clusterCount: clusterCount,
-            tags: tagRows
+            tags: tagRows,
+            threadCount: threadCount
         )
         nameDistinctly(&profiles, tags: distinctive)
         return profiles
@@ -130,31 +140,23 @@ public enum VibeNames {
         table: FeatureTable,
         tableRows: [Int32],
         labels: [Int32],
-        clusterCount: Int
+        clusterCount: Int,
+        threadCount: Int = 1
     ) -> [VibeProfile] {
         precondition(tableRows.count == labels.count, "Every clustered row needs a label.")
-        let width = FeatureTable.columnCount
         let features = profiledFeatures
-        let columns = features.map { FeatureTable.columnIndex(of: $0) }
-        var librarySums = [Double](repeating: 0, count: features.count)
-        var librarySquares = [Double](repeating: 0, count: features.count)
-        var libraryCounts = [Int](repeating: 0, count: features.count)
-        var sums = [Double](repeating: 0, count: clusterCount * features.count)
-        var counts = [Int](repeating: 0, count: clusterCount * features.count)
-        var sizes = [Int](repeating: 0, count: clusterCount)
-        for (row, label) in zip(tableRows, labels) {
-            let c = Int(label)
-            sizes[c] += 1
-            for (f, column) in columns.enumerated() {
-                let value = Double(table.values[Int(row) * width + column])
-                guard !value.isNaN else { continue }
-                librarySums[f] += value
-                librarySquares[f] += value * value
-                libraryCounts[f] += 1
-                sums[c * features.count + f] += value
-                counts[c * features.count + f] += 1
-            }
-        }
+        let totals = featureTotals(
+            table: table,
+            tableRows: tableRows,
+            labels: labels,
+            clusterCount: clusterCount,
+            columns: features.map { FeatureTable.columnIndex(of: $0) },
+            threadCount: threadCount
+        )
+        let (librarySums, librarySquares, libraryCounts) = (
+            totals.librarySums, totals.librarySquares, totals.libraryCounts
+        )
+        let (sums, counts, sizes) = (totals.sums, totals.counts, totals.sizes)
         let libraryMeans = (0..<features.count).map {
             libraryCounts[$0] > 0 ? librarySums[$0] / Double(libraryCounts[$0]) : 0
         }
@@ -195,6 +197,97 @@ public enum VibeNames {
             profiles.append(profile)
         }
         return profiles
+    }
+
+    /// The sums behind the profiles: per feature, over the library and per cluster, the sum of
+    /// the values that are not missing and their count, and the library's sum of squares; and
+    /// the size of every cluster.
+    struct FeatureTotals {
+        /// Per feature, the sum of the library's values.
+        var librarySums: [Double]
+        /// Per feature, the sum of the squares of the library's values.
+        var librarySquares: [Double]
+        /// Per feature, how many values the library has.
+        var libraryCounts: [Int]
+        /// Per cluster and feature (`cluster × features + feature`), the sum of the members' values.
+        var sums: [Double]
+        /// Per cluster and feature, how many values the members have.
+        var counts: [Int]
+        /// The members of each cluster.
+        var sizes: [Int]
+    }
+
+    /// The totals of `columns` over the clustered rows, each added in row order; the columns are
+    /// shared out over `threadCount` threads, so the sums do not depend on it.
+    static func featureTotals(
+        table: FeatureTable,
+        tableRows: [Int32],
+        labels: [Int32],
+        clusterCount: Int,
+        columns: [Int],
+        threadCount: Int
+    ) -> FeatureTotals {
+        let width = FeatureTable.columnCount
+        let featureCount = columns.count
+        var totals = FeatureTotals(
+            librarySums: [Double](repeating: 0, count: featureCount),
+            librarySquares: [Double](repeating: 0, count: featureCount),
+            libraryCounts: [Int](repeating: 0, count: featureCount),
+            sums: [Double](repeating: 0, count: clusterCount * featureCount),
+            counts: [Int](repeating: 0, count: clusterCount * featureCount),
+            sizes: [Int](repeating: 0, count: clusterCount)
+        )
+        for label in labels { totals.sizes[Int(label)] += 1 }
+        // Each group of features: its totals, with its features numbered from 0.
+        let groups = KMeans.blocks(of: featureCount, parts: threadCount)
+        let parts = table.values.withUnsafeBufferPointer { values in
+            tableRows.withUnsafeBufferPointer { tableRows in
+                labels.withUnsafeBufferPointer { labels in
+                    Kernels.parallelChunks(groups, threadCount: threadCount) { group in
+                        let groupColumns = Array(columns[group])
+                        let n = groupColumns.count
+                        var librarySums = [Double](repeating: 0, count: n)
+                        var librarySquares = [Double](repeating: 0, count: n)
+                        var libraryCounts = [Int](repeating: 0, count: n)
+                        var sums = [Double](repeating: 0, count: clusterCount * n)
+                        var counts = [Int](repeating: 0, count: clusterCount * n)
+                        for (row, label) in zip(tableRows, labels) {
+                            let c = Int(label)
+                            for (f, column) in groupColumns.enumerated() {
+                                let value = Double(values[Int(row) * width + column])
+                                guard !value.isNaN else { continue }
+                                librarySums[f] += value
+                                librarySquares[f] += value * value
+                                libraryCounts[f] += 1
+                                sums[c * n + f] += value
+                                counts[c * n + f] += 1
+                            }
+                        }
+                        return FeatureTotals(
+                            librarySums: librarySums,
+                            librarySquares: librarySquares,
+                            libraryCounts: libraryCounts,
+                            sums: sums,
+                            counts: counts,
+                            sizes: []
+                        )
+                    }
+                }
+            }
+        }
+        for (group, part) in zip(groups, parts) {
+            let n = group.count
+            for (f, feature) in group.enumerated() {
+                totals.librarySums[feature] = part.librarySums[f]
+                totals.librarySquares[feature] = part.librarySquares[f]
+                totals.libraryCounts[feature] = part.libraryCounts[f]
+                for c in 0..<clusterCount {
+                    totals.sums[c * featureCount + feature] = part.sums[c * n + f]
+                    totals.counts[c * featureCount + feature] = part.counts[c * n + f]
+                }
+            }
+        }
+        return totals
     }
 
     /// The least share of a vibe's members a tag needs to name it.

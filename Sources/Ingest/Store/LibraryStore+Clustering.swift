@@ -254,8 +254,7 @@ extension LibraryStore {
             trackIDs.count == labels.count && labels.count == distances.count,
             "Assignments must be parallel arrays."
         )
-        let clusterNumbers = Set(clusters.map(\.cluster))
-        if let label = labels.first(where: { !clusterNumbers.contains(Int($0)) }) {
+        if let label = Self.firstLabelWithoutCluster(labels, clusters: clusters) {
             throw StoreError.notFound(what: "Cluster \(label) of the run")
         }
         // A feature table's IDs already ascend; only others are sorted.
@@ -291,6 +290,21 @@ extension LibraryStore {
             )
             return runID
         }
+    }
+
+    /// The first of `labels` that no record of `clusters` has, or `nil`.
+    ///
+    /// When the labels lie in a small range (a run's are `0 ..< k`), they are looked up in a
+    /// table indexed by label rather than hashed into a `Set`, one lookup per track.
+    static func firstLabelWithoutCluster(_ labels: [Int32], clusters: [ClusterRecord]) -> Int32? {
+        guard let smallest = labels.min(), let largest = labels.max() else { return nil }
+        guard smallest >= 0, largest < 1 << 16 else {
+            let clusterNumbers = Set(clusters.map(\.cluster))
+            return labels.first { !clusterNumbers.contains(Int($0)) }
+        }
+        var isCluster = [Bool](repeating: false, count: Int(largest) + 1)
+        for cluster in clusters where isCluster.indices.contains(cluster.cluster) { isCluster[cluster.cluster] = true }
+        return labels.first { !isCluster[Int($0)] }
     }
 
     /// Whether the current `features` snapshot lists every one of `sortedIDs` (ascending).

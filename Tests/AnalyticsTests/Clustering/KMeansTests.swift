@@ -132,6 +132,50 @@ struct KMeansTests {
         for c in 0..<5 { #expect(rows.contains(Array(a.row(c)))) }
     }
 
+    @Test(arguments: [2, 3, 5])
+    func seedingAndScoresDoNotDependOnTheThreadCount(threads: Int) async throws {
+        // 3,000 rows: the silhouette's sample is every row, in 12 blocks of 256 rows.
+        let blobs = Blobs(centres: Self.centres, perCluster: 600, spread: 3, seed: 21)
+        var first = SplitMix64(seed: 8)
+        var second = SplitMix64(seed: 8)
+        let reference = KMeans.seedCentroids(blobs.matrix, clusterCount: 9, using: &first)
+        let seeded = KMeans.seedCentroids(blobs.matrix, clusterCount: 9, threadCount: threads, using: &second)
+        #expect(seeded.elements.map(\.bitPattern) == reference.elements.map(\.bitPattern))
+
+        let model = try await KMeans.fit(blobs.matrix, initialCentroids: reference)
+        var firstSample = SplitMix64(seed: 3)
+        var secondSample = SplitMix64(seed: 3)
+        let one = ClusterQuality.evaluate(model, on: blobs.matrix, using: &firstSample)
+        let many = ClusterQuality.evaluate(model, on: blobs.matrix, threadCount: threads, using: &secondSample)
+        #expect(one.silhouetteSampleSize == 3_000)
+        let oneSilhouette = try #require(one.silhouette)
+        let manySilhouette = try #require(many.silhouette)
+        #expect(manySilhouette.bitPattern == oneSilhouette.bitPattern)
+        #expect(many == one)
+    }
+
+    /// Floyd's algorithm as it was written first, over a `Set`.
+    private func floydSample(from population: Int, count: Int, using rng: inout SplitMix64) -> [Int] {
+        guard count < population else { return Array(0..<population) }
+        var chosen = Set<Int>()
+        for j in (population - count)..<population {
+            let t = rng.next(below: j + 1)
+            if !chosen.insert(t).inserted { chosen.insert(j) }
+        }
+        return chosen.sorted()
+    }
+
+    @Test(arguments: [(1_000_000, 100_000), (1_000, 999), (130, 64), (64, 63), (5, 5), (7, 0)])
+    func samplesAreFloydsSamples(population: Int, count: Int) {
+        for seed in [UInt64(1), 2, 77] {
+            var first = SplitMix64(seed: seed)
+            var second = SplitMix64(seed: seed)
+            let sample = KMeans.sampleIndices(from: population, count: count, using: &first)
+            #expect(sample == floydSample(from: population, count: count, using: &second))
+            #expect(first.next() == second.next())
+        }
+    }
+
     // MARK: - Degenerate input
 
     @Test func moreClustersThanPointsIsAnError() async throws {

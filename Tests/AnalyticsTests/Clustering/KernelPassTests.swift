@@ -72,4 +72,41 @@ struct KernelPassTests {
             #expect(total == expectedTotal)
         }
     }
+
+    /// k-means++'s distances to a candidate: each row's minimum, and their sum added in `Float`
+    /// over runs of 1,024 rows and each run into `Double`, in row order, on any thread count.
+    @Test(arguments: [1, 2, 3, 7])
+    func seedingDistancesEqualAScalarLoopBitForBit(threads: Int) {
+        // 20,500 rows: 20 whole runs and one of 20 rows; d = 3.
+        let (n, d) = (20_500, 3)
+        var rng = SplitMix64(seed: 31)
+        let data = Matrix(
+            rowCount: n,
+            columnCount: d,
+            elements: (0..<(n * d)).map { _ in Float.random(in: -4...4, using: &rng) }
+        )
+        let point = data.row(17)
+        let current = (0..<n).map { _ in Float.random(in: 0...30, using: &rng) }
+        var expected = [Float](repeating: 0, count: n)
+        var expectedTotal = 0.0
+        var run: Float = 0
+        for i in 0..<n {
+            var sum: Float = 0
+            for j in 0..<d {
+                let difference = data[i, j] - point[point.startIndex + j]
+                sum += difference * difference
+            }
+            expected[i] = Swift.min(sum, current[i])
+            run += expected[i]
+            if i % 1024 == 1023 || i == n - 1 {
+                expectedTotal += Double(run)
+                run = 0
+            }
+        }
+        let result = Kernels.minimumSquaredDistances(data, to: point, current: current, threadCount: threads)
+        #expect(result.distances == expected)
+        #expect(result.total.bitPattern == expectedTotal.bitPattern)
+        let first = Kernels.minimumSquaredDistances(data, to: point, current: nil, threadCount: threads)
+        #expect(first.distances[17] == 0)
+    }
 }

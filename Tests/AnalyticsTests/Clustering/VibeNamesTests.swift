@@ -63,6 +63,48 @@ struct VibeNamesTests {
         #expect(!plain[0].name.contains("trap") && !plain[1].name.contains("piano"))
     }
 
+    @Test(arguments: [2, 3, 4])
+    func profilesFromNumberedTagsDoNotDependOnTheThreadCount(threads: Int) {
+        var rng = SplitMix64(seed: 12)
+        var table = FeatureTable()
+        var rowTags: [Int32] = []
+        var rowStarts = [0]
+        for index in 0..<6_000 {
+            var features = AudioFeatures()
+            // Every feature missing now and then, so the counts differ from feature to feature.
+            for feature in AudioFeature.allCases where rng.next(below: 9) != 0 {
+                features[feature] = Double.random(in: 0...1, using: &rng) * (feature == .tempo ? 200 : 1)
+            }
+            table.append(trackID: Int64(index + 1), features: features)
+            for tag in 0..<5 where rng.next(below: 3) == 0 { rowTags.append(Int32(tag)) }
+            rowStarts.append(rowTags.count)
+        }
+        let tags = VibeNames.TagRows(
+            names: ["ambient", "dub", "folk", "jazz", "trap"],
+            rowStarts: rowStarts,
+            rowTags: rowTags
+        )
+        // Every other row clustered, into 7 vibes.
+        let tableRows = stride(from: 0, to: 6_000, by: 2).map { Int32($0) }
+        let labels = tableRows.map { _ in Int32(rng.next(below: 7)) }
+        func profiles(threads: Int) -> [VibeProfile] {
+            VibeNames.profiles(
+                table: table,
+                tableRows: tableRows,
+                labels: labels,
+                clusterCount: 7,
+                tagRows: tags,
+                threadCount: threads
+            )
+        }
+        let reference = profiles(threads: 1)
+        let parallel = profiles(threads: threads)
+        #expect(parallel == reference)
+        let bits = { (profiles: [VibeProfile]) in profiles.map { $0.means.mapValues(\.bitPattern) } }
+        #expect(bits(parallel) == bits(reference))
+        #expect(reference.map(\.size).reduce(0, +) == 3_000)
+    }
+
     @Test func moodAndSoundWordsNeverContradict() {
         // Fast, loud music named calm, and slow, quiet music named energetic, would contradict.
         let fast = ["fast", "loud"]
