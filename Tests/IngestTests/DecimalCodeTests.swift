@@ -88,7 +88,8 @@ struct DecimalCodeTests {
             return nil
         }
         var random = SplitMix64(seed: 11)
-        var values = Self.sampleValues(count: 20_000) + [0, -0.0, 1, -1, 0.1, 1e15, 9.99e15, 1e-15, 5e-324, .nan, .infinity]
+        var values =
+            Self.sampleValues(count: 20_000) + [0, -0.0, 1, -1, 0.1, 1e15, 9.99e15, 1e-15, 5e-324, .nan, .infinity]
         // Decimals of every number of places up to 17 digits, near and at powers of ten.
         for places in 0...17 {
             for _ in 0..<500 {
