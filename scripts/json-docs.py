@@ -21,7 +21,7 @@ ROOT = os.path.dirname(HERE)
 # from the document, so the commands run in this order on a store holding the bundled sample.
 COMMANDS = [
     ("import samples/tidytuesday-sample.csv --json", "What each file added: its format, rows, tracks and features written, and rejections; and what became of the library's snapshots (`snapshots`): `prepared` (built, so the next command starts fast), `deferred` (left to the next command, which builds them once: a library of millions of tracks, past the import's 300 MB memory budget), or `unchanged` (no file changed the library)."),
-    ("analyze Sources/VibesTestSupport/Fixtures/audio/clip.flac --json", "Each file analysed: its track, features with provenance and confidence, or why it failed."),
+    ("analyze Sources/VibesTestSupport/Fixtures/audio/clip.flac --json", "Each file analysed: its track, features with provenance and confidence, or why it failed. `confidence.tempo` is the share of beat-to-beat tempos near `tempo`, from the beats the tempo is read from (Essentia's Degara tracker, ported); `details.descriptors.tempo_confidence` is aubio's beat tracker's own confidence, one of the measured signals the estimated features are made from."),
     ("library --json", "Counts, feature coverage per feature and source, import runs and top tags."),
     ("features status --json", "Feature coverage per source and per playlist, and what is missing and why."),
     ("features precedence --json", "Which source wins when a track has features from several."),

@@ -21,14 +21,15 @@ import Foundation
 public struct AudioAnalyzer: Sendable {
     /// The version stored with every value this analyser produces (the source `local:<version>`).
     /// It changes whenever a change would move the numbers, so stored results can be redone.
-    public static let version = "vibes-4"
+    public static let version = "vibes-5"
 
     /// The shortest file analysed, in seconds.
     public static let minimumSeconds = 1.0
 
     /// The sample rates analysed, in Hz. Below 4 kHz nothing the analysis measures survives (beats,
-    /// pitch up to 5 kHz, timbre) and the resampling to 22,050 Hz would multiply every block many
-    /// times over; above 768 kHz no audio format records, and libebur128 refuses rates above
+    /// pitch up to 5 kHz, timbre) and the resampling to 22,050 Hz and 44.1 kHz would multiply
+    /// every block many times over (at 4 kHz, a block of ``maximumFrameSize`` becomes 46 MB at
+    /// 44.1 kHz); above 768 kHz no audio format records, and libebur128 refuses rates above
     /// 2.8 MHz.
     public static let supportedSampleRates = 4_000...768_000
 
@@ -81,7 +82,10 @@ public struct AudioAnalyzer: Sendable {
 
     private func analyzeDecoded(file: AudioFile) throws -> AudioFileAnalysis {
         let tagging = tagger?.makeAccumulator()
-        let decoder = try AudioDecoder(file: file, monoSignals: tagging == nil ? [.analysis] : [.analysis, .tagger])
+        let decoder = try AudioDecoder(
+            file: file,
+            monoSignals: tagging == nil ? [.analysis, .tempo] : [.analysis, .tempo, .tagger]
+        )
         let info = decoder.info
         let path = file.path.description
         let analysisRate = AudioDecoder.analysisSampleRate
@@ -90,14 +94,16 @@ public struct AudioAnalyzer: Sendable {
         }
         let beats = try BeatTracker(sampleRate: analysisRate)
         let spectrum = try SpectralAnalyzer(sampleRate: analysisRate)
+        let onsets = try ComplexDomainOnsets()
         let frames = try decoder.decode(
             native: { try loudness.add($0) },
             mono: { signal, block in
-                if signal == 0 {
+                switch signal {
+                case 0:
                     beats.add(block)
                     spectrum.add(block)
-                } else {
-                    tagging?.add(block)
+                case 1: onsets.add(block)
+                default: tagging?.add(block)
                 }
             }
         )
@@ -125,8 +131,8 @@ public struct AudioAnalyzer: Sendable {
 
         let hopSeconds = Double(BeatTracker.hopSize) / Double(analysisRate)
         let tempoEstimate = TempoEstimator.estimate(
-            onsets: beats.complexOnsets.values,
-            onsetsPerSecond: Double(analysisRate) / Double(ComplexDomainOnsets.hopSize),
+            onsets: onsets.values,
+            onsetsPerSecond: ComplexDomainOnsets.valuesPerSecond,
             envelope: beats.envelope,
             framesPerSecond: 1 / hopSeconds
         )

@@ -20,7 +20,7 @@ import Testing
 
     @Test(arguments: [90.0, 110.0, 128.0, 160.0])
     func tempoOfARegularPulse(bpm: Double) throws {
-        let rate = 22_050.0 / 512
+        let rate = ComplexDomainOnsets.valuesPerSecond
         let tempo = try #require(
             DegaraBeatTracker.tempo(
                 of: Self.onsets(bpm: bpm, seconds: 60, framesPerSecond: rate),

@@ -7,9 +7,9 @@ import Testing
 /// Tempo and key against Essentia on the 57-song corpus (issue 42): what `analyze` measured in
 /// every song (`Benchmarks/audio/corpus-tempo-key.tsv`, written by `Benchmarks/audio/tempo_key.py`)
 /// agrees with Essentia's references (`Benchmarks/audio/reference-corpus.tsv`) as often as measured:
-/// the tempo within 4 % (octave-tolerant) of `RhythmExtractor2013`'s on 54 of the 57 songs (the
-/// goal, 95 %, is 55), the key and mode equal to `KeyExtractor`'s with the `edma` profile on all
-/// 57 (the goal is 80 %). The audio is needed only to check that songs still analyse to their rows.
+/// the tempo within 4 % (octave-tolerant) of `RhythmExtractor2013`'s on 55 of the 57 songs (the
+/// goal, 95 %), the key and mode equal to `KeyExtractor`'s with the `edma` profile on all 57 (the
+/// goal is 80 %). The audio is needed only to check that songs still analyse to their rows.
 @Suite struct TempoKeyCorpusTests {
     struct Row {
         var file: String
@@ -65,12 +65,16 @@ import Testing
             let mode = reference["edma_scale"] == "major" ? 1 : 0
             if row.key == key, row.mode == mode { keys += 1 }
         }
-        #expect(tempos >= 54, "tempo agrees on \(tempos) of \(references.count)")
+        #expect(tempos >= 55, "tempo agrees on \(tempos) of \(references.count)")
         #expect(keys >= 57, "key and mode agree on \(keys) of \(references.count)")
     }
 
-    /// The table is what the analyser measures: songs of the corpus analyse to their rows.
-    @Test(.enabled(if: AudioCorpus.isAvailable, AudioCorpus.skipReason), arguments: ["42.ogg", "46.ogg", "23.ogg"])
+    /// The table is what the analyser measures: songs of the corpus analyse to their rows. Song 03
+    /// is the one whose tempo needs the onset function at 44.1 kHz (110.3 BPM from 22,050 Hz).
+    @Test(
+        .enabled(if: AudioCorpus.isAvailable, AudioCorpus.skipReason),
+        arguments: ["42.ogg", "46.ogg", "23.ogg", "03.ogg"]
+    )
     func aCorpusSongStillAnalysesToItsRow(file: String) throws {
         let row = try #require(try Self.measured()[file])
         let analysis = try AudioAnalyzer().analyze(fileAt: URL(fileURLWithPath: AudioCorpus.path(file)))

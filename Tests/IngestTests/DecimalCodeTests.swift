@@ -73,6 +73,56 @@ struct DecimalCodeTests {
         #expect(DecimalCode.stored(.nan) != .code(0) && DecimalCode.stored(1e300) == .real(1e300))
     }
 
+    /// The search for a code skips a number of places whose digits are too far from a whole
+    /// number to read back; it finds the code that trying every number of places in turn finds.
+    @Test func theSkippingSearchFindsWhatTryingEveryPlaceFinds() {
+        func plainCode(of value: Double) -> Int64? {
+            guard value.isFinite else { return nil }
+            for places in 0...15 {
+                let power = (0..<places).reduce(1.0) { power, _ in power * 10 }
+                let digits = (value * power).rounded()
+                guard abs(digits) < 9_007_199_254_740_992 else { return nil }
+                let code = Int64(digits) * 16 + Int64(places)
+                if DecimalCode.value(ofCode: code).bitPattern == value.bitPattern { return code }
+            }
+            return nil
+        }
+        var random = SplitMix64(seed: 11)
+        var values =
+            Self.sampleValues(count: 20_000) + [0, -0.0, 1, -1, 0.1, 1e15, 9.99e15, 1e-15, 5e-324, .nan, .infinity]
+        // Decimals of every number of places up to 17 digits, near and at powers of ten.
+        for places in 0...17 {
+            for _ in 0..<500 {
+                let digits = Double(random.next(below: 1_000_000_000_000)) * (random.next(below: 2) == 0 ? 1 : -1)
+                values.append(Double("\(Int64(digits))e-\(places)")!)
+                values.append((digits / 1e6).nextUp)
+            }
+        }
+        var coded = 0
+        for value in values {
+            let code = DecimalCode.code(of: value)
+            #expect(code == plainCode(of: value), "\(value)")
+            if code != nil { coded += 1 }
+        }
+        #expect(coded > values.count / 2)
+    }
+
+    /// A row coded at once (on an importer's parsing thread) stores what each value's own coding stores.
+    @Test func aCodedRowStoresWhatEachValueStores() {
+        let values = Self.sampleValues(count: 1_200) + [0.1 + 0.2, -0.0]
+        for start in stride(from: 0, to: values.count - 12, by: 12) {
+            var features = AudioFeatures()
+            for (column, feature) in AudioFeature.all.enumerated() where !feature.isDiscrete && column != start % 12 {
+                features[feature] = values[start + column]
+            }
+            let row = DecimalCode.Row(features)
+            for (column, feature) in AudioFeature.all.enumerated() where !feature.isDiscrete {
+                guard let value = features[feature] else { continue }
+                #expect(row.stored(column: column) == DecimalCode.stored(value), "\(feature) \(value)")
+            }
+        }
+    }
+
     @Test func sqlDecodesEveryCodeAsSwiftDoes() throws {
         let values = Self.sampleValues(count: 5_000)
         let queue = try DatabaseQueue()

@@ -374,20 +374,16 @@ struct SnapshotTests {
         }
     }
 
-    /// Every snapshot row: name, part and bytes; the cached space's description (JSON, whose keys
-    /// come in no fixed order) as the object it decodes to.
+    /// Every snapshot row: name, part and bytes (the cached space's description, JSON with sorted
+    /// keys, included); that description also as the object it decodes to.
     func savedSnapshots(_ store: LibraryStore) throws -> (parts: [String], spaceAbout: NSDictionary?) {
         try store.database.read { db in
             var about: NSDictionary?
             var parts: [String] = []
             for row in try Row.fetchAll(db, sql: "SELECT name, part, data FROM snapshots ORDER BY name, part") {
                 let (name, part, data): (String, String, Data) = (row["name"], row["part"], row["data"])
-                if part == "space_about" {
-                    about = try JSONSerialization.jsonObject(with: data) as? NSDictionary
-                    parts.append("\(name) \(part)")
-                } else {
-                    parts.append("\(name) \(part) \(data.base64EncodedString())")
-                }
+                if part == "space_about" { about = try JSONSerialization.jsonObject(with: data) as? NSDictionary }
+                parts.append("\(name) \(part) \(data.base64EncodedString())")
             }
             return (parts, about)
         }

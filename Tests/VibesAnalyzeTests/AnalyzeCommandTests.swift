@@ -90,7 +90,7 @@ import VibesTestSupport
             }
 
             let status = try await CommandLineTool.run(["features", "status", "--db", db])
-            #expect(status.stdout.contains("local:vibes-4"), "\(status.stdout)")
+            #expect(status.stdout.contains("local:vibes-5"), "\(status.stdout)")
             #expect(status.stdout.contains("at least 50 are needed"))
         }
     }

@@ -2,8 +2,8 @@ import CAubio
 import Foundation
 
 /// Beats and onsets of the mono analysis signal, with aubio's beat tracker and onset detector
-/// (complex-domain), fed a hop at a time, and Essentia's complex-domain onset detection function
-/// (``ComplexDomainOnsets``) for ``TempoEstimator``.
+/// (complex-domain), fed a hop at a time. The tempo is not theirs: ``TempoEstimator`` reads it
+/// from ``ComplexDomainOnsets``.
 final class BeatTracker {
     /// Samples between two analysis frames: 11.6 ms at 22,050 Hz.
     static let hopSize = 256
@@ -25,14 +25,11 @@ final class BeatTracker {
     private(set) var onsetCount = 0
     /// Root-mean-square level of each hop: the envelope the modulation measures read.
     private(set) var envelope: [Float] = []
-    /// Essentia's complex-domain onset detection function, for ``DegaraBeatTracker``.
-    let complexOnsets: ComplexDomainOnsets
 
     /// - Throws: ``LibraryCallFailure`` when aubio cannot make its objects (out of memory, or a
     ///   rate it refuses); whatever was made is freed.
     init(sampleRate: Int) throws {
         self.sampleRate = sampleRate
-        complexOnsets = try ComplexDomainOnsets()
         let rate = UInt32(clamping: sampleRate)
         let made = AubioObjects.withCreationLock {
             (
@@ -66,7 +63,6 @@ final class BeatTracker {
 
     /// Adds mono samples.
     func add(_ samples: UnsafeBufferPointer<Float>) {
-        complexOnsets.add(samples)
         var index = 0
         let data = input.pointee.data!
         while index < samples.count {

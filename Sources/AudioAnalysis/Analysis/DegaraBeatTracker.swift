@@ -4,7 +4,7 @@ import Foundation
 /// `TempoTapDegara`, as its `BeatTrackerDegara` runs it, and of the tempo `RhythmExtractor2013`
 /// reads from the beats.
 ///
-/// The detection function (one value per 512 samples at 22,050 Hz, Essentia's 1,024 at 44.1 kHz)
+/// The detection function (one value per 1,024 samples at 44.1 kHz, as Essentia computes it)
 /// is scaled to a maximum of 1 and doubled in rate by linear interpolation. Davies and Plumbley's
 /// method gives the beat period every 1.5 s: the function's local mean is subtracted, 6 s windows
 /// are autocorrelated, a comb of four multiples of each period, weighted by a Rayleigh prior peaking

@@ -7,7 +7,7 @@ import Foundation
 /// stays bounded whatever the file's length and the file is read once: the signal at its own sample
 /// rate as interleaved `Float` (mono, or stereo with more channels mixed down), for loudness; and one
 /// or more mono signals (``MonoSignal``), such as ``MonoSignal/analysis`` for rhythm, pitch and
-/// timbre and ``MonoSignal/tagger`` for the music tagger.
+/// timbre, ``MonoSignal/tempo`` for the tempo and ``MonoSignal/tagger`` for the music tagger.
 final class AudioDecoder {
     /// The rate of the mono analysis signal: enough for pitch up to 5 kHz and for beat tracking.
     static let analysisSampleRate = MonoSignal.analysis.sampleRate
@@ -22,6 +22,9 @@ final class AudioDecoder {
 
         /// The signal of rhythm, pitch and timbre: 22,050 Hz, libswresample's downmix.
         static let analysis = MonoSignal(sampleRate: 22_050, averagesChannels: false)
+        /// The signal of the tempo: 44.1 kHz, the channels' mean, as Essentia's `MonoLoader` makes
+        /// it for `RhythmExtractor2013` (``ComplexDomainOnsets/sampleRate``).
+        static let tempo = MonoSignal(sampleRate: ComplexDomainOnsets.sampleRate, averagesChannels: true)
         /// What the music tagger hears: 16 kHz, the channels' mean (``MusicTagger/sampleRate``).
         static let tagger = MonoSignal(sampleRate: MusicTagger.sampleRate, averagesChannels: true)
     }

@@ -146,7 +146,7 @@ struct TabularImporter {
                 if parsed.hasNANames { namesMissingAsNA += 1 }
                 let written = try context.writer.write(parsed.track, matchKey: parsed.matchKey)
                 if let features = parsed.features {
-                    try context.writer.write(features, trackID: written.id, source: source)
+                    try context.writer.write(features, coded: parsed.coded, trackID: written.id, source: source)
                 } else if written.isNew {
                     context.writer.noteMissingFeatures()
                 }
@@ -313,6 +313,8 @@ struct TabularImporter {
         /// The track's ``Features/Track/matchKey``, folded on the parsing thread.
         var matchKey = ""
         var features: AudioFeatures?
+        /// The features' columns as the store keeps them, coded on the parsing thread.
+        var coded: DecimalCode.Row?
         var tags: [(kind: String, value: String)] = []
         var addedAt: String?
         var addedBy: String?
@@ -479,7 +481,10 @@ struct TabularImporter {
         }
         parsed.track = track
         parsed.matchKey = track.matchKey
-        parsed.features = features.isEmpty ? nil : features
+        if !features.isEmpty {
+            parsed.features = features
+            parsed.coded = DecimalCode.Row(features)
+        }
         return parsed
     }
 

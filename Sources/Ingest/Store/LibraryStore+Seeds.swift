@@ -261,6 +261,29 @@ public struct TrackFacts: Hashable, Sendable {
     public init() {}
 }
 
+/// The reference into the distinct artist names of each artist met so far, by artist ID: an
+/// array indexed by ID when the IDs are dense (rowids, as SQLite gives them), else a dictionary.
+private struct ArtistReferenceTable {
+    private var byIndex: [Int32] = []
+    private var byID: [Int64: Int32] = [:]
+
+    init(largestID: Int64) {
+        if largestID >= 0 && largestID < 1 << 24 { byIndex = [Int32](repeating: -1, count: Int(largestID) + 1) }
+    }
+
+    func reference(of id: Int64) -> Int32? {
+        if id >= 0 && id < byIndex.count {
+            let reference = byIndex[Int(id)]
+            return reference < 0 ? nil : reference
+        }
+        return byID[id]
+    }
+
+    mutating func set(_ reference: Int32, of id: Int64) {
+        if id >= 0 && id < byIndex.count { byIndex[Int(id)] = reference } else { byID[id] = reference }
+    }
+}
+
 /// Builds the `facts` snapshot.
 enum TrackFactsParts {
     /// The `facts` snapshot's parts, built in ordered scans of `tracks` and `track_artists`
@@ -289,6 +312,7 @@ enum TrackFactsParts {
             }
         // The artists, as references into the distinct names, in credit order.
         var referenceOfName: [String: Int32] = [:]
+        var referenceOfArtist = ArtistReferenceTable(largestID: nameOfArtist.keys.max() ?? 0)
         var artistNames: [String] = []
         var artistKeyCodes: [Int32] = []
         var artistKeys = TrackAttributeColumns.Interner()
@@ -306,9 +330,14 @@ enum TrackFactsParts {
             .forEachRow { row in
                 let id = row.int64(0)
                 while referenceEnds.count < trackIDs.count, trackIDs[referenceEnds.count] < id { closeTrack() }
-                guard referenceEnds.count < trackIDs.count, trackIDs[referenceEnds.count] == id,
-                    let name = nameOfArtist[row.int64(1)]
-                else { return }
+                guard referenceEnds.count < trackIDs.count, trackIDs[referenceEnds.count] == id else { return }
+                let artistID = row.int64(1)
+                // An artist met before: its reference by its ID, without hashing its name again.
+                if let reference = referenceOfArtist.reference(of: artistID) {
+                    references.append(reference)
+                    return
+                }
+                guard let name = nameOfArtist[artistID] else { return }
                 let reference =
                     referenceOfName[name]
                     ?? {
@@ -318,6 +347,7 @@ enum TrackFactsParts {
                         artistKeyCodes.append(artistKeys.code(Track.normalizedName(name)))
                         return Int32(artistNames.count - 1)
                     }()
+                referenceOfArtist.set(reference, of: artistID)
                 references.append(reference)
             }
         while referenceEnds.count < trackIDs.count { closeTrack() }

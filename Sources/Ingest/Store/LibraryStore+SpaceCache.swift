@@ -215,7 +215,10 @@ extension LibraryStore {
             missingCounts: Dictionary(uniqueKeysWithValues: missingCounts.map { ($0.rawValue, $1) }),
             imputedCounts: Dictionary(uniqueKeysWithValues: imputedCounts.map { ($0.rawValue, $1) })
         )
-        guard let json = try? JSONEncoder().encode(about) else { return nil }
+        // Sorted keys: the same library gives the same bytes on every run.
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        guard let json = try? encoder.encode(about) else { return nil }
         // The rows ascend, mostly by 1: about a byte each as differences, not 4.
         return [
             "space_about": SnapshotBlob(json), "space_values": values,

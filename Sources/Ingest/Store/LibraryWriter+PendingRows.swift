@@ -42,6 +42,8 @@ extension LibraryWriter {
             var sourceID: Int64
             var priority: Int
             var features: AudioFeatures
+            /// The continuous features' columns (``DecimalCode/Row``), made from `features`.
+            var coded: DecimalCode.Row
             var outOfRangeFlags: Int
         }
 

@@ -527,14 +527,28 @@ public final class LibraryWriter {
     /// Stores `features` as the current row of `source` for the track; returns whether it changed.
     @discardableResult
     public func write(_ features: AudioFeatures, trackID: Int64, source: FeatureSource) throws -> Bool {
+        try write(features, coded: nil, trackID: trackID, source: source)
+    }
+
+    /// ``write(_:trackID:source:)`` with the features' columns already coded (`coded`, made from
+    /// `features` by an importer's parsing thread), or coded here when `nil`.
+    @discardableResult
+    func write(
+        _ features: AudioFeatures,
+        coded: DecimalCode.Row?,
+        trackID: Int64,
+        source: FeatureSource
+    ) throws -> Bool {
         guard tracksWithFeatures.insert(trackID) else { return false }
         // The last door: importers refuse invalid values with their place in the file, but a
         // network source (ReccoBeats, Spotify) or a caller may hand one in; it is never stored.
         var features = features
+        var coded = coded
         for feature in AudioFeature.all {
             if let value = features[feature], !feature.isValid(value) {
                 features[feature] = nil
                 counts.invalidDropped[feature, default: 0] += 1
+                coded = nil
             }
         }
         let flags = features.outOfRangeFlags
@@ -546,6 +560,7 @@ public final class LibraryWriter {
             sourceID: lastFeatureSource!.id,
             priority: lastFeatureSource!.priority,
             features: features,
+            coded: coded ?? DecimalCode.Row(features),
             outOfRangeFlags: flags
         )
         var changed: Bool
@@ -585,7 +600,7 @@ public final class LibraryWriter {
         for (column, feature) in AudioFeature.all.enumerated() {
             let index = offset + Int32(6 + column)
             // A discrete feature (key, mode, time signature) goes to its INTEGER column as it is.
-            switch row.features[feature].map({ feature.isDiscrete ? .real($0) : DecimalCode.stored($0) }) {
+            switch row.features[feature].map({ feature.isDiscrete ? .real($0) : row.coded.stored(column: column) }) {
             case nil: statement.bind(index, nil as Double?)
             case .code(let code): statement.bind(index, code)
             case .real(let value): statement.bind(index, value)
