@@ -95,14 +95,15 @@ public struct AudioAnalyzer: Sendable {
         let beats = try BeatTracker(sampleRate: analysisRate)
         let spectrum = try SpectralAnalyzer(sampleRate: analysisRate)
         let onsets = try ComplexDomainOnsets()
+        let signals = decoder.monoSignals
         let frames = try decoder.decode(
             native: { try loudness.add($0) },
             mono: { signal, block in
-                switch signal {
-                case 0:
+                switch signals[signal] {
+                case .analysis:
                     beats.add(block)
                     spectrum.add(block)
-                case 1: onsets.add(block)
+                case .tempo: onsets.add(block)
                 default: tagging?.add(block)
                 }
             }

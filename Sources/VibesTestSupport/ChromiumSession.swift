@@ -270,7 +270,7 @@ public final class ChromiumSession: Sendable {
               await frame(); await frame();
               const after = node.getBoundingClientRect();
               if (!(\(settled)) || before.x !== after.x || before.y !== after.y
-                || before.width !== after.width || before.height !== after.height || after.width === 0) return null;
+                || before.width !== after.width || before.height !== after.height || !after.width || !after.height) return null;
               const x = after.x + after.width / 2, y = after.y + after.height / 2;
               const hit = document.elementFromPoint(x, y);
               return hit && (hit === node || node.contains(hit)) ? [x, y] : null;
@@ -278,13 +278,27 @@ public final class ChromiumSession: Sendable {
             """
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
+        // A page between documents cannot evaluate: such errors are retried, and the last one is
+        // named if the element never becomes clickable.
+        var lastError: (any Error)?
         while true {
-            if let point = (try? await evaluate(steady, as: [Double]?.self)) ?? nil, point.count == 2 {
+            var point: [Double]?
+            do {
+                point = try await evaluate(steady, as: [Double]?.self)
+            } catch is CancellationError {
+                throw CancellationError()
+            } catch {
+                lastError = error
+            }
+            if let point, point.count == 2 {
                 try await click(x: point[0], y: point[1])
                 return
             }
             guard clock.now < deadline else {
-                throw Failure(description: "\(selector) was not steady and clickable within \(timeout)")
+                throw Failure(
+                    description: "\(selector) was not steady and clickable within \(timeout)"
+                        + (lastError.map { "; the last evaluation failed: \($0)" } ?? "")
+                )
             }
             try await Task.sleep(for: .milliseconds(50))
         }

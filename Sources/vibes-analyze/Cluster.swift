@@ -234,9 +234,9 @@ extension VibesAnalyze {
         ///
         /// A run reads the snapshots, builds the space, fits and scores, and writes the run, each
         /// step with arrays of megabytes that the last one freed: with a mapping each, every page
-        /// of them faulted in anew. Measured on a million tracks (`make build`, AMD EPYC, 2 cores):
-        /// 106,000 page faults → 39,000, 0.52–0.65 → 0.39 s of CPU, 0.25 → 0.10 s of it in the
-        /// kernel; peak RSS 184 → 197 MB.
+        /// of them faulted in anew. Measured on a million tracks (`make build`, AMD EPYC, 2 cores,
+        /// `perf stat`), without and with this: 106,000 and 39,000 page faults, 0.25 and 0.10 s of
+        /// kernel CPU, peak RSS 178 and 192–193 MB (`Benchmarks/RESULTS.md`).
         static func reuseFreedMemory() {
             #if canImport(CMalloc)
             _ = mallopt(M_MMAP_MAX, 0)

@@ -209,7 +209,7 @@ extension Kernels {
         let n = data.rowCount
         let point = Array(point)
         let runCount = (n + seedingRun - 1) / seedingRun
-        // Whole runs per chunk, at least 8 runs (8,192 rows) each.
+        // Whole runs per chunk; one more thread for every 8 runs (8,192 rows).
         let chunks = passChunks(rows: runCount, threadCount: Swift.min(threadCount, runCount / 8 + 1))
         var runSums: [[Float]] = []
         let result = [Float](unsafeUninitializedCapacity: n) { result, initializedCount in

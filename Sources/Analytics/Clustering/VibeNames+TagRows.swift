@@ -63,6 +63,14 @@ extension VibeNames {
         threadCount: Int = 1
     ) -> [[String]] {
         let tagCount = tags.names.count
+        // The counting below reads through pointers: what it reads must be in bounds.
+        precondition(labels.count == tableRows.count, "One label per clustered row.")
+        precondition(
+            tags.rowStarts.first == 0 && tags.rowStarts.last == tags.rowTags.count
+                && zip(tags.rowStarts, tags.rowStarts.dropFirst()).allSatisfy { $0 <= $1 },
+            "Row starts ascend from 0 to the number of tags."
+        )
+        precondition(tableRows.allSatisfy { $0 >= 0 && Int($0) < tags.rowCount }, "Table rows out of range.")
         let parts = tableRows.withUnsafeBufferPointer { tableRows in
             labels.withUnsafeBufferPointer { labels in
                 tags.rowStarts.withUnsafeBufferPointer { rowStarts in

@@ -238,6 +238,9 @@ public enum VibeNames {
             sizes: [Int](repeating: 0, count: clusterCount)
         )
         for label in labels { totals.sizes[Int(label)] += 1 }
+        // The sums below read through pointers: every row must be in the table.
+        precondition(tableRows.allSatisfy { $0 >= 0 && Int($0) < table.rowCount }, "Table rows out of range.")
+        precondition(columns.allSatisfy { (0..<width).contains($0) }, "Columns out of range.")
         // Each group of features: its totals, with its features numbered from 0.
         let groups = KMeans.blocks(of: featureCount, parts: threadCount)
         let parts = table.values.withUnsafeBufferPointer { values in

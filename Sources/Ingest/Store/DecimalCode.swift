@@ -71,6 +71,7 @@ enum DecimalCode {
         private var reals: UInt16 = 0
 
         init(_ features: AudioFeatures) {
+            precondition(AudioFeature.all.count <= 16, "A coded row holds at most 16 features.")
             for (column, feature) in AudioFeature.all.enumerated() where !feature.isDiscrete {
                 guard let value = features[feature] else { continue }
                 switch DecimalCode.stored(value) {

@@ -267,8 +267,14 @@ private struct ArtistReferenceTable {
     private var byIndex: [Int32] = []
     private var byID: [Int64: Int32] = [:]
 
-    init(largestID: Int64) {
-        if largestID >= 0 && largestID < 1 << 24 { byIndex = [Int32](repeating: -1, count: Int(largestID) + 1) }
+    /// - Parameters:
+    ///   - largestID: The largest artist ID there is.
+    ///   - count: How many artists there are: the array is used only when the IDs fill a good
+    ///     part of it, so sparse IDs never cost more memory than a few per artist.
+    init(largestID: Int64, count: Int) {
+        if largestID >= 0 && largestID < 1 << 24 && largestID <= 4 * Int64(count) + 4096 {
+            byIndex = [Int32](repeating: -1, count: Int(largestID) + 1)
+        }
     }
 
     func reference(of id: Int64) -> Int32? {
@@ -312,7 +318,10 @@ enum TrackFactsParts {
             }
         // The artists, as references into the distinct names, in credit order.
         var referenceOfName: [String: Int32] = [:]
-        var referenceOfArtist = ArtistReferenceTable(largestID: nameOfArtist.keys.max() ?? 0)
+        var referenceOfArtist = ArtistReferenceTable(
+            largestID: nameOfArtist.keys.max() ?? 0,
+            count: nameOfArtist.count
+        )
         var artistNames: [String] = []
         var artistKeyCodes: [Int32] = []
         var artistKeys = TrackAttributeColumns.Interner()

@@ -141,6 +141,13 @@ struct KMeansTests {
         let reference = KMeans.seedCentroids(blobs.matrix, clusterCount: 9, using: &first)
         let seeded = KMeans.seedCentroids(blobs.matrix, clusterCount: 9, threadCount: threads, using: &second)
         #expect(seeded.elements.map(\.bitPattern) == reference.elements.map(\.bitPattern))
+        // Enough rows (24,000: 24 runs of 1,024) for the seeding to share them out over threads.
+        let large = Blobs(centres: Self.centres, perCluster: 4_800, spread: 3, seed: 22)
+        var third = SplitMix64(seed: 9)
+        var fourth = SplitMix64(seed: 9)
+        let largeReference = KMeans.seedCentroids(large.matrix, clusterCount: 9, using: &third)
+        let largeSeeded = KMeans.seedCentroids(large.matrix, clusterCount: 9, threadCount: threads, using: &fourth)
+        #expect(largeSeeded.elements.map(\.bitPattern) == largeReference.elements.map(\.bitPattern))
 
         let model = try await KMeans.fit(blobs.matrix, initialCentroids: reference)
         var firstSample = SplitMix64(seed: 3)
@@ -154,7 +161,7 @@ struct KMeansTests {
         #expect(many == one)
     }
 
-    /// Floyd's algorithm as it was written first, over a `Set`.
+    /// Floyd's algorithm over a `Set`: the plain form the bit-set draw must equal.
     private func floydSample(from population: Int, count: Int, using rng: inout SplitMix64) -> [Int] {
         guard count < population else { return Array(0..<population) }
         var chosen = Set<Int>()
