@@ -82,10 +82,11 @@ extension LibraryStore {
         if request.usesPersonalWeights, let personal = try personalWeights() {
             settings.schema = settings.schema.applying(personal)
         }
-        settings.tagRows = try nameTagRows(of: table.trackIDs)
         // The scaled space from the store's cache when the last command used this table and
         // schema (as `recommend` does with the default one).
         let space = try featureSpace(of: table, schema: settings.schema)
+        // Only the rows in the space are clustered and named.
+        settings.tagRows = try nameTagRows(of: table.trackIDs, needing: space.tableRows)
         phase("space")
         let outcome = try await VibeClustering.cluster(table, settings: settings, space: space, progress: progress)
         phase("k-means and names")

@@ -12,11 +12,15 @@ extension LibraryStore {
     /// million tracks, the sets of texts took most of a `cluster`'s second; the snapshot's terms
     /// are read in tens of milliseconds.
     ///
-    /// - Parameter trackIDs: The rows, in the order of the feature table they name vibes of.
+    /// - Parameters:
+    ///   - trackIDs: The rows, in the order of the feature table they name vibes of.
+    ///   - needed: The rows whose tags are used (those in the space, which excludes tracks
+    ///     missing a feature it needs), or `nil` for all. The snapshot, built over the rows of a
+    ///     space, may lack the others: they are given no tags rather than read from the tags.
     /// - Returns: The tags of each row, as ``nameTags()`` gives them.
-    public func nameTagRows(of trackIDs: [Int64]) throws -> VibeNames.TagRows {
+    public func nameTagRows(of trackIDs: [Int64], needing needed: [Int32]? = nil) throws -> VibeNames.TagRows {
         let isAscending = zip(trackIDs, trackIDs.dropFirst()).allSatisfy { $0 < $1 }
-        if isAscending, let rows = try nameTagRowsFromBlockSnapshot(of: trackIDs) { return rows }
+        if isAscending, let rows = try nameTagRowsFromBlockSnapshot(of: trackIDs, needing: needed) { return rows }
         if isAscending, let rows = try labelRows([LabelGroup(tagKinds: Self.nameTagKinds)], over: trackIDs)?.first {
             return VibeNames.TagRows(names: rows.names, rowStarts: rows.rowStarts, rowTags: rows.rowLabels)
         }
@@ -32,15 +36,24 @@ extension LibraryStore {
     /// when it is both, a row holding it may hold only the audio tag, and the rows are read from
     /// the tags instead. So are texts equal as strings but not in bytes, which a set of texts
     /// would merge in the order it meets them.
-    func nameTagRowsFromBlockSnapshot(of trackIDs: [Int64]) throws -> VibeNames.TagRows? {
+    func nameTagRowsFromBlockSnapshot(of trackIDs: [Int64], needing needed: [Int32]? = nil) throws
+        -> VibeNames.TagRows?
+    {
         guard let stored = try storedSimilarityBlockTerms() else { return nil }
-        // The snapshot's row of each track, walking both ascending lists.
+        var isNeeded = [Bool](repeating: needed == nil, count: trackIDs.count)
+        for row in needed ?? [] where trackIDs.indices.contains(Int(row)) { isNeeded[Int(row)] = true }
+        // The snapshot's row of each track (-1 for a row not needed that it lacks), walking both
+        // ascending lists.
         var storedRows = [Int](repeating: 0, count: trackIDs.count)
         var next = 0
         for (row, id) in trackIDs.enumerated() {
             while next < stored.trackIDs.count, stored.trackIDs[next] < id { next += 1 }
-            guard next < stored.trackIDs.count, stored.trackIDs[next] == id else { return nil }
-            storedRows[row] = next
+            if next < stored.trackIDs.count, stored.trackIDs[next] == id {
+                storedRows[row] = next
+            } else {
+                guard !isNeeded[row] else { return nil }
+                storedRows[row] = -1
+            }
         }
         guard let block = stored.blocks.first(where: { $0.kind == SimilarityBlock.Kind.tags.rawValue }) else {
             // No track of the snapshot's rows has a tag of any kind.
@@ -66,6 +79,10 @@ extension LibraryStore {
         var rowStarts = [Int](repeating: 0, count: trackIDs.count + 1)
         var rowTags: [Int32] = []
         for (row, storedRow) in storedRows.enumerated() {
+            guard storedRow >= 0 else {
+                rowStarts[row + 1] = rowTags.count
+                continue
+            }
             for position in block.rowStarts[storedRow]..<block.rowStarts[storedRow + 1] {
                 let name = nameOfTerm[Int(block.rowTerms[position])]
                 if name >= 0 { rowTags.append(name) }

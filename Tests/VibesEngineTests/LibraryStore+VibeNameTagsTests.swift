@@ -76,6 +76,25 @@ struct LibraryStoreVibeNameTagsTests {
 
     static let excerpt = Fixtures.path("csv/tidytuesday-excerpt.csv")
 
+    /// A row the snapshot lacks (a track outside the space it was built over) gets no tags when
+    /// it is not needed, and sends the read to the tags when it is.
+    @Test func rowsTheSnapshotLacksAreNamedOnlyWhenNotNeeded() async throws {
+        try await withTemporaryDirectory { folder in
+            let store = try LibraryStore(path: folder + "/library.sqlite")
+            _ = try store.importFile(at: Self.excerpt)
+            #expect(try store.prepareBlockSnapshot())
+            let ids = try store.featureTable(scope: .library).trackIDs
+            let sets = try store.nameTags()
+            let rows = ids + [try #require(ids.last) + 1_000_000]
+            let everyKnownRow = (0..<Int32(ids.count)).map { $0 }
+            let cut = try #require(try store.nameTagRowsFromBlockSnapshot(of: rows, needing: everyKnownRow))
+            #expect(Self.texts(of: cut) == ids.map { sets[$0] ?? [] } + [[]])
+            #expect(try store.nameTagRowsFromBlockSnapshot(of: rows) == nil)
+            #expect(try store.nameTagRowsFromBlockSnapshot(of: rows, needing: [Int32(ids.count)]) == nil)
+            #expect(Self.texts(of: try store.nameTagRows(of: rows, needing: everyKnownRow)) == Self.texts(of: cut))
+        }
+    }
+
     @Test func theExcerptNamesAsTheSetsDo() async throws {
         try await Self.expectSameNames(importing: [Self.excerpt])
     }
