@@ -36,7 +36,10 @@ extension LibraryStore {
     /// when it is both, a row holding it may hold only the audio tag, and the rows are read from
     /// the tags instead. So are texts equal as strings but not in bytes, which a set of texts
     /// would merge in the order it meets them.
-    func nameTagRowsFromBlockSnapshot(of trackIDs: [Int64], needing needed: [Int32]? = nil) throws
+    func nameTagRowsFromBlockSnapshot(
+        of trackIDs: [Int64],
+        needing needed: [Int32]? = nil
+    ) throws
         -> VibeNames.TagRows?
     {
         guard let stored = try storedSimilarityBlockTerms() else { return nil }
