@@ -198,8 +198,9 @@ extension VibesServer {
         // The playlist by its row: names may repeat.
         request.recommendation.scope = .playlistRow(id)
         let built = try answeringEngineErrors { try store.buildPlaylist(request) }
-        let spotifyID = try store.pushablePlaylist(matching: String(id)).spotifyID
-        return (built, overview.name, spotifyID)
+        // The playlist's own Spotify ID, from the row read above: never another row's by its
+        // origin key or name.
+        return (built, overview.name, overview.spotifyID.flatMap { SpotifyID($0) })
     }
 }
 

@@ -108,6 +108,12 @@ struct DecimalCodeTests {
     }
 
     /// A row coded at once (on an importer's parsing thread) stores what each value's own coding stores.
+    /// A coded row keeps a word per feature in a `SIMD16` and a bit per feature in a `UInt16`:
+    /// a 17th feature needs a wider row.
+    @Test func aCodedRowHasAPlaceForEveryFeature() {
+        #expect(AudioFeature.all.count <= 16)
+    }
+
     @Test func aCodedRowStoresWhatEachValueStores() {
         let values = Self.sampleValues(count: 1_200) + [0.1 + 0.2, -0.0]
         for start in stride(from: 0, to: values.count - 12, by: 12) {
